@@ -1,0 +1,203 @@
+// The JavaScript half of the guest: console, tool functions, errors and result formatting.
+// Evaluated once per sandbox as a function of the native bindings; it returns the hooks that the
+// Rust side calls. Nothing here is trusted by the host: every tool call is checked there.
+(function (native, tools) {
+  "use strict";
+  const MAX_DEPTH = 64;
+
+  class CapabilityError extends Error {
+    constructor(message) { super(message); this.name = "CapabilityError"; }
+  }
+  class ToolError extends Error {
+    constructor(message) { super(message); this.name = "ToolError"; }
+  }
+  class SandboxError extends Error {
+    constructor(message) { super(message); this.name = "SandboxError"; }
+  }
+  const define = (name, value) =>
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+  define("CapabilityError", CapabilityError);
+  define("ToolError", ToolError);
+
+  // --- formatting -------------------------------------------------------------------------
+  // Plain JSON-able copy of a value: cycles become "[Circular]", functions and symbols are
+  // dropped from objects (as JSON.stringify does), Maps and Sets become objects and arrays.
+  function plain(value, ancestors, depth) {
+    if (value === null || typeof value !== "object") {
+      if (typeof value === "bigint") return value.toString();
+      if (typeof value === "number" && !Number.isFinite(value)) return null;
+      return value;
+    }
+    if (ancestors.includes(value)) return "[Circular]";
+    if (depth >= MAX_DEPTH) return "[Too deep]";
+    if (typeof value.toJSON === "function") return plain(value.toJSON(), ancestors, depth + 1);
+    ancestors.push(value);
+    let out;
+    if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+      out = Array.from(value, (item) => {
+        const p = plain(item, ancestors, depth + 1);
+        return p === undefined || typeof p === "function" || typeof p === "symbol" ? null : p;
+      });
+    } else if (value instanceof Error) {
+      out = { name: value.name, message: value.message };
+    } else {
+      const source = value instanceof Map ? Object.fromEntries(value)
+        : value instanceof Set ? Array.from(value) : value;
+      out = Array.isArray(source) ? plain(source, ancestors, depth + 1) : {};
+      if (!Array.isArray(source)) {
+        for (const key of Object.keys(source)) {
+          const p = plain(source[key], ancestors, depth + 1);
+          if (p !== undefined && typeof p !== "function" && typeof p !== "symbol") out[key] = p;
+        }
+      }
+    }
+    ancestors.pop();
+    return out;
+  }
+
+  const toJSON = (value) => JSON.stringify(plain(value, [], 0));
+
+  // Only frames of the user's code: the prelude's own frames are noise to a model.
+  const userFrames = (stack) => (typeof stack === "string" ? stack : "")
+    .split("\n").filter((line) => line.includes("code.js")).join("\n");
+
+  function describeError(error) {
+    if (error instanceof Error) {
+      const frames = userFrames(error.stack);
+      return `${error.name}: ${error.message}\n${frames ? frames + "\n" : ""}`;
+    }
+    return `Uncaught ${typeof error === "string" ? JSON.stringify(error) : toJSON(error)}\n`;
+  }
+
+  function show(value) {
+    switch (typeof value) {
+      case "string": return value;
+      case "undefined": return "undefined";
+      case "function": return `[Function: ${value.name || "anonymous"}]`;
+      case "symbol": return value.toString();
+      case "bigint": return `${value}n`;
+      case "object":
+        if (value instanceof Error) return describeError(value).replace(/\n$/, "");
+        return value === null ? "null" : toJSON(value);
+      default: return String(value);
+    }
+  }
+
+  const print = (fd) => (...args) => native.write(fd, args.map(show).join(" ") + "\n");
+  define("console", Object.freeze({
+    log: print(1), info: print(1), debug: print(1), trace: print(2), warn: print(2), error: print(2),
+  }));
+
+  // --- tools ------------------------------------------------------------------------------
+  const pending = new Map();
+  const errorKinds = { capability: CapabilityError, tool: ToolError, argument: TypeError };
+
+  function callForm(spec) {
+    const props = Object.entries((spec.parameters && spec.parameters.properties) || {});
+    const fields = props.map(([key, schema]) => `${key}: <${(schema && schema.type) || "value"}>`);
+    return `await ${spec.jsName}({${fields.join(", ")}})`;
+  }
+
+  function makeTool(spec) {
+    const tool = {
+      async [spec.jsName](...args) {
+        const arg = args[0];
+        const isObject = arg !== null && typeof arg === "object" && !Array.isArray(arg);
+        if (args.length > 1 || (args.length === 1 && arg !== undefined && !isObject)) {
+          throw new TypeError(
+            `${spec.jsName}() takes one object argument, not ${args.length > 1
+              ? args.length + " arguments" : JSON.stringify(arg) ?? typeof arg}; ` +
+            `call it as ${callForm(spec)}`);
+        }
+        const id = native.call(spec.name, toJSON(arg === undefined ? {} : arg));
+        return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+      },
+    }[spec.jsName];
+    Object.defineProperty(tool, "description", { value: spec.description });
+    return tool;
+  }
+
+  const namespaces = new Set();
+  function mount(path, fn) {
+    let node = globalThis;
+    for (const segment of path.slice(0, -1)) {
+      if (!Object.prototype.hasOwnProperty.call(node, segment)) {
+        const ns = {};
+        namespaces.add(ns);
+        Object.defineProperty(node, segment, { value: ns, writable: true, configurable: true,
+          enumerable: node !== globalThis });
+      }
+      node = node[segment];
+      if (!namespaces.has(node)) return; // never graft tools onto a builtin like Math
+    }
+    node[path[path.length - 1]] = fn;
+  }
+
+  for (const spec of tools) {
+    const fn = makeTool(spec);
+    define(spec.jsName, fn);
+    if (spec.path.length > 1) mount(spec.path, fn);
+  }
+  const catalogue = tools.map((t) => ({
+    name: t.name, jsName: t.jsName, description: t.description, parameters: t.parameters,
+  }));
+  define("listTools", function listTools() { return JSON.parse(JSON.stringify(catalogue)); });
+
+  // --- what a model reaches for out of habit --------------------------------------------
+  const example = tools.length ? ` e.g. ${callForm(tools[0])}` : "";
+  const toolsHint = `Tools are global async functions taking one object${example}; ` +
+    "listTools() lists them.";
+  define("require", function require(name) {
+    throw new ReferenceError(`require(${JSON.stringify(String(name))}) is not available: this ` +
+      `sandbox has no modules. ${toolsHint}`);
+  });
+  define("fetch", function fetch() {
+    return Promise.reject(new ReferenceError(
+      `fetch() is not available: this sandbox has no network. ${toolsHint}`));
+  });
+  const unavailable = (name, instead) => new Proxy(function () {}, {
+    get(_, key) {
+      if (key === Symbol.toPrimitive || key === "toString") return () => `[${name} unavailable]`;
+      throw new ReferenceError(`${name}.${String(key)} is not available in this sandbox: ${instead}`);
+    },
+    apply() { throw new ReferenceError(`${name} is not available in this sandbox: ${instead}`); },
+    construct() { throw new ReferenceError(`${name} is not available in this sandbox: ${instead}`); },
+  });
+  define("process", unavailable("process", "there is no environment, argv or exit; " +
+    "print with console.log and end with `return value`."));
+  define("Buffer", unavailable("Buffer", "use strings, Uint8Array or JSON instead."));
+
+  // --- hooks for the Rust side -------------------------------------------------------------
+  let outcome = null;
+  return {
+    start(fn) {
+      outcome = null;
+      const settle = (value) => { outcome = value; };
+      try {
+        fn().then(
+          (value) => settle({ ok: true, value }),
+          (error) => settle({ ok: false, error }));
+      } catch (error) {
+        settle({ ok: false, error });
+      }
+    },
+    fail(error) { outcome = { ok: false, error }; },
+    settle(id, ok, payload, kind) {
+      const entry = pending.get(id);
+      if (!entry) return;
+      pending.delete(id);
+      if (ok) entry.resolve(JSON.parse(payload));
+      else entry.reject(new (errorKinds[kind] || SandboxError)(payload));
+    },
+    // null while running; else [exitCode, printed stdout, printed stderr, JSON of return value].
+    outcome() {
+      if (outcome === null) return null;
+      if (!outcome.ok) return [1, null, describeError(outcome.error), null];
+      const value = outcome.value;
+      if (value === undefined) return [0, null, null, null];
+      const json = typeof value === "function" || typeof value === "symbol" ? null : toJSON(value);
+      return [0, typeof value === "string" ? value : json, null, json];
+    },
+    reset() { pending.clear(); outcome = null; },
+  };
+})

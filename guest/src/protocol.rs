@@ -1,0 +1,218 @@
+//! The wire format between host and guest.
+//!
+//! Every message, both ways, is one frame: a little-endian `u32` length, a JSON header of that
+//! length, then a blob of raw bytes. The header refers to bulk bytes (code, stdin, tool results,
+//! output) by `[offset, length]` ranges into the blob, so they are never escaped or base64-encoded.
+
+use serde::{Deserialize, Serialize};
+
+/// A byte range `[offset, length]` into a frame's blob.
+pub type Range = (u32, u32);
+
+/// A malformed message from the host.
+#[derive(Debug)]
+pub struct ProtocolError(pub String);
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "protocol error: {}", self.0)
+    }
+}
+
+/// A decoded frame: the JSON header and the blob it points into.
+pub struct Frame<'a> {
+    /// The JSON header.
+    pub header: &'a [u8],
+    /// The raw bytes the header's ranges point into.
+    pub blob: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    /// Splits `bytes` into header and blob.
+    pub fn decode(bytes: &'a [u8]) -> Result<Self, ProtocolError> {
+        let (len, rest) = bytes
+            .split_first_chunk::<4>()
+            .ok_or_else(|| ProtocolError("frame shorter than its length prefix".into()))?;
+        let len = u32::from_le_bytes(*len) as usize;
+        if len > rest.len() {
+            return Err(ProtocolError("header length exceeds frame".into()));
+        }
+        let (header, blob) = rest.split_at(len);
+        Ok(Frame { header, blob })
+    }
+
+    /// Parses the header as `T`.
+    pub fn parse<T: for<'de> Deserialize<'de>>(&self) -> Result<T, ProtocolError> {
+        serde_json::from_slice(self.header).map_err(|e| ProtocolError(e.to_string()))
+    }
+
+    /// The bytes of `range` in the blob.
+    pub fn bytes(&self, range: Range) -> Result<&'a [u8], ProtocolError> {
+        let (start, len) = (range.0 as usize, range.1 as usize);
+        self.blob
+            .get(start..start.saturating_add(len))
+            .ok_or_else(|| ProtocolError(format!("range {start}+{len} is outside the blob")))
+    }
+
+    /// The UTF-8 text of `range` in the blob.
+    pub fn text(&self, range: Range) -> Result<&'a str, ProtocolError> {
+        std::str::from_utf8(self.bytes(range)?).map_err(|e| ProtocolError(e.to_string()))
+    }
+}
+
+/// Builds an outgoing frame: bulk bytes are appended to the blob and referenced by range.
+#[derive(Default)]
+pub struct FrameWriter {
+    blob: Vec<u8>,
+}
+
+impl FrameWriter {
+    /// Appends `bytes` to the blob and returns their range.
+    pub fn push(&mut self, bytes: &[u8]) -> Range {
+        let start = self.blob.len() as u32;
+        self.blob.extend_from_slice(bytes);
+        (start, bytes.len() as u32)
+    }
+
+    /// Serialises `header` and the blob into one frame.
+    pub fn finish<T: Serialize>(self, header: &T) -> Vec<u8> {
+        // Serialising our own plain structs cannot fail; fall back to an empty object regardless.
+        let json = serde_json::to_vec(header).unwrap_or_else(|_| b"{}".to_vec());
+        let mut out = Vec::with_capacity(4 + json.len() + self.blob.len());
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(&json);
+        out.extend_from_slice(&self.blob);
+        out
+    }
+}
+
+/// A tool the guest exposes to code, as the host describes it in [`Config`].
+#[derive(Deserialize, Serialize, Clone)]
+pub struct ToolSpec {
+    /// Canonical name, e.g. `stripe/charges/create`.
+    pub name: String,
+    /// One-paragraph description.
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of the single object argument.
+    #[serde(default)]
+    pub parameters: serde_json::Value,
+}
+
+/// Limits enforced inside the guest.
+#[derive(Deserialize, Clone)]
+pub struct Limits {
+    /// QuickJS heap limit in bytes.
+    pub memory: u64,
+    /// QuickJS stack limit in bytes.
+    pub stack: u64,
+    /// Cap on captured stdout and on captured stderr, each, per execution.
+    pub max_output: u64,
+}
+
+/// `init`: the sandbox configuration.
+#[derive(Deserialize)]
+pub struct Config {
+    /// The tools callable from guest code.
+    pub tools: Vec<ToolSpec>,
+    /// The guest-side limits.
+    pub limits: Limits,
+}
+
+/// `submit`: one execution.
+#[derive(Deserialize)]
+pub struct Job {
+    /// `javascript` (the shell comes later).
+    pub language: String,
+    /// The code, as a blob range.
+    pub code: Range,
+    /// Standard input, as a blob range.
+    pub stdin: Option<Range>,
+    /// Wall-clock budget for the execution, in milliseconds.
+    pub timeout_ms: u64,
+}
+
+/// How a host operation failed, as the host reports it.
+#[derive(Deserialize)]
+pub struct OpError {
+    /// `capability` (denied), `tool` (the tool raised), `argument` (bad arguments), or other.
+    pub kind: String,
+    /// The message the code sees.
+    pub message: String,
+}
+
+/// The outcome of one host operation.
+#[derive(Deserialize)]
+pub struct OpResult {
+    /// The operation's id, as `step` reported it.
+    pub id: u64,
+    /// On success: the result as JSON text, as a blob range.
+    pub ok: Option<Range>,
+    /// On failure: what went wrong.
+    pub error: Option<OpError>,
+}
+
+/// `resume`: results for some of the pending operations, or a cancellation.
+#[derive(Deserialize)]
+pub struct Resume {
+    /// Results, in any order; operations not listed stay pending.
+    #[serde(default)]
+    pub results: Vec<OpResult>,
+    /// Ends the execution now with this error kind (e.g. `timeout`).
+    pub cancel: Option<String>,
+}
+
+/// An operation the guest asks the host to perform.
+#[derive(Serialize)]
+pub struct HostOp {
+    /// Unique within the sandbox's lifetime.
+    pub id: u64,
+    /// `call` (a tool call).
+    pub kind: &'static str,
+    /// The canonical tool name.
+    pub tool: String,
+    /// The arguments as JSON text, as a blob range.
+    pub args: Range,
+}
+
+/// Why an execution failed.
+#[derive(Serialize, Clone)]
+pub struct ExecError {
+    /// `exception`, `timeout`, `memory`, `deadlock`, `cancelled`.
+    pub kind: String,
+    /// A message for the model: what happened and what to do instead.
+    pub message: String,
+}
+
+/// The end of an execution.
+#[derive(Serialize)]
+pub struct Outcome {
+    /// 0 on success.
+    pub exit_code: i32,
+    /// The returned value as JSON text, if the code returned a JSON-representable value.
+    pub value: Option<Range>,
+    /// Set when the execution failed.
+    pub error: Option<ExecError>,
+}
+
+/// What `step` returns.
+#[derive(Serialize)]
+pub struct StepReply {
+    /// `blocked` (waiting on `ops` or earlier ones) or `done`.
+    pub status: &'static str,
+    /// Operations requested since the last step.
+    pub ops: Vec<HostOp>,
+    /// Standard output produced since the last step.
+    pub stdout: Range,
+    /// Standard error produced since the last step.
+    pub stderr: Range,
+    /// Set when `status` is `done`.
+    pub outcome: Option<Outcome>,
+}
+
+/// A reply that only says whether a call worked.
+#[derive(Serialize)]
+pub struct Ack {
+    /// `None` when the call succeeded.
+    pub error: Option<String>,
+}

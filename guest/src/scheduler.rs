@@ -1,0 +1,182 @@
+//! The scheduler: runs the current execution until every task is blocked on the host, then
+//! reports all pending host operations at once; `resume` delivers their results by id.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use crate::js::{EngineError, JsEngine};
+use crate::protocol::{
+    Config, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume, StepReply,
+};
+
+/// A failure of the host's use of the protocol (not of the guest code).
+#[derive(Debug)]
+pub struct GuestError(pub String);
+
+impl From<ProtocolError> for GuestError {
+    fn from(e: ProtocolError) -> Self {
+        GuestError(e.to_string())
+    }
+}
+
+impl From<EngineError> for GuestError {
+    fn from(e: EngineError) -> Self {
+        GuestError(format!("engine error: {}", e.0))
+    }
+}
+
+/// The one execution in flight.
+struct Execution {
+    deadline: Instant,
+    timeout: Duration,
+    /// Operations reported to the host and not yet resumed.
+    waiting: BTreeSet<u64>,
+    /// Set when the execution must end early (timeout, cancel, deadlock).
+    abort: Option<ExecError>,
+}
+
+/// The whole guest: engines plus the execution in flight.
+pub struct Guest {
+    js: JsEngine,
+    exec: Option<Execution>,
+}
+
+impl Guest {
+    /// Builds the engines from the host's configuration.
+    pub fn new(config: &Config) -> Result<Self, GuestError> {
+        let js = JsEngine::new(&config.tools, &config.limits)?;
+        Ok(Guest { js, exec: None })
+    }
+
+    /// Starts a job; it runs on the next `step`.
+    pub fn submit(&mut self, frame: &Frame<'_>) -> Result<(), GuestError> {
+        if self.exec.is_some() {
+            return Err(GuestError("an execution is already running; step it to completion".into()));
+        }
+        let job: Job = frame.parse()?;
+        if job.language != "javascript" {
+            return Err(GuestError(format!("unsupported language {:?}", job.language)));
+        }
+        let code = frame.text(job.code)?;
+        let timeout = Duration::from_millis(job.timeout_ms);
+        let deadline = Instant::now() + timeout;
+        self.js.start(code, deadline)?;
+        self.exec = Some(Execution { deadline, timeout, waiting: BTreeSet::new(), abort: None });
+        Ok(())
+    }
+
+    /// Delivers host results (or a cancellation) to the running execution.
+    pub fn resume(&mut self, frame: &Frame<'_>) -> Result<(), GuestError> {
+        let resume: Resume = frame.parse()?;
+        let exec = self.exec.as_mut().ok_or_else(|| GuestError("no execution to resume".into()))?;
+        if let Some(kind) = resume.cancel {
+            let message = match kind.as_str() {
+                "timeout" => timeout_message(exec.timeout),
+                _ => "execution cancelled by the host".to_string(),
+            };
+            exec.abort = Some(ExecError { kind, message });
+            return Ok(());
+        }
+        for result in resume.results {
+            if !exec.waiting.remove(&result.id) {
+                return Err(GuestError(format!("no pending operation with id {}", result.id)));
+            }
+            match (result.ok, result.error) {
+                (Some(range), _) => self.js.settle(result.id, Ok(frame.text(range)?))?,
+                (None, Some(err)) => self.js.settle(result.id, Err((&err.kind, &err.message)))?,
+                (None, None) => return Err(GuestError("a result needs `ok` or `error`".into())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs until blocked or done; returns the reply frame.
+    pub fn step(&mut self) -> Result<Vec<u8>, GuestError> {
+        let Some(exec) = self.exec.as_mut() else {
+            return Err(GuestError("nothing submitted".into()));
+        };
+        if exec.abort.is_none() && Instant::now() >= exec.deadline {
+            exec.abort = Some(ExecError { kind: "timeout".into(), message: timeout_message(exec.timeout) });
+        }
+        if exec.abort.is_none() {
+            self.js.run_jobs();
+            if self.js.interrupt.fired() {
+                exec.abort = Some(ExecError { kind: "timeout".into(), message: timeout_message(exec.timeout) });
+            }
+        }
+        let mut writer = FrameWriter::default();
+        let ops = self.take_calls(&mut writer);
+        let outcome = self.outcome(&ops, &mut writer)?;
+        let status = if outcome.is_some() { "done" } else { "blocked" };
+        if outcome.is_some() {
+            self.exec = None;
+        }
+        let mut output = self.js.shared.output.borrow_mut();
+        let stdout = writer.push(&output.stdout.take());
+        let stderr = writer.push(&output.stderr.take());
+        if outcome.is_some() {
+            output.stdout.reset();
+            output.stderr.reset();
+        }
+        drop(output);
+        let ops = if outcome.is_some() { Vec::new() } else { ops };
+        Ok(writer.finish(&StepReply { status, ops, stdout, stderr, outcome }))
+    }
+
+    /// Moves new tool calls into host operations.
+    fn take_calls(&mut self, writer: &mut FrameWriter) -> Vec<HostOp> {
+        let calls = std::mem::take(&mut *self.js.shared.calls.borrow_mut());
+        let Some(exec) = self.exec.as_mut() else { return Vec::new() };
+        calls
+            .into_iter()
+            .map(|call| {
+                exec.waiting.insert(call.id);
+                HostOp { id: call.id, kind: "call", tool: call.tool, args: writer.push(call.args.as_bytes()) }
+            })
+            .collect()
+    }
+
+    /// The outcome if the execution is over: aborted, or settled with nothing left in flight.
+    fn outcome(&mut self, new_ops: &[HostOp], writer: &mut FrameWriter) -> Result<Option<Outcome>, GuestError> {
+        let Some(exec) = self.exec.as_mut() else { return Ok(None) };
+        if let Some(error) = exec.abort.take() {
+            return self.abandon(error).map(Some);
+        }
+        let busy = !new_ops.is_empty() || !exec.waiting.is_empty();
+        if busy {
+            return Ok(None);
+        }
+        match self.js.outcome()? {
+            Some(js) => {
+                let value = js.value.map(|v| writer.push(v.as_bytes()));
+                let error = js.error.map(|message| ExecError { kind: "exception".into(), message });
+                Ok(Some(Outcome { exit_code: js.exit_code, value, error }))
+            }
+            None => self
+                .abandon(ExecError {
+                    kind: "deadlock".into(),
+                    message: "the code awaits a promise that can never settle (nothing is \
+                              pending on the host); resolve it or remove the await"
+                        .into(),
+                })
+                .map(Some),
+        }
+    }
+
+    /// Ends the execution with `error`, discarding whatever it left behind.
+    fn abandon(&mut self, error: ExecError) -> Result<Outcome, GuestError> {
+        self.js.reset()?;
+        let exit_code = if error.kind == "timeout" { 124 } else { 1 };
+        let line = format!("{}\n", error.message);
+        self.js.shared.output.borrow_mut().write(2, line.as_bytes());
+        Ok(Outcome { exit_code, value: None, error: Some(error) })
+    }
+}
+
+fn timeout_message(timeout: Duration) -> String {
+    format!(
+        "TimeoutError: execution exceeded the {} s time limit and was stopped; do less work \
+         per execution or raise Limits(timeout=...)",
+        timeout.as_secs_f64()
+    )
+}

@@ -1,0 +1,211 @@
+"""Find (or install) a wasm32-wasip1 Rust + C toolchain and build ``corral.wasm``.
+
+Two toolchains are supported, tried in this order:
+
+1. **rustup**: a toolchain with the ``wasm32-wasip1`` target installed, plus a WASI SDK
+   (``$WASI_SDK``, or ``/opt/wasi-sdk``) for the QuickJS C sources.
+2. **Debian**: ``rustc-web``/``cargo-web`` (Rust 1.96 with ``rust-web-src``, the std sources),
+   ``clang-16``/``lld-16``/``llvm-16`` and Debian's ``wasi-libc``. The standard library is
+   compiled from source with ``-Zbuild-std``. Missing packages are installed with ``apt-get``
+   when running as root (set ``CORRAL_NO_INSTALL=1`` to forbid that).
+
+The step is idempotent and silent when everything is present. Usage::
+
+    python guest/toolchain.py check      # report the toolchain that would be used
+    python guest/toolchain.py build      # build and print the path of corral.wasm
+    python guest/toolchain.py build --out python/corral/corral.wasm
+
+Stdlib only: this runs inside the wheel build backend before anything else is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GUEST_DIR = Path(__file__).resolve().parent
+TARGET = "wasm32-wasip1"
+DEBIAN_PACKAGES = (
+    "rustc-web",
+    "cargo-web",
+    "rust-web-src",
+    "clang-16",
+    "lld-16",
+    "llvm-16",
+    "wasi-libc",
+    "libclang-rt-16-dev-wasm32",
+)
+# Files whose presence proves each Debian package is installed (package -> path).
+DEBIAN_PROBES = {
+    "cargo-web": "/usr/bin/cargo",
+    "rustc-web": "/usr/bin/rustc",
+    "rust-web-src": "/usr/lib/rustlib/src/rust/library/std/Cargo.toml",
+    "clang-16": "/usr/bin/clang-16",
+    "lld-16": "/usr/bin/wasm-ld-16",
+    "llvm-16": "/usr/bin/llvm-ar-16",
+    "wasi-libc": "/usr/lib/wasm32-wasi/crt1-reactor.o",
+    "libclang-rt-16-dev-wasm32": (
+        "/usr/lib/llvm-16/lib/clang/16/lib/wasi/libclang_rt.builtins-wasm32.a"
+    ),
+}
+
+
+class ToolchainError(RuntimeError):
+    """No usable toolchain; the message names what is missing and how to get it."""
+
+
+@dataclass
+class Toolchain:
+    """How to invoke cargo for the guest: the command, its environment, and a label."""
+
+    kind: str
+    cargo: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _run_quiet(cmd: list[str]) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError:
+        return ""
+    return out.stdout if out.returncode == 0 else ""
+
+
+def _find_wasi_sdk() -> Path | None:
+    for candidate in (os.environ.get("WASI_SDK"), os.environ.get("WASI_SDK_PATH"), "/opt/wasi-sdk"):
+        if candidate and (Path(candidate) / "bin" / "clang").exists():
+            return Path(candidate)
+    return None
+
+
+def rustup_toolchain() -> Toolchain | None:
+    """A rustup toolchain with the wasm32-wasip1 target and a WASI SDK, if both exist."""
+    if shutil.which("rustup") is None:
+        return None
+    if TARGET not in _run_quiet(["rustup", "target", "list", "--installed"]).split():
+        return None
+    sdk = _find_wasi_sdk()
+    if sdk is None:
+        return None
+    env = {"WASI_SDK": str(sdk)}
+    return Toolchain("rustup", ["cargo", "build", "--release", "--target", TARGET], env)
+
+
+def missing_debian_packages() -> list[str]:
+    """The Debian packages of the guest toolchain that are not installed."""
+    return [pkg for pkg, probe in DEBIAN_PROBES.items() if not Path(probe).exists()]
+
+
+def install_debian_packages(packages: list[str]) -> None:
+    """Install ``packages`` with apt-get, or raise naming them when that is not possible."""
+    can_install = (
+        os.environ.get("CORRAL_NO_INSTALL") != "1"
+        and shutil.which("apt-get") is not None
+        and hasattr(os, "geteuid")
+        and os.geteuid() == 0
+    )
+    if not can_install:
+        raise ToolchainError(
+            "no wasm32-wasip1 toolchain found. Either install rustup's wasm32-wasip1 target "
+            "(`rustup target add wasm32-wasip1`) and a WASI SDK (set WASI_SDK=/path), or install "
+            f"these Debian packages: apt-get install {' '.join(packages)}"
+        )
+    print(f"corral: installing guest toolchain packages: {' '.join(packages)}", file=sys.stderr)
+    quiet = {"stdout": subprocess.DEVNULL}
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-q"], check=True, env=env, **quiet)  # type: ignore[call-overload]
+    subprocess.run(  # type: ignore[call-overload]
+        ["apt-get", "install", "-y", "-q", *packages], check=True, env=env, **quiet
+    )
+
+
+def debian_toolchain() -> Toolchain:
+    """Debian's rustc-web + clang-16 + wasi-libc, installing missing packages if allowed."""
+    missing = missing_debian_packages()
+    if missing:
+        install_debian_packages(missing)
+    builtins = DEBIAN_PROBES["libclang-rt-16-dev-wasm32"]
+    rustflags = " ".join(
+        [
+            "-C link-self-contained=no",
+            "-L /usr/lib/wasm32-wasi",
+            "-C link-arg=/usr/lib/wasm32-wasi/crt1-reactor.o",
+            f"-C link-arg={builtins}",
+        ]
+    )
+    env = {
+        "PATH": "/usr/bin:" + os.environ.get("PATH", ""),
+        "RUSTC": "/usr/bin/rustc",
+        "RUSTC_BOOTSTRAP": "1",
+        "CARGO_TARGET_WASM32_WASIP1_LINKER": "wasm-ld-16",
+        "CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS": rustflags,
+        "RQUICKJS_SYS_NO_WASI_SDK": "1",
+        "CC_wasm32_wasip1": "clang-16",
+        "AR_wasm32_wasip1": "llvm-ar-16",
+        "CFLAGS_wasm32_wasip1": "-isystem /usr/include/wasm32-wasi -O2",
+    }
+    cargo = ["/usr/bin/cargo", "build", "--release", "--target", TARGET]
+    cargo += ["-Zbuild-std=std,panic_abort"]
+    return Toolchain("debian", cargo, env)
+
+
+def find_toolchain() -> Toolchain:
+    """The toolchain to build with: rustup's when complete, else Debian's."""
+    return rustup_toolchain() or debian_toolchain()
+
+
+def target_dir() -> Path:
+    """Cargo's target directory: outside the checkout, so fresh clones reuse the build cache."""
+    explicit = os.environ.get("CARGO_TARGET_DIR")
+    if explicit:
+        return Path(explicit)
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "corral" / "guest-target"
+
+
+def build(out: Path | None = None) -> Path:
+    """Build the guest in release mode; copy it to ``out`` if given; return its path."""
+    prebuilt = os.environ.get("CORRAL_WASM")
+    if prebuilt:
+        built = Path(prebuilt)
+    else:
+        tc = find_toolchain()
+        env = dict(os.environ, **tc.env, CARGO_TARGET_DIR=str(target_dir()))
+        subprocess.run(tc.cargo, cwd=GUEST_DIR, env=env, check=True)
+        built = target_dir() / TARGET / "release" / "corral_guest.wasm"
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_suffix(".tmp")
+        shutil.copyfile(built, tmp)
+        tmp.replace(out)
+        return out
+    return built
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point (see the module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("check", help="report the toolchain that would be used")
+    build_cmd = sub.add_parser("build", help="build corral.wasm")
+    build_cmd.add_argument("--out", type=Path, help="copy the module here")
+    args = parser.parse_args(argv)
+    try:
+        if args.cmd == "check":
+            tc = find_toolchain()
+            print(f"{tc.kind}: {' '.join(tc.cargo)}")
+        else:
+            print(build(args.out))
+    except ToolchainError as exc:
+        print(f"corral: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,248 @@
+"""The step/resume driver between the host and one guest instance.
+
+Messages are frames: a little-endian ``u32`` header length, a JSON header, then a blob of raw
+bytes that the header addresses by ``[offset, length]`` ranges (code, stdin, tool results and
+output travel as raw bytes, never base64). The guest's exports take a frame the host wrote into
+memory it allocated with ``corral_alloc``, and return a reply frame packed as ``ptr << 32 | len``.
+
+:class:`Driver` runs executions as generators: each yields the batch of host operations the guest
+is blocked on and receives their results, so the same loop serves sync and async hosts. It also
+recovers from traps: a fresh instance replaces the dead one and the execution ends with an error.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._wasi import WasiShim
+from .runtime import Backend, GuestTrap, Instance
+
+__all__ = [
+    "Driver",
+    "HostOp",
+    "OpResult",
+    "ProtocolError",
+    "RawOutcome",
+    "decode_frame",
+    "encode_frame",
+]
+
+# Extra seconds the native backstop waits past the deadline before trapping the guest: the
+# guest's own interrupt check should end the execution well within it.
+BACKSTOP_GRACE = 0.5
+
+
+class ProtocolError(RuntimeError):
+    """The guest rejected a message or replied with something malformed (a corral bug)."""
+
+
+def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes:
+    """Frame ``header``; each ``blobs`` entry goes into the blob and its range into the header."""
+    blob = bytearray()
+    for key, data in (blobs or {}).items():
+        header[key] = [len(blob), len(data)]
+        blob += data
+    head = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<I", len(head)) + head + bytes(blob)
+
+
+def decode_frame(frame: bytes) -> tuple[dict[str, Any], bytes]:
+    """Split a frame into its parsed header and its blob."""
+    (length,) = struct.unpack_from("<I", frame)
+    header = json.loads(frame[4 : 4 + length])
+    if not isinstance(header, dict):
+        raise ProtocolError("frame header is not an object")
+    return header, frame[4 + length :]
+
+
+def _slice(blob: bytes, span: list[int] | None) -> bytes:
+    return b"" if span is None else blob[span[0] : span[0] + span[1]]
+
+
+@dataclass(frozen=True)
+class HostOp:
+    """An operation the guest is blocked on: a tool call, for now."""
+
+    id: int
+    kind: str
+    tool: str
+    args: bytes  # JSON text
+
+
+@dataclass(frozen=True)
+class OpResult:
+    """The answer to one :class:`HostOp`: JSON text, or an error of a given kind."""
+
+    id: int
+    ok: bytes | None = None
+    error_kind: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class RawOutcome:
+    """How an execution ended, before the sandbox turns it into an ``ExecutionResult``."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+    value: bytes | None = None
+    error_kind: str | None = None
+    error: str | None = None
+    recovered: bool = False  # the instance was replaced after a trap
+
+
+# Sent back into an execution generator instead of results: end it now with this error kind.
+@dataclass(frozen=True)
+class Cancel:
+    """End the execution now, e.g. because the deadline passed while tools ran."""
+
+    kind: str
+
+
+@dataclass
+class _Output:
+    stdout: bytearray = field(default_factory=bytearray)
+    stderr: bytearray = field(default_factory=bytearray)
+
+
+Execution = Generator[list[HostOp], "list[OpResult] | Cancel", RawOutcome]
+
+
+class Driver:
+    """Owns one guest instance and runs executions on it, one at a time."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        module: object,
+        config: dict[str, Any],
+        memory_limit: int,
+        shim_factory: Callable[[], WasiShim] = WasiShim,
+    ) -> None:
+        self._backend = backend
+        self._module = module
+        self._config = config
+        self._memory_limit = memory_limit
+        self._shim_factory = shim_factory
+        self.instance = self._fresh_instance()
+
+    def _fresh_instance(self) -> Instance:
+        instance = self._backend.instantiate(self._module, self._shim_factory(), self._memory_limit)
+        self._ack(instance, self._send(instance, "corral_init", encode_frame(dict(self._config))))
+        return instance
+
+    @staticmethod
+    def _send(instance: Instance, export: str, frame: bytes, deadline: float | None = None) -> bytes:
+        ptr = instance.call("corral_alloc", len(frame))
+        instance.write(ptr, frame)
+        return Driver._reply(instance, instance.call(export, ptr, len(frame), deadline=deadline))
+
+    @staticmethod
+    def _reply(instance: Instance, packed: int) -> bytes:
+        return instance.read(packed >> 32, packed & 0xFFFF_FFFF)
+
+    @staticmethod
+    def _ack(instance: Instance, reply: bytes) -> None:
+        header, _ = decode_frame(reply)
+        if header.get("error"):
+            raise ProtocolError(str(header["error"]))
+
+    def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
+        """Run one execution; yields op batches, receives results (or :class:`Cancel`)."""
+        deadline = time.monotonic() + timeout
+        backstop = deadline + BACKSTOP_GRACE
+        output = _Output()
+        blobs = {"code": code.encode()}
+        if stdin is not None:
+            blobs["stdin"] = stdin
+        job = {"language": language, "timeout_ms": int(timeout * 1000)}
+        try:
+            self._ack(self.instance, self._send(self.instance, "corral_submit", encode_frame(job, blobs)))
+            while True:
+                packed = self.instance.call("corral_step", deadline=backstop)
+                header, blob = decode_frame(self._reply(self.instance, packed))
+                if "status" not in header:
+                    raise ProtocolError(str(header.get("error", "malformed step reply")))
+                output.stdout += _slice(blob, header["stdout"])
+                output.stderr += _slice(blob, header["stderr"])
+                if header["status"] == "done":
+                    return self._outcome(header["outcome"], blob, output)
+                ops = [
+                    HostOp(op["id"], op["kind"], op["tool"], _slice(blob, op["args"]))
+                    for op in header["ops"]
+                ]
+                answer = yield ops
+                self._resume(answer, deadline)
+        except GuestTrap as trap:
+            return self._recover(trap, output, timeout)
+
+    def _resume(self, answer: list[OpResult] | Cancel, deadline: float) -> None:
+        if isinstance(answer, Cancel):
+            frame = encode_frame({"cancel": answer.kind})
+        elif time.monotonic() >= deadline:
+            frame = encode_frame({"cancel": "timeout"})
+        else:
+            frame = _results_frame(answer)
+        self._ack(self.instance, self._send(self.instance, "corral_resume", frame))
+
+    @staticmethod
+    def _outcome(outcome: dict[str, Any], blob: bytes, output: _Output) -> RawOutcome:
+        error = outcome.get("error") or {}
+        value = outcome.get("value")
+        return RawOutcome(
+            exit_code=outcome["exit_code"],
+            stdout=bytes(output.stdout),
+            stderr=bytes(output.stderr),
+            value=None if value is None else _slice(blob, value),
+            error_kind=error.get("kind"),
+            error=error.get("message"),
+        )
+
+    def _recover(self, trap: GuestTrap, output: _Output, timeout: float) -> RawOutcome:
+        """Replace the dead instance; the execution ends with an error saying what happened."""
+        self.instance = self._fresh_instance()
+        if trap.kind == "timeout":
+            message = (
+                f"TimeoutError: execution exceeded the {timeout:g} s time limit and was stopped "
+                f"({trap.message}); do less work per execution or raise Limits(timeout=...)"
+            )
+            exit_code = 124
+        elif trap.kind == "stack_overflow":
+            message = (
+                f"RangeError: {trap.message}; use iteration instead of deep recursion, or "
+                "smaller nested data"
+            )
+            exit_code = 1
+        else:
+            message = f"InternalError: {trap.message}; the sandbox was restarted"
+            exit_code = 1
+        output.stderr += (message + "\n").encode()
+        return RawOutcome(
+            exit_code=exit_code,
+            stdout=bytes(output.stdout),
+            stderr=bytes(output.stderr),
+            error_kind=trap.kind,
+            error=message,
+            recovered=True,
+        )
+
+
+def _results_frame(results: list[OpResult]) -> bytes:
+    items: list[dict[str, Any]] = []
+    blob = bytearray()
+    for result in results:
+        item: dict[str, Any] = {"id": result.id}
+        if result.ok is not None:
+            item["ok"] = [len(blob), len(result.ok)]
+            blob += result.ok
+        else:
+            item["error"] = {"kind": result.error_kind or "tool", "message": result.error or ""}
+        items.append(item)
+    head = json.dumps({"results": items}, separators=(",", ":")).encode()
+    return struct.pack("<I", len(head)) + head + bytes(blob)

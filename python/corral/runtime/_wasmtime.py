@@ -1,0 +1,224 @@
+"""The native backend: wasmtime. The only module that imports ``wasmtime``.
+
+Compiled modules are cached twice: in this process (a second ``Sandbox()`` only instantiates)
+and on disk under the user cache directory, keyed by the module's hash, the wasmtime version,
+the engine configuration and the platform, written atomically. An epoch deadline is the
+backstop for guest code that the guest's own interrupt checks cannot stop.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import sys
+import tempfile
+import threading
+import time
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import wasmtime
+
+from .._wasi import GuestExit, WasiShim
+from ._base import GuestTrap
+
+__all__ = ["WasmtimeBackend", "cache_dir"]
+
+EPOCH_TICK = 0.005  # seconds per epoch tick while any guest call runs
+# Describes every engine setting that changes compiled code; part of the cache key.
+ENGINE_SETTINGS = "epoch_interruption=1;opt=speed"
+
+
+def cache_dir() -> Path:
+    """Where compiled modules are cached: ``$CORRAL_CACHE_DIR`` or the user cache directory."""
+    explicit = os.environ.get("CORRAL_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+    return base / "corral"
+
+
+class _EpochTicker:
+    """Advances the engine's epoch while at least one guest call is running."""
+
+    def __init__(self, engine: wasmtime.Engine) -> None:
+        self._engine = engine
+        self._active = 0
+        self._lock = threading.Lock()
+        self._running = threading.Event()
+        thread = threading.Thread(target=self._loop, name="corral-epoch", daemon=True)
+        thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            self._running.wait()
+            time.sleep(EPOCH_TICK)
+            self._engine.increment_epoch()
+
+    def enter(self) -> None:
+        with self._lock:
+            self._active += 1
+            self._running.set()
+
+    def leave(self) -> None:
+        with self._lock:
+            self._active -= 1
+            if self._active == 0:
+                self._running.clear()
+
+
+class WasmtimeBackend:
+    """Compiles with one shared engine (epoch interruption on) and caches compiled modules."""
+
+    name = "wasmtime"
+
+    def __init__(self) -> None:
+        config = wasmtime.Config()
+        config.epoch_interruption = True
+        config.cranelift_opt_level = "speed"
+        self.engine = wasmtime.Engine(config)
+        self._ticker = _EpochTicker(self.engine)
+        self._modules: dict[str, wasmtime.Module] = {}
+        self._lock = threading.Lock()
+
+    def cache_key(self, wasm: bytes) -> str:
+        """The disk-cache key of ``wasm`` under this engine, wasmtime version and platform."""
+        digest = hashlib.sha256(wasm).hexdigest()[:32]
+        context = f"{version('wasmtime')};{ENGINE_SETTINGS};{sys.platform};{platform.machine()}"
+        return f"{digest}-{hashlib.sha256(context.encode()).hexdigest()[:16]}"
+
+    def cache_path(self, wasm: bytes) -> Path:
+        """The file that holds (or will hold) the compiled form of ``wasm``."""
+        return cache_dir() / "modules" / f"{self.cache_key(wasm)}.cwasm"
+
+    def precompile(self, wasm: bytes) -> Path:
+        """Compile ``wasm`` into the disk cache (if not there yet) and return its path."""
+        path = self.cache_path(wasm)
+        if not path.exists():
+            self._store(path, wasmtime.Module(self.engine, wasm))
+        return path
+
+    def load(self, wasm: bytes) -> wasmtime.Module:
+        """The compiled module: from this process, else from disk, else compiled and cached."""
+        key = self.cache_key(wasm)
+        with self._lock:
+            module = self._modules.get(key)
+            if module is None:
+                module = self._load_uncached(wasm)
+                self._modules[key] = module
+            return module
+
+    def _load_uncached(self, wasm: bytes) -> wasmtime.Module:
+        path = self.cache_path(wasm)
+        if path.exists():
+            try:
+                return wasmtime.Module.deserialize_file(self.engine, str(path))
+            except wasmtime.WasmtimeError:
+                pass  # stale or corrupt: recompile and overwrite
+        module = wasmtime.Module(self.engine, wasm)
+        try:
+            self._store(path, module)
+        except OSError:
+            pass  # a read-only cache only costs speed
+        return module
+
+    @staticmethod
+    def _store(path: Path, module: wasmtime.Module) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".cwasm")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(module.serialize())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
+        """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
+        assert isinstance(module, wasmtime.Module)
+        return WasmtimeInstance(self, module, shim, memory_limit)
+
+
+_VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
+
+
+class WasmtimeInstance:
+    """One guest instance: its store, exports and memory."""
+
+    def __init__(
+        self, backend: WasmtimeBackend, module: wasmtime.Module, shim: WasiShim, memory_limit: int
+    ) -> None:
+        self._backend = backend
+        self._store = wasmtime.Store(backend.engine)
+        self._store.set_limits(memory_size=memory_limit)
+        self._store.set_epoch_deadline(2**62)
+        linker = wasmtime.Linker(backend.engine)
+        for name, fn in shim.functions().items():
+            ty = wasmtime.FuncType(
+                [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
+            )
+            linker.define_func("wasi_snapshot_preview1", name, ty, fn.func)
+        instance = linker.instantiate(self._store, module)
+        exports = instance.exports(self._store)
+        memory = exports["memory"]
+        assert isinstance(memory, wasmtime.Memory)
+        self._memory = memory
+        self._exports: dict[str, Any] = {}
+        for export in module.exports:
+            if isinstance(export.type, wasmtime.FuncType):
+                self._exports[export.name] = exports[export.name]
+        shim.bind(self)
+        self.call("_initialize")
+
+    def call(self, name: str, *args: int, deadline: float | None = None) -> int:
+        """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
+        func = self._exports[name]
+        ticks = 2**62 if deadline is None else max(1, int((deadline - time.monotonic()) / EPOCH_TICK))
+        self._store.set_epoch_deadline(ticks)
+        self._backend._ticker.enter()
+        try:
+            result = func(self._store, *args)
+        except wasmtime.Trap as trap:
+            raise _classify(trap) from trap
+        except GuestExit as exit_:
+            raise GuestTrap("exit", f"the guest aborted (exit code {exit_.code})") from exit_
+        except wasmtime.WasmtimeError as error:
+            raise GuestTrap("trap", f"the guest failed: {error}") from error
+        finally:
+            self._backend._ticker.leave()
+        return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
+
+    def _base(self, ptr: int, length: int) -> int:
+        if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
+            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+        return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
+
+    def read(self, ptr: int, length: int) -> bytes:
+        """Copy bytes out of linear memory."""
+        return ctypes.string_at(self._base(ptr, length), length) if length else b""
+
+    def write(self, ptr: int, data: bytes) -> None:
+        """Copy bytes into linear memory."""
+        if data:
+            ctypes.memmove(self._base(ptr, len(data)), data, len(data))
+
+
+def _classify(trap: wasmtime.Trap) -> GuestTrap:
+    code = trap.trap_code
+    if code == wasmtime.TrapCode.INTERRUPT:
+        return GuestTrap("timeout", "the time limit was exceeded inside a builtin that cannot be interrupted")
+    if code == wasmtime.TrapCode.STACK_OVERFLOW:
+        return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
+    if code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
+        # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
+        return GuestTrap("stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)")
+    return GuestTrap("trap", f"the guest trapped: {trap.message.splitlines()[0]}")
