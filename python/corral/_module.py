@@ -1,0 +1,45 @@
+"""Where the guest module comes from, and ahead-of-time compilation into the disk cache."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from .runtime import get_backend
+
+__all__ = ["precompile_module", "wasm_bytes", "wasm_path"]
+
+
+def wasm_path() -> Path:
+    """The guest module: ``$CORRAL_WASM`` if set, else the ``corral.wasm`` in this package."""
+    explicit = os.environ.get("CORRAL_WASM")
+    path = Path(explicit) if explicit else Path(str(resources.files("corral") / "corral.wasm"))
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"corral guest module not found at {path}: install corral with pip, or build the "
+            "module with `nox -s build` (or `python guest/toolchain.py build --out "
+            "python/corral/corral.wasm`), or point CORRAL_WASM at a built corral.wasm"
+        )
+    return path
+
+
+@cache
+def wasm_bytes() -> bytes:
+    """The guest module's bytes (read once per process)."""
+    return wasm_path().read_bytes()
+
+
+def precompile_module() -> Path | None:
+    """Compile the guest module into the on-disk cache ahead of time.
+
+    Later processes then load it in milliseconds instead of compiling it (about a second).
+    Returns the cache file, or None on a backend without a disk cache (the browser).
+    """
+    backend = get_backend()
+    precompile = getattr(backend, "precompile", None)
+    if precompile is None:
+        return None
+    path: Path = precompile(wasm_bytes())
+    return path
