@@ -42,7 +42,12 @@ fn take_input(ptr: u32, len: u32) -> Box<[u8]> {
         return Box::new([]);
     }
     // SAFETY: the host passes back exactly a (ptr, len) pair that corral_alloc returned.
-    unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr as *mut u8, len as usize)) }
+    unsafe {
+        Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            ptr as *mut u8,
+            len as usize,
+        ))
+    }
 }
 
 fn reply(bytes: Vec<u8>) -> u64 {
@@ -81,14 +86,18 @@ pub extern "C" fn corral_init(ptr: u32, len: u32) -> u64 {
 #[no_mangle]
 pub extern "C" fn corral_submit(ptr: u32, len: u32) -> u64 {
     let input = take_input(ptr, len);
-    ack(Frame::decode(&input).map_err(GuestError::from).and_then(|f| with_guest(|g| g.submit(&f))))
+    ack(Frame::decode(&input)
+        .map_err(GuestError::from)
+        .and_then(|f| with_guest(|g| g.submit(&f))))
 }
 
 /// Delivers host results. Replies with an [`Ack`].
 #[no_mangle]
 pub extern "C" fn corral_resume(ptr: u32, len: u32) -> u64 {
     let input = take_input(ptr, len);
-    ack(Frame::decode(&input).map_err(GuestError::from).and_then(|f| with_guest(|g| g.resume(&f))))
+    ack(Frame::decode(&input)
+        .map_err(GuestError::from)
+        .and_then(|f| with_guest(|g| g.resume(&f))))
 }
 
 /// Runs until blocked or done. Replies with a [`protocol::StepReply`] frame, or an [`Ack`]

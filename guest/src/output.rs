@@ -55,7 +55,12 @@ impl Output {
     /// Writes to fd 1 (stdout) or anything else (stderr).
     pub fn write(&mut self, fd: i32, bytes: &[u8]) {
         let cap = self.cap;
-        if fd == 1 { &mut self.stdout } else { &mut self.stderr }.write(bytes, cap);
+        if fd == 1 {
+            &mut self.stdout
+        } else {
+            &mut self.stderr
+        }
+        .write(bytes, cap);
     }
 }
 
@@ -79,6 +84,8 @@ mod tests {
         s.write(b"ab", 3);
         assert_eq!(s.take(), b"ab");
         s.write(b"cd", 3);
-        assert!(String::from_utf8(s.take()).unwrap_or_default().starts_with("c\n[output"));
+        assert!(String::from_utf8(s.take())
+            .unwrap_or_default()
+            .starts_with("c\n[output"));
     }
 }

@@ -51,24 +51,37 @@ impl Guest {
     /// Starts a job; it runs on the next `step`.
     pub fn submit(&mut self, frame: &Frame<'_>) -> Result<(), GuestError> {
         if self.exec.is_some() {
-            return Err(GuestError("an execution is already running; step it to completion".into()));
+            return Err(GuestError(
+                "an execution is already running; step it to completion".into(),
+            ));
         }
         let job: Job = frame.parse()?;
         if job.language != "javascript" {
-            return Err(GuestError(format!("unsupported language {:?}", job.language)));
+            return Err(GuestError(format!(
+                "unsupported language {:?}",
+                job.language
+            )));
         }
         let code = frame.text(job.code)?;
         let timeout = Duration::from_millis(job.timeout_ms);
         let deadline = Instant::now() + timeout;
         self.js.start(code, deadline)?;
-        self.exec = Some(Execution { deadline, timeout, waiting: BTreeSet::new(), abort: None });
+        self.exec = Some(Execution {
+            deadline,
+            timeout,
+            waiting: BTreeSet::new(),
+            abort: None,
+        });
         Ok(())
     }
 
     /// Delivers host results (or a cancellation) to the running execution.
     pub fn resume(&mut self, frame: &Frame<'_>) -> Result<(), GuestError> {
         let resume: Resume = frame.parse()?;
-        let exec = self.exec.as_mut().ok_or_else(|| GuestError("no execution to resume".into()))?;
+        let exec = self
+            .exec
+            .as_mut()
+            .ok_or_else(|| GuestError("no execution to resume".into()))?;
         if let Some(kind) = resume.cancel {
             let message = match kind.as_str() {
                 "timeout" => timeout_message(exec.timeout),
@@ -79,7 +92,10 @@ impl Guest {
         }
         for result in resume.results {
             if !exec.waiting.remove(&result.id) {
-                return Err(GuestError(format!("no pending operation with id {}", result.id)));
+                return Err(GuestError(format!(
+                    "no pending operation with id {}",
+                    result.id
+                )));
             }
             match (result.ok, result.error) {
                 (Some(range), _) => self.js.settle(result.id, Ok(frame.text(range)?))?,
@@ -96,12 +112,18 @@ impl Guest {
             return Err(GuestError("nothing submitted".into()));
         };
         if exec.abort.is_none() && Instant::now() >= exec.deadline {
-            exec.abort = Some(ExecError { kind: "timeout".into(), message: timeout_message(exec.timeout) });
+            exec.abort = Some(ExecError {
+                kind: "timeout".into(),
+                message: timeout_message(exec.timeout),
+            });
         }
         if exec.abort.is_none() {
             self.js.run_jobs();
             if self.js.interrupt.fired() {
-                exec.abort = Some(ExecError { kind: "timeout".into(), message: timeout_message(exec.timeout) });
+                exec.abort = Some(ExecError {
+                    kind: "timeout".into(),
+                    message: timeout_message(exec.timeout),
+                });
             }
         }
         let mut writer = FrameWriter::default();
@@ -120,25 +142,44 @@ impl Guest {
         }
         drop(output);
         let ops = if outcome.is_some() { Vec::new() } else { ops };
-        Ok(writer.finish(&StepReply { status, ops, stdout, stderr, outcome }))
+        Ok(writer.finish(&StepReply {
+            status,
+            ops,
+            stdout,
+            stderr,
+            outcome,
+        }))
     }
 
     /// Moves new tool calls into host operations.
     fn take_calls(&mut self, writer: &mut FrameWriter) -> Vec<HostOp> {
         let calls = std::mem::take(&mut *self.js.shared.calls.borrow_mut());
-        let Some(exec) = self.exec.as_mut() else { return Vec::new() };
+        let Some(exec) = self.exec.as_mut() else {
+            return Vec::new();
+        };
         calls
             .into_iter()
             .map(|call| {
                 exec.waiting.insert(call.id);
-                HostOp { id: call.id, kind: "call", tool: call.tool, args: writer.push(call.args.as_bytes()) }
+                HostOp {
+                    id: call.id,
+                    kind: "call",
+                    tool: call.tool,
+                    args: writer.push(call.args.as_bytes()),
+                }
             })
             .collect()
     }
 
     /// The outcome if the execution is over: aborted, or settled with nothing left in flight.
-    fn outcome(&mut self, new_ops: &[HostOp], writer: &mut FrameWriter) -> Result<Option<Outcome>, GuestError> {
-        let Some(exec) = self.exec.as_mut() else { return Ok(None) };
+    fn outcome(
+        &mut self,
+        new_ops: &[HostOp],
+        writer: &mut FrameWriter,
+    ) -> Result<Option<Outcome>, GuestError> {
+        let Some(exec) = self.exec.as_mut() else {
+            return Ok(None);
+        };
         if let Some(error) = exec.abort.take() {
             return self.abandon(error).map(Some);
         }
@@ -149,8 +190,15 @@ impl Guest {
         match self.js.outcome()? {
             Some(js) => {
                 let value = js.value.map(|v| writer.push(v.as_bytes()));
-                let error = js.error.map(|message| ExecError { kind: "exception".into(), message });
-                Ok(Some(Outcome { exit_code: js.exit_code, value, error }))
+                let error = js.error.map(|message| ExecError {
+                    kind: "exception".into(),
+                    message,
+                });
+                Ok(Some(Outcome {
+                    exit_code: js.exit_code,
+                    value,
+                    error,
+                }))
             }
             None => self
                 .abandon(ExecError {
@@ -169,7 +217,11 @@ impl Guest {
         let exit_code = if error.kind == "timeout" { 124 } else { 1 };
         let line = format!("{}\n", error.message);
         self.js.shared.output.borrow_mut().write(2, line.as_bytes());
-        Ok(Outcome { exit_code, value: None, error: Some(error) })
+        Ok(Outcome {
+            exit_code,
+            value: None,
+            error: Some(error),
+        })
     }
 }
 

@@ -131,10 +131,10 @@ def _char_kind(char: str) -> str:
     if unicodedata.category(char) == "Cc":
         return f"control character {char!r}"
     if char.isspace():
-        return f"whitespace {ascii(char)}"
+        return f"whitespace {char!a}"
     if not char.isascii():
         # Lookalikes (Cyrillic a, U+0430; fullwidth solidus, U+FF0F) and invisible characters.
-        return f"non-ASCII character {ascii(char)} (U+{ord(char):04X})"
+        return f"non-ASCII character {char!a} (U+{ord(char):04X})"
     return f"character {char!r}"
 
 
@@ -197,7 +197,8 @@ def match_pattern(pattern: str, method: str) -> bool:
 
     ``a/b/c`` matches exactly; ``*`` matches exactly one segment; ``**`` matches zero or more
     segments (so ``a/**`` matches ``a`` too); a ``*`` inside a segment matches any characters
-    within that segment; ``mcp:NAME`` also matches ``NAME``.
+    within that segment; ``mcp:NAME`` also matches ``NAME`` (so ``mcp:**`` matches every
+    tool), while a plain ``NAME`` does not match a tool named ``mcp:NAME``.
 
     >>> match_pattern("stripe/*/create", "stripe/charges/create")
     True
@@ -1217,7 +1218,9 @@ def _tool_names(tool_names: Sequence[str]) -> list[str]:
 
 def _check_known(names: Sequence[str], tool: object, what: str) -> str:
     if tool not in names:
-        raise ValueError(f"{what} for {_show(tool)}: no such tool in tool_names ({', '.join(names)})")
+        raise ValueError(
+            f"{what} for {_show(tool)}: no such tool in tool_names ({', '.join(names)})"
+        )
     return str(tool)
 
 

@@ -163,7 +163,8 @@ class Driver:
             blobs["stdin"] = stdin
         job = {"language": language, "timeout_ms": int(timeout * 1000)}
         try:
-            self._ack(self.instance, self._send(self.instance, "corral_submit", encode_frame(job, blobs)))
+            submit = encode_frame(job, blobs)
+            self._ack(self.instance, self._send(self.instance, "corral_submit", submit, backstop))
             while True:
                 packed = self.instance.call("corral_step", deadline=backstop)
                 header, blob = decode_frame(self._reply(self.instance, packed))
@@ -178,18 +179,18 @@ class Driver:
                     for op in header["ops"]
                 ]
                 answer = yield ops
-                self._resume(answer, deadline)
+                self._resume(answer, deadline, backstop)
         except GuestTrap as trap:
             return self._recover(trap, output, timeout)
 
-    def _resume(self, answer: list[OpResult] | Cancel, deadline: float) -> None:
+    def _resume(self, answer: list[OpResult] | Cancel, deadline: float, backstop: float) -> None:
         if isinstance(answer, Cancel):
             frame = encode_frame({"cancel": answer.kind})
         elif time.monotonic() >= deadline:
             frame = encode_frame({"cancel": "timeout"})
         else:
             frame = _results_frame(answer)
-        self._ack(self.instance, self._send(self.instance, "corral_resume", frame))
+        self._ack(self.instance, self._send(self.instance, "corral_resume", frame, backstop))
 
     @staticmethod
     def _outcome(outcome: dict[str, Any], blob: bytes, output: _Output) -> RawOutcome:

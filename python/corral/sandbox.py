@@ -326,7 +326,7 @@ class Sandbox:
             if call not in async_calls:
                 self._invoke_sync(call, batch)
         if async_calls:
-            _run_coroutine(asyncio.gather(*(self._invoke_async(c, batch) for c in async_calls)))
+            _run_coroutine(lambda: asyncio.gather(*(self._invoke_async(c, batch) for c in async_calls)))
         records.extend(batch.records[op.id] for op in ops)
         return batch.ordered(ops)
 
@@ -370,17 +370,18 @@ def _definition(tool: ToolLike) -> ToolDefinition:
     raise TypeError(f"a tool must be a function, a ToolDefinition or a dict, not {tool!r}")
 
 
-def _run_coroutine(coro: Awaitable[Any]) -> Any:
-    """Run ``coro`` to completion from sync code, even when this thread has a running loop."""
+def _run_coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
+    """Run the awaitable ``make()`` builds to completion from sync code, on a fresh event loop
+    (in a helper thread when this thread already runs a loop)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(_awaited(coro))
+        return asyncio.run(_awaited(make))
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(_awaited(coro))
+            box["value"] = asyncio.run(_awaited(make))
         except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = error
 
@@ -392,8 +393,8 @@ def _run_coroutine(coro: Awaitable[Any]) -> Any:
     return box.get("value")
 
 
-async def _awaited(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
+async def _awaited(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
 
 
 def _result(raw: RawOutcome, records: list[ToolCall], started: float) -> ExecutionResult:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import collections.abc
 import copy
 import difflib
+import functools
 import inspect
 import json
 import re
@@ -33,7 +34,7 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal, NotRequired, Required, Union
 
 from corral.capabilities import validate_tool_name
 
@@ -91,12 +92,15 @@ def js_name(name: str) -> str:
 
 
 def js_namespace_path(name: str) -> list[str]:
-    """The namespace path of a tool in JavaScript: its name split on ``/`` and ``.``.
+    """The namespace path of a tool in JavaScript: its name split on ``/``, ``.`` and ``:``,
+    with ``-`` turned into ``_`` (the guest mounts the tool there too).
 
     >>> js_namespace_path("stripe/charges/create")
     ['stripe', 'charges', 'create']
+    >>> js_namespace_path("mcp:fs.read-file")
+    ['mcp', 'fs', 'read_file']
     """
-    return re.split(r"[/.]", name)
+    return [part.replace("-", "_") for part in re.split(r"[/.:]", name) if part]
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,7 +160,7 @@ def tool_from_function(
     """
     tool_name = _tool_name(func, name)
     signature = _signature(func, tool_name)
-    doc = inspect.getdoc(func) or ""
+    doc = _docstring(func)
     docs = _param_docs(doc)
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -204,6 +208,15 @@ def _as_definition(obj: object) -> ToolDefinition:
     if callable(obj):
         return tool_from_function(obj)
     raise TypeError(f"expected a function or a ToolDefinition, got {type(obj).__name__}")
+
+
+def _docstring(func: Callable[..., Any]) -> str:
+    """The function's docstring, dedented; a partial's comes from the wrapped function."""
+    target = func.func if isinstance(func, functools.partial) else func
+    raw = getattr(target, "__doc__", None)
+    # The leading newline makes cleandoc dedent the first line like the others, so a docstring
+    # that opens with a header ("Args:") keeps its entries indented under it.
+    return inspect.cleandoc("\n" + raw) if isinstance(raw, str) else ""
 
 
 def _tool_name(func: Callable[..., Any], name: str | None) -> str:
@@ -367,10 +380,25 @@ def _dict_schema(annotation: Any, where: str, depth: int) -> dict[str, Any]:
 
 
 def _typeddict_schema(annotation: Any, where: str, depth: int) -> dict[str, Any]:
-    hints = typing.get_type_hints(annotation)
-    properties = {key: _schema(hint, f"{where}, key {key!r}", depth) for key, hint in hints.items()}
-    required = [key for key in hints if key in annotation.__required_keys__]
+    hints = typing.get_type_hints(annotation, include_extras=True)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for key, hint in hints.items():
+        marker, inner = _required_marker(hint)
+        properties[key] = _schema(inner, f"{where}, key {key!r}", depth)
+        if marker is Required or (marker is None and key in annotation.__required_keys__):
+            required.append(key)
     return _object_schema(properties, required)
+
+
+def _required_marker(hint: Any) -> tuple[Any, Any]:
+    """``(Required | NotRequired | None, inner type)`` of a TypedDict key's hint."""
+    # Under ``from __future__ import annotations``, Python 3.11 cannot see these markers when
+    # it builds ``__required_keys__``, so they are read from the resolved hints instead.
+    origin = typing.get_origin(hint)
+    if origin in (Required, NotRequired):
+        return origin, typing.get_args(hint)[0]
+    return None, hint
 
 
 _Builder = Callable[[Any, str, int], dict[str, Any]]
@@ -407,23 +435,34 @@ def _json_copy(value: Any) -> Any:
 # Docstrings
 
 
+_SECTION_NAMES: Final = (
+    "Args|Arguments|Parameters|Params|Other Parameters|Keyword Args|Keyword Arguments|Returns|"
+    "Return|Yields|Raises|Examples|Example|Notes|Note|Attributes|See Also|Warnings|Warning"
+)
+_SECTION_HEADER: Final = re.compile(rf"\s*(?:{_SECTION_NAMES}):?\s*")
+
+
 def _first_paragraph(doc: str) -> str:
     """The docstring's first paragraph on one line (empty if it opens with a section)."""
-    lines: list[str] = []
-    for line in doc.splitlines():
-        if not line.strip() or _is_section_start(line):
+    lines = doc.splitlines()
+    summary: list[str] = []
+    for index, line in enumerate(lines):
+        if not line.strip() or _is_section_start(lines, index):
             break
-        lines.append(line.strip())
-    return " ".join(lines)
+        summary.append(line.strip())
+    return " ".join(summary)
 
 
-def _is_section_start(line: str) -> bool:
-    return bool(re.fullmatch(r"\s*[A-Z][A-Za-z ]*:\s*", line)) or line.lstrip().startswith(":")
+def _is_section_start(lines: list[str], index: int) -> bool:
+    """A Google or NumPy section header, or a reST field such as ``:param x:``."""
+    line = lines[index]
+    underlined = index + 1 < len(lines) and _is_rule(lines[index + 1])
+    return bool(_SECTION_HEADER.fullmatch(line)) or underlined or line.lstrip().startswith(":")
 
 
 def _param_docs(doc: str) -> dict[str, str]:
     """Parameter descriptions from a Google, NumPy or reST docstring, by parameter name."""
-    lines = inspect.cleandoc(doc).splitlines()
+    lines = doc.splitlines()
     found: dict[str, str] = {}
     for parse in (_google_params, _numpy_params, _rest_params):
         for key, text in parse(lines).items():

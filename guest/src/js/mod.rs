@@ -56,7 +56,7 @@ impl Interrupt {
         }
         let calls = self.calls.get().wrapping_add(1);
         self.calls.set(calls);
-        if calls % CLOCK_EVERY != 0 {
+        if !calls.is_multiple_of(CLOCK_EVERY) {
             return false;
         }
         let late = self.deadline.get().is_some_and(|d| Instant::now() >= d);
@@ -86,14 +86,31 @@ pub struct JsOutcome {
 struct PreludeTool<'a> {
     name: &'a str,
     js_name: String,
-    path: Vec<&'a str>,
+    path: Vec<String>,
     description: &'a str,
     parameters: &'a serde_json::Value,
 }
 
 /// JS-visible name of a tool: `. / - :` become `_`.
 pub fn js_name(name: &str) -> String {
-    name.chars().map(|c| if matches!(c, '.' | '/' | '-' | ':') { '_' } else { c }).collect()
+    name.chars()
+        .map(|c| {
+            if matches!(c, '.' | '/' | '-' | ':') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Namespace form of a tool name: `stripe/charges/create` is `stripe.charges.create`, and
+/// `mcp:fs.read-file` is `mcp.fs.read_file` (segments split at `/ . :`, `-` becomes `_`).
+pub fn namespace_path(name: &str) -> Vec<String> {
+    name.split(['/', '.', ':'])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.replace('-', "_"))
+        .collect()
 }
 
 /// An error setting up or driving QuickJS (not a script's own exception).
@@ -131,7 +148,13 @@ impl JsEngine {
         let shared = Rc::new(Shared::default());
         shared.output.borrow_mut().cap = limits.max_output;
         let hooks = ctx.with(|ctx| install(&ctx, tools, &shared))?;
-        Ok(JsEngine { hooks, ctx, rt, shared, interrupt })
+        Ok(JsEngine {
+            hooks,
+            ctx,
+            rt,
+            shared,
+            interrupt,
+        })
     }
 
     fn hook<'js>(&self, ctx: &Ctx<'js>, name: &str) -> Result<Function<'js>, EngineError> {
@@ -216,7 +239,11 @@ impl JsEngine {
                 output.write(2, text.as_bytes());
             }
             let error = stderr.and_then(|text| text.lines().next().map(str::to_string));
-            Ok(Some(JsOutcome { exit_code, value, error }))
+            Ok(Some(JsOutcome {
+                exit_code,
+                value,
+                error,
+            }))
         })
     }
 
@@ -233,7 +260,8 @@ impl JsEngine {
         self.interrupt.force.set(false);
         self.interrupt.fired.set(false);
         self.shared.calls.borrow_mut().clear();
-        self.ctx.with(|ctx| Ok(self.hook(&ctx, "reset")?.call::<_, ()>(())?))
+        self.ctx
+            .with(|ctx| Ok(self.hook(&ctx, "reset")?.call::<_, ()>(())?))
     }
 }
 
@@ -266,7 +294,7 @@ fn install(
         .map(|t| PreludeTool {
             name: &t.name,
             js_name: js_name(&t.name),
-            path: t.name.split(['/', '.']).filter(|s| !s.is_empty()).collect(),
+            path: namespace_path(&t.name),
             description: &t.description,
             parameters: &t.parameters,
         })
@@ -285,11 +313,24 @@ fn install(
 
 #[cfg(test)]
 mod tests {
-    use super::js_name;
+    use super::{js_name, namespace_path};
 
     #[test]
     fn js_names_replace_separators() {
         assert_eq!(js_name("stripe/charges/create"), "stripe_charges_create");
         assert_eq!(js_name("mcp:fs.read-file"), "mcp_fs_read_file");
+    }
+
+    #[test]
+    fn namespace_paths_split_at_separators() {
+        assert_eq!(
+            namespace_path("stripe/charges/create"),
+            ["stripe", "charges", "create"]
+        );
+        assert_eq!(
+            namespace_path("mcp:fs.read-file"),
+            ["mcp", "fs", "read_file"]
+        );
+        assert_eq!(namespace_path("get_weather"), ["get_weather"]);
     }
 }

@@ -1,0 +1,144 @@
+"""The guest's JavaScript environment, through the public API."""
+
+from __future__ import annotations
+
+import pytest
+
+from corral import Sandbox
+
+
+def out(sandbox: Sandbox, code: str) -> str:
+    """stdout + stderr of one execution."""
+    result = sandbox.execute(code)
+    return result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("code", "stdout", "value"),
+    [
+        ('return "hello"', "hello", "hello"),
+        ("return {a: 1, b: 2}", '{"a":1,"b":2}', {"a": 1, "b": 2}),
+        ("return [1, 'x', null]", '[1,"x",null]', [1, "x", None]),
+        ("return 1 + 2", "3", 3),
+        ("return null", "null", None),
+        ("return true", "true", True),
+        ("const x = 42;", "", None),
+        ("return undefined", "", None),
+        ("return await Promise.resolve(7)", "7", 7),
+        ("return new Map([['a', 1]])", '{"a":1}', {"a": 1}),
+    ],
+)
+def test_return_value_is_printed_and_decoded(
+    sandbox: Sandbox, code: str, stdout: str, value: object
+) -> None:
+    result = sandbox.execute(code)
+    assert (result.stdout, result.return_value, result.exit_code) == (stdout, value, 0)
+
+
+def test_console_streams_and_formatting(sandbox: Sandbox) -> None:
+    code = """
+    console.log("a", 1, {b: [2, 3]}, [undefined], null, undefined);
+    console.info("info"); console.debug("debug");
+    console.warn("warn"); console.error("err", new Error("e1"));
+    """
+    result = sandbox.execute(code)
+    assert result.stdout == 'a 1 {"b":[2,3]} [null] null undefined\ninfo\ndebug\n'
+    assert result.stderr == "warn\nerr Error: e1\n    at <anonymous> (code.js:4:52)\n"
+
+
+def test_console_log_is_cycle_safe(sandbox: Sandbox) -> None:
+    code = "const a = {name: 'a'}; a.self = a; const b = [a, a]; console.log(a, b)"
+    assert sandbox.execute(code).stdout == (
+        '{"name":"a","self":"[Circular]"} '
+        '[{"name":"a","self":"[Circular]"},{"name":"a","self":"[Circular]"}]\n'
+    )
+
+
+def test_uncaught_exception_goes_to_stderr_with_stack(sandbox: Sandbox) -> None:
+    result = sandbox.execute("function f() {\n  throw new RangeError('bad');\n}\nf();")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "RangeError: bad\n    at f (code.js:2:13)\n    at <anonymous> (code.js:4:1)\n"
+    )
+    assert (result.error, result.error_kind) == ("RangeError: bad", "exception")
+
+
+def test_throwing_a_non_error(sandbox: Sandbox) -> None:
+    assert out(sandbox, "throw 'oops'") == 'Uncaught "oops"\n'
+    assert out(sandbox, "throw {code: 5}") == 'Uncaught {"code":5}\n'
+
+
+def test_syntax_error_reports_location(sandbox: Sandbox) -> None:
+    result = sandbox.execute("let x = ;")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("SyntaxError: unexpected token in expression: ';'\n")
+    assert "code.js:1" in result.stderr
+
+
+def test_top_level_await_and_sloppy_mode(sandbox: Sandbox) -> None:
+    assert sandbox.execute("y = await 5; return y * 2").return_value == 10
+
+
+def test_globals_persist_between_executions(sandbox: Sandbox) -> None:
+    sandbox.execute("globalThis.counter = 1")
+    assert sandbox.execute("return ++globalThis.counter").return_value == 2
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (
+            "require('fs')",
+            'ReferenceError: require("fs") is not available: this sandbox has no modules. '
+            "Tools are global async functions taking one object e.g. "
+            "await get_weather({city: <string>}); listTools() lists them.",
+        ),
+        (
+            "await fetch('https://example.com')",
+            "ReferenceError: fetch() is not available: this sandbox has no network. "
+            "Tools are global async functions taking one object e.g. "
+            "await get_weather({city: <string>}); listTools() lists them.",
+        ),
+        (
+            "process.env.HOME",
+            "ReferenceError: process.env is not available in this sandbox: there is no "
+            "environment, argv or exit; print with console.log and end with `return value`.",
+        ),
+        (
+            "Buffer.from('x')",
+            "ReferenceError: Buffer.from is not available in this sandbox: use strings, "
+            "Uint8Array or JSON instead.",
+        ),
+    ],
+)
+def test_node_isms_say_what_to_use_instead(sandbox: Sandbox, code: str, message: str) -> None:
+    result = sandbox.execute(code)
+    assert (result.exit_code, result.error) == (1, message)
+
+
+def test_node_isms_are_catchable(sandbox: Sandbox) -> None:
+    code = "try { require('os') } catch (e) { return e.name }"
+    assert sandbox.execute(code).return_value == "ReferenceError"
+
+
+def test_awaiting_a_promise_that_never_settles(sandbox: Sandbox) -> None:
+    result = sandbox.execute("await new Promise(() => {})")
+    assert (result.exit_code, result.error_kind) == (1, "deadlock")
+    assert "can never settle" in result.stderr
+    assert sandbox.execute("return 1").return_value == 1
+
+
+def test_unicode_round_trips(sandbox: Sandbox) -> None:
+    result = sandbox.execute("console.log('héllo ✓ 🐍'); return 'ü'")
+    assert (result.stdout, result.return_value) == ("héllo ✓ 🐍\nü", "ü")
+
+
+def test_large_code_and_output(sandbox: Sandbox) -> None:
+    code = "const data = " + repr(list(range(100_000))) + ";\nreturn data.length"
+    assert sandbox.execute(code).return_value == 100_000
+
+
+def test_unsupported_language_is_a_clear_error(sandbox: Sandbox) -> None:
+    with pytest.raises(ValueError, match="unsupported language 'cobol'"):
+        sandbox.execute("x", language="cobol")

@@ -1,0 +1,313 @@
+"""Tool calls from JavaScript: naming, arguments, errors, concurrency and the capability check."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from corral import (
+    CapabilityError,
+    Limits,
+    MethodCapability,
+    Param,
+    Sandbox,
+    SandboxTool,
+    ToolDefinition,
+    create_sandbox_tool,
+)
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Get weather for a city."""
+    return {"city": city, "temp": 72}
+
+
+def transfer_money(amount: float, currency: str) -> dict[str, Any]:
+    """Move money.
+
+    Args:
+        amount: How much.
+        currency: ISO code.
+    """
+    return {"sent": amount, "currency": currency}
+
+
+def test_issue_examples_exactly() -> None:
+    sandbox = create_sandbox_tool(tools=[get_weather])
+    code = "const w = await get_weather({city: 'SF'}); console.log(w);"
+    assert sandbox.run(code, language="javascript") == '{"city":"SF","temp":72}\n'
+    assert sandbox.run('return "hello"', language="javascript") == "hello"
+    assert sandbox.run("return {a: 1, b: 2}", language="javascript") == '{"a":1,"b":2}'
+    assert sandbox.run("const x = 42;", language="javascript") == ""
+
+
+def test_constraints_and_budget_from_the_dict_form() -> None:
+    tool = create_sandbox_tool(
+        tools=[transfer_money],
+        constraints={"transfer_money": {"amount": "<=1000", "currency": ["USD", "EUR"]}},
+        max_calls={"transfer_money": 10},
+    )
+    call = "return await transfer_money({amount: %s, currency: %r})"
+    assert tool.run(call % (500, "USD")) == '{"sent":500,"currency":"USD"}'
+    assert tool.run(call % (5000, "USD")) == (
+        "CapabilityError: transfer_money denied: amount <= 1000 failed (amount = 5000)\n"
+    )
+    assert tool.run(call % (5, "GBP")) == (
+        "CapabilityError: transfer_money denied: currency in ['USD', 'EUR'] failed "
+        "(currency = 'GBP')\n"
+    )
+    for _ in range(9):
+        assert tool.run(call % (1, "EUR")).startswith('{"sent":1')
+    assert tool.run(call % (500, "USD")) == (
+        "CapabilityError: transfer_money denied: max_calls=10 for 'transfer_money' "
+        "exhausted (10 calls made)\n"
+    )
+    assert tool.sandbox.remaining_calls() == {"transfer_money": 0}
+
+
+def test_bad_constraint_spec_fails_at_construction() -> None:
+    with pytest.raises(ValueError, match="transfer_money"):
+        create_sandbox_tool(tools=[transfer_money], constraints={"transfer_money": {"amount": "~5"}})
+
+
+def test_denial_is_a_catchable_capability_error() -> None:
+    sandbox = Sandbox(
+        tools=[transfer_money],
+        capabilities=[MethodCapability("transfer_money", [Param("amount") <= 10])],
+    )
+    code = """
+    try { await transfer_money({amount: 11, currency: "USD"}); }
+    catch (e) { return [e.name, e instanceof CapabilityError, e instanceof Error, e.message]; }
+    """
+    assert sandbox.execute(code).return_value == [
+        "CapabilityError",
+        True,
+        True,
+        "transfer_money denied: amount <= 10 failed (amount = 11)",
+    ]
+    (record,) = sandbox.execute("await transfer_money({amount: 11, currency: 'X'})").tool_calls
+    assert (record.allowed, record.rule, record.result) == (
+        False,
+        "amount <= 10 failed (amount = 11)",
+        None,
+    )
+
+
+def test_tool_not_covered_by_any_capability_is_denied() -> None:
+    sandbox = Sandbox(tools=[get_weather, transfer_money], capabilities=[MethodCapability("get_*")])
+    result = sandbox.execute("await transfer_money({amount: 1, currency: 'USD'})")
+    assert result.error == (
+        "CapabilityError: transfer_money denied: no capability matches 'transfer_money'"
+    )
+    assert sandbox.execute("return (await get_weather({city: 'X'})).temp").return_value == 72
+
+
+def test_tool_exception_becomes_tool_error() -> None:
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        raise KeyError(key)
+
+    sandbox = Sandbox(tools=[lookup])
+    code = "try { await lookup({key: 'k'}) } catch (e) { return [e.name, e.message] }"
+    assert sandbox.execute(code).return_value == ["ToolError", "lookup failed: KeyError: 'k'"]
+    result = sandbox.execute("await lookup({key: 'k'})")
+    assert (result.exit_code, result.error) == (1, "ToolError: lookup failed: KeyError: 'k'")
+
+
+def test_positional_argument_throws_type_error_with_call_form(sandbox: Sandbox) -> None:
+    result = sandbox.execute("await get_weather('SF')")
+    assert result.error == (
+        "TypeError: get_weather() takes one object argument, not \"SF\"; "
+        "call it as await get_weather({city: <string>})"
+    )
+    result = sandbox.execute("await get_weather({city: 'a'}, 2)")
+    assert result.error is not None and "not 2 arguments" in result.error
+    assert result.tool_calls == ()
+
+
+def test_bad_arguments_are_rejected_before_the_tool_runs(sandbox: Sandbox) -> None:
+    result = sandbox.execute("await get_weather({town: 'SF'})")
+    assert result.error_kind == "exception"
+    assert result.error is not None and result.error.startswith("TypeError: get_weather")
+    (record,) = result.tool_calls
+    assert not record.allowed
+
+
+def test_names_map_and_namespaces() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def handler(name: str, params: dict[str, Any]) -> Any:
+        seen.append((name, params))
+        return name
+
+    tools = [
+        {"name": "stripe/charges/create", "description": "Create a charge."},
+        {"name": "mcp:fs.read-file", "description": "Read."},
+    ]
+    sandbox = Sandbox(tools=tools, tool_handler=handler)
+    code = """
+    return [await stripe_charges_create({n: 1}), await stripe.charges.create({n: 2}),
+            await mcp_fs_read_file({}), typeof mcp.fs]
+    """
+    assert sandbox.execute(code).return_value == [
+        "stripe/charges/create",
+        "stripe/charges/create",
+        "mcp:fs.read-file",
+        "object",
+    ]
+    assert [name for name, _ in seen] == ["stripe/charges/create"] * 2 + ["mcp:fs.read-file"]
+
+
+def test_list_tools_shows_names_descriptions_schemas(sandbox: Sandbox) -> None:
+    assert sandbox.execute("return listTools()").return_value == [
+        {
+            "name": "get_weather",
+            "jsName": "get_weather",
+            "description": "Get weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "City name."}},
+                "required": ["city"],
+                "additionalProperties": False,
+            },
+        }
+    ]
+
+
+def test_async_tools_issued_together_run_concurrently() -> None:
+    started = 0
+    all_started = asyncio.Event()
+
+    async def slow(i: int) -> int:
+        """Wait until every call has started: only possible if they run concurrently."""
+        nonlocal started
+        started += 1
+        if started == 20:
+            all_started.set()
+        await asyncio.wait_for(all_started.wait(), timeout=2)
+        return i * 2
+
+    sandbox = Sandbox(tools=[slow])
+    code = "return await Promise.all(Array.from({length: 20}, (_, i) => slow({i})))"
+    result = sandbox.execute(code)
+    assert result.return_value == [i * 2 for i in range(20)]
+    assert len(result.tool_calls) == 20
+
+
+def test_aexecute_runs_async_tools_on_the_callers_loop() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def where() -> str:
+        """Record the loop."""
+        loops.append(asyncio.get_running_loop())
+        return "here"
+
+    async def main() -> tuple[Any, asyncio.AbstractEventLoop]:
+        sandbox = Sandbox(tools=[where])
+        result = await sandbox.aexecute("return await where()")
+        return result.return_value, asyncio.get_running_loop()
+
+    value, loop = asyncio.run(main())
+    assert value == "here"
+    assert loops == [loop]
+
+
+def test_execute_inside_a_running_loop_still_runs_async_tools() -> None:
+    async def twice(x: int) -> int:
+        """Double."""
+        return 2 * x
+
+    async def main() -> Any:
+        return Sandbox(tools=[twice]).execute("return await twice({x: 4})").return_value
+
+    assert asyncio.run(main()) == 8
+
+
+def test_tool_handler_and_definitions_without_functions() -> None:
+    definition = ToolDefinition(
+        name="db/query",
+        description="Run a query.",
+        parameters={"type": "object", "properties": {"sql": {"type": "string"}}},
+    )
+    sandbox = Sandbox(tools=[definition], tool_handler=lambda name, params: [params["sql"]])
+    assert sandbox.execute("return await db.query({sql: 'select 1'})").return_value == [
+        "select 1"
+    ]
+    with pytest.raises(ValueError, match="tool_handler"):
+        Sandbox(tools=[definition])
+
+
+def test_results_that_are_not_plain_json() -> None:
+    import dataclasses
+    import datetime
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: int
+
+    def shapes() -> Any:
+        """Odd values."""
+        return {"p": Point(1, 2), "s": (1, 2), "d": datetime.date(2026, 1, 2)}
+
+    assert Sandbox(tools=[shapes]).execute("return await shapes()").return_value == {
+        "p": {"x": 1, "y": 2},
+        "s": [1, 2],
+        "d": "2026-01-02",
+    }
+
+
+def test_tool_call_records(sandbox: Sandbox) -> None:
+    result = sandbox.execute("await get_weather({city: 'A'}); await get_weather({city: 'B'})")
+    assert [(c.method, c.params, c.allowed, c.result) for c in result.tool_calls] == [
+        ("get_weather", {"city": "A"}, True, {"city": "A", "temp": 72}),
+        ("get_weather", {"city": "B"}, True, {"city": "B", "temp": 72}),
+    ]
+    assert all(c.duration_ms >= 0 for c in result.tool_calls)
+
+
+def test_sync_tools_are_called_on_the_executing_thread(sandbox: Sandbox) -> None:
+    threads: list[threading.Thread] = []
+
+    def who() -> str:
+        """Record the thread."""
+        threads.append(threading.current_thread())
+        return "me"
+
+    Sandbox(tools=[who]).execute("await who()")
+    assert threads == [threading.current_thread()]
+
+
+def test_sandbox_tool_from_functions_and_description() -> None:
+    tool = SandboxTool.from_functions(
+        [get_weather], capabilities=[MethodCapability("get_weather", max_calls=1)]
+    )
+    assert tool.run("return (await get_weather({city: 'SF'})).city") == "SF"
+    assert tool.run("await get_weather({city: 'SF'})") == (
+        "CapabilityError: get_weather denied: max_calls=1 for 'get_weather' exhausted "
+        "(1 call made)\n"
+    )
+    assert "await get_weather({city: string}) - Get weather for a city." in tool.description
+    assert tool.parameters["required"] == ["code"]
+
+
+def test_timeout_covers_time_spent_in_tools() -> None:
+    async def sleepy() -> str:
+        """Sleep too long."""
+        await asyncio.sleep(5)
+        return "late"
+
+    async def main() -> Any:
+        sandbox = Sandbox(tools=[sleepy], limits=Limits(timeout=0.3))
+        return await sandbox.aexecute("return await sleepy()")
+
+    result = asyncio.run(main())
+    assert (result.exit_code, result.error_kind) == (124, "timeout")
+
+
+def test_capability_error_is_exported() -> None:
+    error = CapabilityError("t", "rule")
+    assert str(error) == "t denied: rule"
