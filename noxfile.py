@@ -16,7 +16,9 @@ import nox
 ROOT = Path(__file__).parent
 WASM = ROOT / "python" / "corral" / "corral.wasm"
 DIST = ROOT / "build" / "dist"
-HOST_TARGET = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "corral" / "guest-host-target"
+HOST_TARGET = (
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "corral" / "guest-host-target"
+)
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
@@ -72,7 +74,9 @@ def docs(session: nox.Session) -> None:
     """Sphinx (warnings are errors) and the docs' doctests."""
     _build_guest(session)
     session.install("-e", ".[docs]")
-    session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html")
+    session.run(
+        "sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html"
+    )
     session.run("sphinx-build", "-W", "-q", "-b", "doctest", "docs", "docs/_build/doctest")
 
 

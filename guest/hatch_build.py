@@ -16,7 +16,9 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
 def _toolchain(root: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("corral_toolchain", root / "guest" / "toolchain.py")
+    spec = importlib.util.spec_from_file_location(
+        "corral_toolchain", root / "guest" / "toolchain.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up here

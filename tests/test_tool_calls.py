@@ -70,7 +70,9 @@ def test_constraints_and_budget_from_the_dict_form() -> None:
 
 def test_bad_constraint_spec_fails_at_construction() -> None:
     with pytest.raises(ValueError, match="transfer_money"):
-        create_sandbox_tool(tools=[transfer_money], constraints={"transfer_money": {"amount": "~5"}})
+        create_sandbox_tool(
+            tools=[transfer_money], constraints={"transfer_money": {"amount": "~5"}}
+        )
 
 
 def test_denial_is_a_catchable_capability_error() -> None:
@@ -120,7 +122,7 @@ def test_tool_exception_becomes_tool_error() -> None:
 def test_positional_argument_throws_type_error_with_call_form(sandbox: Sandbox) -> None:
     result = sandbox.execute("await get_weather('SF')")
     assert result.error == (
-        "TypeError: get_weather() takes one object argument, not \"SF\"; "
+        'TypeError: get_weather() takes one object argument, not "SF"; '
         "call it as await get_weather({city: <string>})"
     )
     result = sandbox.execute("await get_weather({city: 'a'}, 2)")
@@ -233,9 +235,7 @@ def test_tool_handler_and_definitions_without_functions() -> None:
         parameters={"type": "object", "properties": {"sql": {"type": "string"}}},
     )
     sandbox = Sandbox(tools=[definition], tool_handler=lambda name, params: [params["sql"]])
-    assert sandbox.execute("return await db.query({sql: 'select 1'})").return_value == [
-        "select 1"
-    ]
+    assert sandbox.execute("return await db.query({sql: 'select 1'})").return_value == ["select 1"]
     with pytest.raises(ValueError, match="tool_handler"):
         Sandbox(tools=[definition])
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["Entropy", "GuestExit", "Memory", "WasiShim", "WasiFunction"]
+__all__ = ["Entropy", "GuestExit", "Memory", "WasiFunction", "WasiShim"]
 
 # errno values from the WASI preview-1 spec.
 ESUCCESS = 0
@@ -79,7 +79,9 @@ class WasiShim:
     instance's memory before running any guest code.
     """
 
-    def __init__(self, entropy: Entropy | None = None, diagnostics: Callable[[bytes], None] | None = None) -> None:
+    def __init__(
+        self, entropy: Entropy | None = None, diagnostics: Callable[[bytes], None] | None = None
+    ) -> None:
         self.entropy = entropy or Entropy.system()
         self._diagnostics = diagnostics or _to_stderr
         self._memory: Memory | None = None

@@ -84,8 +84,11 @@ def demo() -> int:
         limits=Limits(timeout=0.5),
     )
     print(f"sandbox ready in {(time.perf_counter() - started) * 1000:.0f} ms")
-    _show("code mode: parallel tool calls, a constrained payment", DEMO_SCRIPT,
-          sandbox.execute(DEMO_SCRIPT))
+    _show(
+        "code mode: parallel tool calls, a constrained payment",
+        DEMO_SCRIPT,
+        sandbox.execute(DEMO_SCRIPT),
+    )
     for title, code in [
         ("a runaway loop hits the time limit", "while (true) {}"),
         ("...and the sandbox still works", "return 6 * 7"),

@@ -138,7 +138,9 @@ class Driver:
         return instance
 
     @staticmethod
-    def _send(instance: Instance, export: str, frame: bytes, deadline: float | None = None) -> bytes:
+    def _send(
+        instance: Instance, export: str, frame: bytes, deadline: float | None = None
+    ) -> bytes:
         ptr = instance.call("corral_alloc", len(frame))
         instance.write(ptr, frame)
         return Driver._reply(instance, instance.call(export, ptr, len(frame), deadline=deadline))

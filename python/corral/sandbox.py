@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from ._module import wasm_bytes
 from .capabilities import Authorizer, MethodCapability, capabilities_from_dict
@@ -44,9 +44,9 @@ __all__ = [
 ]
 
 LANGUAGES = {"javascript": "javascript", "js": "javascript"}
-ToolHandler = Callable[[str, dict[str, Any]], Union[Any, Awaitable[Any]]]
+ToolHandler = Callable[[str, dict[str, Any]], Any | Awaitable[Any]]
 """``handler(name, params)`` for tools that have no Python function of their own."""
-ToolLike = Union[Callable[..., Any], ToolDefinition, Mapping[str, Any]]
+ToolLike = Callable[..., Any] | ToolDefinition | Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -250,40 +250,45 @@ class Sandbox:
         if tool is None:
             listing = ", ".join(self.tools) or "none"
             message = f"unknown tool {op.tool!r} (available: {listing})"
-            return self._refuse(op, batch, params, "tool", message, message)
+            return self._refuse(op, batch, params, "tool", message, rule=message)
         try:
             validate_arguments(tool, params)
         except ToolArgumentError as error:
-            return self._refuse(op, batch, params, "argument", str(error), str(error))
+            return self._refuse(op, batch, params, "argument", str(error), rule=str(error))
         decision = self.authorizer.authorize(op.tool, params)
         if not decision.allowed:
             message = str(decision.error())
-            return self._refuse(op, batch, params, "capability", message, decision.rule)
+            return self._refuse(op, batch, params, "capability", message, rule=decision.rule)
         return _Pending(op, tool, params, decision.rule)
 
     @staticmethod
     def _refuse(
-        op: HostOp, batch: _Batch, params: Any, kind: str, message: str, rule: str
+        op: HostOp, batch: _Batch, params: Any, kind: str, message: str, *, rule: str
     ) -> None:
         batch.results[op.id] = OpResult(op.id, error_kind=kind, error=message)
         batch.records[op.id] = ToolCall(op.tool, params, False, rule, error=message)
-        return None
 
-    def _finish(self, call: _Pending, batch: _Batch, started: float, outcome: Any, error: BaseException | None) -> None:
+    @staticmethod
+    def _succeeded(call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
+        try:
+            payload = json.dumps(outcome, default=_json_default, ensure_ascii=False).encode()
+        except (TypeError, ValueError) as error:  # e.g. a circular structure
+            Sandbox._failed(call, batch, started, error)
+            return
         elapsed = (time.perf_counter() - started) * 1000
-        op = call.op
-        if error is None:
-            try:
-                payload = json.dumps(outcome, default=_json_default, ensure_ascii=False).encode()
-            except (TypeError, ValueError) as exc:
-                error = exc
-            else:
-                batch.results[op.id] = OpResult(op.id, ok=payload)
-                batch.records[op.id] = ToolCall(op.tool, call.params, True, call.rule, outcome, None, elapsed)
-                return
-        message = f"{op.tool} failed: {type(error).__name__}: {error}"
-        batch.results[op.id] = OpResult(op.id, error_kind="tool", error=message)
-        batch.records[op.id] = ToolCall(op.tool, call.params, True, call.rule, None, message, elapsed)
+        batch.results[call.op.id] = OpResult(call.op.id, ok=payload)
+        batch.records[call.op.id] = ToolCall(
+            call.op.tool, call.params, True, call.rule, outcome, None, elapsed
+        )
+
+    @staticmethod
+    def _failed(call: _Pending, batch: _Batch, started: float, error: BaseException) -> None:
+        elapsed = (time.perf_counter() - started) * 1000
+        message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
+        batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
+        batch.records[call.op.id] = ToolCall(
+            call.op.tool, call.params, True, call.rule, None, message, elapsed
+        )
 
     def _is_async(self, call: _Pending) -> bool:
         if call.tool.func is not None:
@@ -299,9 +304,9 @@ class Sandbox:
                 assert self.tool_handler is not None
                 outcome = self.tool_handler(call.tool.name, call.params)
         except Exception as error:  # noqa: BLE001 - a tool's failure goes back to the guest
-            self._finish(call, batch, started, None, error)
+            self._failed(call, batch, started, error)
         else:
-            self._finish(call, batch, started, outcome, None)
+            self._succeeded(call, batch, started, outcome)
 
     async def _invoke_async(self, call: _Pending, batch: _Batch) -> None:
         started = time.perf_counter()
@@ -314,9 +319,9 @@ class Sandbox:
                 if inspect.isawaitable(outcome):
                     outcome = await outcome
         except Exception as error:  # noqa: BLE001 - a tool's failure goes back to the guest
-            self._finish(call, batch, started, None, error)
+            self._failed(call, batch, started, error)
         else:
-            self._finish(call, batch, started, outcome, None)
+            self._succeeded(call, batch, started, outcome)
 
     def _dispatch_sync(self, ops: list[HostOp], records: list[ToolCall]) -> list[OpResult]:
         batch = _Batch()
@@ -326,7 +331,9 @@ class Sandbox:
             if call not in async_calls:
                 self._invoke_sync(call, batch)
         if async_calls:
-            _run_coroutine(lambda: asyncio.gather(*(self._invoke_async(c, batch) for c in async_calls)))
+            _run_coroutine(
+                lambda: asyncio.gather(*(self._invoke_async(c, batch) for c in async_calls))
+            )
         records.extend(batch.records[op.id] for op in ops)
         return batch.ordered(ops)
 
@@ -339,7 +346,7 @@ class Sandbox:
         tasks = [self._invoke_async(call, batch) for call in calls]
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), timeout=remaining)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return Cancel("timeout")
         finally:
             records.extend(batch.records[op.id] for op in ops if op.id in batch.records)

@@ -8,6 +8,7 @@ backstop for guest code that the guest's own interrupt checks cannot stop.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -124,10 +125,8 @@ class WasmtimeBackend:
             except wasmtime.WasmtimeError:
                 pass  # stale or corrupt: recompile and overwrite
         module = wasmtime.Module(self.engine, wasm)
-        try:
+        with contextlib.suppress(OSError):  # a read-only cache only costs speed
             self._store(path, module)
-        except OSError:
-            pass  # a read-only cache only costs speed
         return module
 
     @staticmethod
@@ -182,7 +181,9 @@ class WasmtimeInstance:
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
         """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
         func = self._exports[name]
-        ticks = 2**62 if deadline is None else max(1, int((deadline - time.monotonic()) / EPOCH_TICK))
+        ticks = (
+            2**62 if deadline is None else max(1, int((deadline - time.monotonic()) / EPOCH_TICK))
+        )
         self._store.set_epoch_deadline(ticks)
         self._backend._ticker.enter()
         try:
@@ -215,10 +216,14 @@ class WasmtimeInstance:
 def _classify(trap: wasmtime.Trap) -> GuestTrap:
     code = trap.trap_code
     if code == wasmtime.TrapCode.INTERRUPT:
-        return GuestTrap("timeout", "the time limit was exceeded inside a builtin that cannot be interrupted")
+        return GuestTrap(
+            "timeout", "the time limit was exceeded inside a builtin that cannot be interrupted"
+        )
     if code == wasmtime.TrapCode.STACK_OVERFLOW:
         return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
     if code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
         # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
-        return GuestTrap("stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)")
+        return GuestTrap(
+            "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
+        )
     return GuestTrap("trap", f"the guest trapped: {trap.message.splitlines()[0]}")
