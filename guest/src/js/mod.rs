@@ -16,6 +16,9 @@ use crate::output::Output;
 use crate::protocol::{Limits, ToolSpec};
 
 const PRELUDE: &str = include_str!("prelude.js");
+/// Code runs as the body of this async function; the prefix shares the code's first line, so
+/// line numbers are exact and the prelude corrects first-line columns by its length.
+const WRAP_PREFIX: &str = "(async () => {";
 /// The interrupt handler runs every ~10k bytecodes; reading the clock goes through the host, so
 /// only every this many calls does it actually look.
 const CLOCK_EVERY: u32 = 8;
@@ -167,7 +170,7 @@ impl JsEngine {
         self.interrupt.deadline.set(Some(deadline));
         self.interrupt.fired.set(false);
         self.interrupt.force.set(false);
-        let source = format!("(async () => {{{code}\n}})");
+        let source = format!("{WRAP_PREFIX}{code}\n}})");
         self.ctx.with(|ctx| {
             let mut options = EvalOptions::default();
             options.strict = false;
@@ -304,7 +307,7 @@ fn install(
     options.filename = Some("corral:prelude".into());
     let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
     let specs_value = ctx.json_parse(specs_json)?;
-    let hooks: Object = prelude.call((native, specs_value)).map_err(|e| match e {
+    let hooks: Object = prelude.call((native, specs_value, WRAP_PREFIX.len())).map_err(|e| match e {
         rquickjs::Error::Exception => EngineError(format!("prelude failed: {:?}", ctx.catch())),
         other => other.into(),
     })?;

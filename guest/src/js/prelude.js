@@ -1,7 +1,7 @@
 // The JavaScript half of the guest: console, tool functions, errors and result formatting.
 // Evaluated once per sandbox as a function of the native bindings; it returns the hooks that the
 // Rust side calls. Nothing here is trusted by the host: every tool call is checked there.
-(function (native, tools) {
+(function (native, tools, wrapPrefixLength) {
   "use strict";
   const MAX_DEPTH = 64;
 
@@ -58,8 +58,12 @@
   const toJSON = (value) => JSON.stringify(plain(value, [], 0));
 
   // Only frames of the user's code: the prelude's own frames are noise to a model.
+  // First-line columns are shifted by the async wrapper the code runs in.
   const userFrames = (stack) => (typeof stack === "string" ? stack : "")
-    .split("\n").filter((line) => line.includes("code.js")).join("\n");
+    .split("\n").filter((line) => line.includes("code.js"))
+    .map((line) => line.replace(/code\.js:1:(\d+)/,
+      (_, col) => `code.js:1:${Math.max(1, col - wrapPrefixLength)}`))
+    .join("\n");
 
   function describeError(error) {
     if (error instanceof Error) {

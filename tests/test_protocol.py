@@ -1,0 +1,107 @@
+"""The step/resume protocol, driven directly (below the Sandbox)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from corral._module import wasm_bytes
+from corral.protocol import (
+    Cancel,
+    Driver,
+    Execution,
+    HostOp,
+    OpResult,
+    ProtocolError,
+    RawOutcome,
+    decode_frame,
+    encode_frame,
+)
+from corral.runtime import get_backend
+
+CONFIG = {
+    "tools": [{"name": "echo", "description": "Echo.", "parameters": {"type": "object"}}],
+    "limits": {"memory": 32 << 20, "stack": 256 << 10, "max_output": 1 << 20},
+}
+
+
+@pytest.fixture
+def driver() -> Driver:
+    backend = get_backend()
+    return Driver(backend, backend.load(wasm_bytes()), CONFIG, 128 << 20)
+
+
+def drive(run: Execution, answer: object = None) -> tuple[list[list[HostOp]], RawOutcome]:
+    """Run to completion, echoing every call's arguments; return the batches and outcome."""
+    batches: list[list[HostOp]] = []
+    try:
+        ops = next(run)
+        while True:
+            batches.append(ops)
+            reply = answer if answer is not None else [OpResult(op.id, ok=op.args) for op in ops]
+            ops = run.send(reply)  # type: ignore[arg-type]
+    except StopIteration as stop:
+        return batches, stop.value
+
+
+def test_frames_round_trip() -> None:
+    frame = encode_frame({"a": 1}, {"code": b"x = 1", "stdin": b"\x00\xff"})
+    header, blob = decode_frame(frame)
+    assert header == {"a": 1, "code": [0, 5], "stdin": [5, 2]}
+    assert blob == b"x = 1\x00\xff"
+
+
+def test_promise_all_sends_every_call_in_one_step(driver: Driver) -> None:
+    code = "return (await Promise.all([1, 2, 3, 4].map((i) => echo({i})))).map((r) => r.i)"
+    batches, outcome = drive(driver.run("javascript", code, None, 5.0))
+    assert [[json.loads(op.args) for op in batch] for batch in batches] == [
+        [{"i": 1}, {"i": 2}, {"i": 3}, {"i": 4}]
+    ]
+    assert [op.tool for op in batches[0]] == ["echo"] * 4
+    assert (outcome.exit_code, outcome.value) == (0, b"[1,2,3,4]")
+
+
+def test_sequential_awaits_take_one_step_each(driver: Driver) -> None:
+    code = "await echo({}); await echo({}); return 'done'"
+    batches, outcome = drive(driver.run("javascript", code, None, 5.0))
+    assert [len(b) for b in batches] == [1, 1]
+    assert outcome.stdout == b"done"
+
+
+def test_error_results_reject_with_the_matching_class(driver: Driver) -> None:
+    code = "try { await echo({}) } catch (e) { return [e.name, e.message] }"
+    run = driver.run("javascript", code, None, 5.0)
+    op = next(run)[0]
+    with pytest.raises(StopIteration) as stop:
+        run.send([OpResult(op.id, error_kind="capability", error="echo denied: nope")])
+    assert stop.value.value.value == b'["CapabilityError","echo denied: nope"]'
+
+
+def test_cancel_ends_the_execution(driver: Driver) -> None:
+    run = driver.run("javascript", "await echo({}); return 1", None, 5.0)
+    next(run)
+    with pytest.raises(StopIteration) as stop:
+        run.send(Cancel("timeout"))
+    outcome = stop.value.value
+    assert (outcome.exit_code, outcome.error_kind) == (124, "timeout")
+    # Nothing of the cancelled execution leaks into the next one.
+    assert drive(driver.run("javascript", "return 2", None, 5.0))[1].value == b"2"
+
+
+def test_unawaited_calls_still_reach_the_host(driver: Driver) -> None:
+    batches, outcome = drive(driver.run("javascript", "echo({late: true}); return 1", None, 5.0))
+    assert [json.loads(op.args) for op in batches[0]] == [{"late": True}]
+    assert outcome.value == b"1"
+
+
+def test_resuming_an_unknown_operation_is_a_protocol_error(driver: Driver) -> None:
+    run = driver.run("javascript", "await echo({})", None, 5.0)
+    next(run)
+    with pytest.raises(ProtocolError, match="no pending operation with id 999"):
+        run.send([OpResult(999, ok=b"1")])
+
+
+def test_stdout_travels_as_raw_bytes(driver: Driver) -> None:
+    _, outcome = drive(driver.run("javascript", "console.log('\\u00e9\\u0000x')", None, 5.0))
+    assert outcome.stdout == "é\x00x\n".encode()

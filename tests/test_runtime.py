@@ -1,0 +1,152 @@
+"""The module cache, the WASI shim and the command line."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corral import Sandbox, precompile_module
+from corral._module import wasm_bytes
+from corral._wasi import EBADF, Entropy, GuestExit, WasiShim
+from corral.runtime import get_backend
+from corral.runtime._wasmtime import WasmtimeBackend
+
+
+class FakeMemory:
+    def __init__(self) -> None:
+        self.data = bytearray(256)
+
+    def read(self, ptr: int, length: int) -> bytes:
+        return bytes(self.data[ptr : ptr + length])
+
+    def write(self, ptr: int, data: bytes) -> None:
+        self.data[ptr : ptr + len(data)] = data
+
+
+def shim_with(memory: FakeMemory, sink: list[bytes] | None = None) -> WasiShim:
+    entropy = Entropy(clock=lambda clock_id: 1000 + clock_id, random=lambda n: b"\x07" * n)
+    shim = WasiShim(entropy, diagnostics=(sink.append if sink is not None else None))
+    shim.bind(memory)
+    return shim
+
+
+def test_wasi_clock_and_random_come_from_the_entropy_source() -> None:
+    memory = FakeMemory()
+    shim = shim_with(memory)
+    assert shim.clock_time_get(1, 0, 8) == 0
+    assert struct.unpack_from("<Q", memory.data, 8) == (1001,)
+    assert shim.random_get(32, 4) == 0
+    assert memory.data[32:36] == b"\x07" * 4
+
+
+def test_wasi_fd_write_goes_to_diagnostics_only_for_stdio() -> None:
+    memory, sink = FakeMemory(), []
+    shim = shim_with(memory, sink)
+    memory.write(100, b"hello")
+    memory.write(0, struct.pack("<II", 100, 5))
+    assert shim.fd_write(2, 0, 1, 16) == 0
+    assert sink == [b"hello"]
+    assert struct.unpack_from("<I", memory.data, 16) == (5,)
+    assert shim.fd_write(7, 0, 1, 16) == EBADF
+
+
+def test_wasi_proc_exit_raises() -> None:
+    with pytest.raises(GuestExit, match="guest exited with code 3"):
+        shim_with(FakeMemory()).proc_exit(3)
+
+
+def test_the_guest_imports_only_a_few_wasi_functions() -> None:
+    import wasmtime
+
+    module = wasmtime.Module(get_backend().engine, wasm_bytes())  # type: ignore[attr-defined]
+    imports = sorted((i.module, i.name) for i in module.imports)
+    allowed = set(WasiShim().functions())
+    assert {module for module, _ in imports} == {"wasi_snapshot_preview1"}
+    assert {name for _, name in imports} <= allowed
+    exports = {e.name for e in module.exports}
+    assert {
+        "corral_alloc",
+        "corral_init",
+        "corral_submit",
+        "corral_step",
+        "corral_resume",
+    } <= exports
+
+
+def test_precompile_writes_the_disk_cache_atomically(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path))
+    path = precompile_module()
+    assert path is not None and path.parent == tmp_path / "modules" and path.suffix == ".cwasm"
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary files left
+    fresh = WasmtimeBackend()  # a new engine: no in-process cache
+    assert fresh.cache_path(wasm_bytes()) == path
+    fresh.load(wasm_bytes())  # deserialised from the file
+
+
+def test_cache_key_depends_on_the_module() -> None:
+    backend = get_backend()
+    assert isinstance(backend, WasmtimeBackend)
+    assert backend.cache_key(b"\0asm") != backend.cache_key(wasm_bytes())
+
+
+def test_corrupt_cache_file_is_recompiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path))
+    fresh = WasmtimeBackend()
+    path = fresh.cache_path(wasm_bytes())
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"garbage")
+    fresh.load(wasm_bytes())
+    assert path.read_bytes() != b"garbage"
+
+
+def test_second_sandbox_reuses_the_compiled_module() -> None:
+    backend = get_backend()
+    assert backend.load(wasm_bytes()) is backend.load(wasm_bytes())
+    Sandbox()
+    Sandbox()
+
+
+def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "corral", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_cli_run() -> None:
+    done = run_cli("run", "-c", "console.log('hi'); return 2")
+    assert (done.returncode, done.stdout) == (0, "hi\n2")
+    failed = run_cli("run", stdin="throw new Error('x')")
+    assert (failed.returncode, failed.stderr) == (
+        1,
+        "Error: x\n    at <anonymous> (code.js:1:11)\n",
+    )
+
+
+def test_cli_demo_runs() -> None:
+    done = run_cli("demo")
+    assert done.returncode == 0, done.stderr
+    assert "CapabilityError: payments/transfer denied: amount <= 1000 failed" in done.stdout
+    assert "TimeoutError: execution exceeded the 0.5 s time limit" in done.stdout
+
+
+def test_cli_precompile(tmp_path: Path) -> None:
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-m", "corral", "precompile"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CORRAL_CACHE_DIR": str(tmp_path)},
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip().startswith(str(tmp_path))
