@@ -22,7 +22,7 @@ from corral.runtime import get_backend
 
 CONFIG = {
     "tools": [{"name": "echo", "description": "Echo.", "parameters": {"type": "object"}}],
-    "limits": {"memory": 32 << 20, "stack": 256 << 10, "max_output": 1 << 20},
+    "limits": {"memory": 32 << 20, "max_output": 1 << 20},
 }
 
 

@@ -104,8 +104,6 @@ pub struct ToolSpec {
 pub struct Limits {
     /// QuickJS heap limit in bytes.
     pub memory: u64,
-    /// QuickJS stack limit in bytes.
-    pub stack: u64,
     /// Cap on captured stdout and on captured stderr, each, per execution.
     pub max_output: u64,
 }

@@ -232,3 +232,118 @@ fn timeout_message(timeout: Duration) -> String {
         timeout.as_secs_f64()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn frame(header: &Value, blob: &[u8]) -> Vec<u8> {
+        let head = serde_json::to_vec(header).unwrap_or_default();
+        let mut out = (head.len() as u32).to_le_bytes().to_vec();
+        out.extend_from_slice(&head);
+        out.extend_from_slice(blob);
+        out
+    }
+
+    fn guest() -> Guest {
+        let config = json!({
+            "tools": [{"name": "a/b", "description": "", "parameters": {"type": "object"}}],
+            "limits": {"memory": 16 << 20, "max_output": 1 << 16},
+        });
+        let bytes = frame(&config, b"");
+        let parsed: Config = Frame::decode(&bytes)
+            .and_then(|f| f.parse())
+            .expect("config");
+        Guest::new(&parsed).expect("guest")
+    }
+
+    fn submit(guest: &mut Guest, code: &str, timeout_ms: u64) {
+        let job =
+            json!({"language": "javascript", "code": [0, code.len()], "timeout_ms": timeout_ms});
+        let bytes = frame(&job, code.as_bytes());
+        guest
+            .submit(&Frame::decode(&bytes).expect("frame"))
+            .expect("submit");
+    }
+
+    /// The step reply as (header, blob).
+    fn step(guest: &mut Guest) -> (Value, Vec<u8>) {
+        let reply = guest.step().expect("step");
+        let f = Frame::decode(&reply).expect("reply");
+        (
+            serde_json::from_slice(f.header).expect("json"),
+            f.blob.to_vec(),
+        )
+    }
+
+    fn text(blob: &[u8], range: &Value) -> String {
+        let (start, len) = (
+            range[0].as_u64().unwrap_or(0) as usize,
+            range[1].as_u64().unwrap_or(0) as usize,
+        );
+        String::from_utf8_lossy(&blob[start..start + len]).into_owned()
+    }
+
+    #[test]
+    fn runs_to_completion_with_value_and_output() {
+        let mut g = guest();
+        submit(&mut g, "console.log('hi'); return {x: 1}", 5000);
+        let (reply, blob) = step(&mut g);
+        assert_eq!(reply["status"], "done");
+        assert_eq!(text(&blob, &reply["stdout"]), "hi\n{\"x\":1}");
+        assert_eq!(text(&blob, &reply["outcome"]["value"]), "{\"x\":1}");
+        assert_eq!(reply["outcome"]["exit_code"], 0);
+    }
+
+    #[test]
+    fn reports_all_concurrent_calls_in_one_step_and_resumes_by_id() {
+        let mut g = guest();
+        submit(
+            &mut g,
+            "const r = await Promise.all([a.b({n: 1}), a_b({n: 2})]); return r",
+            5000,
+        );
+        let (reply, blob) = step(&mut g);
+        assert_eq!(reply["status"], "blocked");
+        let ops = reply["ops"].as_array().cloned().unwrap_or_default();
+        assert_eq!(ops.len(), 2);
+        assert_eq!(text(&blob, &ops[1]["args"]), "{\"n\":2}");
+        // Answer out of order: the second call first.
+        let results = json!({"results": [
+            {"id": ops[1]["id"], "ok": [0, 1]},
+            {"id": ops[0]["id"], "error": {"kind": "tool", "message": "boom"}},
+        ]});
+        let bytes = frame(&results, b"2");
+        g.resume(&Frame::decode(&bytes).expect("frame"))
+            .expect("resume");
+        let (reply, _) = step(&mut g);
+        assert_eq!(reply["status"], "done");
+        assert_eq!(reply["outcome"]["error"]["message"], "ToolError: boom");
+    }
+
+    #[test]
+    fn deadline_interrupts_a_busy_loop_and_the_next_job_runs() {
+        let mut g = guest();
+        submit(&mut g, "while (true) {}", 50);
+        let (reply, _) = step(&mut g);
+        assert_eq!(reply["outcome"]["error"]["kind"], "timeout");
+        assert_eq!(reply["outcome"]["exit_code"], 124);
+        submit(&mut g, "return 5", 5000);
+        assert_eq!(step(&mut g).0["outcome"]["exit_code"], 0);
+    }
+
+    #[test]
+    fn protocol_misuse_is_an_error_not_a_crash() {
+        let mut g = guest();
+        assert!(g.step().is_err());
+        submit(&mut g, "await a.b({})", 5000);
+        let bytes = frame(&json!({"results": [{"id": 42, "ok": [0, 0]}]}), b"");
+        let error = g
+            .resume(&Frame::decode(&bytes).expect("frame"))
+            .err()
+            .map(|e| e.0);
+        assert_eq!(error.as_deref(), Some("no pending operation with id 42"));
+        assert!(Frame::decode(&[1, 0]).is_err());
+    }
+}

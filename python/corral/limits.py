@@ -17,24 +17,25 @@ class Limits:
     """Limits enforced inside the guest, with a native backstop; exceeding one ends the
     execution with an error in the result and leaves the sandbox usable.
 
+    Recursion depth is bounded by the WebAssembly engine's own stack (QuickJS cannot check
+    its stack on WASI): a runaway recursion ends the execution with a ``stack_overflow``
+    error, and the sandbox continues on a fresh instance.
+
     Attributes:
         timeout: Wall-clock seconds per execution, including time spent in tools.
         memory: Bytes of JavaScript heap.
-        stack: Bytes of JavaScript stack (deep recursion beyond the engine's own stack
-            also ends the execution, with a ``stack_overflow`` error).
         max_output: Bytes of stdout and of stderr captured per execution; the rest is cut
             with a marker line.
     """
 
     timeout: float = 30.0
     memory: int = 64 * MiB
-    stack: int = 512 * KiB
     max_output: int = 1 * MiB
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
             raise ValueError(f"Limits.timeout must be > 0 seconds, got {self.timeout!r}")
-        for name in ("memory", "stack", "max_output"):
+        for name in ("memory", "max_output"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive int of bytes, got {value!r}")
@@ -46,4 +47,4 @@ class Limits:
 
     def to_guest(self) -> dict[str, int]:
         """The limits the guest enforces itself, as sent in its configuration."""
-        return {"memory": self.memory, "stack": self.stack, "max_output": self.max_output}
+        return {"memory": self.memory, "max_output": self.max_output}

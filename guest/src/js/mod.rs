@@ -143,7 +143,6 @@ impl JsEngine {
     pub fn new(tools: &[ToolSpec], limits: &Limits) -> Result<Self, EngineError> {
         let rt = Runtime::new()?;
         rt.set_memory_limit(usize::try_from(limits.memory).unwrap_or(usize::MAX));
-        rt.set_max_stack_size(usize::try_from(limits.stack).unwrap_or(usize::MAX));
         let interrupt = Rc::new(Interrupt::default());
         let handler = Rc::clone(&interrupt);
         rt.set_interrupt_handler(Some(Box::new(move || handler.check())));
@@ -307,10 +306,12 @@ fn install(
     options.filename = Some("corral:prelude".into());
     let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
     let specs_value = ctx.json_parse(specs_json)?;
-    let hooks: Object = prelude.call((native, specs_value, WRAP_PREFIX.len())).map_err(|e| match e {
-        rquickjs::Error::Exception => EngineError(format!("prelude failed: {:?}", ctx.catch())),
-        other => other.into(),
-    })?;
+    let hooks: Object = prelude
+        .call((native, specs_value, WRAP_PREFIX.len()))
+        .map_err(|e| match e {
+            rquickjs::Error::Exception => EngineError(format!("prelude failed: {:?}", ctx.catch())),
+            other => other.into(),
+        })?;
     Ok(Persistent::save(ctx, hooks))
 }
 
