@@ -150,3 +150,15 @@ def test_cli_precompile(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip().startswith(str(tmp_path))
+
+
+def test_the_package_imports_without_wasmtime() -> None:
+    # Under Pyodide there is no wasmtime: only the wasmtime backend may import it.
+    code = (
+        "import sys; sys.modules['wasmtime'] = None\n"
+        "import corral, corral.protocol, corral.capabilities, corral.tools, corral._wasi\n"
+        "assert 'corral.runtime._wasmtime' not in sys.modules\n"
+        "print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
