@@ -69,7 +69,7 @@ def test_the_guest_imports_only_a_few_wasi_functions() -> None:
     assert {name for _, name in imports} <= allowed
     exports = {e.name for e in module.exports}
     assert {
-        "corral_alloc",
+        "corral_inbox",
         "corral_init",
         "corral_submit",
         "corral_step",

@@ -3,9 +3,10 @@
 //! Layers, in the only direction they may depend: `lib.rs` (exports) → `scheduler` →
 //! `js` → `output`/`protocol`. This file only translates exports into scheduler calls.
 //!
-//! Calling convention: the host allocates with [`corral_alloc`], writes a frame (see
-//! [`protocol`]), and passes `(ptr, len)`; the guest takes ownership. Every export returns a
-//! reply frame packed as `ptr << 32 | len`, valid until the next call into the guest.
+//! Calling convention: the host writes a frame (see [`protocol`]) into the inbox
+//! ([`corral_inbox`]) and passes its length. Every export returns a reply frame packed as
+//! `ptr << 32 | len`, valid until the next call into the guest. `submit` and `resume` also
+//! step, so an execution without tool calls is one call into the guest.
 
 pub mod js;
 pub mod output;
@@ -19,35 +20,30 @@ use scheduler::{Guest, GuestError};
 
 thread_local! {
     static GUEST: RefCell<Option<Guest>> = const { RefCell::new(None) };
+    static INBOX: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static REPLY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Allocates `len` bytes for the host to write a message into.
+/// The address of the inbox, grown to hold at least `len` bytes. The host writes each message
+/// there and passes its length; the address stays valid until the inbox grows again.
 #[no_mangle]
-pub extern "C" fn corral_alloc(len: u32) -> u32 {
-    let mut buf = vec![0u8; len as usize].into_boxed_slice();
-    let ptr = buf.as_mut_ptr();
-    std::mem::forget(buf);
-    ptr as u32
+pub extern "C" fn corral_inbox(len: u32) -> u32 {
+    INBOX.with(|inbox| {
+        let mut inbox = inbox.borrow_mut();
+        if inbox.len() < len as usize {
+            inbox.resize(len as usize, 0);
+        }
+        inbox.as_ptr() as u32
+    })
 }
 
-/// Frees a buffer from [`corral_alloc`] that was not passed to another export.
-#[no_mangle]
-pub extern "C" fn corral_free(ptr: u32, len: u32) {
-    drop(take_input(ptr, len));
-}
-
-fn take_input(ptr: u32, len: u32) -> Box<[u8]> {
-    if len == 0 {
-        return Box::new([]);
-    }
-    // SAFETY: the host passes back exactly a (ptr, len) pair that corral_alloc returned.
-    unsafe {
-        Box::from_raw(std::ptr::slice_from_raw_parts_mut(
-            ptr as *mut u8,
-            len as usize,
-        ))
-    }
+/// Runs `f` on the first `len` bytes of the inbox.
+fn with_inbox<T>(len: u32, f: impl FnOnce(&[u8]) -> T) -> T {
+    // Taken out while in use: nothing writes to the inbox during a call into the guest.
+    let inbox = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
+    let result = f(inbox.get(..len as usize).unwrap_or_default());
+    INBOX.with(|slot| *slot.borrow_mut() = inbox);
+    result
 }
 
 fn reply(bytes: Vec<u8>) -> u64 {
@@ -72,39 +68,44 @@ fn with_guest<T>(f: impl FnOnce(&mut Guest) -> Result<T, GuestError>) -> Result<
 
 /// Configures the sandbox: tools and limits. Replies with an [`Ack`].
 #[no_mangle]
-pub extern "C" fn corral_init(ptr: u32, len: u32) -> u64 {
-    let input = take_input(ptr, len);
-    ack((|| {
-        let config: Config = Frame::decode(&input)?.parse()?;
+pub extern "C" fn corral_init(len: u32) -> u64 {
+    ack(with_inbox(len, |input| {
+        let config: Config = Frame::decode(input)?.parse()?;
         let guest = Guest::new(&config)?;
         GUEST.with(|g| *g.borrow_mut() = Some(guest));
         Ok(())
-    })())
+    }))
 }
 
-/// Submits one execution. Replies with an [`Ack`].
+/// Submits one execution and runs it until blocked or done: replies like [`corral_step`].
 #[no_mangle]
-pub extern "C" fn corral_submit(ptr: u32, len: u32) -> u64 {
-    let input = take_input(ptr, len);
-    ack(Frame::decode(&input)
-        .map_err(GuestError::from)
-        .and_then(|f| with_guest(|g| g.submit(&f))))
+pub extern "C" fn corral_submit(len: u32) -> u64 {
+    step_after(with_inbox(len, |input| {
+        Frame::decode(input)
+            .map_err(GuestError::from)
+            .and_then(|f| with_guest(|g| g.submit(&f)))
+    }))
 }
 
-/// Delivers host results. Replies with an [`Ack`].
+/// Delivers host results, then runs until blocked or done: replies like [`corral_step`].
 #[no_mangle]
-pub extern "C" fn corral_resume(ptr: u32, len: u32) -> u64 {
-    let input = take_input(ptr, len);
-    ack(Frame::decode(&input)
-        .map_err(GuestError::from)
-        .and_then(|f| with_guest(|g| g.resume(&f))))
+pub extern "C" fn corral_resume(len: u32) -> u64 {
+    step_after(with_inbox(len, |input| {
+        Frame::decode(input)
+            .map_err(GuestError::from)
+            .and_then(|f| with_guest(|g| g.resume(&f)))
+    }))
 }
 
 /// Runs until blocked or done. Replies with a [`protocol::StepReply`] frame, or an [`Ack`]
 /// carrying the error when the call itself was wrong.
 #[no_mangle]
 pub extern "C" fn corral_step() -> u64 {
-    match with_guest(|g| g.step()) {
+    step_after(Ok(()))
+}
+
+fn step_after(previous: Result<(), GuestError>) -> u64 {
+    match previous.and_then(|()| with_guest(|g| g.step())) {
         Ok(frame) => reply(frame),
         Err(e) => ack(Err(e)),
     }

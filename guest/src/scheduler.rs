@@ -27,7 +27,6 @@ impl From<EngineError> for GuestError {
 
 /// The one execution in flight.
 struct Execution {
-    deadline: Instant,
     timeout: Duration,
     /// Operations reported to the host and not yet resumed.
     waiting: BTreeSet<u64>,
@@ -67,7 +66,6 @@ impl Guest {
         let deadline = Instant::now() + timeout;
         self.js.start(code, deadline)?;
         self.exec = Some(Execution {
-            deadline,
             timeout,
             waiting: BTreeSet::new(),
             abort: None,
@@ -111,12 +109,6 @@ impl Guest {
         let Some(exec) = self.exec.as_mut() else {
             return Err(GuestError("nothing submitted".into()));
         };
-        if exec.abort.is_none() && Instant::now() >= exec.deadline {
-            exec.abort = Some(ExecError {
-                kind: "timeout".into(),
-                message: timeout_message(exec.timeout),
-            });
-        }
         if exec.abort.is_none() {
             self.js.run_jobs();
             if self.js.interrupt.fired() {

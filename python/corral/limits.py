@@ -42,7 +42,7 @@ class Limits:
 
     @property
     def wasm_memory(self) -> int:
-        """The cap on the guest's whole linear memory: the heap plus the guest's own needs."""
+        """The cap on the guest's whole linear memory (the heap plus the guest's own needs)."""
         return self.memory + GUEST_OVERHEAD
 
     def to_guest(self) -> dict[str, int]:

@@ -2,8 +2,10 @@
 
 Messages are frames: a little-endian ``u32`` header length, a JSON header, then a blob of raw
 bytes that the header addresses by ``[offset, length]`` ranges (code, stdin, tool results and
-output travel as raw bytes, never base64). The guest's exports take a frame the host wrote into
-memory it allocated with ``corral_alloc``, and return a reply frame packed as ``ptr << 32 | len``.
+output travel as raw bytes, never base64). The host writes each frame into the guest's inbox
+(``corral_inbox``) and calls an export with its length; the export returns a reply frame packed
+as ``ptr << 32 | len``. ``submit`` and ``resume`` also step, so an execution without tool calls
+is a single call into the guest.
 
 :class:`Driver` runs executions as generators: each yields the batch of host operations the guest
 is blocked on and receives their results, so the same loop serves sync and async hosts. It also
@@ -130,30 +132,28 @@ class Driver:
         self._config = config
         self._memory_limit = memory_limit
         self._shim_factory = shim_factory
+        self._inbox = (0, 0)  # (address, capacity) of the guest's inbox
         self.instance = self._fresh_instance()
 
     def _fresh_instance(self) -> Instance:
-        instance = self._backend.instantiate(self._module, self._shim_factory(), self._memory_limit)
-        self._ack(instance, self._send(instance, "corral_init", encode_frame(dict(self._config))))
-        return instance
+        self.instance = self._backend.instantiate(
+            self._module, self._shim_factory(), self._memory_limit
+        )
+        self._inbox = (0, 0)
+        _ack(self._send("corral_init", encode_frame(dict(self._config))))
+        return self.instance
 
-    @staticmethod
-    def _send(
-        instance: Instance, export: str, frame: bytes, deadline: float | None = None
-    ) -> bytes:
-        ptr = instance.call("corral_alloc", len(frame))
-        instance.write(ptr, frame)
-        return Driver._reply(instance, instance.call(export, ptr, len(frame), deadline=deadline))
-
-    @staticmethod
-    def _reply(instance: Instance, packed: int) -> bytes:
-        return instance.read(packed >> 32, packed & 0xFFFF_FFFF)
-
-    @staticmethod
-    def _ack(instance: Instance, reply: bytes) -> None:
-        header, _ = decode_frame(reply)
-        if header.get("error"):
-            raise ProtocolError(str(header["error"]))
+    def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
+        """Write ``frame`` into the guest's inbox, call ``export`` with its length, read the
+        reply."""
+        address, capacity = self._inbox
+        if len(frame) > capacity:
+            capacity = max(len(frame), 2 * capacity, 64 * 1024)
+            address = self.instance.call("corral_inbox", capacity)
+            self._inbox = (address, capacity)
+        self.instance.write(address, frame)
+        packed = self.instance.call(export, len(frame), deadline=deadline)
+        return self.instance.read(packed >> 32, packed & 0xFFFF_FFFF)
 
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`)."""
@@ -165,11 +165,9 @@ class Driver:
             blobs["stdin"] = stdin
         job = {"language": language, "timeout_ms": int(timeout * 1000)}
         try:
-            submit = encode_frame(job, blobs)
-            self._ack(self.instance, self._send(self.instance, "corral_submit", submit, backstop))
+            reply = self._send("corral_submit", encode_frame(job, blobs), backstop)
             while True:
-                packed = self.instance.call("corral_step", deadline=backstop)
-                header, blob = decode_frame(self._reply(self.instance, packed))
+                header, blob = decode_frame(reply)
                 if "status" not in header:
                     raise ProtocolError(str(header.get("error", "malformed step reply")))
                 output.stdout += _slice(blob, header["stdout"])
@@ -181,18 +179,18 @@ class Driver:
                     for op in header["ops"]
                 ]
                 answer = yield ops
-                self._resume(answer, deadline, backstop)
+                reply = self._resume(answer, deadline, backstop)
         except GuestTrap as trap:
             return self._recover(trap, output, timeout)
 
-    def _resume(self, answer: list[OpResult] | Cancel, deadline: float, backstop: float) -> None:
+    def _resume(self, answer: list[OpResult] | Cancel, deadline: float, backstop: float) -> bytes:
         if isinstance(answer, Cancel):
             frame = encode_frame({"cancel": answer.kind})
         elif time.monotonic() >= deadline:
             frame = encode_frame({"cancel": "timeout"})
         else:
             frame = _results_frame(answer)
-        self._ack(self.instance, self._send(self.instance, "corral_resume", frame, backstop))
+        return self._send("corral_resume", frame, backstop)
 
     @staticmethod
     def _outcome(outcome: dict[str, Any], blob: bytes, output: _Output) -> RawOutcome:
@@ -209,7 +207,7 @@ class Driver:
 
     def _recover(self, trap: GuestTrap, output: _Output, timeout: float) -> RawOutcome:
         """Replace the dead instance; the execution ends with an error saying what happened."""
-        self.instance = self._fresh_instance()
+        self._fresh_instance()
         if trap.kind == "timeout":
             message = (
                 f"TimeoutError: execution exceeded the {timeout:g} s time limit and was stopped "
@@ -234,6 +232,12 @@ class Driver:
             error=message,
             recovered=True,
         )
+
+
+def _ack(reply: bytes) -> None:
+    header, _ = decode_frame(reply)
+    if header.get("error"):
+        raise ProtocolError(str(header["error"]))
 
 
 def _results_frame(results: list[OpResult]) -> bytes:

@@ -299,7 +299,7 @@ class Sandbox:
         started = time.perf_counter()
         try:
             if call.tool.func is not None:
-                outcome = call_tool(call.tool, call.params)
+                outcome = call_tool(call.tool, call.params, validated=True)
             else:
                 assert self.tool_handler is not None
                 outcome = self.tool_handler(call.tool.name, call.params)
@@ -312,7 +312,7 @@ class Sandbox:
         started = time.perf_counter()
         try:
             if call.tool.func is not None:
-                outcome = await acall_tool(call.tool, call.params)
+                outcome = await acall_tool(call.tool, call.params, validated=True)
             else:
                 assert self.tool_handler is not None
                 outcome = self.tool_handler(call.tool.name, call.params)

@@ -565,8 +565,10 @@ def _rest_params(lines: list[str]) -> dict[str, str]:
 # Calling
 
 
-def call_tool(tool: ToolDefinition, args: Mapping[str, Any]) -> Any:
+def call_tool(tool: ToolDefinition, args: Mapping[str, Any], *, validated: bool = False) -> Any:
     """Validate ``args`` against the tool's schema and call its (sync) function with them.
+
+    Pass ``validated=True`` when :func:`validate_arguments` already accepted ``args``.
 
     Raises:
         ToolArgumentError: if the arguments do not fit the schema.
@@ -575,22 +577,26 @@ def call_tool(tool: ToolDefinition, args: Mapping[str, Any]) -> Any:
     func = _callable(tool)
     if tool.is_async:
         raise TypeError(f"tool {tool.name!r} is async; call it with acall_tool")
-    result = func(**_call_kwargs(tool, args))
+    result = func(**_call_kwargs(tool, args, validated))
     if inspect.isawaitable(result):
         _close(result)
         raise TypeError(f"tool {tool.name!r} returned an awaitable; call it with acall_tool")
     return result
 
 
-async def acall_tool(tool: ToolDefinition, args: Mapping[str, Any]) -> Any:
+async def acall_tool(
+    tool: ToolDefinition, args: Mapping[str, Any], *, validated: bool = False
+) -> Any:
     """Validate ``args`` and call the tool's function, awaiting the result if it is awaitable.
+
+    Pass ``validated=True`` when :func:`validate_arguments` already accepted ``args``.
 
     Raises:
         ToolArgumentError: if the arguments do not fit the schema.
         TypeError: if the tool has no function.
     """
     func = _callable(tool)
-    result = func(**_call_kwargs(tool, args))
+    result = func(**_call_kwargs(tool, args, validated))
     if inspect.isawaitable(result):
         return await result
     return result
@@ -609,9 +615,10 @@ def _close(awaitable: Awaitable[Any]) -> None:
         close()
 
 
-def _call_kwargs(tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:
+def _call_kwargs(tool: ToolDefinition, args: Mapping[str, Any], validated: bool) -> dict[str, Any]:
     """Validated keyword arguments, with None for left-out parameters whose default is None."""
-    validate_arguments(tool, args)
+    if not validated:
+        validate_arguments(tool, args)
     kwargs = dict(args)
     for name, schema in tool.parameters.get("properties", {}).items():
         if name not in kwargs and "default" in schema and schema["default"] is None:

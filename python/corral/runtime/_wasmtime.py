@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import os
 import platform
@@ -55,8 +56,7 @@ class _EpochTicker:
         self._active = 0
         self._lock = threading.Lock()
         self._running = threading.Event()
-        thread = threading.Thread(target=self._loop, name="corral-epoch", daemon=True)
-        thread.start()
+        self._thread: threading.Thread | None = None  # started on first use
 
     def _loop(self) -> None:
         while True:
@@ -66,6 +66,9 @@ class _EpochTicker:
 
     def enter(self) -> None:
         with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="corral-epoch", daemon=True)
+                self._thread.start()
             self._active += 1
             self._running.set()
 
@@ -92,9 +95,7 @@ class WasmtimeBackend:
 
     def cache_key(self, wasm: bytes) -> str:
         """The disk-cache key of ``wasm`` under this engine, wasmtime version and platform."""
-        digest = hashlib.sha256(wasm).hexdigest()[:32]
-        context = f"{version('wasmtime')};{ENGINE_SETTINGS};{sys.platform};{platform.machine()}"
-        return f"{digest}-{hashlib.sha256(context.encode()).hexdigest()[:16]}"
+        return _cache_key(wasm)
 
     def cache_path(self, wasm: bytes) -> Path:
         """The file that holds (or will hold) the compiled form of ``wasm``."""
@@ -113,12 +114,11 @@ class WasmtimeBackend:
         with self._lock:
             module = self._modules.get(key)
             if module is None:
-                module = self._load_uncached(wasm)
+                module = self._load_uncached(wasm, cache_dir() / "modules" / f"{key}.cwasm")
                 self._modules[key] = module
             return module
 
-    def _load_uncached(self, wasm: bytes) -> wasmtime.Module:
-        path = self.cache_path(wasm)
+    def _load_uncached(self, wasm: bytes, path: Path) -> wasmtime.Module:
         if path.exists():
             try:
                 return wasmtime.Module.deserialize_file(self.engine, str(path))
@@ -145,6 +145,14 @@ class WasmtimeBackend:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
         assert isinstance(module, wasmtime.Module)
         return WasmtimeInstance(self, module, shim, memory_limit)
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_key(wasm: bytes) -> str:
+    # Memoised: hashing 1.4 MB and asking importlib.metadata cost milliseconds per Sandbox().
+    digest = hashlib.sha256(wasm).hexdigest()[:32]
+    context = f"{version('wasmtime')};{ENGINE_SETTINGS};{sys.platform};{platform.machine()}"
+    return f"{digest}-{hashlib.sha256(context.encode()).hexdigest()[:16]}"
 
 
 _VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
