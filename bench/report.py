@@ -30,6 +30,7 @@ class Row:
         kind: ``time`` (values in ns) or ``size`` (values in bytes).
         pick: The number this row takes from a timing (median by default).
         target: corral's target, in the row's unit (None: no target).
+        stat: Names what ``pick`` takes; with ``measurement`` it identifies the row in JSON.
     """
 
     measurement: str
@@ -37,6 +38,12 @@ class Row:
     kind: Kind = "time"
     pick: Callable[[Stats], float] = lambda stats: stats.median
     target: float | None = None
+    stat: str = "median"
+
+    @property
+    def id(self) -> str:
+        """``measurement.stat``, unique per row."""
+        return f"{self.measurement}.{self.stat}"
 
 
 def row_value(row: Row, outcome: Outcome) -> float | None:
@@ -153,6 +160,7 @@ def to_json(
         base = values.get(BASE)
         table.append(
             {
+                "id": row.id,
                 "measurement": row.measurement,
                 "label": row.label,
                 "unit": "ns" if row.kind == "time" else "bytes",

@@ -66,6 +66,10 @@ RUNS: dict[str, tuple[int, int, int]] = {
     "abatch": (3, 15, 1),
 }
 
+ROUNDS = 5
+"""Samples of one measurement are taken in this many rounds, alternating between subjects, so
+that a burst of background load is shared instead of landing on one subject."""
+
 
 def _p90(stats: Stats) -> float:
     return stats.p90
@@ -77,8 +81,8 @@ def _per_call(stats: Stats) -> float:
 
 MS = 1e6  # ns
 ROWS: tuple[Row, ...] = (
-    Row("size", "module size (the .wasm that runs JS)", "size", target=3e6),
-    Row("size_all", "all .wasm shipped in the package", "size"),
+    Row("size", "module size (the .wasm that runs JS)", "size", target=3e6, stat="bytes"),
+    Row("size_all", "all .wasm shipped in the package", "size", stat="bytes"),
     Row("compile_raw", "compile from bytes: raw wasmtime, fresh default engine", target=1000 * MS),
     Row("load_cold", "first load via own API, no cache (compile + cache write)", target=1000 * MS),
     Row("deser_raw", "deserialize compiled module: raw wasmtime, fresh engine"),
@@ -86,16 +90,26 @@ ROWS: tuple[Row, ...] = (
     Row("load_memory", "cached load via own API: in-process, second load", target=5 * MS),
     Row("create", "`Sandbox()` creation (module already loaded)"),
     Row("simple", "execute `return 1+2`: median", target=0.3 * MS),
-    Row("simple", "execute `return 1+2`: p90", pick=_p90),
+    Row("simple", "execute `return 1+2`: p90", pick=_p90, stat="p90"),
     Row("tool", "one tool call `return await echo({x: 1})`: median"),
-    Row("tool", "one tool call: p90", pick=_p90),
-    Row("batch", f"`Promise.all` of {BATCH} sync tool calls: total"),
-    Row("batch", f"`Promise.all` of {BATCH} sync tool calls: per call", pick=_per_call,
-        target=0.05 * MS),
-    Row("abatch", f"`Promise.all` of {BATCH} async tool calls: total"),
-    Row("abatch", f"`Promise.all` of {BATCH} async tool calls: per call", pick=_per_call,
-        target=0.05 * MS),
-)  # fmt: skip
+    Row("tool", "one tool call: p90", pick=_p90, stat="p90"),
+    Row("batch", f"`Promise.all` of {BATCH} sync tool calls: total", stat="total"),
+    Row(
+        "batch",
+        f"`Promise.all` of {BATCH} sync tool calls: per call",
+        pick=_per_call,
+        target=0.05 * MS,
+        stat="per_call",
+    ),
+    Row("abatch", f"`Promise.all` of {BATCH} async tool calls: total", stat="total"),
+    Row(
+        "abatch",
+        f"`Promise.all` of {BATCH} async tool calls: per call",
+        pick=_per_call,
+        target=0.05 * MS,
+        stat="per_call",
+    ),
+)
 
 EXPECTED: dict[str, Any] = {"simple": 3, "tool": {"x": 1}, "batch": BATCH, "abatch": BATCH}
 """What each session workload must return; checked once before it is timed."""
@@ -156,11 +170,6 @@ def _operation(subject: Subject, measurement: str) -> Timed | Scalar:
     if measurement in own:
         return own[measurement]()
     return _session_op(subject, measurement)
-
-
-ROUNDS = 5
-"""Samples of one measurement are taken in this many rounds, alternating between subjects, so
-that a burst of background load is shared instead of landing on one subject."""
 
 
 def _prepare(subject: Subject, measurement: str) -> Timed | Outcome:
@@ -271,7 +280,9 @@ def _load_average() -> list[float] | None:
         return None
 
 
-def metadata(subjects: Sequence[Subject], quick: bool) -> dict[str, Any]:
+def metadata(
+    subjects: Sequence[Subject], quick: bool, load_before: list[float] | None
+) -> dict[str, Any]:
     """Where and how the numbers were taken."""
     from importlib.metadata import version
 
@@ -282,7 +293,8 @@ def metadata(subjects: Sequence[Subject], quick: bool) -> dict[str, Any]:
         "platform": platform.platform(),
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
-        "load_average": _load_average(),
+        "load_average_before": load_before,
+        "load_average_after": _load_average(),
         "wasmtime": version("wasmtime"),
         "versions": {s.name: s.adapter.version() for s in subjects},
         "batch": BATCH,
@@ -303,10 +315,11 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _busy_warning(meta: dict[str, Any]) -> str:
-    load, cpus = meta["load_average"], meta["cpu_count"] or 1
+    load, cpus = meta["load_average_before"], meta["cpu_count"] or 1
     if load and load[0] > cpus / 2:
         return (
-            f"**Warning: the machine was busy (1-min load {load[0]} on {cpus} CPUs); absolute "
+            f"**Warning: the machine was busy before the run (1-min load {load[0]} on {cpus} "
+            "CPUs); absolute "
             "numbers are inflated and noisy; ratios are fairer (samples alternate between "
             "subjects) but not immune.**\n\n"
         )
@@ -319,7 +332,8 @@ def _header(meta: dict[str, Any]) -> str:
         f"## corral spine benchmark ({meta['mode']}, {meta['date']})\n\n"
         f"{versions}; wasmtime {meta['wasmtime']}; Python {meta['python']}; "
         f"{meta['cpu']} x{meta['cpu_count']}; {meta['platform']}; "
-        f"load average at the end {meta['load_average']}\n\n"
+        f"load average before/after {meta['load_average_before']}/"
+        f"{meta['load_average_after']}\n\n"
         f"{_busy_warning(meta)}"
         "Medians unless marked p90; ratio = peer / corral (above 1: corral is faster or "
         "smaller). Sizes in MB = 10^6 bytes.\n"
@@ -334,6 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unknown peers {unknown}; known: {sorted(ADAPTERS)}", file=sys.stderr)
         return 2
     names = ["corral", *(p for p in filter(None, args.peers.split(",")) if p != "corral")]
+    load_before = _load_average()
     with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
         subjects, skipped = load_subjects(names, Path(tmp))
         for note in skipped:
@@ -346,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             for subject in subjects:
                 subject.close()
-        meta = metadata(subjects, args.quick)
+        meta = metadata(subjects, args.quick, load_before)
     order = [s.name for s in subjects]
     print(_header(meta))
     print(markdown(ROWS, outcomes, order))
