@@ -461,7 +461,7 @@ class AnyOf(Constraint):
         return " or ".join(_describe_operand(item, AnyOf) for item in self.constraints)
 
     def failure(self, params: Mapping[str, Any]) -> str | None:
-        """None if any alternative holds, else the distinct details joined by ``; ``."""
+        """None if any alternative holds, else the distinct details joined by ``"; "``."""
         details = []
         for item in self.constraints:
             detail = item.failure(params)

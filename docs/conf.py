@@ -1,0 +1,109 @@
+"""Sphinx configuration for the corral documentation.
+
+Build (warnings are errors, no network)::
+
+    sphinx-build -W --keep-going -b html docs docs/_build/html
+    sphinx-build -W -b doctest docs docs/_build/doctest
+
+The guides' examples are ``.. doctest::`` blocks that run against the real guest module
+(``python/corral/corral.wasm``); the API reference's ``>>>`` lines are run by pytest
+(``--doctest-modules``) instead.
+"""
+
+from __future__ import annotations
+
+import doctest
+import sys
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+import corral  # noqa: E402  (needs the path above)
+
+project = "corral"
+author = "The corral developers"
+copyright = "The corral developers; MIT licensed"
+release = corral.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.doctest",
+]
+
+# intersphinx stays offline: no inventories are fetched, so stdlib names are not linked.
+intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
+
+root_doc = "index"
+exclude_patterns = ["_build"]
+default_role = "code"
+highlight_language = "default"
+pygments_style = "sphinx"
+
+# Every cross-reference must resolve, except to what has no inventory offline.
+nitpicky = True
+nitpick_ignore_regex = [
+    # The standard library and wasmtime (intersphinx is offline).
+    (
+        r"py:(class|exc|func|mod|data|obj)",
+        r"(abc|asyncio|collections\.abc|ctypes|pathlib|re|threading|types|typing|wasmtime)\..+",
+    ),
+    # The private base class of the parameter constraints, shown by :show-inheritance:.
+    (r"py:class", r"corral\.capabilities\._ParamConstraint"),
+]
+
+# --- autodoc and napoleon ---------------------------------------------------------------------
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_preserve_defaults = True
+autodoc_default_options = {"members": True, "show-inheritance": True}
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+napoleon_use_ivar = False
+napoleon_use_rtype = False
+
+# --- doctest ----------------------------------------------------------------------------------
+doctest_global_setup = "import corral"
+doctest_default_flags = (
+    doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.DONT_ACCEPT_TRUE_FOR_1
+)
+# Only explicit ``.. doctest::`` blocks run here; docstrings are pytest's (see above).
+doctest_test_doctest_blocks = ""
+
+# --- HTML -------------------------------------------------------------------------------------
+html_theme = "alabaster"
+html_title = f"corral {release}"
+html_theme_options = {
+    "description": "Code mode for AI agents, in a WebAssembly sandbox",
+    "fixed_sidebar": True,
+    "page_width": "1100px",
+    "sidebar_width": "230px",
+    "show_relbars": True,
+}
+html_static_path: list[str] = []
+html_show_sourcelink = False
+
+# --- checks and fixes -------------------------------------------------------------------------
+logger = logging.getLogger("corral.docs")
+
+
+def _check_public_api(app: Sphinx, env: Any) -> None:
+    """Warn (an error under -W) when a name in ``corral.__all__`` is not documented."""
+    documented = env.get_domain("py").objects
+    for name in corral.__all__:
+        obj = getattr(corral, name)
+        target = f"{obj.__module__}.{getattr(obj, '__qualname__', name)}"
+        if target not in documented:
+            logger.warning("corral.%s (%s) is not in the API reference", name, target)
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("env-check-consistency", _check_public_api)
