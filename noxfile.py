@@ -61,8 +61,8 @@ def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
     session.install("-e", ".[lint,test]", "nox")
-    session.run("ruff", "check", "python", "tests", "bench", "noxfile.py", "guest/toolchain.py")
-    session.run("ruff", "format", "--check", "python", "tests", "bench", "noxfile.py")
+    session.run("ruff", "check", "python", "tests", "bench", "docs/conf.py", "noxfile.py", "guest")
+    session.run("ruff", "format", "--check", "python", "tests", "bench", "docs/conf.py", "noxfile.py", "guest")
     session.run("mypy", "--strict", "python/corral")
     with session.chdir("guest"):
         _cargo(session, "clippy", "--all-targets", "--quiet", "--", "-D", "warnings")

@@ -142,3 +142,10 @@ def test_large_code_and_output(sandbox: Sandbox) -> None:
 def test_unsupported_language_is_a_clear_error(sandbox: Sandbox) -> None:
     with pytest.raises(ValueError, match="unsupported language 'cobol'"):
         sandbox.execute("x", language="cobol")
+
+
+def test_read_stdin(sandbox: Sandbox) -> None:
+    result = sandbox.execute("return readStdin().split('\\n').length", stdin="a\nb\nc")
+    assert result.return_value == 3
+    assert sandbox.execute("return readStdin()").return_value == ""
+    assert sandbox.execute("return readStdin()", stdin=b"\xc3\xa9").return_value == "é"

@@ -92,10 +92,7 @@ def test_output_is_capped_with_a_marker() -> None:
     assert result.exit_code == 0
     head, marker = result.stdout[:100], result.stdout[100:]
     assert head.startswith("line 0\nline 1\n")
-    assert marker == (
-        "\n[output truncated: more than 100 bytes; write large results to a file or return "
-        "a summary]\n"
-    )
+    assert marker == "\n[output truncated: more than 100 bytes; print less or return a summary]\n"
     assert sandbox.execute("console.log('fresh')").stdout == "fresh\n"
 
 
@@ -117,3 +114,14 @@ def test_caps_apply_to_the_returned_value_too() -> None:
 def test_invalid_limits_are_rejected(kwargs: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Limits(**kwargs)  # type: ignore[arg-type]
+
+
+def test_guest_out_of_memory_restarts_the_sandbox() -> None:
+    sandbox = Sandbox(limits=Limits(memory=16 * 1024 * 1024))
+    result = sandbox.execute("return readStdin().length", stdin=b"x" * (70 << 20))
+    assert (result.exit_code, result.error_kind) == (1, "out_of_memory")
+    assert result.error == (
+        "InternalError: the sandbox ran out of memory and was restarted; work on smaller data, "
+        "or raise Limits(memory=...)"
+    )
+    assert sandbox.execute("return 1").return_value == 1

@@ -13,7 +13,6 @@ from corral.protocol import (
     Execution,
     HostOp,
     OpResult,
-    ProtocolError,
     RawOutcome,
     decode_frame,
     encode_frame,
@@ -95,11 +94,18 @@ def test_unawaited_calls_still_reach_the_host(driver: Driver) -> None:
     assert outcome.value == b"1"
 
 
-def test_resuming_an_unknown_operation_is_a_protocol_error(driver: Driver) -> None:
+def test_a_refused_message_restarts_the_guest(driver: Driver) -> None:
     run = driver.run("javascript", "await echo({})", None, 5.0)
     next(run)
-    with pytest.raises(ProtocolError, match="no pending operation with id 999"):
+    with pytest.raises(StopIteration) as stop:
         run.send([OpResult(999, ok=b"1")])
+    outcome = stop.value.value
+    assert (outcome.error_kind, outcome.recovered) == ("protocol", True)
+    assert outcome.error == (
+        "InternalError: the guest refused a message: no pending operation with id 999; "
+        "the sandbox was restarted"
+    )
+    assert drive(driver.run("javascript", "return 3", None, 5.0))[1].value == b"3"
 
 
 def test_stdout_travels_as_raw_bytes(driver: Driver) -> None:

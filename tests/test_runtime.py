@@ -49,8 +49,12 @@ def test_wasi_fd_write_goes_to_diagnostics_only_for_stdio() -> None:
     memory.write(100, b"hello")
     memory.write(0, struct.pack("<II", 100, 5))
     assert shim.fd_write(2, 0, 1, 16) == 0
-    assert sink == [b"hello"]
-    assert struct.unpack_from("<I", memory.data, 16) == (5,)
+    assert sink == []  # no whole line yet
+    memory.write(100, b" you\nthere")
+    memory.write(0, struct.pack("<II", 100, 10))
+    assert shim.fd_write(2, 0, 1, 16) == 0
+    assert sink == [b"hello you"]
+    assert struct.unpack_from("<I", memory.data, 16) == (10,)
     assert shim.fd_write(7, 0, 1, 16) == EBADF
 
 
@@ -124,7 +128,13 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 def test_cli_run() -> None:
     done = run_cli("run", "-c", "console.log('hi'); return 2")
-    assert (done.returncode, done.stdout) == (0, "hi\n2")
+    assert (done.returncode, done.stdout) == (0, "hi\n2\n")
+    wrong = run_cli("run", "-l", "cobol", "-c", "x")
+    assert (wrong.returncode, wrong.stderr) == (
+        2,
+        "corral: unsupported language 'cobol': use language='javascript' (the shell arrives "
+        "in a later version)\n",
+    )
     failed = run_cli("run", stdin="throw new Error('x')")
     assert (failed.returncode, failed.stderr) == (
         1,

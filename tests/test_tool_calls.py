@@ -311,3 +311,33 @@ def test_timeout_covers_time_spent_in_tools() -> None:
 def test_capability_error_is_exported() -> None:
     error = CapabilityError("t", "rule")
     assert str(error) == "t denied: rule"
+
+
+def test_execute_bounds_async_tools_by_the_deadline_and_records_them() -> None:
+    async def hang() -> str:
+        """Never finishes in time."""
+        await asyncio.sleep(10)
+        return "late"
+
+    sandbox = Sandbox(tools=[hang], limits=Limits(timeout=0.3))
+    result = sandbox.execute("return await hang()")
+    assert (result.exit_code, result.error_kind) == (124, "timeout")
+    (record,) = result.tool_calls
+    assert (record.allowed, record.error) == (
+        True,
+        "cancelled: the execution's time limit passed while the tool ran",
+    )
+    assert sandbox.execute("return 1").return_value == 1
+
+
+def test_a_result_larger_than_the_memory_limit_is_a_tool_error() -> None:
+    def huge() -> str:
+        """Too much."""
+        return "x" * (20 * 1024 * 1024)
+
+    sandbox = Sandbox(tools=[huge], limits=Limits(memory=16 * 1024 * 1024))
+    result = sandbox.execute("return (await huge()).length")
+    assert result.error == (
+        "ToolError: huge failed: ValueError: its result is 20971522 bytes of JSON, more than "
+        "the sandbox's 16777216-byte memory limit; return less data"
+    )

@@ -22,8 +22,7 @@ impl Stream {
         if take < bytes.len() {
             self.truncated = true;
             let marker = format!(
-                "\n[output truncated: more than {cap} bytes; write large results to a file or \
-                 return a summary]\n"
+                "\n[output truncated: more than {cap} bytes; print less or return a summary]\n"
             );
             self.pending.extend_from_slice(marker.as_bytes());
         }

@@ -176,7 +176,7 @@ pub struct HostOp {
 /// Why an execution failed.
 #[derive(Serialize, Clone)]
 pub struct ExecError {
-    /// `exception`, `timeout`, `memory`, `deadlock`, `cancelled`.
+    /// `exception`, `timeout`, `deadlock`, or the kind the host cancelled with.
     pub kind: String,
     /// A message for the model: what happened and what to do instead.
     pub message: String,

@@ -62,6 +62,11 @@ impl Guest {
             )));
         }
         let code = frame.text(job.code)?;
+        let stdin = match job.stdin {
+            Some(range) => String::from_utf8_lossy(frame.bytes(range)?).into_owned(),
+            None => String::new(),
+        };
+        *self.js.shared.stdin.borrow_mut() = stdin;
         let timeout = Duration::from_millis(job.timeout_ms);
         let deadline = Instant::now() + timeout;
         self.js.start(code, deadline)?;

@@ -7,9 +7,9 @@ replayed exactly; there are no preopened directories, no environment and no argu
 
 from __future__ import annotations
 
+import logging
 import os
 import struct
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +25,8 @@ ENOSYS = 52
 ESPIPE = 70
 
 CLOCK_REALTIME = 0
+MAX_DIAGNOSTICS = 64 * 1024  # bytes of guest diagnostics kept (and logged) per instance
+_logger = logging.getLogger("corral")
 FILETYPE_CHARACTER_DEVICE = 2
 
 
@@ -83,8 +85,11 @@ class WasiShim:
         self, entropy: Entropy | None = None, diagnostics: Callable[[bytes], None] | None = None
     ) -> None:
         self.entropy = entropy or Entropy.system()
-        self._diagnostics = diagnostics or _to_stderr
+        self._diagnostics = diagnostics or _log_diagnostics
         self._memory: Memory | None = None
+        # What the guest printed (a panic or abort message), capped: it explains a trap.
+        self.diagnostics = bytearray()
+        self._partial_line = b""
 
     def bind(self, memory: Memory) -> None:
         """Attach the instance's memory; imports can run from now on."""
@@ -133,7 +138,13 @@ class WasiShim:
             ptr, length = struct.unpack_from("<II", raw, 8 * i)
             chunks.append(self.memory.read(ptr, length))
         data = b"".join(chunks)
-        self._diagnostics(data)
+        room = MAX_DIAGNOSTICS - len(self.diagnostics)
+        if room > 0:
+            self.diagnostics += data[:room]
+            # The guest writes a message in pieces: hand on whole lines only.
+            *lines, self._partial_line = (self._partial_line + data[:room]).split(b"\n")
+            for line in lines:
+                self._diagnostics(line)
         self.memory.write(nwritten, struct.pack("<I", len(data)))
         return ESUCCESS
 
@@ -154,5 +165,5 @@ class WasiShim:
         return ESUCCESS
 
 
-def _to_stderr(data: bytes) -> None:
-    sys.stderr.write("corral guest: " + data.decode("utf-8", "replace"))
+def _log_diagnostics(data: bytes) -> None:
+    _logger.warning("guest: %s", data.decode("utf-8", "replace"))

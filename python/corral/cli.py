@@ -102,8 +102,15 @@ def demo() -> int:
 def run(code: str | None, language: str, timeout: float) -> int:
     """Run code from an argument or stdin in an empty sandbox; print its output."""
     source = code if code is not None else sys.stdin.read()
-    result = Sandbox(limits=Limits(timeout=timeout)).execute(source, language)
-    sys.stdout.write(result.stdout)
+    try:
+        result = Sandbox(limits=Limits(timeout=timeout)).execute(source, language)
+    except ValueError as error:
+        print(f"corral: {error}", file=sys.stderr)
+        return 2
+    stdout = result.stdout
+    if stdout and not stdout.endswith("\n"):
+        stdout += "\n"  # a returned value has no newline; keep the terminal tidy
+    sys.stdout.write(stdout)
     sys.stderr.write(result.stderr)
     return result.exit_code
 

@@ -133,12 +133,12 @@ class Driver:
         self._memory_limit = memory_limit
         self._shim_factory = shim_factory
         self._inbox = (0, 0)  # (address, capacity) of the guest's inbox
+        self._last_diagnostics = b""
         self.instance = self._fresh_instance()
 
     def _fresh_instance(self) -> Instance:
-        self.instance = self._backend.instantiate(
-            self._module, self._shim_factory(), self._memory_limit
-        )
+        self.shim = self._shim_factory()
+        self.instance = self._backend.instantiate(self._module, self.shim, self._memory_limit)
         self._inbox = (0, 0)
         _ack(self._send("corral_init", encode_frame(dict(self._config))))
         return self.instance
@@ -167,18 +167,12 @@ class Driver:
         try:
             reply = self._send("corral_submit", encode_frame(job, blobs), backstop)
             while True:
-                header, blob = decode_frame(reply)
-                if "status" not in header:
-                    raise ProtocolError(str(header.get("error", "malformed step reply")))
-                output.stdout += _slice(blob, header["stdout"])
-                output.stderr += _slice(blob, header["stderr"])
-                if header["status"] == "done":
-                    return self._outcome(header["outcome"], blob, output)
-                ops = [
-                    HostOp(op["id"], op["kind"], op["tool"], _slice(blob, op["args"]))
-                    for op in header["ops"]
-                ]
-                answer = yield ops
+                step = _parse_step(reply)
+                output.stdout += step.stdout
+                output.stderr += step.stderr
+                if step.outcome is not None:
+                    return _finish(step.outcome, output)
+                answer = yield step.ops
                 reply = self._resume(answer, deadline, backstop)
         except GuestTrap as trap:
             return self._recover(trap, output, timeout)
@@ -192,21 +186,9 @@ class Driver:
             frame = _results_frame(answer)
         return self._send("corral_resume", frame, backstop)
 
-    @staticmethod
-    def _outcome(outcome: dict[str, Any], blob: bytes, output: _Output) -> RawOutcome:
-        error = outcome.get("error") or {}
-        value = outcome.get("value")
-        return RawOutcome(
-            exit_code=outcome["exit_code"],
-            stdout=bytes(output.stdout),
-            stderr=bytes(output.stderr),
-            value=None if value is None else _slice(blob, value),
-            error_kind=error.get("kind"),
-            error=error.get("message"),
-        )
-
     def _recover(self, trap: GuestTrap, output: _Output, timeout: float) -> RawOutcome:
         """Replace the dead instance; the execution ends with an error saying what happened."""
+        self._last_diagnostics = bytes(self.shim.diagnostics)
         self._fresh_instance()
         if trap.kind == "timeout":
             message = (
@@ -220,6 +202,13 @@ class Driver:
                 "smaller nested data"
             )
             exit_code = 1
+        elif b"memory allocation of" in self._last_diagnostics:
+            message = (
+                "InternalError: the sandbox ran out of memory and was restarted; work on "
+                "smaller data, or raise Limits(memory=...)"
+            )
+            exit_code = 1
+            trap = GuestTrap("out_of_memory", message)
         else:
             message = f"InternalError: {trap.message}; the sandbox was restarted"
             exit_code = 1
@@ -232,6 +221,48 @@ class Driver:
             error=message,
             recovered=True,
         )
+
+
+@dataclass
+class _Step:
+    stdout: bytes
+    stderr: bytes
+    ops: list[HostOp]
+    outcome: RawOutcome | None
+
+
+def _parse_step(reply: bytes) -> _Step:
+    """Decode a step reply; anything malformed means the guest is broken: treat it as a trap."""
+    try:
+        header, blob = decode_frame(reply)
+        if "status" not in header:
+            raise GuestTrap("protocol", f"the guest refused a message: {header.get('error')}")
+        ops = [
+            HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), _slice(blob, op["args"]))
+            for op in header["ops"]
+        ]
+        outcome = None
+        if header["status"] == "done":
+            done = header["outcome"]
+            error = done.get("error") or {}
+            value = done.get("value")
+            outcome = RawOutcome(
+                exit_code=int(done["exit_code"]),
+                stdout=b"",
+                stderr=b"",
+                value=None if value is None else _slice(blob, value),
+                error_kind=error.get("kind"),
+                error=error.get("message"),
+            )
+        return _Step(_slice(blob, header["stdout"]), _slice(blob, header["stderr"]), ops, outcome)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, struct.error) as error:
+        raise GuestTrap("protocol", f"the guest sent a malformed reply ({error!r})") from error
+
+
+def _finish(outcome: RawOutcome, output: _Output) -> RawOutcome:
+    outcome.stdout = bytes(output.stdout)
+    outcome.stderr = bytes(output.stderr)
+    return outcome
 
 
 def _ack(reply: bytes) -> None:

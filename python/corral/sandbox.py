@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 LANGUAGES = {"javascript": "javascript", "js": "javascript"}
+CANCELLED = "cancelled: the execution's time limit passed while the tool ran"
 ToolHandler = Callable[[str, dict[str, Any]], Any | Awaitable[Any]]
 """``handler(name, params)`` for tools that have no Python function of their own."""
 ToolLike = Callable[..., Any] | ToolDefinition | Mapping[str, Any]
@@ -201,11 +202,12 @@ class Sandbox:
         failures). Async tools run concurrently when the code issues them together."""
         with self._lock:
             started = time.perf_counter()
+            deadline = time.monotonic() + self.limits.timeout
             run, records = self._start(code, language, stdin)
             try:
                 ops = next(run)
                 while True:
-                    ops = run.send(self._dispatch_sync(ops, records))
+                    ops = run.send(self._dispatch_sync(ops, records, deadline))
             except StopIteration as stop:
                 return _result(stop.value, records, started)
 
@@ -268,12 +270,18 @@ class Sandbox:
         batch.results[op.id] = OpResult(op.id, error_kind=kind, error=message)
         batch.records[op.id] = ToolCall(op.tool, params, False, rule, error=message)
 
-    @staticmethod
-    def _succeeded(call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
+    def _succeeded(self, call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
         try:
             payload = json.dumps(outcome, default=_json_default, ensure_ascii=False).encode()
         except (TypeError, ValueError) as error:  # e.g. a circular structure
-            Sandbox._failed(call, batch, started, error)
+            self._failed(call, batch, started, error)
+            return
+        if len(payload) > self.limits.memory:
+            too_big = ValueError(
+                f"its result is {len(payload)} bytes of JSON, more than the sandbox's "
+                f"{self.limits.memory}-byte memory limit; return less data"
+            )
+            self._failed(call, batch, started, too_big)
             return
         elapsed = (time.perf_counter() - started) * 1000
         batch.results[call.op.id] = OpResult(call.op.id, ok=payload)
@@ -323,34 +331,39 @@ class Sandbox:
         else:
             self._succeeded(call, batch, started, outcome)
 
-    def _dispatch_sync(self, ops: list[HostOp], records: list[ToolCall]) -> list[OpResult]:
+    def _dispatch_sync(
+        self, ops: list[HostOp], records: list[ToolCall], deadline: float
+    ) -> list[OpResult] | Cancel:
         batch = _Batch()
         calls = [call for op in ops if (call := self._check(op, batch)) is not None]
         async_calls = [call for call in calls if self._is_async(call)]
         for call in calls:
             if call not in async_calls:
                 self._invoke_sync(call, batch)
-        if async_calls:
-            _run_coroutine(
-                lambda: asyncio.gather(*(self._invoke_async(c, batch) for c in async_calls))
-            )
-        records.extend(batch.records[op.id] for op in ops)
-        return batch.ordered(ops)
+        finished = not async_calls or _run_coroutine(
+            lambda: self._run_concurrently(async_calls, batch, deadline)
+        )
+        return _answer(ops, calls, batch, records, finished)
 
     async def _dispatch_async(
         self, ops: list[HostOp], records: list[ToolCall], deadline: float
     ) -> list[OpResult] | Cancel:
         batch = _Batch()
         calls = [call for op in ops if (call := self._check(op, batch)) is not None]
+        finished = await self._run_concurrently(calls, batch, deadline)
+        return _answer(ops, calls, batch, records, finished)
+
+    async def _run_concurrently(
+        self, calls: list[_Pending], batch: _Batch, deadline: float
+    ) -> bool:
+        """Run ``calls`` together; False when the execution's deadline passed first."""
         remaining = max(0.0, deadline - time.monotonic())
         tasks = [self._invoke_async(call, batch) for call in calls]
         try:
             await asyncio.wait_for(asyncio.gather(*tasks), timeout=remaining)
         except TimeoutError:
-            return Cancel("timeout")
-        finally:
-            records.extend(batch.records[op.id] for op in ops if op.id in batch.records)
-        return batch.ordered(ops)
+            return False
+        return True
 
     # --- capabilities ---------------------------------------------------------------------
 
@@ -361,6 +374,23 @@ class Sandbox:
     def remaining_calls(self) -> dict[str, int | None]:
         """Calls left per capability pattern (None means unlimited)."""
         return self.authorizer.remaining_calls()
+
+
+def _answer(
+    ops: list[HostOp],
+    calls: list[_Pending],
+    batch: _Batch,
+    records: list[ToolCall],
+    finished: bool,
+) -> list[OpResult] | Cancel:
+    """Record every call of the batch (unfinished ones as cancelled) and answer the guest."""
+    for call in calls:
+        if call.op.id not in batch.records:
+            batch.records[call.op.id] = ToolCall(
+                call.op.tool, call.params, True, call.rule, error=CANCELLED
+            )
+    records.extend(batch.records[op.id] for op in ops)
+    return batch.ordered(ops) if finished else Cancel("timeout")
 
 
 def _definition(tool: ToolLike) -> ToolDefinition:

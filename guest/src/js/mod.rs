@@ -40,6 +40,8 @@ pub struct Shared {
     pub output: RefCell<Output>,
     /// Tool calls not yet reported to the host.
     pub calls: RefCell<Vec<ToolCall>>,
+    /// Standard input of the running execution.
+    pub stdin: RefCell<String>,
     next_id: Cell<u64>,
 }
 
@@ -290,6 +292,11 @@ fn install(
             calls.calls.borrow_mut().push(ToolCall { id, tool, args });
             id as f64
         })?,
+    )?;
+    let input = Rc::clone(shared);
+    native.set(
+        "stdin",
+        Function::new(ctx.clone(), move || input.stdin.borrow().clone())?,
     )?;
     let specs: Vec<PreludeTool<'_>> = tools
         .iter()

@@ -146,6 +146,8 @@
     name: t.name, jsName: t.jsName, description: t.description, parameters: t.parameters,
   }));
   define("listTools", function listTools() { return JSON.parse(JSON.stringify(catalogue)); });
+  // The execution's standard input (execute(..., stdin=...)) as a string; "" when there is none.
+  define("readStdin", function readStdin() { return native.stdin(); });
 
   // --- what a model reaches for out of habit --------------------------------------------
   const example = tools.length ? ` e.g. ${callForm(tools[0])}` : "";

@@ -14,7 +14,7 @@ class GuestTrap(Exception):
     """The guest stopped abnormally; its instance is unusable and must be replaced.
 
     ``kind`` is one of ``timeout`` (the host's deadline backstop fired), ``stack_overflow``,
-    ``out_of_memory``, ``exit`` (the guest aborted) or ``trap`` (anything else).
+    ``exit`` (the guest called ``proc_exit``) or ``trap`` (anything else, e.g. an abort).
     """
 
     def __init__(self, kind: str, message: str) -> None:

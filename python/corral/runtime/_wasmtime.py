@@ -234,4 +234,8 @@ def _classify(trap: wasmtime.Trap) -> GuestTrap:
         return GuestTrap(
             "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
         )
-    return GuestTrap("trap", f"the guest trapped: {trap.message.splitlines()[0]}")
+    lines = [line.strip() for line in trap.message.splitlines() if line.strip()]
+    cause = next(
+        (line for line in lines if line.startswith("wasm trap:")), lines[-1] if lines else ""
+    )
+    return GuestTrap("trap", f"the guest trapped ({cause})")
