@@ -20,6 +20,8 @@ HOST_TARGET = (
     Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "corral" / "guest-host-target"
 )
 
+PY_SOURCES = ("python", "tests", "bench", "docs/conf.py", "noxfile.py", "guest")
+
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True
 
@@ -61,8 +63,8 @@ def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
     session.install("-e", ".[lint,test]", "nox")
-    session.run("ruff", "check", "python", "tests", "bench", "docs/conf.py", "noxfile.py", "guest")
-    session.run("ruff", "format", "--check", "python", "tests", "bench", "docs/conf.py", "noxfile.py", "guest")
+    session.run("ruff", "check", *PY_SOURCES)
+    session.run("ruff", "format", "--check", *PY_SOURCES)
     session.run("mypy", "--strict", "python/corral")
     with session.chdir("guest"):
         _cargo(session, "clippy", "--all-targets", "--quiet", "--", "-D", "warnings")
