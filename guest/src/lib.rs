@@ -12,6 +12,7 @@ pub mod js;
 pub mod output;
 pub mod protocol;
 pub mod scheduler;
+pub mod vfs;
 
 use std::cell::RefCell;
 

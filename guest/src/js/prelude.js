@@ -149,6 +149,22 @@
   // The execution's standard input (execute(..., stdin=...)) as a string; "" when there is none.
   define("readStdin", function readStdin() { return native.stdin(); });
 
+  // --- Math.random ------------------------------------------------------------------------
+  // sfc32, seeded once from the host's randomness (which the host records or fixes), instead
+  // of QuickJS's own clock-seeded generator: runs replay exactly and can be deterministic.
+  const [s0, s1, s2, s3] = native.seed();
+  let [ra, rb, rc, rd] = [s0 | 0, s1 | 0, s2 | 0, s3 | 0];
+  Math.random = function random() {
+    const t = (((ra + rb) | 0) + rd) | 0;
+    rd = (rd + 1) | 0;
+    ra = rb ^ (rb >>> 9);
+    rb = (rc + (rc << 3)) | 0;
+    rc = (rc << 21) | (rc >>> 11);
+    rc = (rc + t) | 0;
+    return (t >>> 0) / 4294967296;
+  };
+  for (let i = 0; i < 12; i++) Math.random(); // mix the seed in
+
   // --- what a model reaches for out of habit --------------------------------------------
   const example = tools.length ? ` e.g. ${callForm(tools[0])}` : "";
   const toolsHint = `Tools are global async functions taking one object${example}; ` +

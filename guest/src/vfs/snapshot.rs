@@ -1,0 +1,393 @@
+//! Snapshots of the writable areas, in a compact binary format, and their restoration.
+//!
+//! Format (little-endian): the magic `CVFS` and a version byte, then the node records of
+//! `/workspace` and `/tmp`. A node record is its kind byte (0 file, 1 directory, 2 symlink),
+//! `u32` mode, `f64` mtime in ms, then for a file a `u64` length and the bytes, for a symlink a
+//! `u32` length and the target, for a directory a `u32` entry count and, per entry in name
+//! order, a `u32` name length, the name and the entry's node record.
+//!
+//! The input to `restore` may be hostile (the host keeps snapshots outside the guest): every
+//! length is checked against what is left, names and targets are validated like paths, the
+//! quotas apply, and nesting is walked with an explicit stack, never recursion.
+
+use std::rc::Rc;
+
+use super::error::{Errno, VfsError};
+use super::node::{Data, Ino, Node};
+use super::path::{self, NAME_MAX};
+use super::tree::Tree;
+use super::Vfs;
+
+const MAGIC: &[u8; 5] = b"CVFS\x01";
+const FILE: u8 = 0;
+const DIR: u8 = 1;
+const LINK: u8 = 2;
+
+impl Vfs {
+    /// Everything in `/workspace` and `/tmp` (kinds, modes, mtimes, contents, link targets),
+    /// as bytes that [`Vfs::restore`] turns back into the same tree.
+    pub fn snapshot(&self) -> Vec<u8> {
+        encode(&self.tree)
+    }
+
+    /// Replaces `/workspace` and `/tmp` with the contents of a snapshot, all or nothing.
+    /// Malformed input fails with EINVAL (path `snapshot`); one over the quotas with ENOSPC or
+    /// EFBIG. Inode numbers are reassigned.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), VfsError> {
+        let tree = decode(bytes, &self.tree).map_err(|code| VfsError::new(code, "snapshot"))?;
+        self.tree = tree;
+        Ok(())
+    }
+}
+
+fn encode(tree: &Tree) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    // Pre-order with an explicit stack: a directory's record, then each child's in name order.
+    let mut stack: Vec<(Option<&str>, Ino)> =
+        tree.writable.iter().rev().map(|&ino| (None, ino)).collect();
+    while let Some((name, ino)) = stack.pop() {
+        if let Some(name) = name {
+            put_u32_bytes(&mut out, name.as_bytes());
+        }
+        let Ok(node) = tree.node(ino) else {
+            encode_node(&mut out, &Node::file(Rc::default(), 0.0));
+            continue;
+        };
+        encode_node(&mut out, node);
+        if let Data::Dir(entries) = &node.data {
+            stack.extend(entries.iter().rev().map(|(n, &i)| (Some(n.as_str()), i)));
+        }
+    }
+    out
+}
+
+/// A node's own record (a directory's entries follow it).
+fn encode_node(out: &mut Vec<u8>, node: &Node) {
+    let kind = match node.data {
+        Data::Dir(_) => DIR,
+        Data::Symlink(_) => LINK,
+        Data::File(_) | Data::DevNull => FILE,
+    };
+    out.push(kind);
+    out.extend_from_slice(&node.mode.to_le_bytes());
+    out.extend_from_slice(&node.mtime_ms.to_le_bytes());
+    match &node.data {
+        Data::File(bytes) => {
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+        Data::Symlink(target) => put_u32_bytes(out, target.as_bytes()),
+        Data::Dir(entries) => out.extend_from_slice(&(entries.len() as u32).to_le_bytes()),
+        // Never in a writable area; written as an empty file to keep the record well-formed.
+        Data::DevNull => out.extend_from_slice(&0u64.to_le_bytes()),
+    }
+}
+
+fn put_u32_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+/// A fresh tree with `current`'s skeleton and limits, filled from `bytes`.
+fn decode(bytes: &[u8], current: &Tree) -> Result<Tree, Errno> {
+    let mut input = Input { bytes };
+    if input.take(MAGIC.len())? != MAGIC {
+        return Err(Errno::EINVAL);
+    }
+    let mut tree = Tree::skeleton(current.limits, current.boot_ms);
+    for root in tree.writable {
+        let (node, count) = input.node()?;
+        let count = count.ok_or(Errno::EINVAL)?;
+        *tree.nodes.get_mut(root)? = node;
+        decode_entries(&mut input, &mut tree, root, count)?;
+    }
+    match input.bytes.is_empty() {
+        true => Ok(tree),
+        false => Err(Errno::EINVAL),
+    }
+}
+
+/// Reads the `count` entries of directory `root` and everything below them.
+fn decode_entries(input: &mut Input, tree: &mut Tree, root: Ino, count: u32) -> Result<(), Errno> {
+    let mut stack = vec![(root, count)];
+    while let Some((dir, left)) = stack.last_mut() {
+        let dir = *dir;
+        if *left == 0 {
+            stack.pop();
+            continue;
+        }
+        *left -= 1;
+        let name = input.name()?;
+        let (node, count) = input.node()?;
+        // Attaching stamps the parent; with its own recorded mtime that changes nothing.
+        let stamp = tree.node(dir)?.mtime_ms;
+        let ino = tree.attach(dir, name, node, stamp).map_err(|e| match e {
+            Errno::EEXIST => Errno::EINVAL,
+            other => other,
+        })?;
+        if let Some(count) = count {
+            stack.push((ino, count));
+        }
+    }
+    Ok(())
+}
+
+/// The unread rest of a snapshot.
+struct Input<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Input<'a> {
+    fn take(&mut self, len: usize) -> Result<&'a [u8], Errno> {
+        if len > self.bytes.len() {
+            return Err(Errno::EINVAL);
+        }
+        let (head, rest) = self.bytes.split_at(len);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Errno> {
+        self.take(N)?.try_into().map_err(|_| Errno::EINVAL)
+    }
+
+    fn u32(&mut self) -> Result<u32, Errno> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    fn len_u64(&mut self) -> Result<usize, Errno> {
+        let len = u64::from_le_bytes(self.array()?);
+        usize::try_from(len).map_err(|_| Errno::EINVAL)
+    }
+
+    fn text(&mut self) -> Result<&'a str, Errno> {
+        let len = self.u32()? as usize;
+        std::str::from_utf8(self.take(len)?).map_err(|_| Errno::EINVAL)
+    }
+
+    /// An entry name: what a path component can be.
+    fn name(&mut self) -> Result<&'a str, Errno> {
+        let name = self.text()?;
+        let bad = name.is_empty() || name == "." || name == "..";
+        if bad || name.len() > NAME_MAX || name.contains(['/', '\0']) {
+            return Err(Errno::EINVAL);
+        }
+        Ok(name)
+    }
+
+    /// A node record; for a directory also its entry count (the entries follow).
+    fn node(&mut self) -> Result<(Node, Option<u32>), Errno> {
+        let kind = self.array::<1>()?[0];
+        let mode = self.u32()?;
+        let mtime = f64::from_le_bytes(self.array()?);
+        if mode > 0o7777 || !mtime.is_finite() {
+            return Err(Errno::EINVAL);
+        }
+        let (data, count) = match kind {
+            FILE => {
+                let len = self.len_u64()?;
+                (Data::File(Rc::new(self.take(len)?.to_vec())), None)
+            }
+            DIR => (Data::Dir(Default::default()), Some(self.u32()?)),
+            LINK => {
+                let target = self.text()?;
+                path::check(target).map_err(|_| Errno::EINVAL)?;
+                (Data::Symlink(target.to_string()), None)
+            }
+            _ => return Err(Errno::EINVAL),
+        };
+        Ok((Node::with(data, mode, mtime), count))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::super::{FileKind, VfsLimits, VfsUsage, WORKSPACE};
+    use super::*;
+
+    const W: &str = WORKSPACE;
+
+    /// Every node under the writable areas as one line: path, kind, mode, mtime, size,
+    /// contents or target.
+    fn dump(vfs: &Vfs) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut todo = vec!["/workspace".to_string(), "/tmp".to_string()];
+        while let Some(path) = todo.pop() {
+            let Ok(s) = vfs.lstat("/", &path) else {
+                lines.push(format!("{path} missing"));
+                continue;
+            };
+            let body = match s.kind {
+                FileKind::File => format!("{:?}", vfs.read("/", &path).unwrap_or_default()),
+                FileKind::Symlink => vfs.read_link("/", &path).unwrap_or_default(),
+                _ => String::new(),
+            };
+            let head = format!("{path} {:?} {:o} {} {}", s.kind, s.mode, s.mtime_ms, s.size);
+            lines.push(format!("{head} {body}"));
+            for (name, _) in vfs.read_dir("/", &path).unwrap_or_default() {
+                todo.push(format!("{path}/{name}"));
+            }
+        }
+        lines
+    }
+
+    fn sample() -> Vfs {
+        let mut vfs = vfs();
+        let ok = [
+            vfs.mkdir_all(W, "src/deep/er"),
+            vfs.write(W, "src/main.rs", b"fn main() {}\n"),
+            vfs.write(W, "bin.dat", &[0, 255, 10, 13, 0]),
+            vfs.write(W, "empty", b""),
+            vfs.symlink(W, "src/main.rs", "link"),
+            vfs.symlink(W, "/nowhere/at/all", "dangling"),
+            vfs.write("/tmp", "t", "ünïcode".as_bytes()),
+            vfs.set_mode(W, "bin.dat", 0o600),
+            vfs.set_mtime(W, "src", Some(-12.5)),
+            vfs.set_mode("/tmp", "t", 0o400),
+        ];
+        assert!(ok.iter().all(Result::is_ok), "{ok:?}");
+        vfs
+    }
+
+    #[test]
+    fn round_trip_is_exact() {
+        let original = sample();
+        let bytes = original.snapshot();
+        let mut copy = vfs();
+        assert_eq!(copy.restore(&bytes), Ok(()));
+        assert_eq!(dump(&copy), dump(&original));
+        assert_eq!(copy.snapshot(), bytes);
+        assert_eq!(copy.usage(), original.usage());
+        assert_eq!(
+            copy.usage(),
+            VfsUsage {
+                bytes: 53,
+                files: 9
+            }
+        );
+        assert_eq!(text(&copy, "link"), "fn main() {}\n");
+    }
+
+    #[test]
+    fn restore_replaces_everything_writable() {
+        let mut vfs = sample();
+        let empty = super::super::testing::vfs().snapshot();
+        assert_eq!(vfs.restore(&empty), Ok(()));
+        assert!(ls(&vfs, ".").is_empty() && ls(&vfs, "/tmp").is_empty());
+        assert_eq!(vfs.usage(), VfsUsage::default());
+        assert_eq!(ls(&vfs, "/usr"), ["bin/"]);
+    }
+
+    #[test]
+    fn restore_enforces_quotas_and_keeps_old_state_on_failure() {
+        let bytes = sample().snapshot();
+        let limits = VfsLimits {
+            max_files: 5,
+            ..VfsLimits::default()
+        };
+        let mut small = vfs_with(limits);
+        put(&mut small, "keep", "me");
+        let e = small.restore(&bytes).err();
+        assert_eq!(e, Some(VfsError::new(Errno::ENOSPC, "snapshot")));
+        assert_eq!(ls(&small, "."), ["keep"]);
+        let e = small
+            .restore(b"CVFS\x01garbage")
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("snapshot: Invalid argument"));
+        assert_eq!(text(&small, "keep"), "me");
+    }
+
+    #[test]
+    fn rejects_malformed_snapshots() {
+        let good = sample().snapshot();
+        let mut vfs = vfs();
+        let mut bad = |bytes: &[u8]| code(vfs.restore(bytes));
+        assert_eq!(bad(b""), Some(Errno::EINVAL));
+        assert_eq!(bad(&good[..good.len() - 1]), Some(Errno::EINVAL));
+        assert_eq!(bad(&[good.as_slice(), b"x"].concat()), Some(Errno::EINVAL));
+        let mut wrong_version = good.clone();
+        wrong_version[4] = 2;
+        assert_eq!(bad(&wrong_version), Some(Errno::EINVAL));
+        // A root that is a file, a bad mode, a name with a slash, a duplicate name.
+        let mode = 0o755u32.to_le_bytes();
+        let dir = |count: u32| [&[DIR][..], &mode, &[0; 8], &count.to_le_bytes()].concat();
+        let file = [&[FILE][..], &0o644u32.to_le_bytes(), &[0; 8], &[0; 8]].concat();
+        let named = |name: &str| {
+            [
+                &(name.len() as u32).to_le_bytes()[..],
+                name.as_bytes(),
+                &file,
+            ]
+            .concat()
+        };
+        let snap = |entries: &[u8]| [&MAGIC[..], &dir(2), entries, &dir(0)].concat();
+        assert_eq!(bad(&snap(&[named("a"), named("b")].concat())), None);
+        assert_eq!(
+            bad(&snap(&[named("a"), named("a")].concat())),
+            Some(Errno::EINVAL)
+        );
+        assert_eq!(
+            bad(&snap(&[named("a"), named("b/c")].concat())),
+            Some(Errno::EINVAL)
+        );
+        assert_eq!(
+            bad(&snap(&[named("a"), named("..")].concat())),
+            Some(Errno::EINVAL)
+        );
+        assert_eq!(
+            bad(&snap(&[named("a"), named("")].concat())),
+            Some(Errno::EINVAL)
+        );
+        let rootfile = [&MAGIC[..], &file, &dir(0)].concat();
+        assert_eq!(bad(&rootfile), Some(Errno::EINVAL));
+    }
+
+    /// A tiny xorshift: deterministic noise without a dependency.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let good = sample().snapshot();
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut vfs = vfs();
+        let mut accepted = 0;
+        for round in 0..600 {
+            let bytes: Vec<u8> = if round % 2 == 0 {
+                let len = (rng.next() % 300) as usize;
+                let mut noise: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+                if round % 4 == 0 {
+                    noise.splice(0..0, MAGIC.iter().copied());
+                }
+                noise
+            } else {
+                // A valid snapshot with a few bytes flipped and perhaps cut short.
+                let mut bytes = good.clone();
+                for _ in 0..(1 + rng.next() % 4) {
+                    let i = (rng.next() as usize) % bytes.len();
+                    bytes[i] = rng.next() as u8;
+                }
+                bytes.truncate(bytes.len() - (rng.next() % 3) as usize);
+                bytes
+            };
+            if vfs.restore(&bytes).is_ok() {
+                accepted += 1;
+                // Whatever was accepted must be a consistent tree that round-trips.
+                let again = vfs.snapshot();
+                assert_eq!(vfs.restore(&again), Ok(()));
+                assert_eq!(vfs.snapshot(), again);
+            }
+        }
+        assert!(accepted < 600);
+    }
+}
