@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,8 +25,11 @@ from corral.capabilities import (
     MethodCapability,
     Param,
     capabilities_from_dict,
+    constraint_from_json,
     constraint_from_spec,
+    is_attenuation,
     match_pattern,
+    pattern_covers,
     raise_for,
     validate_pattern,
     validate_tool_name,
@@ -809,3 +814,542 @@ def test_spec_strings_behave_like_params(bound: int, value: int) -> None:
         from_spec = constraint_from_spec("x", f"{op}{bound}")
         assert from_spec == rule
         assert (from_spec.check({"x": value}) is None) == (rule.check({"x": value}) is None)
+
+
+# --------------------------------------------------------------------------------------------
+# Approval
+
+
+def test_requires_approval() -> None:
+    cap = MethodCapability("pay", [amount <= 10], max_calls=2, requires_approval=True)
+    assert cap.requires_approval
+    assert cap.describe() == "pay where amount <= 10 (max_calls=2) (requires approval)"
+    assert MethodCapability("pay").requires_approval is False
+    decision = Authorizer([cap]).authorize("pay", {"amount": 1})
+    assert (decision.allowed, decision.requires_approval) == (True, True)
+    assert (
+        decision.message == "pay allowed: pay where amount <= 10 (max_calls=2) (requires approval)"
+    )
+    denied = Authorizer([cap]).authorize("pay", {"amount": 100})
+    assert (denied.allowed, denied.requires_approval) == (False, False)
+    assert Authorizer([MethodCapability("pay")]).authorize("pay", {}).requires_approval is False
+
+
+def test_requires_approval_must_be_a_bool() -> None:
+    assert value_error(MethodCapability, "x", None, None, 1) == (
+        "requires_approval for 'x' must be a bool, not 1"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Budgets beyond one capability
+
+
+def test_sandbox_budget_covers_every_tool() -> None:
+    auth = Authorizer([MethodCapability("a"), MethodCapability("b")], max_calls=2)
+    assert auth.authorize("a", {}).allowed
+    assert auth.authorize("b", {}).allowed
+    assert message(auth, "a", {}) == "a denied: sandbox max_calls=2 exhausted (2 calls made)"
+    assert auth.remaining_budgets() == {
+        "sandbox": 0,
+        "execution": None,
+        "capability:a": None,
+        "capability:b": None,
+    }
+
+
+def test_tool_budget_spans_capabilities() -> None:
+    auth = Authorizer(
+        [MethodCapability("x", [amount <= 10]), MethodCapability("*")],
+        max_calls_per_tool={"x": 3},
+    )
+    assert auth.authorize("x", {"amount": 1}).allowed
+    assert auth.authorize("x", {"amount": 100}).allowed  # under the second capability
+    assert auth.authorize("x", {}).allowed
+    assert message(auth, "x", {}) == "x denied: max_calls=3 for tool 'x' exhausted (3 calls made)"
+    assert auth.authorize("y", {}).allowed
+    assert auth.remaining_budgets()["tool:x"] == 0
+
+
+def test_execution_budget_resets() -> None:
+    auth = Authorizer([MethodCapability("t")])
+    auth.start_execution(1)
+    assert auth.authorize("t", {}).allowed
+    assert message(auth, "t", {}) == "t denied: execution max_calls=1 exhausted (1 call made)"
+    auth.start_execution(5)
+    assert auth.remaining_budgets()["execution"] == 5
+    assert auth.authorize("t", {}).allowed
+    auth.start_execution(None)
+    assert auth.remaining_budgets()["execution"] is None
+
+
+def test_budgets_are_charged_only_when_allowed_and_checked_before_constraints() -> None:
+    auth = Authorizer([MethodCapability("t", [amount <= 1])], max_calls=1)
+    assert not auth.authorize("t", {"amount": 5}).allowed
+    assert auth.remaining_budgets()["sandbox"] == 1
+    assert auth.authorize("t", {"amount": 1}).allowed
+    assert message(auth, "t", {"amount": 5}) == (
+        "t denied: sandbox max_calls=1 exhausted (1 call made)"
+    )
+
+
+def test_budget_denials_name_the_most_lasting_budget_first() -> None:
+    auth = Authorizer(
+        [MethodCapability("t", max_calls=1)], max_calls=1, max_calls_per_tool={"t": 1}
+    )
+    auth.start_execution(1)
+    assert auth.authorize("t", {}).allowed
+    assert message(auth, "t", {}) == "t denied: sandbox max_calls=1 exhausted (1 call made)"
+    # An unknown tool is still reported as such, not as a spent budget.
+    assert message(auth, "u", {}) == "u denied: no capability matches 'u'"
+
+
+def test_check_is_a_dry_run_decision() -> None:
+    auth = Authorizer([MethodCapability("t", requires_approval=True)], max_calls=1)
+    decision = auth.check("t", {})
+    assert (decision.allowed, decision.requires_approval) == (True, True)
+    assert auth.remaining_budgets()["sandbox"] == 1
+
+
+def test_remaining_budgets_keys() -> None:
+    auth = Authorizer(
+        [MethodCapability("a", max_calls=2), MethodCapability("a", max_calls=1)],
+        max_calls=10,
+        max_calls_per_tool={"a": 4, "b": None},  # type: ignore[dict-item]
+    )
+    auth.start_execution(3)
+    auth.authorize("a", {})
+    assert auth.remaining_budgets() == {
+        "sandbox": 9,
+        "execution": 2,
+        "tool:a": 3,
+        "capability:a": 2,
+    }
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"max_calls": -1}, "max_calls for the sandbox must be an int >= 0 or None, not -1"),
+        (
+            {"max_calls_per_tool": {"x": 1.5}},
+            "max_calls for tool 'x' must be an int >= 0 or None, not 1.5",
+        ),
+        (
+            {"max_calls_per_tool": {"a b": 1}},
+            f"invalid tool name 'a b': whitespace ' ' at index 1; {ONLY}",
+        ),
+    ],
+)
+def test_authorizer_budget_errors(kwargs: dict[str, Any], error: str) -> None:
+    assert value_error(lambda: Authorizer([], **kwargs)) == error
+
+
+def test_execution_budget_error() -> None:
+    auth = Authorizer([])
+    assert value_error(auth.start_execution, True) == (
+        "max_calls for the execution must be an int >= 0 or None, not True"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The JSON form
+
+
+EVERY_CONSTRAINT = [
+    amount <= 1000,
+    amount > -2.5,
+    Param("day") >= "2024-01-01",
+    Param("c") == "USD",
+    Param("b") == True,  # noqa: E712
+    Param("n") != None,  # noqa: E711
+    Param("o") == {"a": [1, 2.5, None, {"b": False}]},
+    Param("c").is_in(["USD", "EUR", 1, [2]]),
+    Param("r").not_in(["admin"]),
+    Param("p").starts_with("/workspace/"),
+    Param("f").ends_with(".csv"),
+    Param("t").contains("x"),
+    Param("t").contains({"k": 1}),
+    Param("e").matches(r"[a-z]+@x\.com"),
+    Param("body/user/id").exists(),
+    Param("debug").not_exists(),
+    Param("n").len_le(3),
+    Param("n").len_ge(1),
+    Param("n").len_between(1, 2),
+    (amount > 0) & (amount <= 10),
+    ((amount > 0) & (amount <= 10)) | (Param("admin") == True),  # noqa: E712
+    AllOf(()),
+    AnyOf(()),
+]
+
+
+@pytest.mark.parametrize("constraint", EVERY_CONSTRAINT, ids=lambda c: c.describe() or "empty")
+def test_constraint_json_round_trip(constraint: Constraint) -> None:
+    data = constraint.to_json()
+    assert constraint_from_json(json.loads(json.dumps(data))) == constraint
+    assert constraint_from_json(data).describe() == constraint.describe()
+
+
+def test_constraint_json_shape() -> None:
+    assert (amount <= 5).to_json() == {
+        "type": "comparison",
+        "path": "amount",
+        "op": "<=",
+        "value": 5,
+    }
+    assert Param("n").len_le(3).to_json() == {"type": "length", "path": "n", "min": None, "max": 3}
+    assert ((amount < 1) | Param("x").exists()).to_json() == {
+        "type": "any_of",
+        "constraints": [
+            {"type": "comparison", "path": "amount", "op": "<", "value": 1},
+            {"type": "exists", "path": "x"},
+        ],
+    }
+
+
+def test_literals_are_copied_and_plain() -> None:
+    values = [1, 2]
+    rule = Param("x") == values
+    values.append(3)
+    assert rule == (Param("x") == [1, 2])
+    assert (Param("x") == (1, 2)) == constraint_from_json((Param("x") == (1, 2)).to_json())
+    assert Param("x").is_in([(1, 2)]).values == ([1, 2],)
+
+
+def test_to_json_needs_json_values() -> None:
+    assert raised(TypeError, Explodes().to_json) == "Explodes has no JSON form"
+    assert value_error((Param("x") == {1: "a"}).to_json) == "object keys must be str, not 1"
+
+
+def test_method_capability_json_round_trip() -> None:
+    cap = MethodCapability("stripe/**", [amount <= 10], max_calls=3, requires_approval=True)
+    data = cap.to_json()
+    assert data == {
+        "pattern": "stripe/**",
+        "constraints": [{"type": "comparison", "path": "amount", "op": "<=", "value": 10}],
+        "max_calls": 3,
+        "requires_approval": True,
+    }
+    assert MethodCapability.from_json(data) == cap
+    assert MethodCapability.from_json({"pattern": "x"}) == MethodCapability("x")
+
+
+KNOWN_TYPES = (
+    "all_of, any_of, comparison, contains, ends_with, exists, in, length, matches, not_exists, "
+    "not_in, starts_with"
+)
+
+
+def deep_constraint(depth: int) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": "exists", "path": "x"}
+    for _ in range(depth):
+        data = {"type": "all_of", "constraints": [data]}
+    return data
+
+
+def deep_value(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ([], "a constraint must be a JSON object, not a list"),
+        ({"path": "x"}, "a constraint needs a 'type'"),
+        (
+            {"type": "bogus", "path": "x"},
+            "unknown constraint type 'bogus'; expected one of all_of, any_of, comparison, "
+            "contains, ends_with, exists, in, length, matches, not_exists, not_in, starts_with",
+        ),
+        (
+            {"type": ["in"]},
+            "unknown constraint type ['in']; expected one of all_of, any_of, "
+            "comparison, contains, ends_with, exists, in, length, matches, not_exists, not_in, "
+            "starts_with",
+        ),
+        ({"type": "exists"}, "constraint 'exists' is missing 'path'"),
+        (
+            {"type": "exists", "path": "x", "extra": 1},
+            "constraint 'exists' has an unexpected key 'extra'",
+        ),
+        (
+            {"type": "comparison", "path": "x", "op": "<="},
+            "constraint 'comparison' is missing 'value'",
+        ),
+        (
+            {"type": "comparison", "path": 5, "op": "<=", "value": 1},
+            "'path' of constraint 'comparison' must be a str, not an int",
+        ),
+        (
+            {"type": "comparison", "path": "", "op": "<=", "value": 1},
+            "invalid parameter path '': it must be a non-empty str",
+        ),
+        (
+            {"type": "comparison", "path": "x", "op": 1, "value": 1},
+            "'op' of constraint 'comparison' must be a str, not an int",
+        ),
+        (
+            {"type": "comparison", "path": "x", "op": "~", "value": 1},
+            "unknown operator '~'; use one of < <= > >= == !=",
+        ),
+        (
+            {"type": "comparison", "path": "x", "op": "<", "value": [1]},
+            "x < needs a number or a str, not [1]",
+        ),
+        (
+            {"type": "in", "path": "x", "values": "ab"},
+            "'values' of constraint 'in' must be a list, not a str",
+        ),
+        (
+            {"type": "starts_with", "path": "x", "prefix": None},
+            "'prefix' of constraint 'starts_with' must be a str, not None",
+        ),
+        (
+            {"type": "matches", "path": "x", "regex": "("},
+            "x matches '(': invalid regex (missing ), unterminated subpattern at position 0)",
+        ),
+        ({"type": "length", "path": "x", "min": 1.5}, "len(x) bounds must be ints, not 1.5"),
+        ({"type": "length", "path": "x"}, "len(x) needs a minimum, a maximum or both"),
+        (
+            {"type": "all_of", "constraints": {}},
+            "'constraints' of constraint 'all_of' must be a list",
+        ),
+        (
+            {"type": "any_of", "constraints": [{"type": "exists", "path": "x"}, 5]},
+            "constraint 2: a constraint must be a JSON object, not an int",
+        ),
+        (
+            deep_constraint(17),
+            "constraint 1: " * 17 + "constraints are nested more than 16 levels deep",
+        ),
+        (
+            {"type": "comparison", "path": "x", "op": "==", "value": deep_value(40)},
+            "a value is nested more than 32 levels deep",
+        ),
+    ],
+)
+def test_constraint_from_json_errors(data: object, error: str) -> None:
+    assert value_error(constraint_from_json, data) == error
+
+
+def test_constraint_from_json_accepts_the_deepest_allowed() -> None:
+    assert isinstance(constraint_from_json(deep_constraint(16)), AllOf)
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ("x", "a capability must be a JSON object, not a str"),
+        ({}, "a capability is missing 'pattern'"),
+        ({"pattern": "x", "budget": 1}, "a capability has an unexpected key 'budget'"),
+        ({"pattern": "a b"}, f"invalid method pattern 'a b': whitespace ' ' at index 1; {ONLY}"),
+        ({"pattern": 5}, "invalid method pattern 5: must be a str, not int"),
+        (
+            {"pattern": "x", "constraints": {}},
+            "'constraints' of a capability must be a list, not a dict",
+        ),
+        (
+            {"pattern": "x", "constraints": [{"type": "nope"}]},
+            f"constraint 1: unknown constraint type 'nope'; expected one of {KNOWN_TYPES}",
+        ),
+        (
+            {"pattern": "x", "max_calls": "3"},
+            "max_calls for 'x' must be an int >= 0 or None, not '3'",
+        ),
+        (
+            {"pattern": "x", "requires_approval": 1},
+            "requires_approval for 'x' must be a bool, not 1",
+        ),
+    ],
+)
+def test_method_capability_from_json_errors(data: object, error: str) -> None:
+    assert value_error(MethodCapability.from_json, data) == error
+
+
+# --------------------------------------------------------------------------------------------
+# Subsets
+
+
+@pytest.mark.parametrize(
+    ("parent", "child", "expected"),
+    [
+        ("a/b", "a/b", True),
+        ("a/*", "a/b", True),
+        ("a/**", "a/b/c", True),
+        ("a/**", "a/*/c", True),
+        ("a/**", "a/**", True),
+        ("**", "a/**", True),
+        ("**", "mcp:**", True),
+        ("a/**/z", "a/b/**/z", True),
+        ("a/*", "a/**", False),
+        ("a/*", "a", False),
+        ("a/b", "a/*", False),
+        ("*", "**", False),
+        ("a/**", "**", False),
+        ("stripe/charges_*", "stripe/charges_create", True),
+        ("stripe/charges_*", "stripe/charges_*_v2", True),
+        ("stripe/*_create", "stripe/charges_*", False),
+        ("*a*", "xa*", True),
+        ("a*", "*", False),
+        ("mcp:fs/*", "fs/read", True),
+        ("mcp:fs/*", "mcp:fs/read", True),
+        (
+            "fs/*",
+            "mcp:fs/read",
+            False,
+        ),  # the child also matches the tool 'mcp:fs/read'
+        ("mcp:*", "mcp:*", True),
+        ("a b", "a", False),
+        ("a", "a b", False),
+    ],
+)
+def test_pattern_covers(parent: str, child: str, expected: bool) -> None:
+    assert pattern_covers(parent, child) is expected
+
+
+@pytest.mark.parametrize(
+    ("child", "parent", "expected"),
+    [
+        (amount <= 5, amount <= 10, True),
+        (amount <= 5, amount <= 5, True),
+        (amount < 5, amount <= 5, True),
+        (amount <= 5, amount < 5, False),
+        (amount <= 10, amount <= 5, False),
+        (amount > 5, amount >= 5, True),
+        (amount >= 6, amount > 5, True),
+        (amount >= 5, amount > 5, False),
+        (amount <= 5, amount >= 0, False),
+        (amount <= 5, Param("other") <= 10, False),
+        (Param("d") <= "2024", Param("d") <= "2025", True),
+        (amount <= 5, Param("amount") <= "9", False),
+        (amount == 3, amount < 10, True),
+        (amount == 3, amount.is_in([1, 3]), True),
+        (amount == 3, amount != 4, True),
+        (amount == 1, amount == True, False),  # noqa: E712
+        (amount == 1.0, amount == 1, True),
+        (amount.is_in([1, 2]), amount.is_in([1, 2, 3]), True),
+        (amount.is_in([1, 4]), amount.is_in([1, 2, 3]), False),
+        (amount.is_in([1, 2]), amount <= 2, True),
+        (amount.is_in([]), amount <= -100, True),
+        (Param("s").is_in(["ab", "ac"]), Param("s").starts_with("a"), True),
+        (Param("s").is_in(["ab"]), Param("s").matches("a."), False),
+        (Param("s").starts_with("/w/a/"), Param("s").starts_with("/w/"), True),
+        (Param("s").starts_with("/w/"), Param("s").starts_with("/w/a/"), False),
+        (Param("s").ends_with(".tar.gz"), Param("s").ends_with(".gz"), True),
+        (Param("s").matches("a+"), Param("s").matches("a+"), True),
+        (Param("s").matches("a"), Param("s").matches("a+"), False),
+        (Param("s").contains("ab"), Param("s").contains("a"), False),  # ['ab'] contains no 'a'
+        (Param("n").len_between(2, 3), Param("n").len_le(5), True),
+        (Param("n").len_le(3), Param("n").len_ge(0), True),
+        (Param("n").len_le(3), Param("n").len_between(1, 3), False),
+        (Param("r").not_in(["a", "b"]), Param("r").not_in(["a"]), True),
+        (Param("r").not_in(["a"]), Param("r").not_in(["a", "b"]), False),
+        (Param("r").not_in(["a"]), Param("r").not_in(["a", 1]), True),
+        (Param("r").not_in(["a", 1]), Param("r").not_in(["a"]), False),
+        (Param("r").not_in([]), Param("r").not_in(["a"]), False),
+        (amount <= 5, amount.exists(), True),
+        (amount.is_in([1]), amount.exists(), True),
+        (amount.not_exists(), amount.exists(), False),
+        (Param("s").not_in(["a"]), Param("s").exists(), True),
+        (amount.exists(), amount.exists(), True),
+        (Param("a/b") <= 5, Param("a/b") <= 6, True),
+        (Param("a/b") <= 5, Param("a") <= 6, False),
+        ((amount <= 5) & (Param("c") == "USD"), amount <= 10, True),
+        ((amount <= 5) & (Param("c") == "USD"), (Param("c") == "USD") & (amount <= 9), True),
+        ((amount <= 1) | (amount >= 10), (amount <= 1) | (amount >= 5), True),
+        ((amount <= 1) | (amount >= 10), amount <= 1, False),
+        (amount <= 1, (amount <= 1) | Param("admin").exists(), True),
+        (AnyOf(()), amount <= -5, True),
+        (amount <= 5, AllOf(()), True),
+        (AllOf(()), amount <= 5, False),
+        (Explodes(), Explodes(), False),
+    ],
+)
+def test_implies(child: Constraint, parent: Constraint, expected: bool) -> None:
+    assert child.implies(parent) is expected
+
+
+def test_a_constraint_implies_itself() -> None:
+    rule = Explodes()
+    assert rule.implies(rule)
+    for constraint in EVERY_CONSTRAINT:
+        assert constraint.implies(constraint_from_json(constraint.to_json()))
+
+
+def test_constraint_set_implies() -> None:
+    narrow = ConstraintSet([amount <= 5, Param("c").is_in(["USD"])])
+    wide = ConstraintSet([amount <= 10, Param("c").is_in(["USD", "EUR"])])
+    assert narrow.implies(wide)
+    assert not wide.implies(narrow)
+    assert narrow.implies(ConstraintSet())
+    assert not ConstraintSet().implies(wide)
+
+
+@pytest.mark.parametrize(
+    ("child", "parent", "expected"),
+    [
+        (MethodCapability("a/b", [amount <= 5]), MethodCapability("a/*", [amount <= 10]), True),
+        (MethodCapability("a/*", [amount <= 5]), MethodCapability("a/b", [amount <= 10]), False),
+        (MethodCapability("a", [amount <= 50]), MethodCapability("a", [amount <= 10]), False),
+        (MethodCapability("a"), MethodCapability("a", [amount <= 10]), False),
+        (MethodCapability("a", [amount <= 1, Param("x").exists()]), MethodCapability("a"), True),
+        (MethodCapability("a", max_calls=3), MethodCapability("a", max_calls=5), True),
+        (MethodCapability("a", max_calls=5), MethodCapability("a", max_calls=5), True),
+        (MethodCapability("a", max_calls=6), MethodCapability("a", max_calls=5), False),
+        (MethodCapability("a"), MethodCapability("a", max_calls=5), False),
+        (MethodCapability("a", max_calls=5), MethodCapability("a"), True),
+        (MethodCapability("a", requires_approval=True), MethodCapability("a"), True),
+        (MethodCapability("a"), MethodCapability("a", requires_approval=True), False),
+    ],
+)
+def test_is_subset_of(child: MethodCapability, parent: MethodCapability, expected: bool) -> None:
+    assert child.is_subset_of(parent) is expected
+
+
+def test_is_attenuation() -> None:
+    parents = [
+        MethodCapability("payments/charges/*", [amount <= 100], max_calls=10),
+        MethodCapability("read/**"),
+    ]
+    narrow = [
+        MethodCapability("payments/charges/create", [amount <= 50], max_calls=4),
+        MethodCapability("payments/charges/refund", [amount <= 10], max_calls=6),
+        MethodCapability("read/x"),
+    ]
+    assert is_attenuation(narrow, parents) is None
+    assert is_attenuation([], parents) is None
+    assert is_attenuation([MethodCapability("payments/**")], parents) == (
+        "capability 'payments/**' is not within any capability of the token it narrows"
+    )
+    assert is_attenuation(
+        [*narrow, MethodCapability("payments/charges/x", max_calls=1)], parents
+    ) == ("capability 'payments/charges/x' is not within any capability of the token it narrows")
+    assert is_attenuation(
+        [*narrow, MethodCapability("payments/charges/x", [amount <= 1], max_calls=1)], parents
+    ) == (
+        "capability 'payments/charges/x' (max_calls=1) and the ones before it exceed "
+        "max_calls=10 of 'payments/charges/*' in the token they narrow"
+    )
+
+
+def test_is_attenuation_spreads_budgets_over_parents() -> None:
+    parents = [MethodCapability("a", max_calls=2), MethodCapability("*", max_calls=3)]
+    children = [MethodCapability("a", max_calls=2), MethodCapability("a", max_calls=3)]
+    assert is_attenuation(children, parents) is None
+    assert is_attenuation([*children, MethodCapability("a", max_calls=1)], parents) is not None
+    unlimited = [MethodCapability("a", max_calls=1), MethodCapability("a")]
+    assert is_attenuation([MethodCapability("a", max_calls=1)] * 5, unlimited) is None
+
+
+def test_subset_checks_are_bounded() -> None:
+    # A hostile token could bring huge rules; the answer must come quickly (and be False).
+    many = Param("x").is_in([f"v{i}" for i in range(3000)])
+    wide = Param("x").is_in([f"v{i}" for i in range(3001)])
+    started = time.perf_counter()
+    many.implies(wide)
+    alternatives = AnyOf(tuple(Param("x") == i for i in range(300)))
+    assert not alternatives.implies(AnyOf(tuple(Param("x") == -i for i in range(1, 300))))
+    assert time.perf_counter() - started < 5

@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+from ._calls import ApprovalRequest
 from ._module import precompile_module
+from .audit import AuditEntry, AuditLog
 from .capabilities import (
     CapabilityError,
     ConstraintSet,
@@ -15,30 +17,36 @@ from .capabilities import (
     Param,
 )
 from .limits import Limits
-from .sandbox import (
-    ExecutionResult,
-    Sandbox,
-    SandboxTool,
-    ToolCall,
-    create_bash_tool,
-    create_sandbox_tool,
-)
+from .results import ExecutionResult, ToolCall
+from .sandbox import Sandbox, replay, replay_all
+from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
+from .tokens import CapabilityToken, TokenError
 from .tools import ToolDefinition, tool_from_function
+from .trace import ReplayDivergence, Trace
 
 __all__ = [
+    "ApprovalRequest",
+    "AuditEntry",
+    "AuditLog",
     "CapabilityError",
+    "CapabilityToken",
     "ConstraintSet",
     "ExecutionResult",
     "Limits",
     "MethodCapability",
     "Param",
+    "ReplayDivergence",
     "Sandbox",
     "SandboxTool",
+    "TokenError",
     "ToolCall",
     "ToolDefinition",
+    "Trace",
     "create_bash_tool",
     "create_sandbox_tool",
     "precompile_module",
+    "replay",
+    "replay_all",
     "tool_from_function",
 ]
 

@@ -15,10 +15,22 @@ Method patterns match canonical tool names whose segments are separated by ``/``
 matches exactly, ``*`` matches exactly one segment, ``**`` matches zero or more segments, and a
 ``*`` inside a segment (``*_create``, ``charges_*``) matches any run of characters within that
 segment. A pattern ``mcp:NAME`` also matches the tool ``NAME`` (a compatibility spelling).
+
+Capabilities have a JSON form (:meth:`MethodCapability.to_json`, :func:`constraint_from_json`)
+and a subset relation (:func:`pattern_covers`, :meth:`Constraint.implies`,
+:meth:`MethodCapability.is_subset_of`, :func:`is_attenuation`), which signed tokens
+(:mod:`corral.tokens`) use to check that a delegated capability only narrows its parent::
+
+    >>> small = MethodCapability("stripe/charges/create", [Param("amount") <= 50])
+    >>> small.is_subset_of(MethodCapability("stripe/**", [Param("amount") <= 1000]))
+    True
+    >>> is_attenuation([MethodCapability("github/**")], [MethodCapability("stripe/**")])
+    "capability 'github/**' is not within any capability of the token it narrows"
 """
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 import re
@@ -27,7 +39,7 @@ import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeVar
 
 __all__ = [
     "AllOf",
@@ -50,8 +62,11 @@ __all__ = [
     "Param",
     "StartsWith",
     "capabilities_from_dict",
+    "constraint_from_json",
     "constraint_from_spec",
+    "is_attenuation",
     "match_pattern",
+    "pattern_covers",
     "raise_for",
     "validate_pattern",
     "validate_tool_name",
@@ -64,6 +79,7 @@ _MAX_SHOWN: Final = 80  # longest rendering of a guest value inside a message
 _NAME_PUNCTUATION: Final = "_-.:/"
 _ALLOWED_HINT: Final = "only ASCII letters, digits and _ - . : / are allowed"
 _MCP_PREFIX: Final = "mcp:"
+_T = TypeVar("_T")
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,10 +326,60 @@ def _same_dicts(left: Mapping[object, object], right: Mapping[object, object]) -
     return left.keys() == right.keys() and all(_same(left[key], right[key]) for key in left)
 
 
+def _got(value: object) -> str:
+    """What a JSON field holds instead, for a message: ``None`` or ``a list``..."""
+    return "None" if value is None else _type_phrase(value)
+
+
 def _check_json_value(value: object, what: str) -> None:
     """Constraint literals must be JSON-ish, or they could never be satisfied."""
     if _kind(value) == "other":
         raise ValueError(f"{what} must be a JSON value, not {type(value).__name__}")
+
+
+def _plain(value: Any) -> Any:
+    """A private copy of a literal with plain containers (tuples → lists, mappings → dicts).
+
+    Constraints keep their own copy, so a caller mutating its list cannot change a rule, and
+    the JSON round trip gives back an equal constraint.
+    """
+    kind = _kind(value)
+    if kind == "list":
+        return [_plain(item) for item in value]
+    if kind == "dict":
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+_MAX_JSON_DEPTH: Final = 32  # deepest literal a token may carry (JSON from tokens is hostile)
+
+
+def _json_literal(value: object, depth: int = _MAX_JSON_DEPTH) -> Any:
+    """A JSON copy of a literal, or ValueError if it has no JSON form or is nested too deeply."""
+    if depth < 0:
+        raise ValueError(f"a value is nested more than {_MAX_JSON_DEPTH} levels deep")
+    kind = _kind(value)
+    if kind == "list":
+        return [_json_literal(item, depth - 1) for item in value]  # type: ignore[attr-defined]
+    if kind == "dict":
+        return _json_object_literal(value, depth)  # type: ignore[arg-type]
+    if kind == "other":
+        raise ValueError(f"{_type_phrase(value)} is not a JSON value")
+    return value
+
+
+def _json_object_literal(value: Mapping[object, object], depth: int) -> dict[str, Any]:
+    result = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise ValueError(f"object keys must be str, not {_show(key)}")
+        result[key] = _json_literal(item, depth - 1)
+    return result
+
+
+def _canonical_json(data: object) -> str:
+    """The one JSON spelling of ``data`` (sorted keys, no spaces, ASCII), for comparisons."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,6 +452,37 @@ class Constraint(ABC):
         detail = self.failure(params)
         return None if detail is None else f"{self.describe()} failed ({detail})"
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form, e.g. ``{"type": "comparison", "path": "amount", "op": "<=", ...}``.
+
+        :func:`constraint_from_json` turns it back into an equal constraint.
+
+        Raises:
+            TypeError: for a constraint class of your own (only the built-in ones have one).
+            ValueError: if a literal has no JSON form (say, a dict with int keys).
+        """
+        raise TypeError(f"{type(self).__name__} has no JSON form")
+
+    def implies(self, other: Constraint) -> bool:
+        """Whether every call that satisfies this constraint also satisfies ``other``.
+
+        The answer is conservative: True is a proof, False means "not proven". It holds for
+        equal constraints; bounds on the same path (``x <= 5`` implies ``x <= 10``, ``x < 5``
+        implies ``x <= 5``); ``x == a`` and ``x in S`` when ``other`` holds for every value
+        they allow; longer prefixes and suffixes; narrower length bounds; more values in
+        ``not_in``; ``exists`` after any rule that fails when the value is missing; and
+        through ``&`` and ``|`` (an AllOf implies what one member implies, an AnyOf what
+        every member implies). Paths compare exactly; ``matches`` implies only itself.
+
+        >>> (Param("x") <= 5).implies(Param("x") < 10)
+        True
+        >>> Param("c").is_in(["USD", "EUR"]).implies(Param("c").is_in(["USD"]))
+        False
+        """
+        if not isinstance(other, Constraint):
+            raise TypeError(f"expected a Constraint, got {_show(other)}")
+        return _implies(self, other, _Work())
+
     def __and__(self, other: Constraint) -> AllOf:
         """Both constraints must hold."""
         return AllOf(_flatten(AllOf, (self, other)))
@@ -434,6 +531,10 @@ class AllOf(Constraint):
     def __post_init__(self) -> None:
         object.__setattr__(self, "constraints", _check_constraints(self.constraints))
 
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "all_of", "constraints": [...]}``."""
+        return {"type": "all_of", "constraints": [item.to_json() for item in self.constraints]}
+
     def describe(self) -> str:
         """``a and b``."""
         return " and ".join(_describe_operand(item, AllOf) for item in self.constraints)
@@ -455,6 +556,10 @@ class AnyOf(Constraint):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "constraints", _check_constraints(self.constraints))
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": "any_of", "constraints": [...]}``."""
+        return {"type": "any_of", "constraints": [item.to_json() for item in self.constraints]}
 
     def describe(self) -> str:
         """``a or b``."""
@@ -482,10 +587,22 @@ def _details(items: Iterable[Constraint], params: Mapping[str, Any]) -> Iterator
 class _ParamConstraint(Constraint):
     """A constraint on the value at one parameter path; a missing value fails it."""
 
+    # The JSON form: its "type", and (JSON key, attribute, kind) for each field after "path".
+    # A kind is "str", "json" (a literal), "values" (a list of literals) or "int?" (optional).
+    _JSON_TYPE: ClassVar[str]
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+
     path: str
 
     def __post_init__(self) -> None:
         _split_path(self.path)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"type": ..., "path": ..., <fields>}``; see :func:`constraint_from_json`."""
+        data: dict[str, Any] = {"type": self._JSON_TYPE, "path": self.path}
+        for key, attribute, kind in self._JSON_FIELDS:
+            data[key] = _field_to_json(getattr(self, attribute), kind)
+        return data
 
     def failure(self, params: Mapping[str, Any]) -> str | None:
         """``<path> is missing``, or what is wrong with the value."""
@@ -517,11 +634,18 @@ class Comparison(_ParamConstraint):
     ``== None`` / ``!= None`` accept any kind.
     """
 
+    _JSON_TYPE: ClassVar[str] = "comparison"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("op", "op", "str"),
+        ("value", "value", "json"),
+    )
+
     op: str
     value: Any
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        object.__setattr__(self, "value", _plain(self.value))
         if self.op in _EQUALITY_OPS:
             _check_json_value(self.value, f"the value of {self.path} {self.op} ...")
         elif self.op in _ORDER_OPS:
@@ -564,7 +688,7 @@ def _check_order_bound(path: str, op: str, bound: object) -> None:
 def _as_values(values: Iterable[Any], what: str) -> tuple[Any, ...]:
     if isinstance(values, (str, bytes, Mapping)):
         raise TypeError(f"{what} needs a list of values, not {type(values).__name__}")
-    result = tuple(values)
+    result = tuple(_plain(value) for value in values)
     for value in result:
         _check_json_value(value, f"each value of {what}")
     return result
@@ -573,6 +697,9 @@ def _as_values(values: Iterable[Any], what: str) -> tuple[Any, ...]:
 @dataclass(frozen=True)
 class IsIn(_ParamConstraint):
     """The value is one of ``values`` (strict JSON equality)."""
+
+    _JSON_TYPE: ClassVar[str] = "in"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("values", "values", "values"),)
 
     values: tuple[Any, ...]
 
@@ -593,6 +720,9 @@ class IsIn(_ParamConstraint):
 @dataclass(frozen=True)
 class NotIn(_ParamConstraint):
     """The value is none of ``values``; a value of a kind not among them fails (fail closed)."""
+
+    _JSON_TYPE: ClassVar[str] = "not_in"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("values", "values", "values"),)
 
     values: tuple[Any, ...]
 
@@ -626,6 +756,9 @@ class StartsWith(_ParamConstraint):
     ``'/workspace'``.
     """
 
+    _JSON_TYPE: ClassVar[str] = "starts_with"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("prefix", "prefix", "str"),)
+
     prefix: str
 
     def __post_init__(self) -> None:
@@ -646,6 +779,9 @@ class StartsWith(_ParamConstraint):
 @dataclass(frozen=True)
 class EndsWith(_ParamConstraint):
     """The value is a str ending with ``suffix``."""
+
+    _JSON_TYPE: ClassVar[str] = "ends_with"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("suffix", "suffix", "str"),)
 
     suffix: str
 
@@ -668,10 +804,14 @@ class EndsWith(_ParamConstraint):
 class Contains(_ParamConstraint):
     """A str value contains ``item`` as a substring, or a list value has ``item`` as an element."""
 
+    _JSON_TYPE: ClassVar[str] = "contains"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("item", "item", "json"),)
+
     item: Any
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        object.__setattr__(self, "item", _plain(self.item))
         _check_json_value(self.item, f"the item of {self.path} contains")
 
     def describe(self) -> str:
@@ -696,6 +836,9 @@ class Matches(_ParamConstraint):
 
     The regex is the host's; keep it free of catastrophic backtracking, since the value is not.
     """
+
+    _JSON_TYPE: ClassVar[str] = "matches"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (("regex", "regex", "str"),)
 
     regex: str
     _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -726,6 +869,8 @@ class Matches(_ParamConstraint):
 class Exists(_ParamConstraint):
     """The parameter is present (any value, including None)."""
 
+    _JSON_TYPE: ClassVar[str] = "exists"
+
     def describe(self) -> str:
         """``amount exists``."""
         return f"{self.path} exists"
@@ -738,6 +883,8 @@ class Exists(_ParamConstraint):
 @dataclass(frozen=True)
 class NotExists(_ParamConstraint):
     """The parameter is absent."""
+
+    _JSON_TYPE: ClassVar[str] = "not_exists"
 
     def describe(self) -> str:
         """``debug not_exists``."""
@@ -756,6 +903,12 @@ class NotExists(_ParamConstraint):
 @dataclass(frozen=True)
 class Length(_ParamConstraint):
     """``minimum <= len(value) <= maximum`` for a str, list or dict value; a bound may be None."""
+
+    _JSON_TYPE: ClassVar[str] = "length"
+    _JSON_FIELDS: ClassVar[tuple[tuple[str, str, str], ...]] = (
+        ("min", "minimum", "int?"),
+        ("max", "maximum", "int?"),
+    )
 
     minimum: int | None
     maximum: int | None
@@ -882,6 +1035,364 @@ class Param:
 
 
 # --------------------------------------------------------------------------------------------
+# The JSON form of constraints (tokens carry it; a token may be hostile, so parse strictly)
+
+_MAX_NESTING: Final = 16  # deepest & / | nesting accepted from JSON
+_COMBINATIONS: Final[dict[str, type[AllOf | AnyOf]]] = {"all_of": AllOf, "any_of": AnyOf}
+_ATOM_TYPES: Final[tuple[type[_ParamConstraint], ...]] = (
+    Comparison,
+    IsIn,
+    NotIn,
+    StartsWith,
+    EndsWith,
+    Contains,
+    Matches,
+    Exists,
+    NotExists,
+    Length,
+)
+_ATOMS_BY_JSON_TYPE: Final = {atom._JSON_TYPE: atom for atom in _ATOM_TYPES}
+
+
+def _field_to_json(value: Any, kind: str) -> Any:
+    """One field of a constraint's JSON form."""
+    if kind == "json":
+        return _json_literal(value)
+    if kind == "values":
+        return [_json_literal(item) for item in value]
+    return value
+
+
+def constraint_from_json(data: object) -> Constraint:
+    """The constraint whose JSON form (:meth:`Constraint.to_json`) is ``data``.
+
+    >>> constraint_from_json({"type": "comparison", "path": "amount", "op": "<=", "value": 10})
+    Comparison(path='amount', op='<=', value=10)
+
+    Raises:
+        ValueError: naming the problem, for an unknown type, a missing or unexpected key, a
+            field of the wrong type, a literal nested more than 32 levels or constraints
+            nested more than 16 levels deep, or a rule the constructor refuses.
+    """
+    return _constraint_from_json(data, _MAX_NESTING)
+
+
+def _constraint_from_json(data: object, depth: int) -> Constraint:
+    if depth < 0:
+        raise ValueError(f"constraints are nested more than {_MAX_NESTING} levels deep")
+    if not isinstance(data, Mapping):
+        raise ValueError(f"a constraint must be a JSON object, not {_got(data)}")
+    if "type" not in data:
+        raise ValueError("a constraint needs a 'type'")
+    kind = data["type"]
+    if isinstance(kind, str) and kind in _COMBINATIONS:
+        return _combination_from_json(kind, data, depth)
+    atom = _ATOMS_BY_JSON_TYPE.get(kind) if isinstance(kind, str) else None
+    if atom is None:
+        known = ", ".join(sorted([*_COMBINATIONS, *_ATOMS_BY_JSON_TYPE]))
+        raise ValueError(f"unknown constraint type {_show(kind)}; expected one of {known}")
+    return _atom_from_json(atom, data)
+
+
+def _combination_from_json(kind: str, data: Mapping[str, Any], depth: int) -> Constraint:
+    _check_json_keys(data, f"constraint {kind!r}", ("type", "constraints"))
+    items = data["constraints"]
+    if not isinstance(items, list):
+        raise ValueError(f"'constraints' of constraint {kind!r} must be a list")
+    members = [
+        _numbered("constraint", index, _constraint_from_json, item, depth - 1)
+        for index, item in enumerate(items)
+    ]
+    return _COMBINATIONS[kind](tuple(members))
+
+
+def _atom_from_json(atom: type[_ParamConstraint], data: Mapping[str, Any]) -> Constraint:
+    what = f"constraint {atom._JSON_TYPE!r}"
+    fields = atom._JSON_FIELDS
+    required = ["type", "path", *(key for key, _, kind in fields if kind != "int?")]
+    optional = [key for key, _, kind in fields if kind == "int?"]
+    _check_json_keys(data, what, required, optional)
+    args = [_json_field(data, "path", "str", what)]
+    args.extend(_json_field(data, key, kind, what) for key, _, kind in fields)
+    try:
+        return atom(*args)
+    except TypeError as error:  # the constructors' own checks, e.g. a float length bound
+        raise ValueError(str(error)) from None
+
+
+def _json_field(data: Mapping[str, Any], key: str, kind: str, what: str) -> Any:
+    """One field of a constraint from JSON, checked and copied."""
+    value = data.get(key)
+    if kind == "str" and not isinstance(value, str):
+        raise ValueError(f"{key!r} of {what} must be a str, not {_got(value)}")
+    if kind == "json":
+        return _json_literal(value)
+    if kind == "values":
+        if not isinstance(value, list):
+            raise ValueError(f"{key!r} of {what} must be a list, not {_got(value)}")
+        return tuple(_json_literal(item) for item in value)
+    return value
+
+
+def _check_json_keys(
+    data: Mapping[str, Any], what: str, required: Sequence[str], optional: Sequence[str] = ()
+) -> None:
+    """Refuse unexpected and missing keys, naming the first one."""
+    for key in data:
+        if key not in required and key not in optional:
+            raise ValueError(f"{what} has an unexpected key {_show(key)}")
+    for key in required:
+        if key not in data:
+            raise ValueError(f"{what} is missing {key!r}")
+
+
+def _numbered(what: str, index: int, parse: Callable[..., _T], *args: Any) -> _T:
+    """``parse(*args)``, with ``<what> <n>: `` (1-based) before the message of a ValueError."""
+    try:
+        return parse(*args)
+    except ValueError as error:
+        raise ValueError(f"{what} {index + 1}: {error}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Subsets: is one capability within another? (used to check attenuation; answers are sound,
+# never complete: when a rule cannot prove it, the answer is False, and the token is refused)
+
+_MAX_WORK: Final = 200_000
+"""Steps one subset question may take; hostile tokens must not make verification slow."""
+
+
+class _Work:
+    """The step budget of one subset question, and the JSON keys of the atoms it compared.
+
+    When the budget runs out every further step answers False. The rules never negate an
+    answer, so running out can only refuse, never allow.
+    """
+
+    __slots__ = ("keys", "left")
+
+    def __init__(self) -> None:
+        self.left = _MAX_WORK
+        # id → (atom, key); holding the atom keeps its id from being reused meanwhile.
+        self.keys: dict[int, tuple[Constraint, str]] = {}
+
+    def spend(self, steps: int = 1) -> bool:
+        """Use ``steps``; False once the budget is spent."""
+        self.left -= steps
+        return self.left >= 0
+
+    def key(self, atom: _ParamConstraint) -> str:
+        """The canonical JSON of ``atom`` ("" if it has none), computed once per question."""
+        cached = self.keys.get(id(atom))
+        if cached is not None:
+            return cached[1]
+        try:
+            key = _canonical_json(atom.to_json())
+        except (ValueError, TypeError, RecursionError):
+            key = ""
+        self.keys[id(atom)] = (atom, key)
+        return key
+
+
+def pattern_covers(parent: str, child: str) -> bool:
+    """Whether every tool name that the pattern ``child`` matches, ``parent`` matches too.
+
+    Sound but not complete: True is a proof; False may also mean "could not prove it" (or
+    that a pattern is invalid).
+
+    >>> pattern_covers("stripe/**", "stripe/charges/*")
+    True
+    >>> pattern_covers("stripe/*", "stripe/**")
+    False
+    >>> pattern_covers("mcp:fs/*", "fs/read")
+    True
+    """
+    if _name_problem(parent, "*") is not None or _name_problem(child, "*") is not None:
+        return False
+    return _pattern_covers(parent, child, _Work())
+
+
+def _pattern_covers(parent: str, child: str, work: _Work) -> bool:
+    """:func:`pattern_covers` for valid patterns (a capability's are checked when it is made)."""
+    if parent == child:
+        return True
+    if not work.spend(1 + len(parent) * len(child) // 16):
+        return False
+    parents = _pattern_forms(parent)
+    return all(
+        any(_covers(form, alias, "**", _segment_covers) for form in parents)
+        for alias in _pattern_forms(child)
+    )
+
+
+def _pattern_forms(pattern: str) -> list[list[str]]:
+    """The segment lists a pattern matches with: itself, and without ``mcp:`` if it has it."""
+    forms = [pattern.split("/")]
+    alias = pattern.removeprefix(_MCP_PREFIX)
+    if alias != pattern:
+        forms.append(alias.split("/"))
+    return forms
+
+
+def _covers(
+    parent: Sequence[str], child: Sequence[str], star: str, covers_one: Callable[[str, str], bool]
+) -> bool:
+    """Whether the token sequence ``parent`` covers ``child`` (``star`` matches any run).
+
+    Used twice: on segments (``star`` = ``**``) and on the characters of one segment
+    (``star`` = ``*``). A parent star absorbs any run of child tokens (stars included); any
+    other parent token covers exactly one child token that is not a star. Such an alignment
+    proves the inclusion; it is found by dynamic programming, like :func:`match_pattern`.
+    """
+    # covered[i]: the parent tokens seen so far cover child[:i].
+    covered = [True] + [False] * len(child)
+    for part in parent:
+        if part == star:
+            covered = _star_star_step(covered)
+        else:
+            covered = [False] + [
+                covered[i] and child[i] != star and covers_one(part, child[i])
+                for i in range(len(child))
+            ]
+    return covered[-1]
+
+
+def _segment_covers(parent: str, child: str) -> bool:
+    """Whether the segment pattern ``parent`` matches every segment ``child`` matches."""
+    return _covers(parent, child, "*", operator.eq)
+
+
+def _implies(child: Constraint, parent: Constraint, work: _Work) -> bool:
+    """Whether ``child`` implies ``parent``; see :meth:`Constraint.implies`.
+
+    Combinations are taken apart first: the parent's AllOf and the child's AnyOf exactly
+    (every member), then the child's AllOf and the parent's AnyOf (some member suffices).
+    """
+    if not work.spend():
+        return False
+    if child is parent:
+        return True
+    if type(parent) is AllOf:
+        return all(_implies(child, item, work) for item in parent.constraints)
+    if type(child) is AnyOf:
+        return all(_implies(item, parent, work) for item in child.constraints)
+    if type(child) is AllOf and any(_implies(item, parent, work) for item in child.constraints):
+        return True
+    if type(parent) is AnyOf:
+        return any(_implies(child, item, work) for item in parent.constraints)
+    return _atom_implies(child, parent, work)
+
+
+def _atom_implies(child: Constraint, parent: Constraint, work: _Work) -> bool:
+    """The rules for two built-in rules on one path (other classes imply only themselves)."""
+    if not isinstance(child, _ATOM_TYPES) or not isinstance(parent, _ATOM_TYPES):
+        return False
+    if type(child) not in _ATOM_TYPES or type(parent) not in _ATOM_TYPES:
+        return False  # a subclass may change the meaning: prove nothing about it
+    if child.path != parent.path:
+        return False
+    if _same_atom(child, parent, work):
+        return True
+    if type(parent) is Exists and child.failure({}) is not None:
+        return True  # the child fails whenever the value is missing
+    if type(child) is IsIn or (type(child) is Comparison and child.op == "=="):
+        return _values_imply(child, parent, work)
+    rule = _NARROWING.get((type(child), type(parent)))
+    return rule is not None and rule(child, parent)
+
+
+def _same_atom(child: _ParamConstraint, parent: _ParamConstraint, work: _Work) -> bool:
+    """Equal JSON forms (so ``x == 1`` and ``x == True`` are not the same rule)."""
+    key = work.key(child)
+    return bool(key) and key == work.key(parent)
+
+
+def _values_imply(child: IsIn | Comparison, parent: _ParamConstraint, work: _Work) -> bool:
+    """Whether ``parent`` holds for every value ``child`` allows (``x == a`` or ``x in S``).
+
+    A value equal to an allowed one (``1.0`` for ``1``) behaves the same under every rule,
+    so trying the listed values is enough. A regex is never run here: a hostile token could
+    bring both the regex and the values.
+    """
+    if type(parent) is Matches:
+        return False
+    cost = (1 + len(work.key(child)) // 32) * (1 + len(work.key(parent)) // 32)
+    if not work.spend(cost):
+        return False
+    values = child.values if isinstance(child, IsIn) else (child.value,)
+    try:
+        return all(parent.check(_params_at(child.path, value)) is None for value in values)
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
+def _params_at(path: str, value: object) -> dict[str, Any]:
+    """Parameters in which ``path`` resolves to ``value`` (and nothing else is present)."""
+    params: Any = value
+    for segment in reversed(path.split("/")):
+        params = {segment: params}
+    result: dict[str, Any] = params
+    return result
+
+
+def _bound_implies(child: Comparison, parent: Comparison) -> bool:
+    """``x <= 5`` implies ``x <= 10``, ``x < 5`` implies ``x <= 5``, and the same for ``>``."""
+    if child.op not in _ORDER_OPS or parent.op not in _ORDER_OPS:
+        return False
+    upper = ("<", "<=")
+    if (child.op in upper) != (parent.op in upper) or _kind(child.value) != _kind(parent.value):
+        return False
+    bound, limit = child.value, parent.value
+    tighter = bound < limit if child.op in upper else bound > limit
+    strict_enough = child.op in ("<", ">") or parent.op in ("<=", ">=")
+    return bool(tighter or (bound == limit and strict_enough))
+
+
+def _starts_implies(child: StartsWith, parent: StartsWith) -> bool:
+    return child.prefix.startswith(parent.prefix)
+
+
+def _ends_implies(child: EndsWith, parent: EndsWith) -> bool:
+    return child.suffix.endswith(parent.suffix)
+
+
+def _length_implies(child: Length, parent: Length) -> bool:
+    """A narrower length range (a missing minimum is 0, a missing maximum unbounded)."""
+    low_ok = (child.minimum or 0) >= (parent.minimum or 0)
+    high_ok = parent.maximum is None or (
+        child.maximum is not None and child.maximum <= parent.maximum
+    )
+    return low_ok and high_ok
+
+
+def _not_in_implies(child: NotIn, parent: NotIn) -> bool:
+    """More banned values, of no new kinds: ``x not in [a, b]`` implies ``x not in [a]``.
+
+    ``not_in`` also refuses values of a kind not among its values (fail closed), so the
+    child's kinds must be among the parent's, and every parent value the child's kinds let
+    through must be banned by the child.
+    """
+    if not parent.values:
+        return True  # the parent only asks for presence, which the child also requires
+    kinds = {_kind(value) for value in child.values}
+    if not kinds or not kinds <= {_kind(value) for value in parent.values}:
+        return False
+    return all(
+        _kind(banned) not in kinds or any(_same(banned, value) for value in child.values)
+        for banned in parent.values
+    )
+
+
+_NARROWING: Final[dict[tuple[type[Constraint], type[Constraint]], Callable[[Any, Any], bool]]] = {
+    (Comparison, Comparison): _bound_implies,
+    (StartsWith, StartsWith): _starts_implies,
+    (EndsWith, EndsWith): _ends_implies,
+    (Length, Length): _length_implies,
+    (NotIn, NotIn): _not_in_implies,
+}
+
+
+# --------------------------------------------------------------------------------------------
 # Constraint sets and capabilities
 
 
@@ -908,6 +1419,19 @@ class ConstraintSet:
     def describe(self) -> str:
         """The constraints joined by ``and`` (empty when there are none)."""
         return " and ".join(_describe_operand(item, AllOf) for item in self.constraints)
+
+    def implies(self, parent: ConstraintSet) -> bool:
+        """Whether every call that satisfies these constraints satisfies ``parent``'s.
+
+        Each of ``parent``'s constraints must be implied (see :meth:`Constraint.implies`) by
+        one of these (or, through an AllOf member of ``parent``, by one for each member).
+        Conservative: False means "not proven".
+        """
+        return self._implies(parent, _Work())
+
+    def _implies(self, parent: ConstraintSet, work: _Work) -> bool:
+        together = AllOf(self.constraints)
+        return all(_implies(together, item, work) for item in parent.constraints)
 
 
 def _as_constraint_set(
@@ -937,23 +1461,33 @@ class MethodCapability:
     """Permission to call the tools that ``method_pattern`` matches.
 
     A call is allowed when every constraint holds; ``max_calls`` (if not None) bounds how many
-    calls one :class:`Authorizer` lets through under this capability.
+    calls one :class:`Authorizer` lets through under this capability. With
+    ``requires_approval`` the :class:`Authorizer` still decides, but marks the
+    :class:`Decision` so that the sandbox asks a human before the call runs.
     """
 
     method_pattern: str
     constraints: ConstraintSet
     max_calls: int | None
+    requires_approval: bool
 
     def __init__(
         self,
         method_pattern: str,
         constraints: ConstraintSet | Constraint | Iterable[Constraint] | None = None,
         max_calls: int | None = None,
+        requires_approval: bool = False,
     ) -> None:
         """Check the pattern, collect the constraints and check the budget."""
         object.__setattr__(self, "method_pattern", validate_pattern(method_pattern))
         object.__setattr__(self, "constraints", _as_constraint_set(constraints))
         object.__setattr__(self, "max_calls", _check_max_calls(max_calls, repr(method_pattern)))
+        if not isinstance(requires_approval, bool):
+            raise ValueError(
+                f"requires_approval for {method_pattern!r} must be a bool, "
+                f"not {_show(requires_approval)}"
+            )
+        object.__setattr__(self, "requires_approval", requires_approval)
 
     def matches(self, method: str) -> bool:
         """Whether this capability's pattern matches the canonical tool name ``method``."""
@@ -970,7 +1504,135 @@ class MethodCapability:
             text += f" where {self.constraints.describe()}"
         if self.max_calls is not None:
             text += f" (max_calls={self.max_calls})"
+        if self.requires_approval:
+            text += " (requires approval)"
         return text
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"pattern": ..., "constraints": [...], "max_calls": ..., "requires_approval": ...}``.
+
+        Raises:
+            TypeError: if a constraint is of a class of your own (it has no JSON form).
+            ValueError: if a constraint's literal has no JSON form.
+        """
+        return {
+            "pattern": self.method_pattern,
+            "constraints": [item.to_json() for item in self.constraints],
+            "max_calls": self.max_calls,
+            "requires_approval": self.requires_approval,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> MethodCapability:
+        """The capability whose JSON form (:meth:`to_json`) is ``data``.
+
+        ``constraints``, ``max_calls`` and ``requires_approval`` may be left out.
+
+        Raises:
+            ValueError: naming the problem (see :func:`constraint_from_json`).
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a capability must be a JSON object, not {_got(data)}")
+        optional = ("constraints", "max_calls", "requires_approval")
+        _check_json_keys(data, "a capability", ("pattern",), optional)
+        items = data.get("constraints", [])
+        if not isinstance(items, list):
+            raise ValueError(f"'constraints' of a capability must be a list, not {_got(items)}")
+        constraints = [
+            _numbered("constraint", index, constraint_from_json, item)
+            for index, item in enumerate(items)
+        ]
+        approval = data.get("requires_approval", False)
+        return cls(data["pattern"], constraints, data.get("max_calls"), approval)
+
+    def is_subset_of(self, parent: MethodCapability) -> bool:
+        """Whether this capability allows nothing that ``parent`` does not.
+
+        Its pattern is covered by the parent's (:func:`pattern_covers`), its constraints
+        imply the parent's (:meth:`ConstraintSet.implies`), its budget is not higher (an
+        unlimited one only under an unlimited parent), and it keeps ``requires_approval`` if
+        the parent has it. Conservative: False means "not proven".
+
+        >>> parent = MethodCapability("fs/*", [Param("path").starts_with("/workspace/")])
+        >>> MethodCapability("fs/read", [Param("path").starts_with("/workspace/a/")]).is_subset_of(
+        ...     parent
+        ... )
+        True
+        >>> MethodCapability("fs/read").is_subset_of(parent)
+        False
+        """
+        return _is_subset(self, parent, _Work())
+
+
+def _is_subset(child: MethodCapability, parent: MethodCapability, work: _Work) -> bool:
+    return (
+        _budget_within(child.max_calls, parent.max_calls)
+        and (child.requires_approval or not parent.requires_approval)
+        and _pattern_covers(parent.method_pattern, child.method_pattern, work)
+        and child.constraints._implies(parent.constraints, work)
+    )
+
+
+def _budget_within(child: int | None, parent: int | None) -> bool:
+    """A budget no higher than the parent's (None = unlimited)."""
+    return parent is None or (child is not None and child <= parent)
+
+
+def is_attenuation(
+    children: Sequence[MethodCapability], parents: Sequence[MethodCapability]
+) -> str | None:
+    """None if ``children`` allow nothing that ``parents`` do not, else what widens.
+
+    Every child must be a subset (:meth:`MethodCapability.is_subset_of`) of some parent.
+    Budgets also add up: children placed under one budgeted parent (each under the first
+    parent with room left, preferring unlimited parents) may not together exceed it, so a
+    ``max_calls=10`` capability cannot be split into two of 10. Conservative: a child that
+    cannot be proven within is reported.
+
+    >>> parent = [MethodCapability("pay", max_calls=10)]
+    >>> is_attenuation([MethodCapability("pay", max_calls=5)] * 2, parent) is None
+    True
+    >>> print(is_attenuation([MethodCapability("pay", max_calls=6)] * 2, parent))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    capability 'pay' (max_calls=6) and the ones before it exceed max_calls=10 of 'pay' in the
+    token they narrow
+    """
+    work = _Work()
+    room: list[int | None] = [parent.max_calls for parent in parents]
+    for child in children:
+        within = [i for i, parent in enumerate(parents) if _is_subset(child, parent, work)]
+        if not within:
+            return (
+                f"capability {child.method_pattern!r} is not within any capability of the "
+                "token it narrows"
+            )
+        problem = _place(child, within, room, parents)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _place(
+    child: MethodCapability,
+    within: Sequence[int],
+    room: list[int | None],
+    parents: Sequence[MethodCapability],
+) -> str | None:
+    """Charge ``child``'s budget to a parent it is within; what overflows, or None."""
+    if any(room[i] is None for i in within):
+        return None
+    needed = child.max_calls or 0  # not None: a subset of a budgeted parent has a budget
+    for index in within:
+        left = room[index]
+        if left is not None and left >= needed:
+            room[index] = left - needed
+            return None
+    parent = parents[within[0]]
+    return (
+        f"capability {child.method_pattern!r} (max_calls={child.max_calls}) and the ones "
+        f"before it exceed max_calls={parent.max_calls} of {parent.method_pattern!r} in the "
+        "token they narrow"
+    )
 
 
 @dataclass(frozen=True)
@@ -983,12 +1645,15 @@ class Decision:
         capability: The capability that allowed the call, or (when denied) the first matching
             capability, or None when none matched.
         method: The tool name that was called.
+        requires_approval: Whether the allowing capability wants a human to approve the call
+            before it runs (always False for a denial). The authorizer asks no one itself.
     """
 
     allowed: bool
     rule: str
     capability: MethodCapability | None
     method: str
+    requires_approval: bool = False
 
     @property
     def message(self) -> str:
@@ -1013,23 +1678,90 @@ def raise_for(decision: Decision) -> None:
         raise decision.error()
 
 
+@dataclass
+class _Budget:
+    """One call budget: its limit (None = unlimited), the calls charged, its name in messages."""
+
+    label: str
+    limit: int | None
+    used: int = 0
+
+    def denial(self) -> str | None:
+        """``<label> exhausted (<n> calls made)`` once the budget is spent, else None."""
+        if self.limit is None or self.used < self.limit:
+            return None
+        calls = "call" if self.used == 1 else "calls"
+        return f"{self.label} exhausted ({self.used} {calls} made)"
+
+    def remaining(self) -> int | None:
+        """Calls left (None = unlimited)."""
+        return None if self.limit is None else self.limit - self.used
+
+
+def _sandbox_budget(limit: int | None) -> _Budget:
+    return _Budget(f"sandbox max_calls={limit}", _check_max_calls(limit, "the sandbox"))
+
+
+def _execution_budget(limit: int | None) -> _Budget:
+    return _Budget(f"execution max_calls={limit}", _check_max_calls(limit, "the execution"))
+
+
+def _tool_budgets(limits: Mapping[str, int] | None) -> dict[str, _Budget]:
+    if limits is None:
+        return {}
+    if not isinstance(limits, Mapping):
+        raise TypeError(f"max_calls_per_tool must map tool names to ints, not {_show(limits)}")
+    budgets = {}
+    for name, limit in limits.items():
+        validate_tool_name(name)
+        checked = _check_max_calls(limit, f"tool {name!r}")
+        if checked is not None:
+            budgets[name] = _Budget(f"max_calls={checked} for tool {name!r}", checked)
+    return budgets
+
+
 class Authorizer:
     """Decides every tool call of one sandbox, and keeps its call budgets.
 
     For a call, the capabilities whose pattern matches are tried in order; the first that
     allows it wins and is charged one call. If none matches the call is denied with
     ``no capability matches '<method>'``; if all matching ones deny, the first one's reason is
-    reported. A budget is checked before constraints: once it is spent, fixing the arguments
-    cannot help. Any error while checking denies the call (fail closed).
+    reported. Budgets are checked before constraints (once one is spent, fixing the arguments
+    cannot help), and charged only when a call is allowed: ``max_calls`` for the whole
+    sandbox, ``max_calls_per_tool`` per canonical tool name (however many capabilities cover
+    it), the budget of the current execution (:meth:`start_execution`) and each capability's
+    own. Any error while checking denies the call (fail closed).
+
+    >>> auth = Authorizer([MethodCapability("get_*")], max_calls=1)
+    >>> auth.authorize("get_a", {}).allowed
+    True
+    >>> auth.authorize("get_b", {}).message
+    'get_b denied: sandbox max_calls=1 exhausted (1 call made)'
     """
 
-    def __init__(self, capabilities: Iterable[MethodCapability]) -> None:
-        """Keep ``capabilities`` in order, each with an unused budget."""
+    def __init__(
+        self,
+        capabilities: Iterable[MethodCapability],
+        max_calls: int | None = None,
+        max_calls_per_tool: Mapping[str, int] | None = None,
+    ) -> None:
+        """Keep ``capabilities`` in order, each with an unused budget.
+
+        Raises:
+            TypeError: if a capability is not a :class:`MethodCapability`.
+            ValueError: for a budget that is not an int >= 0 or None, or an invalid tool name.
+        """
         self._capabilities = tuple(capabilities)
         for capability in self._capabilities:
             if not isinstance(capability, MethodCapability):
                 raise TypeError(f"expected a MethodCapability, got {_show(capability)}")
-        self._used = [0] * len(self._capabilities)
+        self._budgets = [
+            _Budget(f"max_calls={cap.max_calls} for {cap.method_pattern!r}", cap.max_calls)
+            for cap in self._capabilities
+        ]
+        self._sandbox = _sandbox_budget(max_calls)
+        self._tools = _tool_budgets(max_calls_per_tool)
+        self._execution = _execution_budget(None)
         # Tool calls may be authorised from several threads (the native host runs tools there).
         self._lock = threading.Lock()
 
@@ -1038,55 +1770,104 @@ class Authorizer:
         """The capabilities, in the order they are tried."""
         return self._capabilities
 
+    def start_execution(self, max_calls: int | None = None) -> None:
+        """Begin a new execution: its own budget of ``max_calls`` calls (None = unlimited)."""
+        budget = _execution_budget(max_calls)
+        with self._lock:
+            self._execution = budget
+
     def authorize(self, method: str, params: Mapping[str, Any]) -> Decision:
-        """Decide a call of ``method`` with ``params``; charge the budget if it is allowed."""
+        """Decide a call of ``method`` with ``params``; charge the budgets if it is allowed."""
         with self._lock:
             decision, index = self._decide(method, params)
             if index is not None:
-                self._used[index] += 1
+                self._charge(index, method)
         return decision
+
+    def check(self, method: str, params: Mapping[str, Any]) -> Decision:
+        """The decision :meth:`authorize` would make now, without charging any budget."""
+        with self._lock:
+            return self._decide(method, params)[0]
 
     def can_call(self, method: str, params: Mapping[str, Any]) -> bool:
         """Whether :meth:`authorize` would allow the call now, without charging any budget."""
-        with self._lock:
-            return self._decide(method, params)[0].allowed
+        return self.check(method, params).allowed
 
     def remaining_calls(self) -> dict[str, int | None]:
         """Calls left per pattern (None = unlimited); repeated patterns are summed."""
-        remaining: dict[str, int | None] = {}
         with self._lock:
-            for capability, used in zip(self._capabilities, self._used, strict=True):
-                left = None if capability.max_calls is None else capability.max_calls - used
-                previous = remaining.get(capability.method_pattern, 0)
-                both = None if left is None or previous is None else left + previous
-                remaining[capability.method_pattern] = both
+            return self._per_pattern()
+
+    def remaining_budgets(self) -> dict[str, int | None]:
+        """Calls left in every budget (None = unlimited).
+
+        Keys: ``"sandbox"``, ``"execution"``, ``"tool:<name>"`` for each tool with a budget
+        and ``"capability:<pattern>"`` for each pattern (repeated patterns summed).
+        """
+        with self._lock:
+            remaining = {
+                "sandbox": self._sandbox.remaining(),
+                "execution": self._execution.remaining(),
+            }
+            for name, budget in self._tools.items():
+                remaining[f"tool:{name}"] = budget.remaining()
+            for pattern, left in self._per_pattern().items():
+                remaining[f"capability:{pattern}"] = left
         return remaining
+
+    def _per_pattern(self) -> dict[str, int | None]:
+        remaining: dict[str, int | None] = {}
+        for capability, budget in zip(self._capabilities, self._budgets, strict=True):
+            left = budget.remaining()
+            previous = remaining.get(capability.method_pattern, 0)
+            both = None if left is None or previous is None else left + previous
+            remaining[capability.method_pattern] = both
+        return remaining
+
+    def _charge(self, index: int, method: str) -> None:
+        for budget in (self._budgets[index], self._sandbox, self._execution):
+            budget.used += 1
+        tool = self._tools.get(method)
+        if tool is not None:
+            tool.used += 1
 
     def _decide(self, method: str, params: Mapping[str, Any]) -> tuple[Decision, int | None]:
         """The decision, and the index of the capability to charge (None when denied)."""
         problem = _request_problem(method, params)
         if problem is not None:
             return Decision(False, problem, None, method), None
-        first_denial: Decision | None = None
-        for index, capability in enumerate(self._capabilities):
-            if not capability.matches(method):
-                continue
+        matching = [i for i, cap in enumerate(self._capabilities) if cap.matches(method)]
+        if not matching:
+            return Decision(False, f"no capability matches {method!r}", None, method), None
+        shared = self._shared_denial(method)
+        if shared is not None:
+            return Decision(False, shared, self._capabilities[matching[0]], method), None
+        denials = []
+        for index in matching:
+            capability = self._capabilities[index]
             reason = self._denial_reason(index, params)
             if reason is None:
-                return Decision(True, capability.describe(), capability, method), index
-            first_denial = first_denial or Decision(False, reason, capability, method)
-        if first_denial is None:
-            return Decision(False, f"no capability matches {method!r}", None, method), None
-        return first_denial, None
+                allowed = Decision(
+                    True, capability.describe(), capability, method, capability.requires_approval
+                )
+                return allowed, index
+            denials.append(Decision(False, reason, capability, method))
+        return denials[0], None
+
+    def _shared_denial(self, method: str) -> str | None:
+        """Why the sandbox, tool or execution budget denies any call of ``method``, or None."""
+        for budget in (self._sandbox, self._tools.get(method), self._execution):
+            denial = None if budget is None else budget.denial()
+            if denial is not None:
+                return denial
+        return None
 
     def _denial_reason(self, index: int, params: Mapping[str, Any]) -> str | None:
         """Why capability ``index`` denies the call (budget first), or None if it allows it."""
         capability = self._capabilities[index]
-        limit, used = capability.max_calls, self._used[index]
-        if limit is not None and used >= limit:
-            calls = "call" if used == 1 else "calls"
-            pattern = capability.method_pattern
-            return f"max_calls={limit} for {pattern!r} exhausted ({used} {calls} made)"
+        exhausted = self._budgets[index].denial()
+        if exhausted is not None:
+            return exhausted
         try:
             return capability.check(params)
         except Exception as error:  # noqa: BLE001 - any surprise while checking must deny

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from ._module import precompile_module
 from .capabilities import MethodCapability, Param
 from .limits import Limits
-from .sandbox import ExecutionResult, Sandbox
+from .results import ExecutionResult
+from .sandbox import Sandbox
 
 __all__ = ["main"]
 

@@ -26,11 +26,13 @@ class Limits:
         memory: Bytes of JavaScript heap.
         max_output: Bytes of stdout and of stderr captured per execution; the rest is cut
             with a marker line.
+        max_tool_calls: Tool calls allowed per execution (None: no per-execution budget).
     """
 
     timeout: float = 30.0
     memory: int = 64 * MiB
     max_output: int = 1 * MiB
+    max_tool_calls: int | None = None
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
@@ -39,6 +41,11 @@ class Limits:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive int of bytes, got {value!r}")
+        calls = self.max_tool_calls
+        if calls is not None and (
+            not isinstance(calls, int) or isinstance(calls, bool) or calls < 0
+        ):
+            raise ValueError(f"Limits.max_tool_calls must be an int >= 0 or None, got {calls!r}")
 
     @property
     def wasm_memory(self) -> int:

@@ -14,6 +14,7 @@ recovers from traps: a fresh instance replaces the dead one and the execution en
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 import time
@@ -34,8 +35,8 @@ __all__ = [
     "encode_frame",
 ]
 
-# Extra seconds the native backstop waits past the deadline before trapping the guest: the
-# guest's own interrupt check should end the execution well within it.
+# The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
+# own interrupt check should end the execution well before.
 BACKSTOP_GRACE = 0.5
 
 
@@ -125,13 +126,18 @@ class Driver:
         module: object,
         config: dict[str, Any],
         memory_limit: int,
+        *,
         shim_factory: Callable[[], WasiShim] = WasiShim,
+        backstop_factor: float = 1.0,
     ) -> None:
         self._backend = backend
         self._module = module
         self._config = config
         self._memory_limit = memory_limit
         self._shim_factory = shim_factory
+        # A replay stretches the backstop: a slower machine must not trap where the original
+        # run did not.
+        self.backstop_factor = backstop_factor
         self._inbox = (0, 0)  # (address, capacity) of the guest's inbox
         self._last_diagnostics = b""
         self.instance = self._fresh_instance()
@@ -156,9 +162,12 @@ class Driver:
         return self.instance.read(packed >> 32, packed & 0xFFFF_FFFF)
 
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
-        """Run one execution; yields op batches, receives results (or :class:`Cancel`)."""
-        deadline = time.monotonic() + timeout
-        backstop = deadline + BACKSTOP_GRACE
+        """Run one execution; yields op batches, receives results (or :class:`Cancel`).
+
+        The caller decides when time is up (it answers with ``Cancel("timeout")``); the
+        backstop only stops guest code that ignores its own deadline.
+        """
+        backstop = time.monotonic() + timeout * self.backstop_factor + BACKSTOP_GRACE
         output = _Output()
         blobs = {"code": code.encode()}
         if stdin is not None:
@@ -173,15 +182,19 @@ class Driver:
                 if step.outcome is not None:
                     return _finish(step.outcome, output)
                 answer = yield step.ops
-                reply = self._resume(answer, deadline, backstop)
+                reply = self._resume(answer, backstop)
         except GuestTrap as trap:
             return self._recover(trap, output, timeout)
+        except BaseException:
+            # Interrupted from the host (Ctrl-C, a failing tool loop, an abandoned run): never
+            # leave a half-run guest. Best effort: the original exception is what matters.
+            with contextlib.suppress(Exception):
+                self._fresh_instance()
+            raise
 
-    def _resume(self, answer: list[OpResult] | Cancel, deadline: float, backstop: float) -> bytes:
+    def _resume(self, answer: list[OpResult] | Cancel, backstop: float) -> bytes:
         if isinstance(answer, Cancel):
             frame = encode_frame({"cancel": answer.kind})
-        elif time.monotonic() >= deadline:
-            frame = encode_frame({"cancel": "timeout"})
         else:
             frame = _results_frame(answer)
         return self._send("corral_resume", frame, backstop)

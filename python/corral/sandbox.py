@@ -1,145 +1,57 @@
-"""The public face of corral: :class:`Sandbox`, :class:`SandboxTool` and their factories.
+"""The sandbox: one guest instance, its tools, its authority, its audit trail and its trace.
 
-A sandbox owns one guest instance. :meth:`Sandbox.execute` submits code, and whenever the guest
-is blocked on tool calls, every call goes through the one host-side capability check
-(:class:`~corral.capabilities.Authorizer`) before its Python function runs. Failures inside
-the guest (an exception, a denied call, a timeout) are reported in the
-:class:`ExecutionResult`, never raised.
+:meth:`Sandbox.execute` submits code; whenever the guest is blocked on tool calls, each call
+goes through the one host-side check point (:mod:`corral._calls`) before its Python function
+runs. Failures inside the guest (an exception, a denied call, a timeout) are reported in the
+:class:`~corral.results.ExecutionResult`, never raised. Everything that enters the guest is
+recorded, so :func:`replay` can run any execution again, exactly.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import inspect
+import base64
 import json
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
+from ._calls import Approver, CallDispatcher, ToolHandler
 from ._module import wasm_bytes
-from .capabilities import Authorizer, MethodCapability, capabilities_from_dict
+from ._wasi import Entropy, WasiShim
+from .audit import AuditEntry, AuditLog, Redactor, now
+from .capabilities import Authorizer, MethodCapability
 from .limits import Limits
-from .protocol import Cancel, Driver, Execution, HostOp, OpResult, RawOutcome
+from .protocol import Driver, Execution, HostOp, RawOutcome
+from .results import ExecutionResult, ToolCall
 from .runtime import get_backend
-from .tools import (
-    ToolArgumentError,
-    ToolDefinition,
-    acall_tool,
-    call_tool,
-    tool_from_function,
-    validate_arguments,
-)
+from .tokens import CapabilityToken, TokenError
+from .tools import ToolDefinition, tool_from_function
+from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
+from .trace import fixed_entropy as _fixed_entropy
 
-__all__ = [
-    "ExecutionResult",
-    "Sandbox",
-    "SandboxTool",
-    "ToolCall",
-    "ToolHandler",
-    "create_bash_tool",
-    "create_sandbox_tool",
-]
+__all__ = ["Sandbox", "ToolLike", "replay", "replay_all"]
 
 LANGUAGES = {"javascript": "javascript", "js": "javascript"}
-CANCELLED = "cancelled: the execution's time limit passed while the tool ran"
-ToolHandler = Callable[[str, dict[str, Any]], Any | Awaitable[Any]]
-"""``handler(name, params)`` for tools that have no Python function of their own."""
-ToolLike = Callable[..., Any] | ToolDefinition | Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call made during an execution, allowed or not.
-
-    Attributes:
-        method: The canonical tool name.
-        params: The arguments the guest passed.
-        allowed: Whether the capability check allowed the call.
-        rule: The rule that decided it (the denying rule, or the allowing capability).
-        result: The tool's return value, when it ran and succeeded.
-        error: Why the call failed (denial, bad arguments, or the tool's exception).
-        duration_ms: Time spent in the tool.
-    """
-
-    method: str
-    params: Any
-    allowed: bool
-    rule: str
-    result: Any = None
-    error: str | None = None
-    duration_ms: float = 0.0
-
-
-@dataclass(frozen=True)
-class ExecutionResult:
-    """What one execution produced.
-
-    Attributes:
-        stdout: Standard output (``console.log``, and the returned value when there is one).
-        stderr: Standard error (``console.error``, uncaught exceptions, limit errors).
-        exit_code: 0 on success, 1 for an uncaught exception, 124 for a timeout.
-        return_value: The value the code returned, decoded from JSON (None if none).
-        error: A one-line description of the failure, or None.
-        error_kind: ``exception``, ``timeout``, ``deadlock``, ``stack_overflow``, ... or None.
-        tool_calls: Every tool call the execution made, in order.
-        duration_ms: Wall-clock time of the execution.
-    """
-
-    stdout: str
-    stderr: str
-    exit_code: int
-    return_value: Any = None
-    error: str | None = None
-    error_kind: str | None = None
-    tool_calls: tuple[ToolCall, ...] = ()
-    duration_ms: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """Whether the execution succeeded (exit code 0)."""
-        return self.exit_code == 0
-
-    def text(self) -> str:
-        """What a model should read: stdout, then stderr, then the exit code if non-zero."""
-        text = self.stdout + self.stderr
-        if self.exit_code != 0 and not self.stderr:
-            text += f"[exit code {self.exit_code}]\n"
-        return text
+ToolLike = Any
+"""A function (sync or async), a :class:`~corral.tools.ToolDefinition`, or a dict with
+``name``, ``description`` and ``parameters`` (served by ``tool_handler``)."""
+REPLAY_BACKSTOP_FACTOR = 10.0
 
 
 @dataclass
-class _Pending:
-    """A call that passed every check and is about to run."""
+class _Run:
+    """The bookkeeping of the execution in flight."""
 
-    op: HostOp
-    tool: ToolDefinition
-    params: dict[str, Any]
-    rule: str
-
-
-@dataclass
-class _Batch:
-    """The answers for one batch of host operations, filled in as calls finish."""
-
-    results: dict[int, OpResult] = field(default_factory=dict)
-    records: dict[int, ToolCall] = field(default_factory=dict)
-
-    def ordered(self, ops: Sequence[HostOp]) -> list[OpResult]:
-        return [self.results[op.id] for op in ops]
-
-
-def _json_default(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    dump = getattr(value, "model_dump", None)  # pydantic models
-    if callable(dump):
-        return dump()
-    return str(value)
+    run: Execution
+    execution_id: int
+    started: float
+    deadline: float
+    records: list[ToolCall] = field(default_factory=list)
 
 
 class Sandbox:
@@ -149,10 +61,25 @@ class Sandbox:
         tools: Python functions (sync or async), :class:`~corral.tools.ToolDefinition` objects,
             or dicts with ``name``, ``description`` and ``parameters`` (served by
             ``tool_handler``).
-        capabilities: What the code may call. When omitted, each tool gets one unconstrained
-            capability; when given, only these apply (deny by default).
+        capabilities: What the code may call. When omitted (and no ``token``), each tool gets
+            one unconstrained capability; when given, only these apply (deny by default).
         tool_handler: ``handler(name, params)`` (sync or async) for tools without a function.
         limits: Resource limits; see :class:`~corral.limits.Limits`.
+        token: A :class:`~corral.tokens.CapabilityToken` (or its serialised form) whose
+            authority the sandbox enforces instead of ``capabilities``; needs ``key``.
+        key: The root key that verifies ``token``; with ``capabilities`` instead, the sandbox
+            mints a root token with it, so that :meth:`delegate` can narrow it.
+        approve: ``approve(request) -> bool`` (sync or async), asked before every call whose
+            capability has ``requires_approval=True``; a refusal is a denial.
+        max_calls: A budget of tool calls for the whole sandbox.
+        max_calls_per_tool: A budget per canonical tool name.
+        audit_sink: A path or text file that receives the audit trail as JSON lines.
+        redact: ``redact(method, params) -> params`` applied before parameters are audited.
+        seed: Seed the guest's random numbers (``Math.random``) for deterministic runs.
+        clock: Start the guest's clock at this unix time, advancing 1 ms per reading.
+        record: Keep a :attr:`trace` for :func:`replay` (on by default).
+        sandbox_id: This sandbox's id (default: a random one); a token bound to a sandbox
+            only works in the sandbox with that id.
 
     >>> def add(a: int, b: int) -> int:
     ...     '''Add two numbers.'''
@@ -168,29 +95,62 @@ class Sandbox:
         capabilities: Iterable[MethodCapability] | None = None,
         tool_handler: ToolHandler | None = None,
         limits: Limits | None = None,
+        *,
+        token: CapabilityToken | str | None = None,
+        key: bytes | None = None,
+        approve: Approver | None = None,
+        max_calls: int | None = None,
+        max_calls_per_tool: Mapping[str, int] | None = None,
+        audit_sink: str | Path | IO[str] | AuditLog | None = None,
+        redact: Redactor | None = None,
+        seed: int | None = None,
+        clock: float | None = None,
+        record: bool = True,
+        sandbox_id: str | None = None,
     ) -> None:
+        self.id = sandbox_id or uuid.uuid4().hex
         self.limits = limits or Limits()
-        self.tools: dict[str, ToolDefinition] = {}
-        for tool in map(_definition, tools or ()):
-            if tool.name in self.tools:
-                raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
-            self.tools[tool.name] = tool
-        missing = [t.name for t in self.tools.values() if t.func is None and tool_handler is None]
-        if missing:
-            raise ValueError(f"tools {missing} have no function: pass tool_handler=...")
-        self.tool_handler = tool_handler
-        caps = (
-            [MethodCapability(name) for name in self.tools]
-            if capabilities is None
-            else list(capabilities)
+        self.tools = _tool_table(tools, tool_handler)
+        self._key = key
+        self.token = _authority(self.id, self.tools, capabilities, token, key)
+        caps = self.token.verify(key, sandbox_id=self.id) if self.token and key else None
+        if caps is None:
+            caps = _default_capabilities(self.tools, capabilities)
+        self.authorizer = Authorizer(caps, max_calls, max_calls_per_tool)
+        self._dispatcher = CallDispatcher(
+            self.tools, self.authorizer, tool_handler, approve, self.limits.memory
         )
-        self.authorizer = Authorizer(caps)
-        backend = get_backend()
+        self._dispatcher.gate = self._token_gate
+        self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
+        self._options = (tool_handler, approve, max_calls, max_calls_per_tool, seed, clock, record)
+        entropy = (
+            Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
+        )
         config = {
             "tools": [t.to_json() for t in self.tools.values()],
             "limits": self.limits.to_guest(),
         }
-        self._driver = Driver(backend, backend.load(wasm_bytes()), config, self.limits.wasm_memory)
+        self._recorder = (
+            Recorder(
+                {
+                    "config": config,
+                    "memory_limit": self.limits.wasm_memory,
+                    "sandbox_id": self.id,
+                },
+                entropy,
+            )
+            if record
+            else None
+        )
+        backend = get_backend()
+        self._driver = Driver(
+            backend,
+            backend.load(wasm_bytes()),
+            config,
+            self.limits.wasm_memory,
+            shim_factory=self._recorder.shim if self._recorder else lambda: WasiShim(entropy),
+        )
+        self._executions = 0
         self._lock = threading.Lock()
 
     # --- running code ---------------------------------------------------------------------
@@ -201,34 +161,34 @@ class Sandbox:
         """Run ``code`` to completion and return what it produced (never raises for guest
         failures). Async tools run concurrently when the code issues them together."""
         with self._lock:
-            started = time.perf_counter()
-            deadline = time.monotonic() + self.limits.timeout
-            run, records = self._start(code, language, stdin)
+            current = self._begin(code, language, stdin)
             try:
-                ops = next(run)
+                ops = next(current.run)
                 while True:
-                    ops = run.send(self._dispatch_sync(ops, records, deadline))
+                    answer, records = self._dispatcher.dispatch_sync(ops, current.deadline)
+                    ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
-                return _result(stop.value, records, started)
+                return self._end(current, stop.value)
 
     async def aexecute(
         self, code: str, language: str = "javascript", stdin: str | bytes | None = None
     ) -> ExecutionResult:
         """Like :meth:`execute`, awaiting async tools on the running event loop."""
-        with self._lock:
-            started = time.perf_counter()
-            deadline = time.monotonic() + self.limits.timeout
-            run, records = self._start(code, language, stdin)
+        while not self._lock.acquire(blocking=False):  # never block the event loop
+            await asyncio.sleep(0.001)
+        try:
+            current = self._begin(code, language, stdin)
             try:
-                ops = next(run)
+                ops = next(current.run)
                 while True:
-                    ops = run.send(await self._dispatch_async(ops, records, deadline))
+                    answer, records = await self._dispatcher.dispatch_async(ops, current.deadline)
+                    ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
-                return _result(stop.value, records, started)
+                return self._end(current, stop.value)
+        finally:
+            self._lock.release()
 
-    def _start(
-        self, code: str, language: str, stdin: str | bytes | None
-    ) -> tuple[Execution, list[ToolCall]]:
+    def _begin(self, code: str, language: str, stdin: str | bytes | None) -> _Run:
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, not {type(code).__name__}")
         lang = LANGUAGES.get(language.lower())
@@ -238,159 +198,156 @@ class Sandbox:
                 "arrives in a later version)"
             )
         data = stdin.encode() if isinstance(stdin, str) else stdin
-        return self._driver.run(lang, code, data, self.limits.timeout), []
+        self._executions += 1
+        self.authorizer.start_execution(self.limits.max_tool_calls)
+        detail = {"language": lang, "code_bytes": len(code.encode())}
+        self._audit("execution_start", self._executions, detail=detail)
+        if self._recorder:
+            self._recorder.execute(lang, code, data, self.limits.timeout)
+        run = self._driver.run(lang, code, data, self.limits.timeout)
+        deadline = time.monotonic() + self.limits.timeout
+        return _Run(run, self._executions, time.perf_counter(), deadline)
 
-    # --- tool calls -----------------------------------------------------------------------
+    def _answered(
+        self, current: _Run, ops: list[HostOp], answer: Any, records: list[ToolCall]
+    ) -> Any:
+        current.records.extend(records)
+        for call in records:
+            self._log.record(_call_entry(self.id, current.execution_id, call))
+        if self._recorder:
+            self._recorder.ops(ops)
+            self._recorder.answer(answer)
+        return answer
 
-    def _check(self, op: HostOp, batch: _Batch) -> _Pending | None:
-        """Validate and authorize one call; on refusal record the answer and return None."""
-        try:
-            params = json.loads(op.args)
-        except ValueError:
-            params = None
-        tool = self.tools.get(op.tool)
-        if tool is None:
-            listing = ", ".join(self.tools) or "none"
-            message = f"unknown tool {op.tool!r} (available: {listing})"
-            return self._refuse(op, batch, params, "tool", message, rule=message)
-        try:
-            validate_arguments(tool, params)
-        except ToolArgumentError as error:
-            return self._refuse(op, batch, params, "argument", str(error), rule=str(error))
-        decision = self.authorizer.authorize(op.tool, params)
-        if not decision.allowed:
-            message = str(decision.error())
-            return self._refuse(op, batch, params, "capability", message, rule=decision.rule)
-        return _Pending(op, tool, params, decision.rule)
-
-    @staticmethod
-    def _refuse(
-        op: HostOp, batch: _Batch, params: Any, kind: str, message: str, *, rule: str
-    ) -> None:
-        batch.results[op.id] = OpResult(op.id, error_kind=kind, error=message)
-        batch.records[op.id] = ToolCall(op.tool, params, False, rule, error=message)
-
-    def _succeeded(self, call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
-        try:
-            payload = json.dumps(outcome, default=_json_default, ensure_ascii=False).encode()
-        except (TypeError, ValueError) as error:  # e.g. a circular structure
-            self._failed(call, batch, started, error)
-            return
-        if len(payload) > self.limits.memory:
-            too_big = ValueError(
-                f"its result is {len(payload)} bytes of JSON, more than the sandbox's "
-                f"{self.limits.memory}-byte memory limit; return less data"
-            )
-            self._failed(call, batch, started, too_big)
-            return
-        elapsed = (time.perf_counter() - started) * 1000
-        batch.results[call.op.id] = OpResult(call.op.id, ok=payload)
-        batch.records[call.op.id] = ToolCall(
-            call.op.tool, call.params, True, call.rule, outcome, None, elapsed
+    def _end(self, current: _Run, raw: RawOutcome) -> ExecutionResult:
+        duration = (time.perf_counter() - current.started) * 1000
+        result = _result(raw, current.records, duration)
+        if self._recorder:
+            self._recorder.end(result.to_dict())
+        detail = {"exit_code": result.exit_code, "error_kind": result.error_kind}
+        self._audit(
+            "execution_end",
+            current.execution_id,
+            duration_ms=duration,
+            error=result.error,
+            detail=detail,
         )
+        return result
 
-    @staticmethod
-    def _failed(call: _Pending, batch: _Batch, started: float, error: BaseException) -> None:
-        elapsed = (time.perf_counter() - started) * 1000
-        message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
-        batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
-        batch.records[call.op.id] = ToolCall(
-            call.op.tool, call.params, True, call.rule, None, message, elapsed
-        )
+    def _audit(self, kind: str, execution_id: int, **fields: Any) -> None:
+        self._log.record(AuditEntry(now(), kind, self.id, execution_id, **fields))
 
-    def _is_async(self, call: _Pending) -> bool:
-        if call.tool.func is not None:
-            return call.tool.is_async
-        return inspect.iscoroutinefunction(self.tool_handler)
+    def _token_gate(self) -> str | None:
+        """Why the token forbids every call now (it expired), or None."""
+        if self.token is None or self.token.expires_at is None:
+            return None
+        if time.time() < self.token.expires_at:
+            return None
+        return f"the capability token expired at {_iso(self.token.expires_at)}"
 
-    def _invoke_sync(self, call: _Pending, batch: _Batch) -> None:
-        started = time.perf_counter()
-        try:
-            if call.tool.func is not None:
-                outcome = call_tool(call.tool, call.params, validated=True)
-            else:
-                assert self.tool_handler is not None
-                outcome = self.tool_handler(call.tool.name, call.params)
-        except Exception as error:  # noqa: BLE001 - a tool's failure goes back to the guest
-            self._failed(call, batch, started, error)
-        else:
-            self._succeeded(call, batch, started, outcome)
-
-    async def _invoke_async(self, call: _Pending, batch: _Batch) -> None:
-        started = time.perf_counter()
-        try:
-            if call.tool.func is not None:
-                outcome = await acall_tool(call.tool, call.params, validated=True)
-            else:
-                assert self.tool_handler is not None
-                outcome = self.tool_handler(call.tool.name, call.params)
-                if inspect.isawaitable(outcome):
-                    outcome = await outcome
-        except Exception as error:  # noqa: BLE001 - a tool's failure goes back to the guest
-            self._failed(call, batch, started, error)
-        else:
-            self._succeeded(call, batch, started, outcome)
-
-    def _dispatch_sync(
-        self, ops: list[HostOp], records: list[ToolCall], deadline: float
-    ) -> list[OpResult] | Cancel:
-        batch = _Batch()
-        calls = [call for op in ops if (call := self._check(op, batch)) is not None]
-        async_calls = [call for call in calls if self._is_async(call)]
-        for call in calls:
-            if call not in async_calls:
-                self._invoke_sync(call, batch)
-        finished = not async_calls or _run_coroutine(
-            lambda: self._run_concurrently(async_calls, batch, deadline)
-        )
-        return _answer(ops, calls, batch, records, finished)
-
-    async def _dispatch_async(
-        self, ops: list[HostOp], records: list[ToolCall], deadline: float
-    ) -> list[OpResult] | Cancel:
-        batch = _Batch()
-        calls = [call for op in ops if (call := self._check(op, batch)) is not None]
-        finished = await self._run_concurrently(calls, batch, deadline)
-        return _answer(ops, calls, batch, records, finished)
-
-    async def _run_concurrently(
-        self, calls: list[_Pending], batch: _Batch, deadline: float
-    ) -> bool:
-        """Run ``calls`` together; False when the execution's deadline passed first."""
-        remaining = max(0.0, deadline - time.monotonic())
-        tasks = [self._invoke_async(call, batch) for call in calls]
-        try:
-            await asyncio.wait_for(asyncio.gather(*tasks), timeout=remaining)
-        except TimeoutError:
-            return False
-        return True
-
-    # --- capabilities ---------------------------------------------------------------------
+    # --- authority ------------------------------------------------------------------------
 
     def can_call(self, method: str, params: Mapping[str, Any]) -> bool:
         """Whether a call of ``method`` with ``params`` would be allowed now (no budget used)."""
-        return self.authorizer.can_call(method, params)
+        return self._token_gate() is None and self.authorizer.can_call(method, params)
 
     def remaining_calls(self) -> dict[str, int | None]:
         """Calls left per capability pattern (None means unlimited)."""
         return self.authorizer.remaining_calls()
 
-
-def _answer(
-    ops: list[HostOp],
-    calls: list[_Pending],
-    batch: _Batch,
-    records: list[ToolCall],
-    finished: bool,
-) -> list[OpResult] | Cancel:
-    """Record every call of the batch (unfinished ones as cancelled) and answer the guest."""
-    for call in calls:
-        if call.op.id not in batch.records:
-            batch.records[call.op.id] = ToolCall(
-                call.op.tool, call.params, True, call.rule, error=CANCELLED
+    def delegate(
+        self,
+        capabilities: Iterable[MethodCapability],
+        *,
+        expires_in: float | None = None,
+        limits: Limits | None = None,
+    ) -> Sandbox:
+        """A child sandbox with the same tools whose authority is this one's token narrowed
+        to ``capabilities`` (bound to the child's id). Widening raises
+        :class:`~corral.tokens.TokenError`; the guest has no way to create authority.
+        """
+        if self.token is None or self._key is None:
+            raise TokenError(
+                "delegate() needs a signed token: create the sandbox with key=... (and "
+                "capabilities=... or token=...)"
             )
-    records.extend(batch.records[op.id] for op in ops)
-    return batch.ordered(ops) if finished else Cancel("timeout")
+        child_id = f"{self.id}/{uuid.uuid4().hex[:12]}"  # a path: the parent's binding covers it
+        child_token = self.token.attenuate(
+            list(capabilities), expires_in=expires_in, sandbox_id=child_id
+        )
+        handler, approve, max_calls, per_tool, seed, clock, record = self._options
+        return Sandbox(
+            list(self.tools.values()),
+            tool_handler=handler,
+            limits=limits or self.limits,
+            token=child_token,
+            key=self._key,
+            approve=approve,
+            max_calls=max_calls,
+            max_calls_per_tool=per_tool,
+            audit_sink=self._log,
+            seed=seed,
+            clock=clock,
+            record=record,
+            sandbox_id=child_id,
+        )
+
+    # --- audit and trace ------------------------------------------------------------------
+
+    def audit(self, since: float | None = None, kind: str | None = None) -> list[AuditEntry]:
+        """The audit trail: entries at or after unix time ``since``, of ``kind`` if given
+        (``execution_start``, ``execution_end`` or ``tool_call``)."""
+        return self._log.entries(since=since, kind=kind)
+
+    @property
+    def trace(self) -> Trace:
+        """Everything that entered the guest so far, for :func:`replay`."""
+        if self._recorder is None:
+            raise ValueError("this sandbox does not record: create it with record=True")
+        return Trace(list(self._recorder.trace.events))
+
+
+def _tool_table(
+    tools: Iterable[ToolLike] | None, handler: ToolHandler | None
+) -> dict[str, ToolDefinition]:
+    table: dict[str, ToolDefinition] = {}
+    for tool in map(_definition, tools or ()):
+        if tool.name in table:
+            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
+        table[tool.name] = tool
+    missing = [t.name for t in table.values() if t.func is None and handler is None]
+    if missing:
+        raise ValueError(f"tools {missing} have no function: pass tool_handler=...")
+    return table
+
+
+def _authority(
+    sandbox_id: str,
+    tools: Mapping[str, ToolDefinition],
+    capabilities: Iterable[MethodCapability] | None,
+    token: CapabilityToken | str | None,
+    key: bytes | None,
+) -> CapabilityToken | None:
+    """The sandbox's token: the one given (checked), one minted with ``key``, or None."""
+    if token is not None:
+        if capabilities is not None:
+            raise ValueError("pass either capabilities=... or token=..., not both")
+        if key is None:
+            raise TokenError("a token needs the key that verifies it: pass key=...")
+        parsed = CapabilityToken.parse(token) if isinstance(token, str) else token
+        parsed.verify(key, sandbox_id=sandbox_id)
+        return parsed
+    if key is None:
+        return None
+    return CapabilityToken.mint(key, _default_capabilities(tools, capabilities))
+
+
+def _default_capabilities(
+    tools: Mapping[str, ToolDefinition], capabilities: Iterable[MethodCapability] | None
+) -> list[MethodCapability]:
+    if capabilities is not None:
+        return list(capabilities)
+    return [MethodCapability(name) for name in tools]
 
 
 def _definition(tool: ToolLike) -> ToolDefinition:
@@ -407,147 +364,93 @@ def _definition(tool: ToolLike) -> ToolDefinition:
     raise TypeError(f"a tool must be a function, a ToolDefinition or a dict, not {tool!r}")
 
 
-def _run_coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
-    """Run the awaitable ``make()`` builds to completion from sync code, on a fresh event loop
-    (in a helper thread when this thread already runs a loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_awaited(make))
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(_awaited(make))
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
-            box["error"] = error
-
-    thread = threading.Thread(target=target, name="corral-tools")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditEntry:
+    return AuditEntry(
+        timestamp=call.timestamp,
+        kind="tool_call",
+        sandbox_id=sandbox_id,
+        execution_id=execution_id,
+        call_id=call.call_id,
+        method=call.method,
+        params=call.params,
+        decision="allowed" if call.allowed else "denied",
+        rule=call.rule,
+        duration_ms=call.duration_ms,
+        result_size=call.result_size,
+        error=call.error,
+    )
 
 
-async def _awaited(make: Callable[[], Awaitable[Any]]) -> Any:
-    return await make()
-
-
-def _result(raw: RawOutcome, records: list[ToolCall], started: float) -> ExecutionResult:
-    value = None
-    if raw.value is not None:
-        value = json.loads(raw.value)
+def _result(raw: RawOutcome, records: Iterable[ToolCall], duration_ms: float) -> ExecutionResult:
     return ExecutionResult(
         stdout=raw.stdout.decode("utf-8", "replace"),
         stderr=raw.stderr.decode("utf-8", "replace"),
         exit_code=raw.exit_code,
-        return_value=value,
+        return_value=None if raw.value is None else json.loads(raw.value),
         error=raw.error,
         error_kind=raw.error_kind,
         tool_calls=tuple(records),
-        duration_ms=(time.perf_counter() - started) * 1000,
+        duration_ms=duration_ms,
     )
 
 
-class SandboxTool:
-    """A sandbox packaged as one tool for an agent: the model passes code, gets text back.
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
 
-    ``run`` returns what a model should read: stdout, then stderr, then the exit code when it
-    is non-zero (see :meth:`ExecutionResult.text`).
+
+# --- replay ---------------------------------------------------------------------------------
+
+
+def replay_all(trace: Trace | str) -> list[ExecutionResult]:
+    """Run every execution of ``trace`` again, calling no tool and reading no clock.
+
+    Returns results identical to the originals (tool-call records and durations come from
+    the trace). Raises :class:`~corral.trace.ReplayDivergence` naming the first request the
+    guest makes that the trace does not hold, or the first result that differs.
     """
-
-    name = "sandbox"
-
-    def __init__(self, sandbox: Sandbox, language: str = "javascript") -> None:
-        self.sandbox = sandbox
-        self.language = language
-
-    @classmethod
-    def from_functions(
-        cls,
-        functions: Iterable[ToolLike],
-        capabilities: Iterable[MethodCapability] | None = None,
-        limits: Limits | None = None,
-        tool_handler: ToolHandler | None = None,
-    ) -> SandboxTool:
-        """A sandbox tool whose code can call ``functions``, under ``capabilities``."""
-        return cls(Sandbox(functions, capabilities, tool_handler, limits))
-
-    def run(self, code: str, language: str | None = None) -> str:
-        """Execute ``code`` and return its output as text."""
-        return self.sandbox.execute(code, language or self.language).text()
-
-    async def arun(self, code: str, language: str | None = None) -> str:
-        """Async :meth:`run`."""
-        return (await self.sandbox.aexecute(code, language or self.language)).text()
-
-    @property
-    def description(self) -> str:
-        """A description of the tool for the model, listing the functions it can call."""
-        lines = [
-            "Run JavaScript in an isolated sandbox. The code is the body of an async function: "
-            "use await, print with console.log, and `return` a value to output it. "
-            "No network, no require(); call these async functions (one object argument each):",
-        ]
-        for tool in self.sandbox.tools.values():
-            props = tool.parameters.get("properties", {})
-            fields = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in props.items())
-            summary = f" - {tool.description}" if tool.description else ""
-            lines.append(f"  await {tool.js_name}({{{fields}}}){summary}")
-        return "\n".join(lines)
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """JSON Schema of this tool's own arguments (``code``, and ``language``)."""
-        return {
-            "type": "object",
-            "properties": {
-                "code": {"type": "string", "description": "The JavaScript to run."},
-                "language": {"type": "string", "enum": ["javascript"]},
-            },
-            "required": ["code"],
-            "additionalProperties": False,
-        }
+    trace = Trace.from_jsonl(trace) if isinstance(trace, str) else trace
+    head = trace.events[0]
+    cursor = Cursor(trace)
+    backend = get_backend()
+    driver = Driver(
+        backend,
+        backend.load(wasm_bytes()),
+        head["config"],
+        head["memory_limit"],
+        shim_factory=cursor.shim,
+        backstop_factor=REPLAY_BACKSTOP_FACTOR,
+    )
+    results = []
+    while cursor.peek() is not None:
+        results.append(_replay_one(driver, cursor))
+    return results
 
 
-def create_sandbox_tool(
-    tools: Iterable[ToolLike] | None = None,
-    constraints: Mapping[str, Mapping[str, Any]] | None = None,
-    max_calls: Mapping[str, int] | int | None = None,
-    limits: Limits | None = None,
-    tool_handler: ToolHandler | None = None,
-) -> SandboxTool:
-    """A :class:`SandboxTool` over ``tools`` with constraints in the compact dict form.
-
-    ``constraints`` maps a tool name to ``{param: spec}`` where a spec is ``"<=1000"``,
-    ``">=N"``, ``"<N"``, ``">N"``, ``"==X"``, ``"!=X"``, ``"startswith:X"``, ``"endswith:X"``,
-    ``"contains:X"``, ``"regex:X"``, a list (membership) or a bare value (equality);
-    ``max_calls`` maps a tool name to its budget (or is one budget for every tool). A spec
-    that is not understood raises ``ValueError`` here, never later.
-
-    >>> def get_weather(city: str) -> dict:
-    ...     '''Get weather for a city.'''
-    ...     return {"city": city, "temp": 72}
-    >>> sandbox = create_sandbox_tool(tools=[get_weather])
-    >>> sandbox.run("return (await get_weather({city: 'SF'})).temp")
-    '72'
-    """
-    definitions = [_definition(t) for t in tools or ()]
-    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
-    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits))
+def replay(trace: Trace | str) -> ExecutionResult:
+    """Replay ``trace`` (see :func:`replay_all`) and return its last execution's result."""
+    results = replay_all(trace)
+    if not results:
+        raise ValueError("the trace holds no execution")
+    return results[-1]
 
 
-def create_bash_tool(
-    tools: Iterable[ToolLike] | None = None,
-    constraints: Mapping[str, Mapping[str, Any]] | None = None,
-    max_calls: Mapping[str, int] | int | None = None,
-    limits: Limits | None = None,
-    tool_handler: ToolHandler | None = None,
-) -> SandboxTool:
-    """The code-mode tool agents get by default; same arguments as :func:`create_sandbox_tool`.
-
-    Today it runs JavaScript; once the guest's shell lands, ``run`` without a language will
-    choose between the shell and JavaScript by a documented rule.
-    """
-    return create_sandbox_tool(tools, constraints, max_calls, limits, tool_handler)
+def _replay_one(driver: Driver, cursor: Cursor) -> ExecutionResult:
+    event = cursor.take("execute", "the start of an execution")
+    stdin = None if event["stdin"] is None else base64.b64decode(event["stdin"])
+    run = driver.run(event["language"], event["code"], stdin, event["timeout"])
+    try:
+        ops = next(run)
+        while True:
+            check_ops(cursor, ops)
+            ops = run.send(decode_answer(cursor.take("answer", "the answer to those calls")))
+    except StopIteration as stop:
+        raw: RawOutcome = stop.value
+    recorded = ExecutionResult.from_dict(cursor.take("end", "the end of the execution")["result"])
+    replayed = _result(raw, recorded.tool_calls, recorded.duration_ms)
+    for name in ("stdout", "stderr", "exit_code", "return_value", "error", "error_kind"):
+        mine, theirs = getattr(replayed, name), getattr(recorded, name)
+        if mine != theirs:
+            raise ReplayDivergence(
+                f"the replayed execution's {name} is {mine!r}, the trace recorded {theirs!r}"
+            )
+    return replayed

@@ -1,0 +1,350 @@
+"""Answering a batch of tool calls: the one place where a call is checked, approved and run.
+
+For each host operation the guest issued: the canonical name must be a known tool, the
+arguments must fit its schema, the :class:`~corral.capabilities.Authorizer` must allow it,
+and, when its capability requires it, the approver must say yes. Only then does the tool run.
+Sync tools run in turn on the caller's thread; async tools run concurrently, bounded by the
+execution's deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .audit import now
+from .capabilities import Authorizer, CapabilityError
+from .protocol import Cancel, HostOp, OpResult
+from .results import ToolCall
+from .tools import ToolArgumentError, ToolDefinition, acall_tool, call_tool, validate_arguments
+
+__all__ = ["ApprovalRequest", "Approver", "CallDispatcher", "ToolHandler", "run_coroutine"]
+
+CANCELLED = "cancelled: the execution's time limit passed while the tool ran"
+ToolHandler = Callable[[str, dict[str, Any]], Any]
+"""``handler(name, params)`` (sync or async) for tools that have no Python function."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A call waiting for a human (or policy) to approve it.
+
+    Attributes:
+        method: The canonical tool name.
+        params: The arguments the guest passed.
+        rule: The capability that allows the call, pending approval.
+    """
+
+    method: str
+    params: dict[str, Any]
+    rule: str
+
+
+Approver = Callable[[ApprovalRequest], Any]
+"""``approve(request) -> bool`` (or an awaitable of bool); anything but True refuses."""
+
+
+@dataclass
+class _Pending:
+    """A call that passed the checks and is about to run."""
+
+    op: HostOp
+    tool: ToolDefinition
+    params: dict[str, Any]
+    rule: str
+    timestamp: float
+    needs_approval: bool = False
+
+
+@dataclass
+class _Batch:
+    """The answers for one batch of host operations, filled in as calls finish."""
+
+    results: dict[int, OpResult] = field(default_factory=dict)
+    records: dict[int, ToolCall] = field(default_factory=dict)
+
+
+def _json_default(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    dump = getattr(value, "model_dump", None)  # pydantic models
+    if callable(dump):
+        return dump()
+    return str(value)
+
+
+class CallDispatcher:
+    """Checks and runs the tool calls of one sandbox."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDefinition],
+        authorizer: Authorizer,
+        handler: ToolHandler | None,
+        approver: Approver | None,
+        max_result: int,
+    ) -> None:
+        self.tools = tools
+        self.authorizer = authorizer
+        self.handler = handler
+        self.approver = approver
+        self.max_result = max_result
+        # Checked before every call: a reason to deny all calls now (an expired token).
+        self.gate: Callable[[], str | None] | None = None
+
+    # --- one batch ----------------------------------------------------------------------
+
+    def dispatch_sync(
+        self, ops: Sequence[HostOp], deadline: float
+    ) -> tuple[list[OpResult] | Cancel, list[ToolCall]]:
+        """Answer ``ops`` from sync code; async tools run on a private event loop."""
+        batch = _Batch()
+        calls = [call for op in ops if (call := self._check(op, batch)) is not None]
+        async_calls = [call for call in calls if self._is_async(call)]
+        for call in calls:
+            if call not in async_calls:
+                self._invoke_sync(call, batch)
+        finished = not async_calls or run_coroutine(
+            lambda: self._run_concurrently(async_calls, batch, deadline)
+        )
+        return self._answer(ops, calls, batch, finished, deadline)
+
+    async def dispatch_async(
+        self, ops: Sequence[HostOp], deadline: float
+    ) -> tuple[list[OpResult] | Cancel, list[ToolCall]]:
+        """Answer ``ops`` on the running event loop."""
+        batch = _Batch()
+        calls = [call for op in ops if (call := self._check(op, batch)) is not None]
+        finished = await self._run_concurrently(calls, batch, deadline)
+        return self._answer(ops, calls, batch, finished, deadline)
+
+    async def _run_concurrently(
+        self, calls: list[_Pending], batch: _Batch, deadline: float
+    ) -> bool:
+        """Run ``calls`` together; False when the execution's deadline passed first."""
+        remaining = max(0.0, deadline - time.monotonic())
+        tasks = [self._invoke_async(call, batch) for call in calls]
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout=remaining)
+        except TimeoutError:
+            return False
+        return True
+
+    @staticmethod
+    def _answer(
+        ops: Sequence[HostOp],
+        calls: list[_Pending],
+        batch: _Batch,
+        finished: bool,
+        deadline: float,
+    ) -> tuple[list[OpResult] | Cancel, list[ToolCall]]:
+        """Every call's record (unfinished ones as cancelled) and the answer for the guest."""
+        for call in calls:
+            if call.op.id not in batch.records:
+                batch.records[call.op.id] = _record(call, error=CANCELLED)
+        records = [batch.records[op.id] for op in ops]
+        if not finished or time.monotonic() >= deadline:
+            return Cancel("timeout"), records
+        return [batch.results[op.id] for op in ops], records
+
+    # --- checks -------------------------------------------------------------------------
+
+    def _check(self, op: HostOp, batch: _Batch) -> _Pending | None:
+        """Validate and authorize one call; on refusal record the answer and return None."""
+        stamp = now()
+        try:
+            params = json.loads(op.args)
+        except ValueError:
+            params = None
+        tool = self.tools.get(op.tool)
+        if tool is None:
+            listing = ", ".join(self.tools) or "none"
+            message = f"unknown tool {op.tool!r} (available: {listing})"
+            _refuse(op, batch, params, stamp, "tool", message, rule=message)
+            return None
+        try:
+            validate_arguments(tool, params)
+        except ToolArgumentError as error:
+            _refuse(op, batch, params, stamp, "argument", str(error), rule=str(error))
+            return None
+        closed = self.gate() if self.gate is not None else None
+        if closed is not None:
+            message = str(CapabilityError(op.tool, closed))
+            _refuse(op, batch, params, stamp, "capability", message, rule=closed)
+            return None
+        decision = self.authorizer.check(op.tool, params)
+        if decision.allowed and not decision.requires_approval:
+            decision = self.authorizer.authorize(op.tool, params)  # charges the budgets
+        if not decision.allowed:
+            message = str(decision.error())
+            _refuse(op, batch, params, stamp, "capability", message, rule=decision.rule)
+            return None
+        return _Pending(op, tool, params, decision.rule, stamp, decision.requires_approval)
+
+    def _approval_refused(self, call: _Pending, answer: Any) -> str | None:
+        """Why an approved-or-not call may not run (None: it may), charging on approval."""
+        if answer is not True:
+            return "approval refused" if self.approver else "requires approval but no approver"
+        decision = self.authorizer.authorize(call.op.tool, call.params)
+        return None if decision.allowed else decision.rule
+
+    def _deny_unapproved(self, call: _Pending, batch: _Batch, rule: str) -> None:
+        message = str(CapabilityError(call.op.tool, rule))
+        batch.results[call.op.id] = OpResult(call.op.id, error_kind="capability", error=message)
+        batch.records[call.op.id] = dataclasses.replace(
+            _record(call, error=message), allowed=False, rule=rule
+        )
+
+    # --- running ------------------------------------------------------------------------
+
+    def _is_async(self, call: _Pending) -> bool:
+        approver_async = call.needs_approval and inspect.iscoroutinefunction(self.approver)
+        if call.tool.func is not None:
+            return call.tool.is_async or approver_async
+        return inspect.iscoroutinefunction(self.handler) or approver_async
+
+    def _invoke_sync(self, call: _Pending, batch: _Batch) -> None:
+        if call.needs_approval:
+            answer = self._ask(call)
+            if inspect.isawaitable(answer):
+                answer = run_coroutine(lambda: _awaitable(answer))
+            refused = self._approval_refused(call, answer)
+            if refused is not None:
+                self._deny_unapproved(call, batch, refused)
+                return
+        started = time.perf_counter()
+        try:
+            if call.tool.func is not None:
+                outcome = call_tool(call.tool, call.params, validated=True)
+            else:
+                assert self.handler is not None
+                outcome = self.handler(call.tool.name, call.params)
+        except Exception as error:  # noqa: BLE001 - a tool's failure goes back to the guest
+            self._failed(call, batch, started, error)
+        else:
+            self._succeeded(call, batch, started, outcome)
+
+    async def _invoke_async(self, call: _Pending, batch: _Batch) -> None:
+        if call.needs_approval:
+            answer = self._ask(call)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            refused = self._approval_refused(call, answer)
+            if refused is not None:
+                self._deny_unapproved(call, batch, refused)
+                return
+        started = time.perf_counter()
+        try:
+            if call.tool.func is not None:
+                outcome = await acall_tool(call.tool, call.params, validated=True)
+            else:
+                assert self.handler is not None
+                outcome = self.handler(call.tool.name, call.params)
+                if inspect.isawaitable(outcome):
+                    outcome = await outcome
+        except Exception as error:  # noqa: BLE001 - a tool's failure goes back to the guest
+            self._failed(call, batch, started, error)
+        else:
+            self._succeeded(call, batch, started, outcome)
+
+    def _ask(self, call: _Pending) -> Any:
+        if self.approver is None:
+            return False
+        try:
+            return self.approver(ApprovalRequest(call.op.tool, call.params, call.rule))
+        except Exception:  # noqa: BLE001 - an approver that fails refuses (fail closed)
+            return False
+
+    def _succeeded(self, call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
+        try:
+            payload = json.dumps(outcome, default=_json_default, ensure_ascii=False).encode()
+        except (TypeError, ValueError) as error:  # e.g. a circular structure
+            self._failed(call, batch, started, error)
+            return
+        if len(payload) > self.max_result:
+            too_big = ValueError(
+                f"its result is {len(payload)} bytes of JSON, more than the sandbox's "
+                f"{self.max_result}-byte memory limit; return less data"
+            )
+            self._failed(call, batch, started, too_big)
+            return
+        elapsed = (time.perf_counter() - started) * 1000
+        batch.results[call.op.id] = OpResult(call.op.id, ok=payload)
+        batch.records[call.op.id] = _record(
+            call, result=outcome, duration_ms=elapsed, result_size=len(payload)
+        )
+
+    @staticmethod
+    def _failed(call: _Pending, batch: _Batch, started: float, error: BaseException) -> None:
+        elapsed = (time.perf_counter() - started) * 1000
+        message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
+        batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
+        batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
+
+
+def _record(call: _Pending, **fields: Any) -> ToolCall:
+    return ToolCall(
+        method=call.op.tool,
+        params=call.params,
+        allowed=True,
+        rule=call.rule,
+        call_id=call.op.id,
+        timestamp=call.timestamp,
+        **fields,
+    )
+
+
+def _refuse(  # noqa: PLR0917 - one record, many facts
+    op: HostOp,
+    batch: _Batch,
+    params: Any,
+    stamp: float,
+    kind: str,
+    message: str,
+    *,
+    rule: str,
+) -> None:
+    batch.results[op.id] = OpResult(op.id, error_kind=kind, error=message)
+    batch.records[op.id] = ToolCall(
+        op.tool, params, False, rule, error=message, call_id=op.id, timestamp=stamp
+    )
+
+
+async def _awaitable(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def run_coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
+    """Run the awaitable ``make()`` builds to completion from sync code, on a fresh event loop
+    (in a helper thread when this thread already runs a loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_call(make))
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(_call(make))
+        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=target, name="corral-tools")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+async def _call(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()

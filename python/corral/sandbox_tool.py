@@ -1,0 +1,116 @@
+"""A sandbox packaged as one tool for an agent, and the factories agents start from."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ._calls import ToolHandler
+from .capabilities import MethodCapability, capabilities_from_dict
+from .limits import Limits
+from .sandbox import Sandbox, ToolLike, _definition
+
+__all__ = ["SandboxTool", "create_bash_tool", "create_sandbox_tool"]
+
+
+class SandboxTool:
+    """A sandbox packaged as one tool for an agent: the model passes code, gets text back.
+
+    ``run`` returns what a model should read: stdout, then stderr, then the exit code when it
+    is non-zero (see :meth:`~corral.results.ExecutionResult.text`).
+    """
+
+    name = "sandbox"
+
+    def __init__(self, sandbox: Sandbox, language: str = "javascript") -> None:
+        self.sandbox = sandbox
+        self.language = language
+
+    @classmethod
+    def from_functions(
+        cls,
+        functions: Iterable[ToolLike],
+        capabilities: Iterable[MethodCapability] | None = None,
+        limits: Limits | None = None,
+        tool_handler: ToolHandler | None = None,
+    ) -> SandboxTool:
+        """A sandbox tool whose code can call ``functions``, under ``capabilities``."""
+        return cls(Sandbox(functions, capabilities, tool_handler, limits))
+
+    def run(self, code: str, language: str | None = None) -> str:
+        """Execute ``code`` and return its output as text."""
+        return self.sandbox.execute(code, language or self.language).text()
+
+    async def arun(self, code: str, language: str | None = None) -> str:
+        """Async :meth:`run`."""
+        return (await self.sandbox.aexecute(code, language or self.language)).text()
+
+    @property
+    def description(self) -> str:
+        """A description of the tool for the model, listing the functions it can call."""
+        lines = [
+            "Run JavaScript in an isolated sandbox. The code is the body of an async function: "
+            "use await, print with console.log, and `return` a value to output it. "
+            "No network, no require(); call these async functions (one object argument each):",
+        ]
+        for tool in self.sandbox.tools.values():
+            props = tool.parameters.get("properties", {})
+            fields = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in props.items())
+            summary = f" - {tool.description}" if tool.description else ""
+            lines.append(f"  await {tool.js_name}({{{fields}}}){summary}")
+        return "\n".join(lines)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """JSON Schema of this tool's own arguments (``code``, and ``language``)."""
+        return {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "The JavaScript to run."},
+                "language": {"type": "string", "enum": ["javascript"]},
+            },
+            "required": ["code"],
+            "additionalProperties": False,
+        }
+
+
+def create_sandbox_tool(
+    tools: Iterable[ToolLike] | None = None,
+    constraints: Mapping[str, Mapping[str, Any]] | None = None,
+    max_calls: Mapping[str, int] | int | None = None,
+    limits: Limits | None = None,
+    tool_handler: ToolHandler | None = None,
+) -> SandboxTool:
+    """A :class:`SandboxTool` over ``tools`` with constraints in the compact dict form.
+
+    ``constraints`` maps a tool name to ``{param: spec}`` where a spec is ``"<=1000"``,
+    ``">=N"``, ``"<N"``, ``">N"``, ``"==X"``, ``"!=X"``, ``"startswith:X"``, ``"endswith:X"``,
+    ``"contains:X"``, ``"regex:X"``, a list (membership) or a bare value (equality);
+    ``max_calls`` maps a tool name to its budget (or is one budget for every tool). A spec
+    that is not understood raises ``ValueError`` here, never later.
+
+    >>> def get_weather(city: str) -> dict:
+    ...     '''Get weather for a city.'''
+    ...     return {"city": city, "temp": 72}
+    >>> sandbox = create_sandbox_tool(tools=[get_weather])
+    >>> sandbox.run("return (await get_weather({city: 'SF'})).temp")
+    '72'
+    """
+    definitions = [_definition(t) for t in tools or ()]
+    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
+    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits))
+
+
+def create_bash_tool(
+    tools: Iterable[ToolLike] | None = None,
+    constraints: Mapping[str, Mapping[str, Any]] | None = None,
+    max_calls: Mapping[str, int] | int | None = None,
+    limits: Limits | None = None,
+    tool_handler: ToolHandler | None = None,
+) -> SandboxTool:
+    """The code-mode tool agents get by default; same arguments as :func:`create_sandbox_tool`.
+
+    Today it runs JavaScript; once the guest's shell lands, ``run`` without a language will
+    choose between the shell and JavaScript by a documented rule.
+    """
+    return create_sandbox_tool(tools, constraints, max_calls, limits, tool_handler)

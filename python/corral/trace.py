@@ -1,0 +1,270 @@
+"""Traces for exact replay: everything that enters the guest, recorded as it happens.
+
+A sandbox records a :class:`Trace` of its life: its configuration, each guest instance it
+started, every clock reading and random byte the guest asked for, each execution's code and
+stdin, every batch of host operations the guest issued and the answers it got, and each
+execution's result. :func:`replay` runs the same guest module from that trace alone, calling no
+tool and reading no clock (:func:`corral.replay`), and returns results identical to the
+originals. If the guest asks
+for something the trace does not hold, :class:`ReplayDivergence` names the first difference.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
+from .protocol import Cancel, HostOp, OpResult
+
+__all__ = [
+    "Cursor",
+    "Recorder",
+    "ReplayDivergence",
+    "Trace",
+    "check_ops",
+    "decode_answer",
+    "fixed_entropy",
+]
+
+TRACE_VERSION = 1
+
+
+class ReplayDivergence(Exception):
+    """The replayed guest asked for something other than what the trace recorded."""
+
+
+@dataclass
+class Trace:
+    """The record of a sandbox's life, as a list of JSON-able events.
+
+    Serialise it with :meth:`to_jsonl` (one event per line) and read it back with
+    :meth:`from_jsonl`; :meth:`save` and :meth:`load` do the same with a file.
+    """
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_jsonl(self) -> str:
+        """The trace as JSON lines."""
+        return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in self.events)
+
+    @classmethod
+    def from_jsonl(cls, text: str) -> Trace:
+        """Parse a trace written by :meth:`to_jsonl`."""
+        events = [json.loads(line) for line in text.splitlines() if line.strip()]
+        if not events or events[0].get("t") != "sandbox":
+            raise ValueError("not a corral trace: the first event must be the sandbox's")
+        if events[0].get("v") != TRACE_VERSION:
+            raise ValueError(f"unsupported trace version {events[0].get('v')!r}")
+        return cls(events)
+
+    def save(self, path: str | Path) -> None:
+        """Write the trace to ``path`` as JSON lines."""
+        Path(path).write_text(self.to_jsonl(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trace:
+        """Read a trace saved with :meth:`save`."""
+        return cls.from_jsonl(Path(path).read_text(encoding="utf-8"))
+
+    @property
+    def executions(self) -> int:
+        """How many executions the trace holds."""
+        return sum(1 for e in self.events if e["t"] == "execute")
+
+
+def _text(data: bytes) -> str:
+    # Guest bytes are normally UTF-8; surrogateescape keeps any other byte exactly.
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def encode_ops(ops: Iterable[HostOp]) -> list[dict[str, Any]]:
+    """Host operations as trace JSON."""
+    return [{"id": o.id, "kind": o.kind, "tool": o.tool, "args": _text(o.args)} for o in ops]
+
+
+def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
+    """An answer to the guest as a trace event."""
+    if isinstance(answer, Cancel):
+        return {"t": "answer", "cancel": answer.kind}
+    results: list[dict[str, Any]] = []
+    for r in answer:
+        if r.ok is not None:
+            results.append({"id": r.id, "ok": _text(r.ok)})
+        else:
+            results.append({"id": r.id, "error_kind": r.error_kind, "error": r.error})
+    return {"t": "answer", "results": results}
+
+
+def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
+    """The answer a trace event recorded."""
+    if "cancel" in event:
+        return Cancel(event["cancel"])
+    return [
+        OpResult(r["id"], ok=_bytes(r["ok"]))
+        if "ok" in r
+        else OpResult(r["id"], error_kind=r["error_kind"], error=r["error"])
+        for r in event["results"]
+    ]
+
+
+class Recorder:
+    """Appends the events of a live sandbox to its :class:`Trace`."""
+
+    def __init__(self, config: dict[str, Any], entropy: Entropy) -> None:
+        self.trace = Trace([{"t": "sandbox", "v": TRACE_VERSION, **config}])
+        self._entropy = entropy
+
+    def _add(self, event: dict[str, Any]) -> None:
+        self.trace.events.append(event)
+
+    def shim(self) -> WasiShim:
+        """A WASI shim for a new guest instance whose clock and randomness are recorded."""
+        self._add({"t": "instance"})
+
+        def clock(clock_id: int) -> int:
+            ns = self._entropy.clock(clock_id)
+            self._add({"t": "clock", "id": clock_id, "ns": ns})
+            return ns
+
+        def rand(n: int) -> bytes:
+            data = self._entropy.random(n)
+            self._add({"t": "random", "hex": data.hex()})
+            return data
+
+        return WasiShim(Entropy(clock=clock, random=rand))
+
+    def execute(self, language: str, code: str, stdin: bytes | None, timeout: float) -> None:
+        """An execution starts."""
+        encoded = None if stdin is None else base64.b64encode(stdin).decode()
+        self._add(
+            {
+                "t": "execute",
+                "language": language,
+                "code": code,
+                "stdin": encoded,
+                "timeout": timeout,
+            }
+        )
+
+    def ops(self, ops: list[HostOp]) -> None:
+        """The guest issued a batch of host operations."""
+        self._add({"t": "ops", "ops": encode_ops(ops)})
+
+    def answer(self, answer: list[OpResult] | Cancel) -> None:
+        """The host answered the last batch."""
+        self._add(encode_answer(answer))
+
+    def end(self, result: dict[str, Any]) -> None:
+        """The execution ended with ``result`` (an ``ExecutionResult`` as a dict)."""
+        self._add({"t": "end", "result": result})
+
+
+class Cursor:
+    """Reads a trace's events in order during a replay."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.events = trace.events
+        self.position = 1  # after the sandbox event
+
+    def peek(self) -> dict[str, Any] | None:
+        """The next event, or None at the end."""
+        return self.events[self.position] if self.position < len(self.events) else None
+
+    def take(self, kind: str, wanted: str) -> dict[str, Any]:
+        """The next event, which must be of ``kind``; ``wanted`` says what the guest asked."""
+        event = self.peek()
+        if event is None or event["t"] != kind:
+            found = "the end of the trace" if event is None else _describe(event)
+            raise ReplayDivergence(
+                f"event {self.position}: the replay needs {wanted}, but the trace has {found}"
+            )
+        self.position += 1
+        return event
+
+    def shim(self) -> WasiShim:
+        """A WASI shim for a new instance, fed from the trace."""
+        self.take("instance", "a new guest instance")
+
+        def clock(clock_id: int) -> int:
+            event = self.take("clock", f"a reading of clock {clock_id}")
+            if event["id"] != clock_id:
+                raise ReplayDivergence(
+                    f"event {self.position - 1}: the guest read clock {clock_id}, the trace "
+                    f"recorded clock {event['id']}"
+                )
+            return int(event["ns"])
+
+        def rand(n: int) -> bytes:
+            data = bytes.fromhex(self.take("random", f"{n} random bytes")["hex"])
+            if len(data) != n:
+                raise ReplayDivergence(
+                    f"event {self.position - 1}: the guest asked for {n} random bytes, the "
+                    f"trace recorded {len(data)}"
+                )
+            return data
+
+        return WasiShim(Entropy(clock=clock, random=rand))
+
+
+def _describe(event: dict[str, Any]) -> str:
+    kind = event["t"]
+    if kind == "ops":
+        calls = ", ".join(f"{o['tool']}({o['args']})" for o in event["ops"])
+        return f"the calls {calls}"
+    if kind == "clock":
+        return f"a reading of clock {event['id']}"
+    if kind == "random":
+        return f"{len(event['hex']) // 2} random bytes"
+    return {"instance": "a new guest instance", "end": "the end of the execution"}.get(
+        kind, f"a {kind!r} event"
+    )
+
+
+def check_ops(cursor: Cursor, ops: list[HostOp]) -> None:
+    """The guest's batch must be exactly the recorded one."""
+    wanted = encode_ops(ops)
+    shown = ", ".join(f"{o['tool']}({o['args']})" for o in wanted)
+    event = cursor.take("ops", f"the calls {shown}")
+    for index, (mine, theirs) in enumerate(zip(wanted, event["ops"], strict=False)):
+        if mine != theirs:
+            raise ReplayDivergence(
+                f"event {cursor.position - 1}, request {index + 1}: the guest asked for "
+                f"{mine['tool']}({mine['args']}) but the trace recorded "
+                f"{theirs['tool']}({theirs['args']})"
+            )
+    if len(wanted) != len(event["ops"]):
+        raise ReplayDivergence(
+            f"event {cursor.position - 1}: the guest issued {len(wanted)} calls, the trace "
+            f"recorded {len(event['ops'])}"
+        )
+
+
+def fixed_entropy(seed: int | None, clock: float | None) -> Entropy:
+    """Deterministic sources: random bytes from ``seed``, and a clock that starts at ``clock``
+    (unix seconds) and advances 1 ms per reading. Either may be None for the real source."""
+    real = Entropy.system()
+    rand: Callable[[int], bytes] = real.random
+    if seed is not None:
+        generator = random.Random(seed)
+        rand = generator.randbytes
+    read_clock: Callable[[int], int] = real.clock
+    if clock is not None:
+        ticks = [0]
+        start_ns = int(clock * 1e9)
+
+        def read_clock(clock_id: int) -> int:
+            ticks[0] += 1
+            base = start_ns if clock_id == CLOCK_REALTIME else 0
+            return base + ticks[0] * 1_000_000
+
+    return Entropy(clock=read_clock, random=rand)

@@ -1,0 +1,198 @@
+"""The audit trail, traces and exact replay, through the public API."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corral import (
+    AuditLog,
+    Limits,
+    MethodCapability,
+    Param,
+    ReplayDivergence,
+    Sandbox,
+    Trace,
+    replay,
+    replay_all,
+)
+
+counter = {"n": 0}
+
+
+def lookup(key: str) -> dict[str, Any]:
+    """A tool whose answers change from call to call (so replay must not call it)."""
+    counter["n"] += 1
+    return {"key": key, "n": counter["n"]}
+
+
+def transfer(amount: int) -> str:
+    """Move money."""
+    return f"moved {amount}"
+
+
+def test_audit_records_executions_and_every_call() -> None:
+    sandbox = Sandbox(
+        tools=[lookup, transfer],
+        capabilities=[
+            MethodCapability("lookup"),
+            MethodCapability("transfer", [Param("amount") <= 10]),
+        ],
+    )
+    sandbox.execute("await lookup({key: 'a'}); try { await transfer({amount: 99}) } catch {}")
+    kinds = [(e.kind, e.method, e.decision) for e in sandbox.audit()]
+    assert kinds == [
+        ("execution_start", None, None),
+        ("tool_call", "lookup", "allowed"),
+        ("tool_call", "transfer", "denied"),
+        ("execution_end", None, None),
+    ]
+    denied = sandbox.audit(kind="tool_call")[1]
+    assert (denied.rule, denied.params, denied.error) == (
+        "amount <= 10 failed (amount = 99)",
+        {"amount": 99},
+        "transfer denied: amount <= 10 failed (amount = 99)",
+    )
+    allowed = sandbox.audit(kind="tool_call")[0]
+    assert allowed.result_size is not None and allowed.result_size > 0
+    assert {e.sandbox_id for e in sandbox.audit()} == {sandbox.id}
+    assert {e.execution_id for e in sandbox.audit()} == {1}
+    end = sandbox.audit(kind="execution_end")[0]
+    assert end.detail == {"exit_code": 0, "error_kind": None}
+
+
+def test_audit_since_and_bad_kind() -> None:
+    sandbox = Sandbox()
+    sandbox.execute("return 1")
+    cut = sandbox.audit()[-1].timestamp + 1e-6
+    sandbox.execute("return 2")
+    assert [e.execution_id for e in sandbox.audit(since=cut)] == [2, 2]
+    with pytest.raises(ValueError, match="unknown audit kind 'calls'"):
+        sandbox.audit(kind="calls")
+
+
+def test_audit_jsonl_sink_with_redaction(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+
+    def redact(method: str, params: Any) -> Any:
+        return {k: "***" if k == "key" else v for k, v in params.items()}
+
+    sandbox = Sandbox(tools=[lookup], audit_sink=path, redact=redact)
+    sandbox.execute("await lookup({key: 'secret'})")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["kind"] for line in lines] == ["execution_start", "tool_call", "execution_end"]
+    assert lines[1]["params"] == {"key": "***"}
+    assert "secret" not in path.read_text()
+    stream = io.StringIO()
+    Sandbox(audit_sink=stream).execute("return 1")
+    assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_replay_is_exact_without_calling_tools_or_clocks() -> None:
+    sandbox = Sandbox(tools=[lookup])
+    code = """
+    const a = await lookup({key: 'x'});
+    const [b, c] = await Promise.all([lookup({key: 'y'}), lookup({key: 'z'})]);
+    console.log(Math.random(), Date.now(), new Date().toISOString());
+    return [a.n, b.n, c.n];
+    """
+    original = sandbox.execute(code)
+    calls_before = counter["n"]
+    text = sandbox.trace.to_jsonl()
+    replayed = replay(Trace.from_jsonl(text))
+    assert replayed == original
+    assert counter["n"] == calls_before  # no tool ran
+
+
+def test_replay_of_a_whole_session_keeps_guest_state() -> None:
+    sandbox = Sandbox(tools=[lookup])
+    first = sandbox.execute("globalThis.seen = (await lookup({key: 'k'})).n; return seen")
+    second = sandbox.execute("return [seen, Math.random()]")
+    assert replay_all(sandbox.trace) == [first, second]
+
+
+def test_replay_of_denials_timeouts_and_recovered_traps() -> None:
+    sandbox = Sandbox(
+        tools=[transfer],
+        capabilities=[MethodCapability("transfer", [Param("amount") <= 10])],
+        limits=Limits(timeout=0.3),
+    )
+    results = [
+        sandbox.execute("try { await transfer({amount: 50}) } catch (e) { return e.message }"),
+        sandbox.execute("while (true) {}"),
+        sandbox.execute("function f() { return f() + 1 } f()"),
+        sandbox.execute("return 'after'"),
+    ]
+    assert [r.error_kind for r in results] == [None, "timeout", "stack_overflow", None]
+    assert replay_all(sandbox.trace) == results
+
+
+def test_replay_of_async_tools_and_cancellation() -> None:
+    async def slow(i: int) -> int:
+        """Sleep a little."""
+        await asyncio.sleep(0.01 * i)
+        return i
+
+    sandbox = Sandbox(tools=[slow], limits=Limits(timeout=1.0))
+    result = asyncio.run(
+        sandbox.aexecute("return await Promise.all([1, 2, 3].map(i => slow({i})))")
+    )
+    assert result.return_value == [1, 2, 3]
+    assert replay(sandbox.trace) == result
+
+
+def test_divergence_names_the_first_differing_request() -> None:
+    sandbox = Sandbox(tools=[lookup])
+    sandbox.execute("await lookup({key: 'a'}); await lookup({key: 'b'})")
+    trace = sandbox.trace
+    for event in trace.events:
+        if event["t"] == "execute":
+            event["code"] = "await lookup({key: 'a'}); await lookup({key: 'c'})"
+    with pytest.raises(ReplayDivergence) as info:
+        replay(trace)
+    assert (
+        'the guest asked for lookup({"key":"c"}) but the trace recorded lookup({"key":"b"})'
+        in str(info.value)
+    )
+
+
+def test_divergence_when_the_trace_runs_out() -> None:
+    sandbox = Sandbox(tools=[lookup])
+    sandbox.execute("await lookup({key: 'a'})")
+    trace = sandbox.trace
+    trace.events = [e for e in trace.events if e["t"] not in ("ops", "answer", "end")]
+    with pytest.raises(ReplayDivergence, match="the replay needs the calls lookup"):
+        replay(trace)
+
+
+def test_seed_and_clock_make_runs_deterministic() -> None:
+    code = "return [Math.random(), Date.now(), crypto === undefined]"
+    code = "return [Math.random(), Math.random(), Date.now()]"
+    one = Sandbox(seed=7, clock=1_700_000_000.0).execute(code).return_value
+    two = Sandbox(seed=7, clock=1_700_000_000.0).execute(code).return_value
+    other = Sandbox(seed=8, clock=1_700_000_000.0).execute(code).return_value
+    assert one == two
+    assert one != other
+    assert 1_700_000_000_000 <= one[2] < 1_700_000_001_000
+
+
+def test_trace_requires_recording() -> None:
+    with pytest.raises(ValueError, match="record=True"):
+        _ = Sandbox(record=False).trace
+
+
+def test_trace_parse_errors() -> None:
+    with pytest.raises(ValueError, match="not a corral trace"):
+        Trace.from_jsonl('{"t": "execute"}\n')
+
+
+def test_audit_log_can_be_shared() -> None:
+    log = AuditLog()
+    Sandbox(audit_sink=log).execute("return 1")
+    Sandbox(audit_sink=log).execute("return 2")
+    assert len({e.sandbox_id for e in log}) == 2
