@@ -1,17 +1,20 @@
 //! corral's guest: a WebAssembly reactor that runs JavaScript behind a step/resume protocol.
 //!
 //! Layers, in the only direction they may depend: `lib.rs` (exports) → `scheduler` →
-//! `js` → `output`/`protocol`. This file only translates exports into scheduler calls.
+//! `js` / `shell` → `applets` → `task` (executor, pipes) → `vfs`, `output`, `protocol`.
+//! This file only translates exports into scheduler calls.
 //!
 //! Calling convention: the host writes a frame (see [`protocol`]) into the inbox
 //! ([`corral_inbox`]) and passes its length. Every export returns a reply frame packed as
 //! `ptr << 32 | len`, valid until the next call into the guest. `submit` and `resume` also
 //! step, so an execution without tool calls is one call into the guest.
 
+pub mod applets;
 pub mod js;
 pub mod output;
 pub mod protocol;
 pub mod scheduler;
+pub mod task;
 pub mod vfs;
 
 use std::cell::RefCell;

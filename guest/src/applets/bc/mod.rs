@@ -1,0 +1,6 @@
+//! bc: arbitrary-precision calculator.
+
+use super::Applet;
+
+/// The applets of this group.
+pub static APPLETS: &[&Applet] = &[];

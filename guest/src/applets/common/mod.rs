@@ -1,0 +1,49 @@
+//! Helpers every applet uses: GNU-style option parsing, error messages, opening inputs.
+
+mod args;
+
+pub use args::{getopt, Opt, OptSpec};
+
+use std::fmt::Display;
+use std::rc::Rc;
+
+use super::Ctx;
+use crate::task::Input;
+
+/// Writes `name: message` to the applet's stderr (the form GNU tools use).
+pub async fn warn(ctx: &mut Ctx, message: impl Display) {
+    let line = format!("{}: {message}\n", ctx.name);
+    // stderr failing is nothing an applet can report anywhere else.
+    let _ = ctx.stderr.write_str(&line).await;
+}
+
+/// Reports a usage error the GNU way and returns exit status 2 (1 for some tools: pass it).
+pub async fn usage_error(ctx: &mut Ctx, message: impl Display, status: i32) -> i32 {
+    warn(ctx, message).await;
+    let hint = format!("Try '{} --help' for more information.\n", ctx.name);
+    let _ = ctx.stderr.write_str(&hint).await;
+    status
+}
+
+/// Opens an input operand: `-` is standard input (taken from the context once), anything else
+/// a VFS file. The error is the message to print (`foo: No such file or directory`).
+pub fn open_input(ctx: &mut Ctx, path: &str) -> Result<Input, String> {
+    if path == "-" {
+        return Ok(std::mem::replace(&mut ctx.stdin, Input::empty()));
+    }
+    let vfs = ctx.vfs.borrow();
+    if vfs.is_dev_null(&ctx.cwd, path) {
+        return Ok(Input::empty());
+    }
+    let data = vfs.read_shared(&ctx.cwd, path).map_err(|e| e.to_string())?;
+    Ok(Input::bytes(Rc::clone(&data)))
+}
+
+/// The operands to read, with `-` (stdin) when there are none.
+pub fn inputs_or_stdin(operands: &[String]) -> Vec<String> {
+    if operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        operands.to_vec()
+    }
+}

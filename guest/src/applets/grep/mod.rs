@@ -1,0 +1,6 @@
+//! grep, egrep and fgrep.
+
+use super::Applet;
+
+/// The applets of this group.
+pub static APPLETS: &[&Applet] = &[];

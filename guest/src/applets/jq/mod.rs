@@ -1,0 +1,6 @@
+//! jq, on the jaq crates.
+
+use super::Applet;
+
+/// The applets of this group.
+pub static APPLETS: &[&Applet] = &[];

@@ -1,0 +1,140 @@
+//! The shell's commands written in Rust ("applets"): an explicit registry, one file per
+//! small applet, shared helpers in `common/`, and big applets (grep, sed, awk) in folders.
+//!
+//! Every applet is an async function of a [`Ctx`]: its arguments, its standard streams, the
+//! working directory, the exported environment, the VFS, and the [`Host`] (tool calls, sleep,
+//! the clock, running other commands). It returns the exit status. Applets never block the
+//! guest: reading an empty pipe or waiting on the host suspends the task.
+
+pub mod common;
+
+mod awk;
+mod bc;
+mod files;
+mod grep;
+mod jq;
+mod sed;
+mod text;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use crate::task::{Input, LocalFuture, Output};
+use crate::vfs::Vfs;
+
+/// How a host operation failed: `capability`, `tool`, `argument`, ... and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostError {
+    /// The failure kind, as the host reported it.
+    pub kind: String,
+    /// The message for the user.
+    pub message: String,
+}
+
+/// A tool the host offers, as `tool --list` shows it.
+#[derive(Debug, Clone)]
+pub struct ToolInfo {
+    /// Canonical name.
+    pub name: String,
+    /// One-paragraph description.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    pub parameters: serde_json::Value,
+}
+
+/// What an applet may ask of the world outside itself.
+pub trait Host {
+    /// Calls host tool `name` with a JSON object; resolves to the result's JSON text.
+    fn call_tool(
+        &self,
+        name: &str,
+        args_json: String,
+    ) -> LocalFuture<'static, Result<String, HostError>>;
+    /// Waits `ms` milliseconds (through the host, so replay is exact).
+    fn sleep(&self, ms: f64) -> LocalFuture<'static, ()>;
+    /// Milliseconds since the Unix epoch (through the host).
+    fn now_ms(&self) -> f64;
+    /// The tools the code may call.
+    fn tools(&self) -> Vec<ToolInfo>;
+    /// Runs a command line (a builtin, function or applet) with these streams, as `xargs` and
+    /// `find -exec` need; resolves to its exit status.
+    fn exec(
+        &self,
+        argv: Vec<String>,
+        cwd: String,
+        stdin: Input,
+        stdout: Output,
+        stderr: Output,
+    ) -> LocalFuture<'static, i32>;
+}
+
+/// Everything an applet runs with.
+pub struct Ctx {
+    /// The name it was invoked as (`egrep`, `[`...).
+    pub name: String,
+    /// Its arguments (without the name).
+    pub args: Vec<String>,
+    /// Standard input.
+    pub stdin: Input,
+    /// Standard output.
+    pub stdout: Output,
+    /// Standard error.
+    pub stderr: Output,
+    /// The working directory (absolute).
+    pub cwd: String,
+    /// The exported environment.
+    pub env: Rc<BTreeMap<String, String>>,
+    /// The filesystem.
+    pub vfs: Rc<RefCell<Vfs>>,
+    /// The world outside.
+    pub host: Rc<dyn Host>,
+}
+
+/// An applet: its name, a one-line usage for `--help`, and its entry point.
+pub struct Applet {
+    /// The command name.
+    pub name: &'static str,
+    /// Usage and the flags it supports, printed by `NAME --help`.
+    pub usage: &'static str,
+    /// Runs the applet; resolves to the exit status.
+    pub run: fn(Ctx) -> LocalFuture<'static, i32>,
+}
+
+/// Every group's applets; each group lists its own in its `mod.rs`.
+const GROUPS: &[&[&Applet]] = &[
+    text::APPLETS,
+    files::APPLETS,
+    grep::APPLETS,
+    sed::APPLETS,
+    awk::APPLETS,
+    jq::APPLETS,
+    bc::APPLETS,
+];
+
+/// Every applet, in registry order.
+pub fn all() -> impl Iterator<Item = &'static Applet> {
+    GROUPS.iter().flat_map(|group| group.iter().copied())
+}
+
+/// The applet called `name`, if there is one.
+pub fn lookup(name: &str) -> Option<&'static Applet> {
+    all().find(|applet| applet.name == name)
+}
+
+#[cfg(test)]
+pub mod testing;
+
+#[cfg(test)]
+mod tests {
+    use super::all;
+
+    #[test]
+    fn registry_names_are_unique() {
+        let mut names: Vec<_> = all().map(|a| a.name).collect();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}

@@ -1,0 +1,6 @@
+//! sed: its own lexer, parser and executor.
+
+use super::Applet;
+
+/// The applets of this group.
+pub static APPLETS: &[&Applet] = &[];

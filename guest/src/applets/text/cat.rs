@@ -1,0 +1,179 @@
+//! `cat [-nbsAET] [FILE]...`: concatenate files (or stdin) to stdout.
+
+use crate::applets::common::{getopt, inputs_or_stdin, open_input, usage_error, warn, OptSpec};
+use crate::applets::{Applet, Ctx};
+use crate::task::LocalFuture;
+
+/// The `cat` applet.
+pub const APPLET: Applet = Applet {
+    name: "cat",
+    usage: "cat [-nbsAET] [FILE]...\n  -n  number all lines\n  -b  number non-empty lines\n  -s  squeeze repeated empty lines\n  -E  show $ at line ends\n  -T  show tabs as ^I\n  -A  same as -ET",
+    run,
+};
+
+const SPEC: OptSpec = OptSpec {
+    short: "nbsAETuv",
+    long: &[
+        "number",
+        "number-nonblank",
+        "squeeze-blank",
+        "show-all",
+        "show-ends",
+        "show-tabs",
+    ],
+    short_val: "",
+    long_val: &[],
+    digits: None,
+    stop_at_operand: false,
+};
+
+#[derive(Default)]
+struct Options {
+    number: bool,
+    nonblank: bool,
+    squeeze: bool,
+    ends: bool,
+    tabs: bool,
+}
+
+impl Options {
+    fn plain(&self) -> bool {
+        !(self.number || self.nonblank || self.squeeze || self.ends || self.tabs)
+    }
+}
+
+fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(async move {
+        let (opts, operands) = match getopt(&ctx.args, &SPEC) {
+            Ok(parsed) => parsed,
+            Err(message) => return usage_error(&mut ctx, message, 1).await,
+        };
+        let mut options = Options::default();
+        for opt in &opts {
+            if opt.is('n', "number") {
+                options.number = true;
+            } else if opt.is('b', "number-nonblank") {
+                options.nonblank = true;
+            } else if opt.is('s', "squeeze-blank") {
+                options.squeeze = true;
+            } else if opt.is('E', "show-ends") {
+                options.ends = true;
+            } else if opt.is('T', "show-tabs") {
+                options.tabs = true;
+            } else if opt.is('A', "show-all") {
+                (options.ends, options.tabs) = (true, true);
+            }
+        }
+        let mut status = 0;
+        let mut state = LineState::default();
+        for path in inputs_or_stdin(&operands) {
+            let input = match open_input(&mut ctx, &path) {
+                Ok(input) => input,
+                Err(message) => {
+                    warn(&mut ctx, message).await;
+                    status = 1;
+                    continue;
+                }
+            };
+            if copy(&mut ctx, input, &options, &mut state).await.is_err() {
+                return 1;
+            }
+        }
+        if ctx.stdout.flush().await.is_err() {
+            return 1;
+        }
+        status
+    })
+}
+
+#[derive(Default)]
+struct LineState {
+    line_no: u64,
+    blank_run: bool,
+}
+
+async fn copy(
+    ctx: &mut Ctx,
+    mut input: crate::task::Input,
+    options: &Options,
+    state: &mut LineState,
+) -> Result<(), crate::task::WriteError> {
+    if options.plain() {
+        while let Some(chunk) = input.read_chunk().await {
+            ctx.stdout.write(&chunk).await?;
+        }
+        return Ok(());
+    }
+    let mut line = Vec::new();
+    while {
+        line.clear();
+        input.read_line_into(&mut line).await
+    } {
+        let blank = line == b"\n";
+        if options.squeeze && blank && state.blank_run {
+            continue;
+        }
+        state.blank_run = blank;
+        let out = decorate(&line, options, state);
+        ctx.stdout.write(&out).await?;
+    }
+    Ok(())
+}
+
+fn decorate(line: &[u8], options: &Options, state: &mut LineState) -> Vec<u8> {
+    let mut out = Vec::with_capacity(line.len() + 8);
+    let blank = line == b"\n";
+    if options.nonblank && !blank || options.number && !options.nonblank {
+        state.line_no += 1;
+        out.extend_from_slice(format!("{:>6}\t", state.line_no).as_bytes());
+    }
+    let (body, newline) = match line.strip_suffix(b"\n") {
+        Some(body) => (body, true),
+        None => (line, false),
+    };
+    for &b in body {
+        if options.tabs && b == b'\t' {
+            out.extend_from_slice(b"^I");
+        } else {
+            out.push(b);
+        }
+    }
+    if options.ends && newline {
+        out.push(b'$');
+    }
+    if newline {
+        out.push(b'\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::applets::testing::{ok, run, run_in, vfs_with, Outcome};
+
+    #[test]
+    fn cat_cases() {
+        assert_eq!(run("cat", &[], "a\nb\n"), ok("a\nb\n"));
+        assert_eq!(run("cat", &["-n"], "a\nb"), ok("     1\ta\n     2\tb"));
+        assert_eq!(
+            run("cat", &["-b"], "a\n\nb\n"),
+            ok("     1\ta\n\n     2\tb\n")
+        );
+        assert_eq!(run("cat", &["-s"], "a\n\n\n\nb\n"), ok("a\n\nb\n"));
+        assert_eq!(run("cat", &["-A"], "a\tb\n"), ok("a^Ib$\n"));
+        let vfs = vfs_with(&[("f", "one\n"), ("g", "two\n")]);
+        assert_eq!(
+            run_in(&vfs, "cat", &["f", "-", "g"], "in\n"),
+            ok("one\nin\ntwo\n")
+        );
+        assert_eq!(
+            run_in(&vfs, "cat", &["f", "missing"], ""),
+            Outcome {
+                stdout: "one\n".into(),
+                stderr: "cat: missing: No such file or directory\n".into(),
+                status: 1
+            }
+        );
+        assert_eq!(run("cat", &["-z"], "").status, 1);
+    }
+}

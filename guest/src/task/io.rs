@@ -1,0 +1,387 @@
+//! Byte streams between shell tasks: bounded pipes, and the `Input`/`Output` every command
+//! reads and writes, whatever is behind them (a pipe, a file, a here-document, the captured
+//! output of the execution).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::Poll;
+
+use super::progress;
+use crate::output;
+use crate::vfs::Vfs;
+
+/// Bytes a pipe holds before its writer waits: bounds memory per pipeline stage.
+pub const PIPE_CAPACITY: usize = 64 * 1024;
+/// Bytes handed out per read, and buffered per write before it is passed on.
+const CHUNK: usize = 64 * 1024;
+
+struct PipeState {
+    buf: VecDeque<u8>,
+    writer_open: bool,
+    reader_open: bool,
+}
+
+/// The read end of a pipe.
+pub struct PipeReader(Rc<RefCell<PipeState>>);
+/// The write end of a pipe.
+pub struct PipeWriter(Rc<RefCell<PipeState>>);
+
+/// A new pipe's two ends.
+pub fn pipe() -> (PipeReader, PipeWriter) {
+    let state = Rc::new(RefCell::new(PipeState {
+        buf: VecDeque::new(),
+        writer_open: true,
+        reader_open: true,
+    }));
+    (PipeReader(Rc::clone(&state)), PipeWriter(state))
+}
+
+impl Drop for PipeReader {
+    fn drop(&mut self) {
+        self.0.borrow_mut().reader_open = false;
+        progress();
+    }
+}
+
+impl Drop for PipeWriter {
+    fn drop(&mut self) {
+        self.0.borrow_mut().writer_open = false;
+        progress();
+    }
+}
+
+impl PipeReader {
+    /// The next bytes, waiting while the pipe is empty and its writer open; None at the end.
+    pub async fn read_chunk(&mut self) -> Option<Vec<u8>> {
+        poll_fn(|_| {
+            let mut state = self.0.borrow_mut();
+            if state.buf.is_empty() {
+                return if state.writer_open {
+                    Poll::Pending
+                } else {
+                    Poll::Ready(None)
+                };
+            }
+            let take = state.buf.len().min(CHUNK);
+            let chunk: Vec<u8> = state.buf.drain(..take).collect();
+            progress();
+            Poll::Ready(Some(chunk))
+        })
+        .await
+    }
+}
+
+/// Why a write failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteError {
+    /// The reader went away (`yes | head -n 1`): stop producing, quietly.
+    BrokenPipe,
+    /// The destination refused the bytes (e.g. a VFS quota); the message says why.
+    Refused(String),
+}
+
+impl PipeWriter {
+    /// Adds `data` past the capacity, for a writer's last bytes when it cannot wait.
+    fn push_unbounded(&mut self, data: &[u8]) {
+        let mut state = self.0.borrow_mut();
+        if state.reader_open {
+            state.buf.extend(data);
+            progress();
+        }
+    }
+
+    /// Writes all of `data`, waiting for room; fails once the reader is gone.
+    pub async fn write(&mut self, mut data: &[u8]) -> Result<(), WriteError> {
+        while !data.is_empty() {
+            let written = poll_fn(|_| {
+                let mut state = self.0.borrow_mut();
+                if !state.reader_open {
+                    return Poll::Ready(Err(WriteError::BrokenPipe));
+                }
+                let room = PIPE_CAPACITY.saturating_sub(state.buf.len());
+                if room == 0 {
+                    return Poll::Pending;
+                }
+                let take = room.min(data.len());
+                state.buf.extend(&data[..take]);
+                progress();
+                Poll::Ready(Ok(take))
+            })
+            .await?;
+            data = &data[written..];
+        }
+        Ok(())
+    }
+}
+
+/// What a command reads from.
+enum Source {
+    Empty,
+    Bytes { data: Rc<Vec<u8>>, pos: usize },
+    Pipe(PipeReader),
+}
+
+/// A command's standard input (or any input it opens), with line reading on top.
+pub struct Input {
+    source: Source,
+    /// Bytes read from a pipe but not yet consumed by a line read.
+    pending: Vec<u8>,
+}
+
+impl Input {
+    /// An input that is immediately at its end (`< /dev/null`, no stdin).
+    pub fn empty() -> Self {
+        Input {
+            source: Source::Empty,
+            pending: Vec::new(),
+        }
+    }
+
+    /// An input over bytes already in memory (a file, a here-document): never blocks.
+    pub fn bytes(data: Rc<Vec<u8>>) -> Self {
+        Input {
+            source: Source::Bytes { data, pos: 0 },
+            pending: Vec::new(),
+        }
+    }
+
+    /// An input from a pipe.
+    pub fn pipe(reader: PipeReader) -> Self {
+        Input {
+            source: Source::Pipe(reader),
+            pending: Vec::new(),
+        }
+    }
+
+    /// The next chunk of bytes, or None at the end.
+    pub async fn read_chunk(&mut self) -> Option<Vec<u8>> {
+        if !self.pending.is_empty() {
+            return Some(std::mem::take(&mut self.pending));
+        }
+        match &mut self.source {
+            Source::Empty => None,
+            Source::Bytes { data, pos } => {
+                if *pos >= data.len() {
+                    return None;
+                }
+                let end = (*pos + CHUNK).min(data.len());
+                let chunk = data[*pos..end].to_vec();
+                *pos = end;
+                Some(chunk)
+            }
+            Source::Pipe(reader) => reader.read_chunk().await,
+        }
+    }
+
+    /// Appends the next line (with its `\n`, if it has one) to `line`; false at the end.
+    pub async fn read_line_into(&mut self, line: &mut Vec<u8>) -> bool {
+        if let Source::Bytes { data, pos } = &mut self.source {
+            if self.pending.is_empty() {
+                return read_line_from_bytes(data, pos, line);
+            }
+        }
+        loop {
+            if let Some(at) = self.pending.iter().position(|&b| b == b'\n') {
+                line.extend(self.pending.drain(..=at));
+                return true;
+            }
+            match self.read_more().await {
+                Some(chunk) => self.pending.extend_from_slice(&chunk),
+                None => {
+                    let done = self.pending.is_empty();
+                    line.append(&mut self.pending);
+                    return !done;
+                }
+            }
+        }
+    }
+
+    /// The next line (with its `\n`, if it has one), or None at the end.
+    pub async fn read_line(&mut self) -> Option<Vec<u8>> {
+        let mut line = Vec::new();
+        self.read_line_into(&mut line).await.then_some(line)
+    }
+
+    /// Everything up to the end.
+    pub async fn read_all(&mut self) -> Vec<u8> {
+        let mut all = std::mem::take(&mut self.pending);
+        while let Some(chunk) = self.read_more().await {
+            all.extend_from_slice(&chunk);
+        }
+        all
+    }
+
+    /// The next chunk from the source itself (not from `pending`).
+    async fn read_more(&mut self) -> Option<Vec<u8>> {
+        let pending = std::mem::take(&mut self.pending);
+        let chunk = self.read_chunk().await;
+        self.pending = pending;
+        chunk
+    }
+}
+
+fn read_line_from_bytes(data: &[u8], pos: &mut usize, line: &mut Vec<u8>) -> bool {
+    if *pos >= data.len() {
+        return false;
+    }
+    let rest = &data[*pos..];
+    let end = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(rest.len(), |at| at + 1);
+    line.extend_from_slice(&rest[..end]);
+    *pos += end;
+    true
+}
+
+/// Where a command's output goes.
+pub enum Sink {
+    /// Discard (`> /dev/null`).
+    Null,
+    /// The execution's captured stdout (1) or stderr (2).
+    Std(Rc<RefCell<output::Output>>, i32),
+    /// A pipe to the next stage.
+    Pipe(PipeWriter),
+    /// An in-memory buffer (command substitution).
+    Buffer(Rc<RefCell<Vec<u8>>>),
+    /// A file in the VFS, appended to on each flush (the redirection created or truncated it).
+    File {
+        /// The filesystem.
+        vfs: Rc<RefCell<Vfs>>,
+        /// The directory the path is relative to.
+        cwd: String,
+        /// The file.
+        path: String,
+    },
+}
+
+/// A buffered writer over a [`Sink`]. Dropping it passes on what is still buffered (into a
+/// pipe even past its capacity, at most one chunk); call [`Output::flush`] to see errors.
+pub struct Output {
+    sink: Sink,
+    buf: Vec<u8>,
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if self.buf.is_empty() {
+            return;
+        }
+        let data = std::mem::take(&mut self.buf);
+        match &mut self.sink {
+            Sink::Pipe(writer) => writer.push_unbounded(&data),
+            sink => {
+                // A refused final write (a full quota) has nowhere left to be reported.
+                let _ = write_now(sink, &data);
+            }
+        }
+    }
+}
+
+/// Writes to a sink that never waits (everything but a pipe).
+fn write_now(sink: &mut Sink, data: &[u8]) -> Result<(), WriteError> {
+    match sink {
+        Sink::Null | Sink::Pipe(_) => Ok(()),
+        Sink::Std(out, fd) => {
+            out.borrow_mut().write(*fd, data);
+            Ok(())
+        }
+        Sink::Buffer(buffer) => {
+            buffer.borrow_mut().extend_from_slice(data);
+            Ok(())
+        }
+        Sink::File { vfs, cwd, path } => vfs
+            .borrow_mut()
+            .append(cwd, path, data)
+            .map_err(|e| WriteError::Refused(e.to_string())),
+    }
+}
+
+impl Output {
+    /// A writer to `sink`.
+    pub fn new(sink: Sink) -> Self {
+        Output {
+            sink,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Writes `data` (buffered; passed on in chunks).
+    pub async fn write(&mut self, data: &[u8]) -> Result<(), WriteError> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.flush().await?;
+        }
+        Ok(())
+    }
+
+    /// Writes a UTF-8 string.
+    pub async fn write_str(&mut self, text: &str) -> Result<(), WriteError> {
+        self.write(text.as_bytes()).await
+    }
+
+    /// Passes everything buffered on to the sink.
+    pub async fn flush(&mut self) -> Result<(), WriteError> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let data = std::mem::take(&mut self.buf);
+        match &mut self.sink {
+            Sink::Pipe(writer) => writer.write(&data).await,
+            sink => write_now(sink, &data),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{poll_once, LocalFuture};
+
+    fn ready<T>(future: impl std::future::Future<Output = T>) -> T {
+        let mut boxed: LocalFuture<'_, T> = Box::pin(future);
+        match poll_once(&mut boxed) {
+            Poll::Ready(value) => value,
+            Poll::Pending => unreachable!("in-memory input never blocks"),
+        }
+    }
+
+    #[test]
+    fn lines_from_bytes_keep_newlines_and_a_last_partial_line() {
+        let mut input = Input::bytes(Rc::new(b"a\nbc\nd".to_vec()));
+        assert_eq!(ready(input.read_line()), Some(b"a\n".to_vec()));
+        assert_eq!(ready(input.read_line()), Some(b"bc\n".to_vec()));
+        assert_eq!(ready(input.read_line()), Some(b"d".to_vec()));
+        assert_eq!(ready(input.read_line()), None);
+    }
+
+    #[test]
+    fn lines_from_a_pipe_span_chunks() {
+        let (reader, mut writer) = pipe();
+        let mut input = Input::pipe(reader);
+        assert_eq!(ready(writer.write(b"ab")), Ok(()));
+        assert_eq!(ready(writer.write(b"c\nx")), Ok(()));
+        drop(writer);
+        assert_eq!(ready(input.read_line()), Some(b"abc\n".to_vec()));
+        assert_eq!(ready(input.read_all()), b"x".to_vec());
+    }
+
+    #[test]
+    fn writing_to_a_closed_pipe_is_a_broken_pipe() {
+        let (reader, mut writer) = pipe();
+        drop(reader);
+        assert_eq!(ready(writer.write(b"x")), Err(WriteError::BrokenPipe));
+    }
+
+    #[test]
+    fn buffer_sink_collects_after_flush() {
+        let buffer = Rc::new(RefCell::new(Vec::new()));
+        let mut out = Output::new(Sink::Buffer(Rc::clone(&buffer)));
+        assert_eq!(ready(out.write_str("hi ")), Ok(()));
+        assert!(buffer.borrow().is_empty());
+        assert_eq!(ready(out.flush()), Ok(()));
+        assert_eq!(*buffer.borrow(), b"hi ".to_vec());
+    }
+}

@@ -1,0 +1,165 @@
+//! A tiny single-threaded executor and the byte pipes between shell tasks.
+//!
+//! Shell jobs (pipeline stages, command substitutions) are futures. The executor polls every
+//! live task in turn until a whole round makes no progress: then each task is blocked on a
+//! pipe or on the host, and `step` can report the host operations. Pipes are bounded, so a
+//! stage that races ahead waits for its reader, and `yes | head -n 1` ends because `head`
+//! closing its end makes `yes`'s next write fail.
+
+mod io;
+
+pub use io::{pipe, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY};
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+/// A boxed future that lives on the guest's one thread.
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+thread_local! {
+    /// Bumped whenever a task could have become runnable (bytes moved, a pipe closed, a host
+    /// result arrived); a full polling round with no bump means every task is blocked.
+    static PROGRESS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Records that some blocked task may now proceed.
+pub fn progress() {
+    PROGRESS.with(|p| p.set(p.get().wrapping_add(1)));
+}
+
+fn progress_count() -> u64 {
+    PROGRESS.with(Cell::get)
+}
+
+/// Polls `future` once with a waker that does nothing: readiness is found by polling again.
+pub fn poll_once<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
+    let mut cx = Context::from_waker(Waker::noop());
+    future.as_mut().poll(&mut cx)
+}
+
+/// Runs `future` (and anything it drives) until it finishes or every task is blocked.
+///
+/// Returns `Poll::Pending` when no further progress is possible without the host.
+pub fn run_until_stalled<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
+    loop {
+        let before = progress_count();
+        if let Poll::Ready(value) = poll_once(future) {
+            return Poll::Ready(value);
+        }
+        if progress_count() == before {
+            return Poll::Pending;
+        }
+    }
+}
+
+/// Polls several futures together (a pipeline's stages) until all finish; yields whenever
+/// none of them can move.
+pub async fn join_all<'a, T: 'a>(futures: Vec<LocalFuture<'a, T>>) -> Vec<T> {
+    JoinAll {
+        slots: futures.into_iter().map(Slot::Running).collect(),
+    }
+    .await
+}
+
+enum Slot<'a, T> {
+    Running(LocalFuture<'a, T>),
+    Done(Option<T>),
+}
+
+struct JoinAll<'a, T> {
+    slots: Vec<Slot<'a, T>>,
+}
+
+// The futures are boxed and the outputs are only moved, never pinned: safe to move.
+impl<T> Unpin for JoinAll<'_, T> {}
+
+impl<T> Future for JoinAll<'_, T> {
+    type Output = Vec<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<T>> {
+        let mut pending = false;
+        for slot in self.slots.iter_mut() {
+            if let Slot::Running(future) = slot {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(value) => {
+                        *slot = Slot::Done(Some(value));
+                        progress();
+                    }
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            return Poll::Pending;
+        }
+        let values = self
+            .slots
+            .iter_mut()
+            .filter_map(|slot| match slot {
+                Slot::Done(value) => value.take(),
+                Slot::Running(_) => None,
+            })
+            .collect();
+        Poll::Ready(values)
+    }
+}
+
+/// A future that is pending once, so a long-running task lets others run.
+pub async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(move |_| {
+        if yielded {
+            Poll::Ready(())
+        } else {
+            yielded = true;
+            progress(); // yielding is not being blocked
+            Poll::Pending
+        }
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipeline_stages_stream_through_a_bounded_pipe() {
+        let (mut reader, mut writer) = pipe();
+        let producer: LocalFuture<'_, usize> = Box::pin(async move {
+            let mut sent = 0;
+            // An endless producer, stopped by the reader going away.
+            while writer.write(&[b'y'; 1000]).await.is_ok() {
+                sent += 1000;
+            }
+            sent
+        });
+        let consumer: LocalFuture<'_, usize> = Box::pin(async move {
+            let mut got = 0;
+            while got < 200_000 {
+                match reader.read_chunk().await {
+                    Some(chunk) => got += chunk.len(),
+                    None => break,
+                }
+            }
+            got
+        });
+        let mut both = Box::pin(join_all(vec![producer, consumer])) as LocalFuture<'_, Vec<usize>>;
+        let Poll::Ready(counts) = run_until_stalled(&mut both) else {
+            unreachable!("a producer and a consumer never stall")
+        };
+        assert!(counts[1] >= 200_000);
+        // The producer ran at most one pipe's worth ahead of what was read.
+        assert!(counts[0] <= counts[1] + PIPE_CAPACITY + 1000);
+    }
+
+    #[test]
+    fn a_reader_waiting_on_an_open_empty_pipe_stalls() {
+        let (mut reader, _writer) = pipe();
+        let mut waiting: LocalFuture<'_, Option<Vec<u8>>> =
+            Box::pin(async move { reader.read_chunk().await });
+        assert!(run_until_stalled(&mut waiting).is_pending());
+    }
+}
