@@ -117,7 +117,7 @@ def test_invalid_limits_are_rejected(kwargs: dict[str, float], message: str) -> 
 
 
 def test_guest_out_of_memory_restarts_the_sandbox() -> None:
-    sandbox = Sandbox(limits=Limits(memory=16 * 1024 * 1024))
+    sandbox = Sandbox(limits=Limits(memory=16 * 1024 * 1024, max_fs_bytes=1024 * 1024))
     result = sandbox.execute("return readStdin().length", stdin=b"x" * (70 << 20))
     assert (result.exit_code, result.error_kind) == (1, "out_of_memory")
     assert result.error == (

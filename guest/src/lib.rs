@@ -10,6 +10,7 @@
 //! step, so an execution without tool calls is one call into the guest.
 
 pub mod applets;
+pub mod fsops;
 pub mod js;
 pub mod output;
 pub mod protocol;
@@ -106,6 +107,26 @@ pub extern "C" fn corral_resume(len: u32) -> u64 {
 #[no_mangle]
 pub extern "C" fn corral_step() -> u64 {
     step_after(Ok(()))
+}
+
+/// Direct file access for the host (see [`fsops`]); refused while an execution runs.
+#[no_mangle]
+pub extern "C" fn corral_fs(len: u32) -> u64 {
+    let result = with_inbox(len, |input| {
+        let frame = Frame::decode(input)?;
+        with_guest(|g| {
+            if g.busy() {
+                return Err(GuestError(
+                    "files cannot be accessed while an execution runs".into(),
+                ));
+            }
+            Ok(fsops::handle(&mut g.vfs.borrow_mut(), &frame)?)
+        })
+    });
+    match result {
+        Ok(frame) => reply(frame),
+        Err(e) => ack(Err(e)),
+    }
 }
 
 fn step_after(previous: Result<(), GuestError>) -> u64 {

@@ -106,6 +106,9 @@ pub struct Limits {
     pub memory: u64,
     /// Cap on captured stdout and on captured stderr, each, per execution.
     pub max_output: u64,
+    /// Quotas of the virtual filesystem.
+    #[serde(default)]
+    pub vfs: crate::vfs::VfsLimits,
 }
 
 /// `init`: the sandbox configuration.
@@ -191,6 +194,8 @@ pub struct Outcome {
     pub value: Option<Range>,
     /// Set when the execution failed.
     pub error: Option<ExecError>,
+    /// The filesystem's change counter: the host snapshots the files when it moved.
+    pub fs_generation: u64,
 }
 
 /// What `step` returns.

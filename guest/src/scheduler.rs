@@ -1,13 +1,17 @@
 //! The scheduler: runs the current execution until every task is blocked on the host, then
 //! reports all pending host operations at once; `resume` delivers their results by id.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crate::js::{EngineError, JsEngine};
+use crate::output::Output;
 use crate::protocol::{
     Config, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume, StepReply,
 };
+use crate::vfs::{wall_clock, Vfs};
 
 /// A failure of the host's use of the protocol (not of the guest code).
 #[derive(Debug)]
@@ -34,17 +38,33 @@ struct Execution {
     abort: Option<ExecError>,
 }
 
-/// The whole guest: engines plus the execution in flight.
+/// The whole guest: the filesystem, the engines, and the execution in flight.
 pub struct Guest {
     js: JsEngine,
     exec: Option<Execution>,
+    /// The sandbox's files, shared by JavaScript, the shell and the host's direct access.
+    pub vfs: Rc<RefCell<Vfs>>,
 }
 
 impl Guest {
-    /// Builds the engines from the host's configuration.
+    /// Builds the filesystem and the engines from the host's configuration.
     pub fn new(config: &Config) -> Result<Self, GuestError> {
-        let js = JsEngine::new(&config.tools, &config.limits)?;
-        Ok(Guest { js, exec: None })
+        let output = Rc::new(RefCell::new(Output {
+            cap: config.limits.max_output,
+            ..Output::default()
+        }));
+        let vfs = Rc::new(RefCell::new(Vfs::new(config.limits.vfs, wall_clock())));
+        let js = JsEngine::new(&config.tools, &config.limits, output)?;
+        Ok(Guest {
+            js,
+            exec: None,
+            vfs,
+        })
+    }
+
+    /// Whether an execution is in flight (the host must not touch files meanwhile).
+    pub fn busy(&self) -> bool {
+        self.exec.is_some()
     }
 
     /// Starts a job; it runs on the next `step`.
@@ -195,6 +215,7 @@ impl Guest {
                     exit_code: js.exit_code,
                     value,
                     error,
+                    fs_generation: self.vfs.borrow().generation(),
                 }))
             }
             None => self
@@ -218,6 +239,7 @@ impl Guest {
             exit_code,
             value: None,
             error: Some(error),
+            fs_generation: self.vfs.borrow().generation(),
         })
     }
 }

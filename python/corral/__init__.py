@@ -16,6 +16,7 @@ from .capabilities import (
     MethodCapability,
     Param,
 )
+from .fs import FileStat, SandboxFS
 from .limits import Limits
 from .results import ExecutionResult, ToolCall
 from .sandbox import Sandbox, replay, replay_all
@@ -32,11 +33,13 @@ __all__ = [
     "CapabilityToken",
     "ConstraintSet",
     "ExecutionResult",
+    "FileStat",
     "Limits",
     "MethodCapability",
     "Param",
     "ReplayDivergence",
     "Sandbox",
+    "SandboxFS",
     "SandboxTool",
     "TokenError",
     "ToolCall",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Limits"]
 
@@ -27,17 +28,23 @@ class Limits:
         max_output: Bytes of stdout and of stderr captured per execution; the rest is cut
             with a marker line.
         max_tool_calls: Tool calls allowed per execution (None: no per-execution budget).
+        max_fs_bytes: Bytes of files the sandbox may hold in ``/workspace`` and ``/tmp``.
+        max_files: Files, directories and links it may hold there.
+        max_file_size: Bytes of any one file.
     """
 
     timeout: float = 30.0
     memory: int = 64 * MiB
     max_output: int = 1 * MiB
     max_tool_calls: int | None = None
+    max_fs_bytes: int = 256 * MiB
+    max_files: int = 100_000
+    max_file_size: int = 64 * MiB
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
             raise ValueError(f"Limits.timeout must be > 0 seconds, got {self.timeout!r}")
-        for name in ("memory", "max_output"):
+        for name in ("memory", "max_output", "max_fs_bytes", "max_files", "max_file_size"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive int of bytes, got {value!r}")
@@ -49,9 +56,18 @@ class Limits:
 
     @property
     def wasm_memory(self) -> int:
-        """The cap on the guest's whole linear memory (the heap plus the guest's own needs)."""
-        return self.memory + GUEST_OVERHEAD
+        """The cap on the guest's whole linear memory (the heap, the files, the guest's own
+        needs)."""
+        return self.memory + self.max_fs_bytes + GUEST_OVERHEAD
 
-    def to_guest(self) -> dict[str, int]:
+    def to_guest(self) -> dict[str, Any]:
         """The limits the guest enforces itself, as sent in its configuration."""
-        return {"memory": self.memory, "max_output": self.max_output}
+        return {
+            "memory": self.memory,
+            "max_output": self.max_output,
+            "vfs": {
+                "max_bytes": self.max_fs_bytes,
+                "max_files": self.max_files,
+                "max_file_size": self.max_file_size,
+            },
+        }

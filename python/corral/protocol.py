@@ -98,6 +98,7 @@ class RawOutcome:
     error_kind: str | None = None
     error: str | None = None
     recovered: bool = False  # the instance was replaced after a trap
+    fs_generation: int = 0  # the guest's filesystem change counter at the end
 
 
 # Sent back into an execution generator instead of results: end it now with this error kind.
@@ -140,6 +141,8 @@ class Driver:
         self.backstop_factor = backstop_factor
         self._inbox = (0, 0)  # (address, capacity) of the guest's inbox
         self._last_diagnostics = b""
+        self._files: bytes | None = None  # the last checkpoint of the files
+        self._files_generation = 0
         self.instance = self._fresh_instance()
 
     def _fresh_instance(self) -> Instance:
@@ -147,7 +150,33 @@ class Driver:
         self.instance = self._backend.instantiate(self._module, self.shim, self._memory_limit)
         self._inbox = (0, 0)
         _ack(self._send("corral_init", encode_frame(dict(self._config))))
+        if self._files is not None:
+            # The files as of the end of the last completed execution (or host change).
+            header, _ = self.fs({"op": "restore"}, self._files)
+            self._files_generation = header["generation"]
         return self.instance
+
+    def fs(
+        self, request: dict[str, Any], data: bytes | None = None
+    ) -> tuple[dict[str, Any], bytes]:
+        """A direct file operation (see the guest's ``fsops``): the reply header and blob."""
+        frame = encode_frame(dict(request), {"data": data} if data is not None else None)
+        header, blob = decode_frame(self._send("corral_fs", frame))
+        if "generation" not in header:
+            raise ProtocolError(str(header.get("error", "malformed fs reply")))
+        return header, blob
+
+    def files(self) -> bytes:
+        """A snapshot of the sandbox's files."""
+        header, blob = self.fs({"op": "snapshot"})
+        return _slice(blob, header["data"])
+
+    def checkpoint(self, generation: int) -> None:
+        """Keep a copy of the files if they changed since the last copy: a trap rolls back to
+        it. Called after every completed execution and every host change."""
+        if generation != self._files_generation:
+            self._files = self.files()
+            self._files_generation = generation
 
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
         """Write ``frame`` into the guest's inbox, call ``export`` with its length, read the
@@ -180,6 +209,7 @@ class Driver:
                 output.stdout += step.stdout
                 output.stderr += step.stderr
                 if step.outcome is not None:
+                    self.checkpoint(step.outcome.fs_generation)
                     return _finish(step.outcome, output)
                 answer = yield step.ops
                 reply = self._resume(answer, backstop)
@@ -260,6 +290,7 @@ def _parse_step(reply: bytes) -> _Step:
             error = done.get("error") or {}
             value = done.get("value")
             outcome = RawOutcome(
+                fs_generation=int(done.get("fs_generation", 0)),
                 exit_code=int(done["exit_code"]),
                 stdout=b"",
                 stderr=b"",

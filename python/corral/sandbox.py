@@ -25,6 +25,7 @@ from ._module import wasm_bytes
 from ._wasi import Entropy, WasiShim
 from .audit import AuditEntry, AuditLog, Redactor, now
 from .capabilities import Authorizer, MethodCapability
+from .fs import SandboxFS
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome
 from .results import ExecutionResult, ToolCall
@@ -41,6 +42,8 @@ ToolLike = Any
 """A function (sync or async), a :class:`~corral.tools.ToolDefinition`, or a dict with
 ``name``, ``description`` and ``parameters`` (served by ``tool_handler``)."""
 REPLAY_BACKSTOP_FACTOR = 10.0
+SNAPSHOT_MAGIC = b"CORRAL-FILES-1\n"
+MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore"}
 
 
 @dataclass
@@ -122,7 +125,6 @@ class Sandbox:
         )
         self._dispatcher.gate = self._token_gate
         self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
-        self._options = (tool_handler, approve, max_calls, max_calls_per_tool, seed, clock, record)
         entropy = (
             Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
         )
@@ -151,7 +153,25 @@ class Sandbox:
             shim_factory=self._recorder.shim if self._recorder else lambda: WasiShim(entropy),
         )
         self._executions = 0
+        self._executing = False
         self._lock = threading.Lock()
+        self.fs = SandboxFS(self._fs_call)
+        """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
+        self._init: dict[str, Any] = {
+            "tools": list(self.tools.values()),
+            "capabilities": capabilities,
+            "tool_handler": tool_handler,
+            "limits": self.limits,
+            "token": token,
+            "key": key,
+            "approve": approve,
+            "max_calls": max_calls,
+            "max_calls_per_tool": max_calls_per_tool,
+            "audit_sink": self._log,
+            "seed": seed,
+            "clock": clock,
+            "record": record,
+        }
 
     # --- running code ---------------------------------------------------------------------
 
@@ -169,6 +189,8 @@ class Sandbox:
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)
+            finally:
+                self._executing = False
 
     async def aexecute(
         self, code: str, language: str = "javascript", stdin: str | bytes | None = None
@@ -186,6 +208,7 @@ class Sandbox:
             except StopIteration as stop:
                 return self._end(current, stop.value)
         finally:
+            self._executing = False
             self._lock.release()
 
     def _begin(self, code: str, language: str, stdin: str | bytes | None) -> _Run:
@@ -205,6 +228,7 @@ class Sandbox:
         if self._recorder:
             self._recorder.execute(lang, code, data, self.limits.timeout)
         run = self._driver.run(lang, code, data, self.limits.timeout)
+        self._executing = True
         deadline = time.monotonic() + self.limits.timeout
         return _Run(run, self._executions, time.perf_counter(), deadline)
 
@@ -275,22 +299,54 @@ class Sandbox:
         child_token = self.token.attenuate(
             list(capabilities), expires_in=expires_in, sandbox_id=child_id
         )
-        handler, approve, max_calls, per_tool, seed, clock, record = self._options
-        return Sandbox(
-            list(self.tools.values()),
-            tool_handler=handler,
-            limits=limits or self.limits,
-            token=child_token,
-            key=self._key,
-            approve=approve,
-            max_calls=max_calls,
-            max_calls_per_tool=per_tool,
-            audit_sink=self._log,
-            seed=seed,
-            clock=clock,
-            record=record,
-            sandbox_id=child_id,
-        )
+        options = {**self._init, "capabilities": None, "token": child_token}
+        return Sandbox(**{**options, "limits": limits or self.limits}, sandbox_id=child_id)
+
+    # --- files ----------------------------------------------------------------------------
+
+    def _fs_call(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+        if self._executing:
+            raise RuntimeError(
+                "sandbox files cannot be accessed while an execution runs (from a tool, say): "
+                "access them before or after execute()"
+            )
+        with self._lock:
+            if self._recorder:
+                self._recorder.fs(request, data)
+            header, blob = self._driver.fs(request, data)
+            if request["op"] in MUTATING_FS_OPS and "error" not in header:
+                self._driver.checkpoint(header["generation"])
+            return header, blob
+
+    def snapshot(self) -> bytes:
+        """The sandbox's files as bytes, for :meth:`from_snapshot` (or to keep)."""
+        with self._lock:
+            return SNAPSHOT_MAGIC + self._driver.files()
+
+    def restore(self, snapshot: bytes) -> None:
+        """Replace the sandbox's files with those of ``snapshot`` (from :meth:`snapshot`)."""
+        if not snapshot.startswith(SNAPSHOT_MAGIC):
+            raise ValueError("not a corral snapshot (it must come from Sandbox.snapshot())")
+        header, _ = self._fs_call({"op": "restore"}, snapshot[len(SNAPSHOT_MAGIC) :])
+        if "error" in header:
+            raise ValueError(f"the snapshot cannot be restored: {header['error']['message']}")
+
+    @classmethod
+    def from_snapshot(cls, snapshot: bytes, *args: Any, **kwargs: Any) -> Sandbox:
+        """A new sandbox (same arguments as :class:`Sandbox`) holding ``snapshot``'s files."""
+        sandbox = cls(*args, **kwargs)
+        sandbox.restore(snapshot)
+        return sandbox
+
+    def fork(self) -> Sandbox:
+        """A new sandbox with the same tools, authority and limits, and a copy of the files.
+
+        The fork's id is ``<this id>/fork-<random>``, so a token bound to this sandbox works
+        there too; it shares this sandbox's audit trail.
+        """
+        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{uuid.uuid4().hex[:8]}")
+        fork.restore(self.snapshot())
+        return fork
 
     # --- audit and trace ------------------------------------------------------------------
 
@@ -421,8 +477,15 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
         backstop_factor=REPLAY_BACKSTOP_FACTOR,
     )
     results = []
-    while cursor.peek() is not None:
-        results.append(_replay_one(driver, cursor))
+    while (event := cursor.peek()) is not None:
+        if event["t"] == "fs":
+            cursor.take("fs", "a file operation")
+            data = None if event["data"] is None else base64.b64decode(event["data"])
+            header, _ = driver.fs(event["request"], data)
+            if event["request"]["op"] in MUTATING_FS_OPS and "error" not in header:
+                driver.checkpoint(header["generation"])
+        else:
+            results.append(_replay_one(driver, cursor))
     return results
 
 

@@ -3,10 +3,10 @@
 A sandbox records a :class:`Trace` of its life: its configuration, each guest instance it
 started, every clock reading and random byte the guest asked for, each execution's code and
 stdin, every batch of host operations the guest issued and the answers it got, and each
-execution's result. :func:`replay` runs the same guest module from that trace alone, calling no
-tool and reading no clock (:func:`corral.replay`), and returns results identical to the
-originals. If the guest asks
-for something the trace does not hold, :class:`ReplayDivergence` names the first difference.
+execution's result. :func:`~corral.sandbox.replay` runs the same guest module from that trace
+alone, calling no tool and reading no clock, and returns results identical to the
+originals. If the guest asks for something the trace does not hold, :class:`ReplayDivergence`
+names the first difference.
 """
 
 from __future__ import annotations
@@ -155,6 +155,11 @@ class Recorder:
                 "timeout": timeout,
             }
         )
+
+    def fs(self, request: dict[str, Any], data: bytes | None) -> None:
+        """The host operated on the files directly."""
+        encoded = None if data is None else base64.b64encode(data).decode()
+        self._add({"t": "fs", "request": dict(request), "data": encoded})
 
     def ops(self, ops: list[HostOp]) -> None:
         """The guest issued a batch of host operations."""

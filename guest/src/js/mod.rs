@@ -34,10 +34,9 @@ pub struct ToolCall {
 }
 
 /// State shared with the native functions the prelude calls.
-#[derive(Default)]
 pub struct Shared {
-    /// Output of the running execution.
-    pub output: RefCell<Output>,
+    /// Output of the running execution (shared with the shell).
+    pub output: Rc<RefCell<Output>>,
     /// Tool calls not yet reported to the host.
     pub calls: RefCell<Vec<ToolCall>>,
     /// Standard input of the running execution.
@@ -167,15 +166,23 @@ pub struct JsEngine {
 
 impl JsEngine {
     /// Creates the runtime, applies the limits and installs the prelude with `tools`.
-    pub fn new(tools: &[ToolSpec], limits: &Limits) -> Result<Self, EngineError> {
+    pub fn new(
+        tools: &[ToolSpec],
+        limits: &Limits,
+        output: Rc<RefCell<Output>>,
+    ) -> Result<Self, EngineError> {
         let rt = Runtime::new()?;
         rt.set_memory_limit(usize::try_from(limits.memory).unwrap_or(usize::MAX));
         let interrupt = Rc::new(Interrupt::default());
         let handler = Rc::clone(&interrupt);
         rt.set_interrupt_handler(Some(Box::new(move || handler.check())));
         let ctx = Context::full(&rt)?;
-        let shared = Rc::new(Shared::default());
-        shared.output.borrow_mut().cap = limits.max_output;
+        let shared = Rc::new(Shared {
+            output,
+            calls: RefCell::default(),
+            stdin: RefCell::default(),
+            next_id: Cell::default(),
+        });
         let hooks = ctx.with(|ctx| install(&ctx, tools, &shared))?;
         Ok(JsEngine {
             hooks,

@@ -9,6 +9,7 @@ use super::Vfs;
 impl Vfs {
     /// Creates a directory; its parent must exist. EEXIST when anything is already there.
     pub fn mkdir(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         let loc = self.tree.locate(cwd, path, false).map_err(at(path))?;
         self.mkdir_at(&loc, None).map_err(at(path))
     }
@@ -17,6 +18,7 @@ impl Vfs {
     /// link to one) is fine, anything else in the way is EEXIST (or ENOTDIR above the end).
     /// Directories made before a failure stay, as with `mkdir -p`.
     pub fn mkdir_all(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         path::check(path).map_err(at(path))?;
         let prefixes: Vec<&str> = prefixes(path).collect();
         let mut now = None;
@@ -64,6 +66,7 @@ impl Vfs {
 
     /// Creates symlink `link` pointing at `target`, stored as given (it need not exist).
     pub fn symlink(&mut self, cwd: &str, target: &str, link: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         self.symlink_at(cwd, target, link).map_err(at(link))
     }
 
@@ -83,6 +86,7 @@ impl Vfs {
 
     /// Removes a file or symlink (not what it points to); EISDIR for a directory.
     pub fn remove_file(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         let removed =
             self.removable(cwd, path)
                 .and_then(|(loc, ino)| match self.tree.node(ino)?.is_dir() {
@@ -94,6 +98,7 @@ impl Vfs {
 
     /// Removes an empty directory: ENOTDIR for anything else, ENOTEMPTY when it has entries.
     pub fn remove_dir(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         let removed = self.removable(cwd, path).and_then(|(loc, ino)| {
             match self.tree.entries(ino)?.is_empty() {
                 true => self.unlink(&loc, ino),
@@ -106,6 +111,7 @@ impl Vfs {
     /// Removes a file, symlink or whole directory tree (`rm -r`; ENOENT when missing, which
     /// `rm -f` ignores).
     pub fn remove_all(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         let removed = self
             .removable(cwd, path)
             .and_then(|(loc, ino)| self.unlink(&loc, ino));
@@ -138,6 +144,7 @@ impl Vfs {
     /// a file (ENOTDIR) nor a file a directory (EISDIR), nor go inside itself (EINVAL).
     /// Errors name the path they are about: `from` when it is missing or read-only, else `to`.
     pub fn rename(&mut self, cwd: &str, from: &str, to: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         let (src, ino) = self.removable(cwd, from).map_err(at(from))?;
         let dst = self.rename_target(cwd, to, ino).map_err(at(to))?;
         if dst.ino == Some(ino) {

@@ -45,6 +45,8 @@ pub type Clock = Box<dyn Fn() -> f64>;
 pub struct Vfs {
     tree: Tree,
     clock: Clock,
+    /// Bumped by every call that may change the tree, so the host snapshots only after change.
+    generation: u64,
 }
 
 impl Vfs {
@@ -54,7 +56,13 @@ impl Vfs {
         Vfs {
             tree: Tree::skeleton(limits, now),
             clock,
+            generation: 0,
         }
+    }
+
+    /// A number that changes whenever the filesystem may have changed.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The quotas in force.

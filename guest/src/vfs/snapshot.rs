@@ -34,6 +34,7 @@ impl Vfs {
     /// Malformed input fails with EINVAL (path `snapshot`); one over the quotas with ENOSPC or
     /// EFBIG. Inode numbers are reassigned.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), VfsError> {
+        self.generation += 1;
         let tree = decode(bytes, &self.tree).map_err(|code| VfsError::new(code, "snapshot"))?;
         self.tree = tree;
         Ok(())

@@ -22,6 +22,7 @@ impl Vfs {
     /// Creates or truncates a file and writes `data` (symlinks are followed, so writing
     /// through a dangling link creates its target).
     pub fn write(&mut self, cwd: &str, path: &str, data: &[u8]) -> Result<(), VfsError> {
+        self.generation += 1;
         self.put(cwd, path, data.len() as u64, || Rc::new(data.to_vec()))
             .map_err(at(path))
     }
@@ -33,12 +34,14 @@ impl Vfs {
         path: &str,
         data: Rc<Vec<u8>>,
     ) -> Result<(), VfsError> {
+        self.generation += 1;
         self.put(cwd, path, data.len() as u64, || data)
             .map_err(at(path))
     }
 
     /// Appends `data`, creating the file if needed.
     pub fn append(&mut self, cwd: &str, path: &str, data: &[u8]) -> Result<(), VfsError> {
+        self.generation += 1;
         let len = data.len() as u64;
         let appended = match self.target(cwd, path) {
             Ok(Target::File(ino)) => self.tree.append(ino, data, self.now()),
@@ -54,6 +57,7 @@ impl Vfs {
     /// Creates a new file holding `data`; EEXIST when anything (even a dangling symlink) is
     /// already there (`O_CREAT | O_EXCL`).
     pub fn create_exclusive(&mut self, cwd: &str, path: &str, data: &[u8]) -> Result<(), VfsError> {
+        self.generation += 1;
         self.create_new(cwd, path, data).map_err(at(path))
     }
 
@@ -68,6 +72,7 @@ impl Vfs {
 
     /// Cuts a file to `len` bytes, or extends it with zero bytes.
     pub fn truncate(&mut self, cwd: &str, path: &str, len: u64) -> Result<(), VfsError> {
+        self.generation += 1;
         let resized = match self.target(cwd, path) {
             Ok(Target::File(ino)) => self.tree.resize(ino, len, self.now()),
             Ok(Target::Sink) => Ok(()),
@@ -80,6 +85,7 @@ impl Vfs {
     /// Copies a file's contents to `to` (created or truncated, following symlinks). The copy
     /// shares the buffer until either side changes, but counts against the quota in full.
     pub fn copy_file(&mut self, cwd: &str, from: &str, to: &str) -> Result<(), VfsError> {
+        self.generation += 1;
         let data = self.read_shared(cwd, from)?;
         self.write_shared(cwd, to, data)
     }
@@ -92,6 +98,7 @@ impl Vfs {
         path: &str,
         mtime_ms: Option<f64>,
     ) -> Result<(), VfsError> {
+        self.generation += 1;
         if mtime_ms.is_some_and(|t| !t.is_finite()) {
             return Err(VfsError::new(Errno::EINVAL, path));
         }
@@ -104,6 +111,7 @@ impl Vfs {
     /// Sets the permission bits (`chmod`); bits above `0o7777` are ignored. The VFS reports
     /// modes but does not enforce them: the sandbox has a single user.
     pub fn set_mode(&mut self, cwd: &str, path: &str, mode: u32) -> Result<(), VfsError> {
+        self.generation += 1;
         let ino = self.existing_writable(cwd, path).map_err(at(path))?;
         let node = self.tree.nodes.get_mut(ino).map_err(at(path))?;
         node.mode = mode & 0o7777;

@@ -1,0 +1,147 @@
+//! The host's direct access to the sandbox's files, without running guest code: read, write,
+//! list, stat, remove, mkdir, snapshot and restore. Bulk bytes travel as raw blob ranges.
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::{Frame, FrameWriter, ProtocolError, Range};
+use crate::vfs::{FileKind, Stat, Vfs, VfsError};
+
+/// Paths given by the host are relative to the starting directory.
+const CWD: &str = "/workspace";
+
+/// One request from the host.
+#[derive(Deserialize)]
+struct Request {
+    op: String,
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    data: Option<Range>,
+    #[serde(default)]
+    recursive: bool,
+}
+
+/// A directory entry or a stat result, as the host sees it.
+#[derive(Serialize)]
+struct StatReply {
+    kind: &'static str,
+    size: u64,
+    mtime_ms: f64,
+    mode: u32,
+}
+
+#[derive(Serialize)]
+struct EntryReply {
+    name: String,
+    kind: &'static str,
+}
+
+#[derive(Serialize, Default)]
+struct Reply {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorReply>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Range>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stat: Option<StatReply>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entries: Option<Vec<EntryReply>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exists: Option<bool>,
+    generation: u64,
+}
+
+#[derive(Serialize)]
+struct ErrorReply {
+    code: &'static str,
+    message: String,
+}
+
+fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::File => "file",
+        FileKind::Dir => "dir",
+        FileKind::Symlink => "symlink",
+        FileKind::CharDevice => "device",
+    }
+}
+
+fn stat_reply(stat: Stat) -> StatReply {
+    StatReply {
+        kind: kind_name(stat.kind),
+        size: stat.size,
+        mtime_ms: stat.mtime_ms,
+        mode: stat.mode,
+    }
+}
+
+/// Handles one request frame; returns the reply frame.
+pub fn handle(vfs: &mut Vfs, frame: &Frame<'_>) -> Result<Vec<u8>, ProtocolError> {
+    let request: Request = frame.parse()?;
+    let mut writer = FrameWriter::default();
+    let mut reply = Reply::default();
+    if let Err(error) = apply(vfs, frame, &request, &mut writer, &mut reply)? {
+        reply.error = Some(ErrorReply {
+            code: error.code.name(),
+            message: error.to_string(),
+        });
+    }
+    reply.generation = vfs.generation();
+    Ok(writer.finish(&reply))
+}
+
+/// Performs the request; the outer error is a malformed request, the inner a VFS refusal.
+fn apply(
+    vfs: &mut Vfs,
+    frame: &Frame<'_>,
+    request: &Request,
+    writer: &mut FrameWriter,
+    reply: &mut Reply,
+) -> Result<Result<(), VfsError>, ProtocolError> {
+    let path = request.path.as_str();
+    let data = match request.data {
+        Some(range) => frame.bytes(range)?,
+        None => &[],
+    };
+    let result = match request.op.as_str() {
+        "read" => vfs
+            .read(CWD, path)
+            .map(|bytes| reply.data = Some(writer.push(bytes))),
+        "write" => vfs.write(CWD, path, data),
+        "append" => vfs.append(CWD, path, data),
+        "mkdir" if request.recursive => vfs.mkdir_all(CWD, path),
+        "mkdir" => vfs.mkdir(CWD, path),
+        "remove" if request.recursive => vfs.remove_all(CWD, path),
+        "remove" => remove(vfs, path),
+        "stat" => vfs
+            .stat(CWD, path)
+            .map(|s| reply.stat = Some(stat_reply(s))),
+        "exists" => {
+            reply.exists = Some(vfs.exists(CWD, path));
+            Ok(())
+        }
+        "list" => vfs.read_dir(CWD, path).map(|entries| {
+            let listed = entries.into_iter().map(|(name, kind)| EntryReply {
+                name,
+                kind: kind_name(kind),
+            });
+            reply.entries = Some(listed.collect());
+        }),
+        "snapshot" => {
+            reply.data = Some(writer.push(&vfs.snapshot()));
+            Ok(())
+        }
+        "restore" => vfs.restore(data),
+        other => return Err(ProtocolError(format!("unknown fs operation {other:?}"))),
+    };
+    Ok(result)
+}
+
+/// `remove` without `recursive`: a file, a link or an empty directory.
+fn remove(vfs: &mut Vfs, path: &str) -> Result<(), VfsError> {
+    match vfs.lstat(CWD, path) {
+        Ok(stat) if stat.kind == FileKind::Dir => vfs.remove_dir(CWD, path),
+        Ok(_) => vfs.remove_file(CWD, path),
+        Err(error) => Err(error),
+    }
+}

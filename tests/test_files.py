@@ -1,0 +1,117 @@
+"""The sandbox's files through the host API: read/write/list, errors, snapshots, fork,
+quotas, and rollback to the last completed execution after a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+from corral import Limits, Sandbox, replay_all
+
+
+def test_write_read_list_stat_remove() -> None:
+    sandbox = Sandbox()
+    sandbox.fs.write("notes.txt", "hello")
+    sandbox.fs.mkdir("data/raw", parents=True)
+    sandbox.fs.write("data/raw/x.bin", b"\x00\xff")
+    sandbox.fs.append("notes.txt", b" world")
+    assert sandbox.fs.read_text("notes.txt") == "hello world"
+    assert sandbox.fs.read("/workspace/data/raw/x.bin") == b"\x00\xff"
+    assert sandbox.fs.listdir() == ["data", "notes.txt"]
+    assert sandbox.fs.listdir("/") == ["bin", "dev", "etc", "home", "tmp", "usr", "workspace"]
+    stat = sandbox.fs.stat("notes.txt")
+    assert (stat.kind, stat.size, stat.is_file, stat.is_dir) == ("file", 11, True, False)
+    assert sandbox.fs.exists("data") and not sandbox.fs.exists("nope")
+    sandbox.fs.remove("data", recursive=True)
+    assert sandbox.fs.listdir() == ["notes.txt"]
+    sandbox.fs.write("/tmp/t", "x")
+    assert sandbox.fs.read_text("/tmp/t") == "x"
+
+
+@pytest.mark.parametrize(
+    ("action", "error", "message"),
+    [
+        (lambda fs: fs.read("missing"), FileNotFoundError, "No such file or directory"),
+        (lambda fs: fs.write("/etc/passwd", "x"), PermissionError, "Permission denied"),
+        (lambda fs: fs.read("."), IsADirectoryError, "Is a directory"),
+        (lambda fs: fs.mkdir("d"), FileExistsError, "File exists"),
+        (lambda fs: fs.remove("d"), OSError, "Directory not empty"),
+        (lambda fs: fs.listdir("d/f"), NotADirectoryError, "Not a directory"),
+    ],
+)
+def test_errors_are_os_errors_with_posix_names(action, error, message) -> None:  # type: ignore[no-untyped-def]
+    sandbox = Sandbox()
+    sandbox.fs.mkdir("d")
+    sandbox.fs.write("d/f", "x")
+    with pytest.raises(error, match=message):
+        action(sandbox.fs)
+    assert sandbox.fs.read_text("d/f") == "x"  # nothing lost
+
+
+def test_quotas_refuse_and_keep_existing_data() -> None:
+    sandbox = Sandbox(limits=Limits(max_fs_bytes=1000, max_file_size=600, max_files=3))
+    sandbox.fs.write("a", b"1" * 500)
+    with pytest.raises(OSError, match="File too large"):
+        sandbox.fs.write("b", b"2" * 700)
+    with pytest.raises(OSError, match="No space left on device"):
+        sandbox.fs.write("c", b"3" * 600)
+    with pytest.raises(OSError, match="No space left on device"):
+        sandbox.fs.write("a", b"4" * 550 + b"5" * 10) or sandbox.fs.write("c", b"6" * 500)
+    assert sandbox.fs.read("a") == b"4" * 550 + b"5" * 10
+    sandbox.fs.write("d", b"")
+    sandbox.fs.write("e", b"")
+    with pytest.raises(OSError, match="No space left on device"):
+        sandbox.fs.write("f", b"")
+    assert sandbox.fs.listdir() == ["a", "d", "e"]
+
+
+def test_snapshot_and_from_snapshot_and_fork() -> None:
+    sandbox = Sandbox()
+    sandbox.fs.write("a.txt", "one")
+    snapshot = sandbox.snapshot()
+    copy = Sandbox.from_snapshot(snapshot)
+    assert copy.fs.read_text("a.txt") == "one"
+    fork = sandbox.fork()
+    fork.fs.write("a.txt", "changed")
+    assert sandbox.fs.read_text("a.txt") == "one"
+    assert fork.id.startswith(sandbox.id + "/fork-")
+    with pytest.raises(ValueError, match="not a corral snapshot"):
+        sandbox.restore(b"garbage")
+
+
+def test_files_roll_back_to_the_last_completed_execution_after_a_trap() -> None:
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    sandbox.fs.write("kept.txt", "before")
+    result = sandbox.execute("function f() { return f() + 1 } f()")
+    assert result.error_kind == "stack_overflow"
+    assert sandbox.fs.read_text("kept.txt") == "before"
+    result = sandbox.execute("Array.prototype.join.call({length: 2 ** 32 - 1}, ',')")
+    assert result.error_kind == "timeout"
+    assert sandbox.fs.read_text("kept.txt") == "before"
+
+
+def test_host_file_operations_replay() -> None:
+    sandbox = Sandbox()
+    sandbox.fs.write("in.txt", "data")
+    sandbox.execute("return 1")
+    assert sandbox.fs.read_text("in.txt") == "data"
+    assert len(replay_all(sandbox.trace)) == 1
+
+
+def test_files_cannot_be_touched_during_an_execution() -> None:
+    seen: list[str] = []
+
+    def peek() -> str:
+        """Try to read a file from inside a tool call."""
+        try:
+            sandbox.fs.read("x")
+        except RuntimeError as error:
+            seen.append(str(error))
+        return "ok"
+
+    sandbox = Sandbox(tools=[peek])
+    sandbox.fs.write("x", "1")
+    assert sandbox.execute("return await peek()").ok
+    assert seen == [
+        "sandbox files cannot be accessed while an execution runs (from a tool, say): "
+        "access them before or after execute()"
+    ]
