@@ -105,5 +105,22 @@ def _check_public_api(app: Sphinx, env: Any) -> None:
             logger.warning("corral.%s (%s) is not in the API reference", name, target)
 
 
+def _factory_defaults(  # noqa: PLR0917 - the signature of Sphinx's event
+    app: Sphinx,
+    what: str,
+    name: str,
+    obj: Any,
+    options: Any,
+    signature: str | None,
+    return_annotation: str | None,
+) -> tuple[str, str | None] | None:
+    """Show a dataclass field's ``default_factory`` as ``...`` instead of ``<factory>``, which
+    is not Python and makes Sphinx split the signature at every comma."""
+    if not signature or "<factory>" not in signature:
+        return None
+    return signature.replace("<factory>", "..."), return_annotation
+
+
 def setup(app: Sphinx) -> None:
     app.connect("env-check-consistency", _check_public_api)
+    app.connect("autodoc-process-signature", _factory_defaults)

@@ -149,3 +149,35 @@ def test_read_stdin(sandbox: Sandbox) -> None:
     assert result.return_value == 3
     assert sandbox.execute("return readStdin()").return_value == ""
     assert sandbox.execute("return readStdin()", stdin=b"\xc3\xa9").return_value == "é"
+
+
+def test_set_timeout_waits_on_the_host_and_fires_in_order(sandbox: Sandbox) -> None:
+    import time
+
+    code = """
+    const order = [];
+    setTimeout(() => order.push('b'), 50);
+    setTimeout((x) => order.push(x), 10, 'a');
+    const cancelled = setTimeout(() => order.push('never'), 20);
+    clearTimeout(cancelled);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    return order;
+    """
+    started = time.monotonic()
+    result = sandbox.execute(code)
+    assert result.return_value == ["a", "b"]
+    assert time.monotonic() - started >= 0.06
+    assert result.tool_calls == ()
+
+
+def test_set_timeout_replays_and_respects_the_deadline() -> None:
+    from corral import Limits, replay
+
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    assert sandbox.execute("await new Promise(r => setTimeout(r, 5000))").error_kind == "timeout"
+    ok = sandbox.execute("await new Promise(r => setTimeout(r, 10)); return 'done'")
+    assert replay(sandbox.trace) == ok
+    bad = sandbox.execute("setTimeout('not a function', 1)")
+    assert bad.error == (
+        "TypeError: setTimeout(callback, ms) needs a function as its first argument"
+    )

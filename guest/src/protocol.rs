@@ -168,12 +168,17 @@ pub struct Resume {
 pub struct HostOp {
     /// Unique within the sandbox's lifetime.
     pub id: u64,
-    /// `call` (a tool call).
+    /// `call` (a tool call) or `sleep`.
     pub kind: &'static str,
-    /// The canonical tool name.
-    pub tool: String,
-    /// The arguments as JSON text, as a blob range.
-    pub args: Range,
+    /// The canonical tool name (calls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The arguments as JSON text, as a blob range (calls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub args: Option<Range>,
+    /// Milliseconds to wait (sleeps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms: Option<f64>,
 }
 
 /// Why an execution failed.

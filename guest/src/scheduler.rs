@@ -2,10 +2,11 @@
 //! reports all pending host operations at once; `resume` delivers their results by id.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
@@ -32,8 +33,8 @@ impl From<EngineError> for GuestError {
 /// The one execution in flight.
 struct Execution {
     timeout: Duration,
-    /// Operations reported to the host and not yet resumed.
-    waiting: BTreeSet<u64>,
+    /// Operations reported to the host and not yet resumed, and who waits for each.
+    waiting: BTreeMap<u64, Owner>,
     /// Set when the execution must end early (timeout, cancel, deadlock).
     abort: Option<ExecError>,
 }
@@ -44,6 +45,8 @@ pub struct Guest {
     exec: Option<Execution>,
     /// The sandbox's files, shared by JavaScript, the shell and the host's direct access.
     pub vfs: Rc<RefCell<Vfs>>,
+    /// Host operations from JavaScript and the shell.
+    queue: Rc<HostQueue>,
 }
 
 impl Guest {
@@ -54,11 +57,13 @@ impl Guest {
             ..Output::default()
         }));
         let vfs = Rc::new(RefCell::new(Vfs::new(config.limits.vfs, wall_clock())));
-        let js = JsEngine::new(&config.tools, &config.limits, output)?;
+        let queue = Rc::new(HostQueue::default());
+        let js = JsEngine::new(&config.tools, &config.limits, output, Rc::clone(&queue))?;
         Ok(Guest {
             js,
             exec: None,
             vfs,
+            queue,
         })
     }
 
@@ -92,7 +97,7 @@ impl Guest {
         self.js.start(code, deadline)?;
         self.exec = Some(Execution {
             timeout,
-            waiting: BTreeSet::new(),
+            waiting: BTreeMap::new(),
             abort: None,
         });
         Ok(())
@@ -114,16 +119,23 @@ impl Guest {
             return Ok(());
         }
         for result in resume.results {
-            if !exec.waiting.remove(&result.id) {
+            let Some(owner) = exec.waiting.remove(&result.id) else {
                 return Err(GuestError(format!(
                     "no pending operation with id {}",
                     result.id
                 )));
-            }
-            match (result.ok, result.error) {
-                (Some(range), _) => self.js.settle(result.id, Ok(frame.text(range)?))?,
-                (None, Some(err)) => self.js.settle(result.id, Err((&err.kind, &err.message)))?,
+            };
+            let outcome = match (result.ok, result.error) {
+                (Some(range), _) => Ok(frame.text(range)?),
+                (None, Some(err)) => Err((err.kind, err.message)),
                 (None, None) => return Err(GuestError("a result needs `ok` or `error`".into())),
+            };
+            match owner {
+                Owner::Js => match &outcome {
+                    Ok(json) => self.js.settle(result.id, Ok(json))?,
+                    Err((kind, message)) => self.js.settle(result.id, Err((kind, message)))?,
+                },
+                Owner::Shell => self.queue.deliver(result.id, outcome.map(str::to_string)),
             }
         }
         Ok(())
@@ -168,21 +180,31 @@ impl Guest {
         }))
     }
 
-    /// Moves new tool calls into host operations.
+    /// Moves newly queued operations into host operations.
     fn take_calls(&mut self, writer: &mut FrameWriter) -> Vec<HostOp> {
-        let calls = std::mem::take(&mut *self.js.shared.calls.borrow_mut());
+        let new_ops = self.queue.take_new();
         let Some(exec) = self.exec.as_mut() else {
             return Vec::new();
         };
-        calls
+        new_ops
             .into_iter()
-            .map(|call| {
-                exec.waiting.insert(call.id);
-                HostOp {
-                    id: call.id,
-                    kind: "call",
-                    tool: call.tool,
-                    args: writer.push(call.args.as_bytes()),
+            .map(|op| {
+                exec.waiting.insert(op.id, op.owner);
+                match op.kind {
+                    OpKind::Call { tool, args } => HostOp {
+                        id: op.id,
+                        kind: "call",
+                        tool: Some(tool),
+                        args: Some(writer.push(args.as_bytes())),
+                        ms: None,
+                    },
+                    OpKind::Sleep { ms } => HostOp {
+                        id: op.id,
+                        kind: "sleep",
+                        tool: None,
+                        args: None,
+                        ms: Some(ms),
+                    },
                 }
             })
             .collect()

@@ -116,6 +116,7 @@ class CallDispatcher:
         finished = not async_calls or run_coroutine(
             lambda: self._run_concurrently(async_calls, batch, deadline)
         )
+        finished = finished and _sleep_sync(ops, batch, deadline)
         return self._answer(ops, calls, batch, finished, deadline)
 
     async def dispatch_async(
@@ -125,6 +126,7 @@ class CallDispatcher:
         batch = _Batch()
         calls = [call for op in ops if (call := self._check(op, batch)) is not None]
         finished = await self._run_concurrently(calls, batch, deadline)
+        finished = finished and await _sleep_async(ops, batch, deadline)
         return self._answer(ops, calls, batch, finished, deadline)
 
     async def _run_concurrently(
@@ -151,15 +153,19 @@ class CallDispatcher:
         for call in calls:
             if call.op.id not in batch.records:
                 batch.records[call.op.id] = _record(call, error=CANCELLED)
-        records = [batch.records[op.id] for op in ops]
+        records = [batch.records[op.id] for op in ops if op.id in batch.records]
         if not finished or time.monotonic() >= deadline:
             return Cancel("timeout"), records
-        return [batch.results[op.id] for op in ops], records
+        # Sleeps that ended together are delivered shortest first, so timers fire in order.
+        order = sorted(ops, key=lambda op: (op.kind == "sleep", op.ms))
+        return [batch.results[op.id] for op in order], records
 
     # --- checks -------------------------------------------------------------------------
 
     def _check(self, op: HostOp, batch: _Batch) -> _Pending | None:
         """Validate and authorize one call; on refusal record the answer and return None."""
+        if op.kind == "sleep":
+            return None  # not a tool call: answered by _sleep_*
         stamp = now()
         try:
             params = json.loads(op.args)
@@ -289,6 +295,31 @@ class CallDispatcher:
         message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
         batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
         batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
+
+
+def _sleeps(ops: Sequence[HostOp], batch: _Batch, deadline: float) -> tuple[float, bool]:
+    """Answer the batch's sleeps; how long to wait for them, and whether that fits the time
+    limit. Sleeps issued together end together, after the longest."""
+    longest = max((op.ms / 1000 for op in ops if op.kind == "sleep"), default=0.0)
+    for op in ops:
+        if op.kind == "sleep":
+            batch.results[op.id] = OpResult(op.id, ok=b"null")
+    remaining = max(0.0, deadline - time.monotonic())
+    return min(longest, remaining), longest <= remaining
+
+
+def _sleep_sync(ops: Sequence[HostOp], batch: _Batch, deadline: float) -> bool:
+    wait, fits = _sleeps(ops, batch, deadline)
+    if wait > 0:
+        time.sleep(wait)
+    return fits
+
+
+async def _sleep_async(ops: Sequence[HostOp], batch: _Batch, deadline: float) -> bool:
+    wait, fits = _sleeps(ops, batch, deadline)
+    if wait > 0:
+        await asyncio.sleep(wait)
+    return fits
 
 
 def _record(call: _Pending, **fields: Any) -> ToolCall:

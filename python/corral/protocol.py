@@ -69,12 +69,13 @@ def _slice(blob: bytes, span: list[int] | None) -> bytes:
 
 @dataclass(frozen=True)
 class HostOp:
-    """An operation the guest is blocked on: a tool call, for now."""
+    """An operation the guest is blocked on: a tool call (``call``) or a ``sleep``."""
 
     id: int
     kind: str
-    tool: str
-    args: bytes  # JSON text
+    tool: str = ""
+    args: bytes = b""  # JSON text of the call's arguments
+    ms: float = 0.0  # how long a sleep lasts
 
 
 @dataclass(frozen=True)
@@ -280,10 +281,7 @@ def _parse_step(reply: bytes) -> _Step:
         header, blob = decode_frame(reply)
         if "status" not in header:
             raise GuestTrap("protocol", f"the guest refused a message: {header.get('error')}")
-        ops = [
-            HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), _slice(blob, op["args"]))
-            for op in header["ops"]
-        ]
+        ops = [_host_op(op, blob) for op in header["ops"]]
         outcome = None
         if header["status"] == "done":
             done = header["outcome"]
@@ -301,6 +299,12 @@ def _parse_step(reply: bytes) -> _Step:
         return _Step(_slice(blob, header["stdout"]), _slice(blob, header["stderr"]), ops, outcome)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, struct.error) as error:
         raise GuestTrap("protocol", f"the guest sent a malformed reply ({error!r})") from error
+
+
+def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
+    if op["kind"] == "sleep":
+        return HostOp(int(op["id"]), "sleep", ms=float(op["ms"]))
+    return HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), _slice(blob, op["args"]))
 
 
 def _finish(outcome: RawOutcome, output: _Output) -> RawOutcome:

@@ -89,7 +89,12 @@ def _bytes(text: str) -> bytes:
 
 def encode_ops(ops: Iterable[HostOp]) -> list[dict[str, Any]]:
     """Host operations as trace JSON."""
-    return [{"id": o.id, "kind": o.kind, "tool": o.tool, "args": _text(o.args)} for o in ops]
+    return [
+        {"id": o.id, "kind": "sleep", "ms": o.ms}
+        if o.kind == "sleep"
+        else {"id": o.id, "kind": o.kind, "tool": o.tool, "args": _text(o.args)}
+        for o in ops
+    ]
 
 
 def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
@@ -224,7 +229,7 @@ class Cursor:
 def _describe(event: dict[str, Any]) -> str:
     kind = event["t"]
     if kind == "ops":
-        calls = ", ".join(f"{o['tool']}({o['args']})" for o in event["ops"])
+        calls = ", ".join(_show_op(o) for o in event["ops"])
         return f"the calls {calls}"
     if kind == "clock":
         return f"a reading of clock {event['id']}"
@@ -235,17 +240,22 @@ def _describe(event: dict[str, Any]) -> str:
     )
 
 
+def _show_op(op: dict[str, Any]) -> str:
+    if op.get("kind") == "sleep":
+        return f"sleep({op['ms']} ms)"
+    return f"{op['tool']}({op['args']})"
+
+
 def check_ops(cursor: Cursor, ops: list[HostOp]) -> None:
     """The guest's batch must be exactly the recorded one."""
     wanted = encode_ops(ops)
-    shown = ", ".join(f"{o['tool']}({o['args']})" for o in wanted)
+    shown = ", ".join(_show_op(o) for o in wanted)
     event = cursor.take("ops", f"the calls {shown}")
     for index, (mine, theirs) in enumerate(zip(wanted, event["ops"], strict=False)):
         if mine != theirs:
             raise ReplayDivergence(
                 f"event {cursor.position - 1}, request {index + 1}: the guest asked for "
-                f"{mine['tool']}({mine['args']}) but the trace recorded "
-                f"{theirs['tool']}({theirs['args']})"
+                f"{_show_op(mine)} but the trace recorded {_show_op(theirs)}"
             )
     if len(wanted) != len(event["ops"]):
         raise ReplayDivergence(

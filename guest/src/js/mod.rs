@@ -12,6 +12,7 @@ use rquickjs::context::EvalOptions;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 use serde::Serialize;
 
+use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
 use crate::protocol::{Limits, ToolSpec};
 
@@ -23,25 +24,14 @@ const WRAP_PREFIX: &str = "(async () => {";
 /// only every this many calls does it actually look.
 const CLOCK_EVERY: u32 = 8;
 
-/// A tool call made by a script, waiting to be sent to the host.
-pub struct ToolCall {
-    /// Operation id.
-    pub id: u64,
-    /// Canonical tool name.
-    pub tool: String,
-    /// Arguments as JSON text.
-    pub args: String,
-}
-
 /// State shared with the native functions the prelude calls.
 pub struct Shared {
     /// Output of the running execution (shared with the shell).
     pub output: Rc<RefCell<Output>>,
-    /// Tool calls not yet reported to the host.
-    pub calls: RefCell<Vec<ToolCall>>,
+    /// The host operations of JavaScript and the shell.
+    pub queue: Rc<HostQueue>,
     /// Standard input of the running execution.
     pub stdin: RefCell<String>,
-    next_id: Cell<u64>,
 }
 
 /// Why QuickJS was interrupted.
@@ -170,6 +160,7 @@ impl JsEngine {
         tools: &[ToolSpec],
         limits: &Limits,
         output: Rc<RefCell<Output>>,
+        queue: Rc<HostQueue>,
     ) -> Result<Self, EngineError> {
         let rt = Runtime::new()?;
         rt.set_memory_limit(usize::try_from(limits.memory).unwrap_or(usize::MAX));
@@ -179,9 +170,8 @@ impl JsEngine {
         let ctx = Context::full(&rt)?;
         let shared = Rc::new(Shared {
             output,
-            calls: RefCell::default(),
+            queue,
             stdin: RefCell::default(),
-            next_id: Cell::default(),
         });
         let hooks = ctx.with(|ctx| install(&ctx, tools, &shared))?;
         Ok(JsEngine {
@@ -295,7 +285,7 @@ impl JsEngine {
         }
         self.interrupt.force.set(false);
         self.interrupt.fired.set(false);
-        self.shared.calls.borrow_mut().clear();
+        self.shared.queue.clear();
         self.ctx
             .with(|ctx| Ok(self.hook(&ctx, "reset")?.call::<_, ()>(())?))
     }
@@ -319,10 +309,15 @@ fn install(
     native.set(
         "call",
         Function::new(ctx.clone(), move |tool: String, args: String| {
-            let id = calls.next_id.get() + 1;
-            calls.next_id.set(id);
-            calls.calls.borrow_mut().push(ToolCall { id, tool, args });
-            id as f64
+            calls.queue.submit(Owner::Js, OpKind::Call { tool, args }) as f64
+        })?,
+    )?;
+    let sleeps = Rc::clone(shared);
+    native.set(
+        "sleep",
+        Function::new(ctx.clone(), move |ms: f64| {
+            let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
+            sleeps.queue.submit(Owner::Js, OpKind::Sleep { ms }) as f64
         })?,
     )?;
     native.set(

@@ -165,6 +165,25 @@
   };
   for (let i = 0; i < 12; i++) Math.random(); // mix the seed in
 
+  // --- timers -----------------------------------------------------------------------------
+  // A timer is a sleep on the host (so it replays exactly); the callback runs when it ends.
+  const timers = new Map();
+  let timerSeq = 0;
+  define("setTimeout", function setTimeout(callback, ms, ...args) {
+    if (typeof callback !== "function") {
+      throw new TypeError("setTimeout(callback, ms) needs a function as its first argument");
+    }
+    const handle = ++timerSeq;
+    const id = native.sleep(Number(ms) || 0);
+    timers.set(handle, id);
+    pending.set(id, {
+      resolve: () => { if (timers.delete(handle)) callback(...args); },
+      reject: () => { timers.delete(handle); },
+    });
+    return handle;
+  });
+  define("clearTimeout", function clearTimeout(handle) { timers.delete(handle); });
+
   // --- what a model reaches for out of habit --------------------------------------------
   const example = tools.length ? ` e.g. ${callForm(tools[0])}` : "";
   const toolsHint = `Tools are global async functions taking one object${example}; ` +
@@ -220,6 +239,6 @@
       const json = typeof value === "function" || typeof value === "symbol" ? null : toJSON(value);
       return [0, typeof value === "string" ? value : json, null, json];
     },
-    reset() { pending.clear(); outcome = null; },
+    reset() { pending.clear(); timers.clear(); outcome = null; },
   };
 })

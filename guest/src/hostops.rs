@@ -1,0 +1,124 @@
+//! Operations the guest asks of the host (tool calls, sleeps), from JavaScript and the shell
+//! alike: one queue, one id space, results delivered by id.
+//!
+//! A JavaScript call settles a promise when its result arrives; a shell task instead awaits
+//! [`HostQueue::wait`], which stays pending until `resume` delivers the result.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::Poll;
+
+use crate::task::progress;
+
+/// Who is waiting for an operation's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// A JavaScript promise (settled through the prelude).
+    Js,
+    /// A shell task (awaiting [`HostQueue::wait`]).
+    Shell,
+}
+
+/// What the host is asked to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpKind {
+    /// Call tool `tool` with `args` (JSON text of an object).
+    Call {
+        /// Canonical tool name.
+        tool: String,
+        /// Arguments as JSON text.
+        args: String,
+    },
+    /// Wait `ms` milliseconds.
+    Sleep {
+        /// How long.
+        ms: f64,
+    },
+}
+
+/// A new operation, not yet reported to the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOp {
+    /// Unique within the sandbox.
+    pub id: u64,
+    /// Who waits for it.
+    pub owner: Owner,
+    /// What to do.
+    pub kind: OpKind,
+}
+
+/// An operation's result: JSON text, or `(kind, message)` for a failure.
+pub type OpOutcome = Result<String, (String, String)>;
+
+/// The guest's queue of host operations.
+#[derive(Default)]
+pub struct HostQueue {
+    next_id: Cell<u64>,
+    new_ops: RefCell<Vec<NewOp>>,
+    results: RefCell<HashMap<u64, OpOutcome>>,
+}
+
+impl HostQueue {
+    /// Queues an operation; returns its id.
+    pub fn submit(&self, owner: Owner, kind: OpKind) -> u64 {
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        self.new_ops.borrow_mut().push(NewOp { id, owner, kind });
+        id
+    }
+
+    /// The operations queued since the last call.
+    pub fn take_new(&self) -> Vec<NewOp> {
+        std::mem::take(&mut *self.new_ops.borrow_mut())
+    }
+
+    /// Stores a shell-owned operation's result and wakes the tasks.
+    pub fn deliver(&self, id: u64, outcome: OpOutcome) {
+        self.results.borrow_mut().insert(id, outcome);
+        progress();
+    }
+
+    /// Forgets everything (an execution ended).
+    pub fn clear(&self) {
+        self.new_ops.borrow_mut().clear();
+        self.results.borrow_mut().clear();
+    }
+
+    /// Resolves once the result of `id` has been delivered.
+    pub async fn wait(self: Rc<Self>, id: u64) -> OpOutcome {
+        poll_fn(|_| match self.results.borrow_mut().remove(&id) {
+            Some(outcome) => Poll::Ready(outcome),
+            None => Poll::Pending,
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{run_until_stalled, LocalFuture};
+
+    #[test]
+    fn a_shell_wait_resolves_after_delivery() {
+        let queue = Rc::new(HostQueue::default());
+        let id = queue.submit(Owner::Shell, OpKind::Sleep { ms: 5.0 });
+        assert_eq!(
+            queue.take_new(),
+            vec![NewOp {
+                id,
+                owner: Owner::Shell,
+                kind: OpKind::Sleep { ms: 5.0 }
+            }]
+        );
+        let mut waiting: LocalFuture<'_, OpOutcome> = Box::pin(Rc::clone(&queue).wait(id));
+        assert!(run_until_stalled(&mut waiting).is_pending());
+        queue.deliver(id, Ok("null".into()));
+        assert_eq!(
+            run_until_stalled(&mut waiting),
+            Poll::Ready(Ok("null".into()))
+        );
+    }
+}
