@@ -196,3 +196,23 @@ def test_audit_log_can_be_shared() -> None:
     Sandbox(audit_sink=log).execute("return 1")
     Sandbox(audit_sink=log).execute("return 2")
     assert len({e.sandbox_id for e in log}) == 2
+
+
+def test_records_and_traces_hold_json_even_for_rich_results() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    def rich() -> Any:
+        """Not plain JSON."""
+        return {"p": Point(1), "s": {3}, "t": (1, 2)}
+
+    sandbox = Sandbox(tools=[rich])
+    original = sandbox.execute("return await rich()")
+    assert original.tool_calls[0].result == {"p": {"x": 1}, "s": [3], "t": [1, 2]}
+    assert replay(Trace.from_jsonl(sandbox.trace.to_jsonl())) == original
+    trace = sandbox.trace
+    trace.events.clear()
+    assert sandbox.trace.events  # the sandbox's own record is not shared

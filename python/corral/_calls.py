@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import inspect
 import json
+import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -285,8 +286,10 @@ class CallDispatcher:
             return
         elapsed = (time.perf_counter() - started) * 1000
         batch.results[call.op.id] = OpResult(call.op.id, ok=payload)
+        # The record holds what the guest saw (JSON), so results and replays compare equal.
+        seen = outcome if _plain_json(outcome) else json.loads(payload)
         batch.records[call.op.id] = _record(
-            call, result=outcome, duration_ms=elapsed, result_size=len(payload)
+            call, result=seen, duration_ms=elapsed, result_size=len(payload)
         )
 
     @staticmethod
@@ -320,6 +323,21 @@ async def _sleep_async(ops: Sequence[HostOp], batch: _Batch, deadline: float) ->
     if wait > 0:
         await asyncio.sleep(wait)
     return fits
+
+
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is already exactly what JSON decoding would give (the common case)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth > 32:
+        return False
+    if isinstance(value, list):
+        return all(_plain_json(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_json(v, depth + 1) for k, v in value.items())
+    return False
 
 
 def _record(call: _Pending, **fields: Any) -> ToolCall:

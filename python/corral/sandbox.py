@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import json
 import threading
 import time
@@ -360,7 +361,7 @@ class Sandbox:
         """Everything that entered the guest so far, for :func:`replay`."""
         if self._recorder is None:
             raise ValueError("this sandbox does not record: create it with record=True")
-        return Trace(list(self._recorder.trace.events))
+        return Trace(copy.deepcopy(self._recorder.trace.events))
 
 
 def _tool_table(
