@@ -33,6 +33,44 @@ fn progress_count() -> u64 {
     PROGRESS.with(Cell::get)
 }
 
+/// An execution's deadline, checked by long-running shell code (loops, pipelines). Reading
+/// the clock goes through the host, so only every `CHECK_EVERY`-th call looks at it.
+#[derive(Default)]
+pub struct Deadline {
+    at: Cell<Option<std::time::Instant>>,
+    calls: Cell<u32>,
+    expired: Cell<bool>,
+}
+
+const CHECK_EVERY: u32 = 64;
+
+impl Deadline {
+    /// Arms (or disarms) the deadline for a new execution.
+    pub fn set(&self, at: Option<std::time::Instant>) {
+        self.at.set(at);
+        self.calls.set(0);
+        self.expired.set(false);
+    }
+
+    /// Whether the execution is out of time; once true, stays true until [`Deadline::set`].
+    pub fn expired(&self) -> bool {
+        if self.expired.get() {
+            return true;
+        }
+        let calls = self.calls.get().wrapping_add(1);
+        self.calls.set(calls);
+        if !calls.is_multiple_of(CHECK_EVERY) {
+            return false;
+        }
+        let late = self
+            .at
+            .get()
+            .is_some_and(|at| std::time::Instant::now() >= at);
+        self.expired.set(late);
+        late
+    }
+}
+
 /// Polls `future` once with a waker that does nothing: readiness is found by polling again.
 pub fn poll_once<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
     let mut cx = Context::from_waker(Waker::noop());
