@@ -115,3 +115,54 @@ def test_files_cannot_be_touched_during_an_execution() -> None:
         "sandbox files cannot be accessed while an execution runs (from a tool, say): "
         "access them before or after execute()"
     ]
+
+
+def test_javascript_fs_like_node() -> None:
+    sandbox = Sandbox()
+    code = """
+    fs.mkdirSync('a/b', {recursive: true});
+    fs.writeFileSync('a/b/x.txt', 'hello');
+    fs.appendFileSync('a/b/x.txt', ' world');
+    await fs.writeFile('data.json', {k: [1, 2]});
+    const st = fs.statSync('a/b/x.txt');
+    let missing;
+    try { fs.readFileSync('nope', 'utf8') } catch (e) { missing = [e.code, e.message, e.syscall] }
+    let denied;
+    try { await fs.promises.writeFile('/etc/x', 'y') } catch (e) { denied = e.message }
+    fs.writeFileSync('bin.dat', new Uint8Array([0, 255, 7]));
+    return [fs.readFileSync('a/b/x.txt', 'utf8'), fs.readdirSync('.'), st.size, st.isFile(),
+            st.isDirectory(), missing, denied, fs.existsSync('a'),
+            JSON.parse(await fs.readFile('data.json', 'utf8')),
+            Array.from(fs.readFileSync('bin.dat'))];
+    """
+    assert sandbox.execute(code).return_value == [
+        "hello world",
+        ["a", "bin.dat", "data.json"],
+        11,
+        True,
+        False,
+        ["ENOENT", "ENOENT: no such file or directory, open 'nope'", "open"],
+        "EACCES: permission denied, open '/etc/x'",
+        True,
+        {"k": [1, 2]},
+        [0, 255, 7],
+    ]
+    assert sandbox.fs.read("bin.dat") == b"\x00\xff\x07"
+    assert sandbox.fs.read_text("data.json") == '{\n  "k": [\n    1,\n    2\n  ]\n}'
+    code = """
+    fs.rmSync('a', {recursive: true}); fs.rmSync('zz', {force: true});
+    fs.renameSync('bin.dat', 'b2');
+    let e; try { fs.rmSync('data.json/x') } catch (err) { e = err.code }
+    return [fs.readdirSync('.'), e];
+    """
+    assert sandbox.execute(code).return_value == [["b2", "data.json"], "ENOTDIR"]
+
+
+def test_javascript_fs_callback_style_and_quota() -> None:
+    sandbox = Sandbox(limits=Limits(max_file_size=10))
+    code = """
+    const got = await new Promise((resolve) =>
+      fs.writeFile('big', 'x'.repeat(20), (err) => resolve(err && err.code)));
+    return [got, fs.existsSync('big')];
+    """
+    assert sandbox.execute(code).return_value == ["EFBIG", False]

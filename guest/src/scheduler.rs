@@ -58,7 +58,15 @@ impl Guest {
         }));
         let vfs = Rc::new(RefCell::new(Vfs::new(config.limits.vfs, wall_clock())));
         let queue = Rc::new(HostQueue::default());
-        let js = JsEngine::new(&config.tools, &config.limits, output, Rc::clone(&queue))?;
+        let cwd = Rc::new(RefCell::new(crate::vfs::WORKSPACE.to_string()));
+        let js = JsEngine::new(
+            &config.tools,
+            &config.limits,
+            output,
+            Rc::clone(&queue),
+            &vfs,
+            &cwd,
+        )?;
         Ok(Guest {
             js,
             exec: None,

@@ -12,9 +12,12 @@ use rquickjs::context::EvalOptions;
 use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 use serde::Serialize;
 
+pub mod fs;
+
 use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
 use crate::protocol::{Limits, ToolSpec};
+use crate::vfs::Vfs;
 
 const PRELUDE: &str = include_str!("prelude.js");
 /// Code runs as the body of this async function; the prefix shares the code's first line, so
@@ -161,6 +164,8 @@ impl JsEngine {
         limits: &Limits,
         output: Rc<RefCell<Output>>,
         queue: Rc<HostQueue>,
+        vfs: &Rc<RefCell<Vfs>>,
+        cwd: &fs::Cwd,
     ) -> Result<Self, EngineError> {
         let rt = Runtime::new()?;
         rt.set_memory_limit(usize::try_from(limits.memory).unwrap_or(usize::MAX));
@@ -173,7 +178,7 @@ impl JsEngine {
             queue,
             stdin: RefCell::default(),
         });
-        let hooks = ctx.with(|ctx| install(&ctx, tools, &shared))?;
+        let hooks = ctx.with(|ctx| install(&ctx, tools, &shared, vfs, cwd))?;
         Ok(JsEngine {
             hooks,
             ctx,
@@ -296,8 +301,11 @@ fn install(
     ctx: &Ctx<'_>,
     tools: &[ToolSpec],
     shared: &Rc<Shared>,
+    vfs: &Rc<RefCell<Vfs>>,
+    cwd: &fs::Cwd,
 ) -> Result<Persistent<Object<'static>>, EngineError> {
     let native = Object::new(ctx.clone())?;
+    fs::install(ctx, &native, vfs, cwd)?;
     let out = Rc::clone(shared);
     native.set(
         "write",

@@ -184,13 +184,89 @@
   });
   define("clearTimeout", function clearTimeout(handle) { timers.delete(handle); });
 
+  // --- fs ---------------------------------------------------------------------------------
+  // Node's fs over the sandbox's files (/workspace and /tmp are writable), sync and async.
+  const fsError = (info) => Object.assign(new Error(info.message),
+    { code: info.code, errno: info.errno, syscall: info.syscall, path: info.path });
+  const check = ([error, value]) => {
+    if (error) throw fsError(error);
+    return value;
+  };
+  const pathOf = (path) => {
+    if (typeof path !== "string") {
+      throw new TypeError(`The "path" argument must be of type string. Received ${typeof path}`);
+    }
+    return path;
+  };
+  const wantsText = (options) => {
+    const encoding = typeof options === "string" ? options : options && options.encoding;
+    return encoding != null && /^utf-?8$/i.test(encoding);
+  };
+  const dataOf = (data) => {
+    if (typeof data === "string" || data instanceof ArrayBuffer) return data;
+    if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    return JSON.stringify(data, null, 2); // objects are written as JSON
+  };
+  const S_IFMT = { file: 0o100000, dir: 0o040000, symlink: 0o120000, device: 0o020000 };
+  const statsOf = (s) => ({
+    size: s.size, mtimeMs: s.mtimeMs, mtime: new Date(s.mtimeMs), mode: S_IFMT[s.kind] | s.mode,
+    ino: s.ino, nlink: s.nlink,
+    isFile: () => s.kind === "file", isDirectory: () => s.kind === "dir",
+    isSymbolicLink: () => s.kind === "symlink",
+  });
+  const sync = {
+    readFileSync: (path, options) => {
+      const text = wantsText(options);
+      const value = check(native.fsRead(pathOf(path), text));
+      return text ? value : new Uint8Array(value);
+    },
+    writeFileSync: (path, data) => { check(native.fsWrite(pathOf(path), dataOf(data), false)); },
+    appendFileSync: (path, data) => { check(native.fsWrite(pathOf(path), dataOf(data), true)); },
+    mkdirSync: (path, options) => {
+      check(native.fsOp("mkdir", pathOf(path), "", !!(options && options.recursive)));
+    },
+    readdirSync: (path) => check(native.fsOp("readdir", pathOf(path), "", false)),
+    statSync: (path) => statsOf(check(native.fsOp("stat", pathOf(path), "", false))),
+    lstatSync: (path) => statsOf(check(native.fsOp("lstat", pathOf(path), "", false))),
+    existsSync: (path) => typeof path === "string" && check(native.fsOp("exists", path, "", false)),
+    unlinkSync: (path) => { check(native.fsOp("unlink", pathOf(path), "", false)); },
+    rmdirSync: (path) => { check(native.fsOp("rmdir", pathOf(path), "", false)); },
+    rmSync: (path, options) => {
+      const [error] = native.fsOp("rm", pathOf(path), "", !!(options && options.recursive));
+      if (error && !(options && options.force && error.code === "ENOENT")) throw fsError(error);
+    },
+    renameSync: (from, to) => { check(native.fsOp("rename", pathOf(from), pathOf(to), false)); },
+    copyFileSync: (from, to) => { check(native.fsOp("copy", pathOf(from), pathOf(to), false)); },
+  };
+  const promises = {};
+  const fsApi = { ...sync, promises };
+  for (const [name, fn] of Object.entries(sync)) {
+    const base = name.slice(0, -4);
+    promises[base] = (...args) => new Promise((resolve) => resolve(fn(...args)));
+    // fs.readFile(path, opts) returns a promise; with a callback last, Node's callback style.
+    fsApi[base] = (...args) => {
+      const last = args[args.length - 1];
+      if (typeof last !== "function") return promises[base](...args);
+      promises[base](...args.slice(0, -1)).then((value) => last(null, value), (error) => last(error));
+      return undefined;
+    };
+  }
+  promises.exists = undefined; // fs.promises has no exists, as in Node
+  fsApi.exists = (path) => Promise.resolve(sync.existsSync(path));
+  define("fs", Object.freeze(fsApi));
+
   // --- what a model reaches for out of habit --------------------------------------------
   const example = tools.length ? ` e.g. ${callForm(tools[0])}` : "";
   const toolsHint = `Tools are global async functions taking one object${example}; ` +
     "listTools() lists them.";
   define("require", function require(name) {
-    throw new ReferenceError(`require(${JSON.stringify(String(name))}) is not available: this ` +
-      `sandbox has no modules. ${toolsHint}`);
+    const what = JSON.stringify(String(name));
+    if (/^(node:)?fs(\/promises)?$/.test(String(name))) {
+      throw new ReferenceError(`require(${what}) is not available: use the global fs object ` +
+        "instead (fs.readFileSync, await fs.readFile, fs.promises...).");
+    }
+    throw new ReferenceError(`require(${what}) is not available: this sandbox has no ` +
+      `modules. ${toolsHint}`);
   });
   define("fetch", function fetch() {
     return Promise.reject(new ReferenceError(
