@@ -89,10 +89,15 @@ def test_globals_persist_between_executions(sandbox: Sandbox) -> None:
     ("code", "message"),
     [
         (
-            "require('fs')",
-            'ReferenceError: require("fs") is not available: this sandbox has no modules. '
+            "require('lodash')",
+            'ReferenceError: require("lodash") is not available: this sandbox has no modules. '
             "Tools are global async functions taking one object e.g. "
             "await get_weather({city: <string>}); listTools() lists them.",
+        ),
+        (
+            "require('node:fs')",
+            'ReferenceError: require("node:fs") is not available: use the global fs object '
+            "instead (fs.readFileSync, await fs.readFile, fs.promises...).",
         ),
         (
             "await fetch('https://example.com')",
