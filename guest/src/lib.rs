@@ -16,6 +16,7 @@ pub mod js;
 pub mod output;
 pub mod protocol;
 pub mod scheduler;
+pub mod shell;
 pub mod task;
 pub mod vfs;
 
