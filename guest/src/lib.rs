@@ -11,6 +11,7 @@
 
 pub mod applets;
 pub mod fsops;
+pub mod guesthost;
 pub mod hostops;
 pub mod js;
 pub mod output;
