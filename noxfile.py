@@ -20,7 +20,15 @@ HOST_TARGET = (
     Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "corral" / "guest-host-target"
 )
 
-PY_SOURCES = ("python", "tests", "bench", "docs/conf.py", "noxfile.py", "guest")
+PY_SOURCES = (
+    "python",
+    "tests",
+    "bench",
+    "docs/conf.py",
+    "noxfile.py",
+    "guest/toolchain.py",
+    "guest/hatch_build.py",
+)
 
 nox.options.sessions = ["tests"]
 nox.options.reuse_existing_virtualenvs = True

@@ -132,8 +132,7 @@ def test_cli_run() -> None:
     wrong = run_cli("run", "-l", "cobol", "-c", "x")
     assert (wrong.returncode, wrong.stderr) == (
         2,
-        "corral: unsupported language 'cobol': use language='javascript' (the shell arrives "
-        "in a later version)\n",
+        "corral: unsupported language 'cobol': use 'javascript', 'shell' (or 'bash'), or 'auto'\n",
     )
     failed = run_cli("run", stdin="throw new Error('x')")
     assert (failed.returncode, failed.stderr) == (

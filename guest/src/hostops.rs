@@ -69,6 +69,25 @@ impl HostQueue {
         id
     }
 
+    /// A fresh id that no operation uses (for JavaScript promises settled by the guest itself,
+    /// such as `shell.exec`).
+    pub fn reserve_id(&self) -> u64 {
+        let id = self.next_id.get() + 1;
+        self.next_id.set(id);
+        id
+    }
+
+    /// How many operations are queued and not yet taken.
+    pub fn queued(&self) -> usize {
+        self.new_ops.borrow().len()
+    }
+
+    /// Drops the operations queued after the first `keep` (work that was abandoned before the
+    /// host ever saw it).
+    pub fn forget_queued_after(&self, keep: usize) {
+        self.new_ops.borrow_mut().truncate(keep);
+    }
+
     /// The operations queued since the last call.
     pub fn take_new(&self) -> Vec<NewOp> {
         std::mem::take(&mut *self.new_ops.borrow_mut())

@@ -112,19 +112,13 @@ pub extern "C" fn corral_step() -> u64 {
     step_after(Ok(()))
 }
 
-/// Direct file access for the host (see [`fsops`]); refused while an execution runs.
+/// Direct requests from the host: files (see [`fsops`]) and the shell session; refused while
+/// an execution runs.
 #[no_mangle]
 pub extern "C" fn corral_fs(len: u32) -> u64 {
     let result = with_inbox(len, |input| {
         let frame = Frame::decode(input)?;
-        with_guest(|g| {
-            if g.busy() {
-                return Err(GuestError(
-                    "files cannot be accessed while an execution runs".into(),
-                ));
-            }
-            Ok(fsops::handle(&mut g.vfs.borrow_mut(), &frame)?)
-        })
+        with_guest(|g| g.host_request(&frame))
     });
     match result {
         Ok(frame) => reply(frame),

@@ -6,12 +6,15 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use crate::guesthost::GuestHost;
 use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
     Config, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume, StepReply,
 };
+use crate::shell::interp::Shell;
+use crate::task::{run_until_stalled, Deadline, Input, LocalFuture};
 use crate::vfs::{wall_clock, Vfs};
 
 /// A failure of the host's use of the protocol (not of the guest code).
@@ -30,8 +33,38 @@ impl From<EngineError> for GuestError {
     }
 }
 
+/// What an execution runs.
+enum Task {
+    /// JavaScript: the prelude tracks the async function's outcome.
+    Js,
+    /// A shell script: its future resolves to the exit status.
+    Shell(LocalFuture<'static, i32>),
+    /// A shell script that has finished with this status.
+    ShellDone(i32),
+}
+
+/// A host request about the shell session (other ops go to the filesystem).
+#[derive(serde::Deserialize)]
+struct SessionRequest {
+    op: String,
+    #[serde(default)]
+    data: Option<crate::protocol::Range>,
+}
+
+#[derive(serde::Serialize, Default)]
+struct SessionReply {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<crate::protocol::Range>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commands: Option<Vec<String>>,
+    generation: u64,
+}
+
 /// The one execution in flight.
 struct Execution {
+    task: Task,
     timeout: Duration,
     /// Operations reported to the host and not yet resumed, and who waits for each.
     waiting: BTreeMap<u64, Owner>,
@@ -47,6 +80,10 @@ pub struct Guest {
     pub vfs: Rc<RefCell<Vfs>>,
     /// Host operations from JavaScript and the shell.
     queue: Rc<HostQueue>,
+    /// The shell session, kept across executions.
+    pub shell: Shell,
+    /// The running execution's deadline, for shell code.
+    deadline: Rc<Deadline>,
 }
 
 impl Guest {
@@ -58,21 +95,68 @@ impl Guest {
         }));
         let vfs = Rc::new(RefCell::new(Vfs::new(config.limits.vfs, wall_clock())));
         let queue = Rc::new(HostQueue::default());
-        let cwd = Rc::new(RefCell::new(crate::vfs::WORKSPACE.to_string()));
+        let deadline = Rc::new(Deadline::default());
+        let host = Rc::new(GuestHost::new(Rc::clone(&queue), config.tools.clone()));
+        let shell = Shell::new(
+            Rc::clone(&vfs),
+            host,
+            Rc::clone(&output),
+            Rc::clone(&deadline),
+        );
         let js = JsEngine::new(
             &config.tools,
             &config.limits,
             output,
             Rc::clone(&queue),
             &vfs,
-            &cwd,
+            &shell,
         )?;
         Ok(Guest {
             js,
             exec: None,
             vfs,
             queue,
+            shell,
+            deadline,
         })
+    }
+
+    /// A direct request from the host: file operations (see [`crate::fsops`]), and the shell
+    /// session: `shell_reset`, `shell_save` (its state in the blob), `shell_restore`, and
+    /// `info` (the names of the shell's commands).
+    pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
+        if self.busy() {
+            return Err(GuestError(
+                "the sandbox cannot be changed while an execution runs".into(),
+            ));
+        }
+        let request: SessionRequest = frame.parse()?;
+        let mut writer = FrameWriter::default();
+        let mut reply = SessionReply::default();
+        match request.op.as_str() {
+            "shell_reset" => self.shell.reset(),
+            "shell_save" => reply.data = Some(writer.push(&self.shell.save_state())),
+            "shell_restore" => {
+                let bytes = match request.data {
+                    Some(range) => frame.bytes(range)?,
+                    None => &[],
+                };
+                reply.error = self.shell.restore_state(bytes).err();
+            }
+            "info" => reply.commands = Some(self.commands()),
+            _ => return Ok(crate::fsops::handle(&mut self.vfs.borrow_mut(), frame)?),
+        }
+        reply.generation = self.vfs.borrow().generation();
+        Ok(writer.finish(&reply))
+    }
+
+    /// Every command name the shell knows: applets and builtins.
+    fn commands(&self) -> Vec<String> {
+        let mut names: Vec<String> = crate::applets::all().map(|a| a.name.to_string()).collect();
+        names.extend(crate::shell::builtins::all().map(|b| b.name.to_string()));
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// Whether an execution is in flight (the host must not touch files meanwhile).
@@ -88,22 +172,25 @@ impl Guest {
             ));
         }
         let job: Job = frame.parse()?;
-        if job.language != "javascript" {
-            return Err(GuestError(format!(
-                "unsupported language {:?}",
-                job.language
-            )));
-        }
         let code = frame.text(job.code)?;
         let stdin = match job.stdin {
-            Some(range) => String::from_utf8_lossy(frame.bytes(range)?).into_owned(),
-            None => String::new(),
+            Some(range) => frame.bytes(range)?.to_vec(),
+            None => Vec::new(),
         };
-        *self.js.shared.stdin.borrow_mut() = stdin;
         let timeout = Duration::from_millis(job.timeout_ms);
         let deadline = Instant::now() + timeout;
-        self.js.start(code, deadline)?;
+        self.deadline.set(Some(deadline));
+        let task = match job.language.as_str() {
+            "javascript" => {
+                *self.js.shared.stdin.borrow_mut() = String::from_utf8_lossy(&stdin).into_owned();
+                self.js.start(code, deadline)?;
+                Task::Js
+            }
+            "shell" => Task::Shell(self.shell.run(code, Input::bytes(Rc::new(stdin)))),
+            other => return Err(GuestError(format!("unsupported language {other:?}"))),
+        };
         self.exec = Some(Execution {
+            task,
             timeout,
             waiting: BTreeMap::new(),
             abort: None,
@@ -155,13 +242,7 @@ impl Guest {
             return Err(GuestError("nothing submitted".into()));
         };
         if exec.abort.is_none() {
-            self.js.run_jobs();
-            if self.js.interrupt.fired() {
-                exec.abort = Some(ExecError {
-                    kind: "timeout".into(),
-                    message: timeout_message(exec.timeout),
-                });
-            }
+            self.advance()?;
         }
         let mut writer = FrameWriter::default();
         let ops = self.take_calls(&mut writer);
@@ -186,6 +267,32 @@ impl Guest {
             stderr,
             outcome,
         }))
+    }
+
+    /// Runs JavaScript jobs, `shell.exec` commands and a shell script until none can move.
+    fn advance(&mut self) -> Result<(), GuestError> {
+        let Some(exec) = self.exec.as_mut() else {
+            return Ok(());
+        };
+        loop {
+            self.js.run_jobs();
+            let settled = self.js.poll_shell()?;
+            if let Task::Shell(future) = &mut exec.task {
+                if let std::task::Poll::Ready(status) = run_until_stalled(future) {
+                    exec.task = Task::ShellDone(status);
+                }
+            }
+            if self.js.interrupt.fired() || self.deadline.fired() {
+                exec.abort = Some(ExecError {
+                    kind: "timeout".into(),
+                    message: timeout_message(exec.timeout),
+                });
+                return Ok(());
+            }
+            if !settled && !self.js.has_jobs() {
+                return Ok(());
+            }
+        }
     }
 
     /// Moves newly queued operations into host operations.
@@ -234,6 +341,12 @@ impl Guest {
         if busy {
             return Ok(None);
         }
+        match exec.task {
+            Task::ShellDone(status) => return Ok(Some(self.finished(status))),
+            Task::Shell(_) => return self.abandon(stalled()).map(Some),
+            Task::Js if self.js.shell_tasks.any() => return self.abandon(stalled()).map(Some),
+            Task::Js => {}
+        }
         match self.js.outcome()? {
             Some(js) => {
                 let value = js.value.map(|v| writer.push(v.as_bytes()));
@@ -259,8 +372,19 @@ impl Guest {
         }
     }
 
+    /// The outcome of a shell script that ended with `status`.
+    fn finished(&self, status: i32) -> Outcome {
+        Outcome {
+            exit_code: status,
+            value: None,
+            error: None,
+            fs_generation: self.vfs.borrow().generation(),
+        }
+    }
+
     /// Ends the execution with `error`, discarding whatever it left behind.
     fn abandon(&mut self, error: ExecError) -> Result<Outcome, GuestError> {
+        self.exec = None; // drops a shell script's future, and its pipes
         self.js.reset()?;
         let exit_code = if error.kind == "timeout" { 124 } else { 1 };
         let line = format!("{}\n", error.message);
@@ -271,6 +395,14 @@ impl Guest {
             error: Some(error),
             fs_generation: self.vfs.borrow().generation(),
         })
+    }
+}
+
+/// Every task waits, and nothing waits on the host: nothing can ever move again.
+fn stalled() -> ExecError {
+    ExecError {
+        kind: "deadlock".into(),
+        message: "the commands wait for each other and nothing is pending on the host".into(),
     }
 }
 

@@ -116,6 +116,14 @@ class WasiShim:
             "args_sizes_get": WasiFunction("ii", "i", self._empty_sizes),
             "args_get": WasiFunction("ii", "i", lambda argv, buf: ESUCCESS),
             "proc_exit": WasiFunction("i", "", self.proc_exit),
+            # No preopened directories and no files: std's file APIs find nothing.
+            "fd_prestat_get": WasiFunction("ii", "i", lambda fd, out: EBADF),
+            "fd_prestat_dir_name": WasiFunction("iii", "i", lambda fd, path, n: EBADF),
+            "fd_read": WasiFunction("iiii", "i", lambda fd, iovs, n, out: EBADF),
+            "fd_readdir": WasiFunction("iiiIi", "i", lambda fd, buf, n, cookie, out: EBADF),
+            "fd_filestat_get": WasiFunction("ii", "i", lambda fd, out: EBADF),
+            "path_filestat_get": WasiFunction("iiiii", "i", lambda fd, fl, p, n, out: EBADF),
+            "path_open": WasiFunction("iiiiiIIii", "i", _no_path_open),
         }
 
     def clock_time_get(self, clock_id: int, precision: int, out: int) -> int:
@@ -163,6 +171,10 @@ class WasiShim:
         self.memory.write(count_out, b"\0\0\0\0")
         self.memory.write(size_out, b"\0\0\0\0")
         return ESUCCESS
+
+
+def _no_path_open(*_: int) -> int:
+    return EBADF
 
 
 def _log_diagnostics(data: bytes) -> None:

@@ -143,6 +143,7 @@ class Driver:
         self._inbox = (0, 0)  # (address, capacity) of the guest's inbox
         self._last_diagnostics = b""
         self._files: bytes | None = None  # the last checkpoint of the files
+        self._session: bytes | None = None  # ... and of the shell session
         self._files_generation = 0
         self.instance = self._fresh_instance()
 
@@ -155,6 +156,8 @@ class Driver:
             # The files as of the end of the last completed execution (or host change).
             header, _ = self.fs({"op": "restore"}, self._files)
             self._files_generation = header["generation"]
+        if self._session is not None:
+            self.fs({"op": "shell_restore"}, self._session)
         return self.instance
 
     def fs(
@@ -173,11 +176,30 @@ class Driver:
         return _slice(blob, header["data"])
 
     def checkpoint(self, generation: int) -> None:
-        """Keep a copy of the files if they changed since the last copy: a trap rolls back to
-        it. Called after every completed execution and every host change."""
+        """Keep a copy of the files (if they changed since the last copy) and of the shell
+        session: a trap rolls back to them. Called after every completed execution and every
+        host change."""
         if generation != self._files_generation:
             self._files = self.files()
             self._files_generation = generation
+        self._session = self.session()
+
+    def session(self) -> bytes:
+        """The shell session (cwd, variables, functions, options) as bytes."""
+        header, blob = self.fs({"op": "shell_save"})
+        return _slice(blob, header["data"])
+
+    def restore_session(self, state: bytes) -> None:
+        """Restore a shell session saved by :meth:`session`."""
+        header, _ = self.fs({"op": "shell_restore"}, state)
+        if header.get("error"):
+            raise ValueError(f"the shell session cannot be restored: {header['error']}")
+        self._session = state
+
+    def commands(self) -> list[str]:
+        """The names of the shell's commands (applets and builtins)."""
+        header, _ = self.fs({"op": "info"})
+        return list(header["commands"])
 
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
         """Write ``frame`` into the guest's inbox, call ``export`` with its length, read the

@@ -13,6 +13,7 @@ import asyncio
 import base64
 import copy
 import json
+import struct
 import threading
 import time
 import uuid
@@ -27,6 +28,7 @@ from ._wasi import Entropy, WasiShim
 from .audit import AuditEntry, AuditLog, Redactor, now
 from .capabilities import Authorizer, MethodCapability
 from .fs import SandboxFS
+from .language import detect_language
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome
 from .results import ExecutionResult, ToolCall
@@ -38,13 +40,20 @@ from .trace import fixed_entropy as _fixed_entropy
 
 __all__ = ["Sandbox", "ToolLike", "replay", "replay_all"]
 
-LANGUAGES = {"javascript": "javascript", "js": "javascript"}
+LANGUAGES = {
+    "javascript": "javascript",
+    "js": "javascript",
+    "shell": "shell",
+    "bash": "shell",
+    "sh": "shell",
+    "auto": "auto",
+}
 ToolLike = Any
 """A function (sync or async), a :class:`~corral.tools.ToolDefinition`, or a dict with
 ``name``, ``description`` and ``parameters`` (served by ``tool_handler``)."""
 REPLAY_BACKSTOP_FACTOR = 10.0
-SNAPSHOT_MAGIC = b"CORRAL-FILES-1\n"
-MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore"}
+SNAPSHOT_MAGIC = b"CORRAL-SNAPSHOT-1\n"
+MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore", "shell_reset", "shell_restore"}
 
 
 @dataclass
@@ -155,6 +164,7 @@ class Sandbox:
         )
         self._executions = 0
         self._executing = False
+        self._commands: frozenset[str] | None = None
         self._lock = threading.Lock()
         self.fs = SandboxFS(self._fs_call)
         """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
@@ -218,9 +228,11 @@ class Sandbox:
         lang = LANGUAGES.get(language.lower())
         if lang is None:
             raise ValueError(
-                f"unsupported language {language!r}: use language='javascript' (the shell "
-                "arrives in a later version)"
+                f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), "
+                "or 'auto'"
             )
+        if lang == "auto":
+            lang = detect_language(code, self.commands)
         data = stdin.encode() if isinstance(stdin, str) else stdin
         self._executions += 1
         self.authorizer.start_execution(self.limits.max_tool_calls)
@@ -303,6 +315,21 @@ class Sandbox:
         options = {**self._init, "capabilities": None, "token": child_token}
         return Sandbox(**{**options, "limits": limits or self.limits}, sandbox_id=child_id)
 
+    # --- the shell session ------------------------------------------------------------------
+
+    @property
+    def commands(self) -> frozenset[str]:
+        """The shell's command names (applets and builtins), for :func:`detect_language`."""
+        if self._commands is None:
+            # Asked from inside execute() (which holds the lock) or before any execution.
+            self._commands = frozenset(self._driver.commands())
+        return self._commands
+
+    def reset_shell(self) -> None:
+        """Forget the shell session: variables, functions and options; the working directory
+        goes back to ``/workspace``. Files are kept."""
+        self._fs_call({"op": "shell_reset"}, None)
+
     # --- files ----------------------------------------------------------------------------
 
     def _fs_call(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
@@ -320,17 +347,26 @@ class Sandbox:
             return header, blob
 
     def snapshot(self) -> bytes:
-        """The sandbox's files as bytes, for :meth:`from_snapshot` (or to keep)."""
+        """The sandbox's files and shell session as bytes, for :meth:`from_snapshot`."""
         with self._lock:
-            return SNAPSHOT_MAGIC + self._driver.files()
+            session = self._driver.session()
+            files = self._driver.files()
+        return SNAPSHOT_MAGIC + struct.pack("<I", len(session)) + session + files
 
     def restore(self, snapshot: bytes) -> None:
-        """Replace the sandbox's files with those of ``snapshot`` (from :meth:`snapshot`)."""
-        if not snapshot.startswith(SNAPSHOT_MAGIC):
+        """Replace the sandbox's files and shell session with ``snapshot``'s (from
+        :meth:`snapshot`)."""
+        if not snapshot.startswith(SNAPSHOT_MAGIC) or len(snapshot) < len(SNAPSHOT_MAGIC) + 4:
             raise ValueError("not a corral snapshot (it must come from Sandbox.snapshot())")
-        header, _ = self._fs_call({"op": "restore"}, snapshot[len(SNAPSHOT_MAGIC) :])
+        body = snapshot[len(SNAPSHOT_MAGIC) :]
+        (length,) = struct.unpack_from("<I", body)
+        session, files = body[4 : 4 + length], body[4 + length :]
+        header, _ = self._fs_call({"op": "restore"}, files)
         if "error" in header:
             raise ValueError(f"the snapshot cannot be restored: {header['error']['message']}")
+        header, _ = self._fs_call({"op": "shell_restore"}, session)
+        if header.get("error"):
+            raise ValueError(f"the snapshot's shell session cannot be restored: {header['error']}")
 
     @classmethod
     def from_snapshot(cls, snapshot: bytes, *args: Any, **kwargs: Any) -> Sandbox:

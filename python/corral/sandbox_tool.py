@@ -47,12 +47,22 @@ class SandboxTool:
 
     @property
     def description(self) -> str:
-        """A description of the tool for the model, listing the functions it can call."""
-        lines = [
-            "Run JavaScript in an isolated sandbox. The code is the body of an async function: "
-            "use await, print with console.log, and `return` a value to output it. "
-            "No network, no require(); call these async functions (one object argument each):",
-        ]
+        """A description of the tool for the model: the languages, and the tools it can call."""
+        if self.language == "javascript":
+            lines = [
+                "Run JavaScript in an isolated sandbox. The code is the body of an async "
+                "function: use await, print with console.log, and `return` a value to output "
+                "it. No network, no require(); files via the global fs (Node-like) under "
+                "/workspace. Call these async functions (one object argument each):",
+            ]
+        else:
+            lines = [
+                "Run a bash script (GNU tools: grep, sed, awk, jq, sort, find, ...) or "
+                "JavaScript in an isolated sandbox with a persistent /workspace. Shell: call a "
+                "tool with `tool NAME --key value` (prints JSON; pipe it to jq). JavaScript: "
+                "the code is the body of an async function; tools are async functions taking "
+                "one object:",
+            ]
         for tool in self.sandbox.tools.values():
             props = tool.parameters.get("properties", {})
             fields = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in props.items())
@@ -66,8 +76,8 @@ class SandboxTool:
         return {
             "type": "object",
             "properties": {
-                "code": {"type": "string", "description": "The JavaScript to run."},
-                "language": {"type": "string", "enum": ["javascript"]},
+                "code": {"type": "string", "description": "The script to run."},
+                "language": {"type": "string", "enum": ["auto", "javascript", "shell"]},
             },
             "required": ["code"],
             "additionalProperties": False,
@@ -108,9 +118,12 @@ def create_bash_tool(
     limits: Limits | None = None,
     tool_handler: ToolHandler | None = None,
 ) -> SandboxTool:
-    """The code-mode tool agents get by default; same arguments as :func:`create_sandbox_tool`.
+    """The code-mode tool agents get by default: bash and JavaScript in one sandbox.
 
-    Today it runs JavaScript; once the guest's shell lands, ``run`` without a language will
-    choose between the shell and JavaScript by a documented rule.
+    Same arguments as :func:`create_sandbox_tool`. ``run(code)`` without a language picks the
+    shell or JavaScript by the rule of :func:`corral.language.detect_language` (``echo hi``
+    is the shell, ``return 1`` is JavaScript); ``language=`` always overrides it.
     """
-    return create_sandbox_tool(tools, constraints, max_calls, limits, tool_handler)
+    definitions = [_definition(t) for t in tools or ()]
+    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
+    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits), language="auto")

@@ -11,8 +11,8 @@ use rquickjs::{ArrayBuffer, Ctx, Function, IntoJs, Object, TypedArray, Value};
 
 use crate::vfs::{FileKind, Stat, Vfs, VfsError};
 
-/// Where relative paths point: the shell's working directory, shared with it.
-pub type Cwd = Rc<RefCell<String>>;
+/// Where relative paths point: the shell's working directory, read at each call.
+pub type Cwd = Rc<dyn Fn() -> String>;
 
 type Reply<'js> = rquickjs::Result<Value<'js>>;
 
@@ -29,7 +29,7 @@ pub fn install<'js>(
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, path: String, text: bool| {
-                read(&ctx, &v.borrow(), &c.borrow(), &path, text)
+                read(&ctx, &v.borrow(), &c(), &path, text)
             },
         )?,
     )?;
@@ -41,7 +41,7 @@ pub fn install<'js>(
             move |ctx: Ctx<'js>, path: String, data: Value<'js>, append: bool| {
                 let bytes = bytes_of(&data);
                 let mut vfs = v.borrow_mut();
-                let cwd = c.borrow();
+                let cwd = c();
                 let result = if append {
                     vfs.append(&cwd, &path, &bytes)
                 } else {
@@ -57,15 +57,7 @@ pub fn install<'js>(
         Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, op: String, path: String, other: String, flag: bool| {
-                operation(
-                    &ctx,
-                    &mut v.borrow_mut(),
-                    &c.borrow(),
-                    &op,
-                    &path,
-                    &other,
-                    flag,
-                )
+                operation(&ctx, &mut v.borrow_mut(), &c(), &op, &path, &other, flag)
             },
         )?,
     )?;

@@ -13,11 +13,14 @@ use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
 use serde::Serialize;
 
 pub mod fs;
+pub mod shell;
 
 use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
 use crate::protocol::{Limits, ToolSpec};
+use crate::shell::interp::Shell;
 use crate::vfs::Vfs;
+use shell::ShellTasks;
 
 const PRELUDE: &str = include_str!("prelude.js");
 /// Code runs as the body of this async function; the prefix shares the code's first line, so
@@ -155,6 +158,8 @@ pub struct JsEngine {
     pub shared: Rc<Shared>,
     /// Deadline state, shared with the interrupt handler.
     pub interrupt: Rc<Interrupt>,
+    /// `shell.exec` commands in flight.
+    pub shell_tasks: Rc<ShellTasks>,
 }
 
 impl JsEngine {
@@ -165,7 +170,7 @@ impl JsEngine {
         output: Rc<RefCell<Output>>,
         queue: Rc<HostQueue>,
         vfs: &Rc<RefCell<Vfs>>,
-        cwd: &fs::Cwd,
+        sh: &Shell,
     ) -> Result<Self, EngineError> {
         let rt = Runtime::new()?;
         rt.set_memory_limit(usize::try_from(limits.memory).unwrap_or(usize::MAX));
@@ -178,13 +183,15 @@ impl JsEngine {
             queue,
             stdin: RefCell::default(),
         });
-        let hooks = ctx.with(|ctx| install(&ctx, tools, &shared, vfs, cwd))?;
+        let shell_tasks = Rc::new(ShellTasks::default());
+        let hooks = ctx.with(|ctx| install(&ctx, tools, &shared, vfs, sh, &shell_tasks))?;
         Ok(JsEngine {
             hooks,
             ctx,
             rt,
             shared,
             interrupt,
+            shell_tasks,
         })
     }
 
@@ -278,6 +285,16 @@ impl JsEngine {
         })
     }
 
+    /// Runs the `shell.exec` commands as far as they go and settles the promises of the
+    /// finished ones; true if any finished.
+    pub fn poll_shell(&self) -> Result<bool, EngineError> {
+        let done = self.shell_tasks.poll();
+        for (id, (status, stdout, stderr)) in &done {
+            self.settle(*id, Ok(&shell::result_json(*status, stdout, stderr)))?;
+        }
+        Ok(!done.is_empty())
+    }
+
     /// Discards what an abandoned execution left behind: queued jobs and pending calls.
     pub fn reset(&self) -> Result<(), EngineError> {
         self.interrupt.force.set(true);
@@ -291,6 +308,7 @@ impl JsEngine {
         self.interrupt.force.set(false);
         self.interrupt.fired.set(false);
         self.shared.queue.clear();
+        self.shell_tasks.clear();
         self.ctx
             .with(|ctx| Ok(self.hook(&ctx, "reset")?.call::<_, ()>(())?))
     }
@@ -302,10 +320,14 @@ fn install(
     tools: &[ToolSpec],
     shared: &Rc<Shared>,
     vfs: &Rc<RefCell<Vfs>>,
-    cwd: &fs::Cwd,
+    sh: &Shell,
+    shell_tasks: &Rc<ShellTasks>,
 ) -> Result<Persistent<Object<'static>>, EngineError> {
     let native = Object::new(ctx.clone())?;
-    fs::install(ctx, &native, vfs, cwd)?;
+    let session = sh.clone();
+    let cwd: fs::Cwd = Rc::new(move || session.cwd());
+    fs::install(ctx, &native, vfs, &cwd)?;
+    shell::install(ctx, &native, sh, &shared.queue, shell_tasks)?;
     let out = Rc::clone(shared);
     native.set(
         "write",

@@ -255,6 +255,27 @@
   fsApi.exists = (path) => Promise.resolve(sync.existsSync(path));
   define("fs", Object.freeze(fsApi));
 
+  // --- shell ------------------------------------------------------------------------------
+  // The sandbox's shell session (same files, cwd and variables as shell executions).
+  const shellFailure = (cmd, r) => Object.assign(
+    new Error(`command failed with exit code ${r.exitCode}: ${cmd}` +
+      (r.stderr ? `\n${r.stderr.replace(/\n$/, "")}` : "")),
+    { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
+  function shell(cmd) {
+    const r = native.shellSync(String(cmd));
+    if (r === null) {
+      throw new Error("shell(cmd) cannot wait for tools or sleep; use " +
+        "`await shell.exec(cmd)` for this command");
+    }
+    if (r.exitCode !== 0) throw shellFailure(cmd, r);
+    return r.stdout;
+  }
+  shell.exec = function exec(cmd) {
+    const id = native.shellStart(String(cmd));
+    return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+  };
+  define("shell", shell);
+
   // --- what a model reaches for out of habit --------------------------------------------
   const example = tools.length ? ` e.g. ${callForm(tools[0])}` : "";
   const toolsHint = `Tools are global async functions taking one object${example}; ` +

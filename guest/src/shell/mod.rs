@@ -10,3 +10,5 @@ mod lexer;
 mod parser;
 
 pub use parser::{parse, ParseError};
+pub mod builtins;
+pub mod interp;

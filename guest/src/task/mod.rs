@@ -52,6 +52,11 @@ impl Deadline {
         self.expired.set(false);
     }
 
+    /// Whether [`Deadline::expired`] has found the execution out of time.
+    pub fn fired(&self) -> bool {
+        self.expired.get()
+    }
+
     /// Whether the execution is out of time; once true, stays true until [`Deadline::set`].
     pub fn expired(&self) -> bool {
         if self.expired.get() {

@@ -1,6 +1,95 @@
 //! File and system applets: ls, find, cp, mv, rm, tar, gzip, checksums, xargs, date, ...
+//!
+//! Shared helpers (quoting, time, globbing, running children) live in `shared/`; each applet
+//! is one file, and the big ones (find, diff, tar) have their own folders.
+
+mod shared;
+
+mod base64;
+mod checksum;
+mod cp;
+mod date;
+mod diff;
+mod du;
+mod env;
+mod find;
+mod gzip;
+mod ln;
+mod ls;
+mod mkdir;
+mod mv;
+mod pwd;
+mod realpath;
+mod rm;
+mod rmdir;
+mod sleep;
+mod stat;
+mod tar;
+mod touch;
+mod truefalse;
+mod xargs;
+
+#[cfg(test)]
+mod testutil;
 
 use super::Applet;
 
 /// The applets of this group.
-pub static APPLETS: &[&Applet] = &[];
+pub static APPLETS: &[&Applet] = &[
+    &truefalse::TRUE,
+    &truefalse::FALSE,
+    &pwd::APPLET,
+    &ls::APPLET,
+    &find::APPLET,
+    &xargs::APPLET,
+    &base64::APPLET,
+    &checksum::MD5SUM,
+    &checksum::SHA1SUM,
+    &checksum::SHA224SUM,
+    &checksum::SHA256SUM,
+    &checksum::SHA384SUM,
+    &checksum::SHA512SUM,
+    &gzip::GZIP,
+    &gzip::GUNZIP,
+    &gzip::ZCAT,
+    &tar::APPLET,
+    &diff::APPLET,
+    &env::ENV,
+    &env::PRINTENV,
+    &sleep::APPLET,
+    &date::APPLET,
+    &mkdir::APPLET,
+    &rmdir::APPLET,
+    &rm::APPLET,
+    &cp::APPLET,
+    &mv::APPLET,
+    &touch::APPLET,
+    &ln::APPLET,
+    &realpath::APPLET,
+    &stat::APPLET,
+    &du::APPLET,
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::applets::testing::run;
+
+    #[test]
+    fn every_applet_answers_help() {
+        for applet in super::APPLETS {
+            let out = run(applet.name, &["--help"], "");
+            let want = if applet.name == "false" { 1 } else { 0 };
+            assert!(
+                out.stdout.starts_with(&format!("Usage: {}", applet.name)),
+                "{}",
+                applet.name
+            );
+            assert_eq!(
+                (out.status, out.stderr.as_str()),
+                (want, ""),
+                "{}",
+                applet.name
+            );
+        }
+    }
+}

@@ -1,6 +1,37 @@
-//! grep, egrep and fgrep.
+//! grep, egrep and fgrep: GNU grep's options over the VFS, searching whole buffers with the
+//! `regex` crate. `posix` translates POSIX regular expressions for grep and sed alike.
+
+pub mod bytes;
+pub mod matcher;
+mod options;
+pub mod posix;
+mod run;
+mod scan;
+#[cfg(test)]
+mod tests;
 
 use super::Applet;
 
+/// `grep`.
+pub const GREP: Applet = Applet {
+    name: "grep",
+    usage: run::USAGE,
+    run: run::run,
+};
+
+/// `egrep`: `grep -E`.
+pub const EGREP: Applet = Applet {
+    name: "egrep",
+    usage: run::USAGE,
+    run: run::run,
+};
+
+/// `fgrep`: `grep -F`.
+pub const FGREP: Applet = Applet {
+    name: "fgrep",
+    usage: run::USAGE,
+    run: run::run,
+};
+
 /// The applets of this group.
-pub static APPLETS: &[&Applet] = &[];
+pub static APPLETS: &[&Applet] = &[&GREP, &EGREP, &FGREP];

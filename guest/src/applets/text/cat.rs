@@ -1,6 +1,7 @@
 //! `cat [-nbsAET] [FILE]...`: concatenate files (or stdin) to stdout.
 
-use crate::applets::common::{getopt, inputs_or_stdin, open_input, usage_error, warn, OptSpec};
+use crate::applets::common::{inputs_or_stdin, open_input, warn, OptSpec};
+use crate::applets::text::util::{finish, parse_args};
 use crate::applets::{Applet, Ctx};
 use crate::task::LocalFuture;
 
@@ -44,9 +45,9 @@ impl Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match getopt(&ctx.args, &SPEC) {
+        let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
             Ok(parsed) => parsed,
-            Err(message) => return usage_error(&mut ctx, message, 1).await,
+            Err(status) => return status,
         };
         let mut options = Options::default();
         for opt in &opts {
@@ -75,14 +76,11 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                     continue;
                 }
             };
-            if copy(&mut ctx, input, &options, &mut state).await.is_err() {
-                return 1;
+            if let Err(e) = copy(&mut ctx, input, &options, &mut state).await {
+                return finish(&mut ctx, Err(e)).await;
             }
         }
-        if ctx.stdout.flush().await.is_err() {
-            return 1;
-        }
-        status
+        finish(&mut ctx, Ok(status)).await
     })
 }
 
@@ -175,5 +173,7 @@ mod tests {
             }
         );
         assert_eq!(run("cat", &["-z"], "").status, 1);
+        assert!(run("cat", &["--help"], "").stdout.starts_with("Usage: cat"));
+        assert_eq!(run("cat", &["-E", "-"], "x\n"), ok("x$\n"));
     }
 }

@@ -1,9 +1,95 @@
-//! Text applets: cat, echo, and the line tools (head, sort, cut, ...).
+//! Text applets: the line and byte tools agents pipe together (head, tail, wc, sort, uniq,
+//! cut, tr, paste, join, comm, column, ...), plus printf, expr, seq, yes, tee, split,
+//! basename and dirname.
+//!
+//! They follow GNU coreutils (util-linux for `column` and `rev`; bash's builtins for `printf`
+//! and `echo`, which is what an agent's shell runs), with these choices:
+//! - Collation is the C locale's byte order (`LC_ALL=C sort`); `wc -m`, `wc -L`, `rev`,
+//!   `expr length` and `column` decode UTF-8; `cut -c`, `tr`, `fold` and `expand` count
+//!   bytes, as GNU's do.
+//! - Messages quote with ASCII `'...'` (GNU uses curly quotes in UTF-8 locales).
+//! - Every table of test cases is replayed against the real tools by the ignored `gnu`
+//!   tests: `cargo test applets::text -- --ignored`.
 
+mod basename;
+mod bre;
 mod cat;
+mod column;
+mod comm;
+mod cut;
+mod dirname;
 mod echo;
+mod expand;
+mod expr;
+mod fold;
+mod head;
+mod join;
+mod nl;
+mod paste;
+mod printf;
+mod rev;
+mod seq;
+mod sort;
+mod split;
+mod tac;
+mod tail;
+mod tee;
+mod tr;
+mod uniq;
+mod util;
+mod wc;
+mod width;
+mod yes;
+
+#[cfg(test)]
+mod cases;
 
 use super::Applet;
 
 /// The applets of this group.
-pub static APPLETS: &[&Applet] = &[&cat::APPLET, &echo::APPLET];
+pub static APPLETS: &[&Applet] = &[
+    &basename::APPLET,
+    &cat::APPLET,
+    &column::APPLET,
+    &comm::APPLET,
+    &cut::APPLET,
+    &dirname::APPLET,
+    &expr::APPLET,
+    &echo::APPLET,
+    &expand::APPLET,
+    &fold::APPLET,
+    &head::APPLET,
+    &join::APPLET,
+    &nl::APPLET,
+    &paste::APPLET,
+    &printf::APPLET,
+    &rev::APPLET,
+    &seq::APPLET,
+    &sort::APPLET,
+    &split::APPLET,
+    &tac::APPLET,
+    &tail::APPLET,
+    &tee::APPLET,
+    &tr::APPLET,
+    &uniq::APPLET,
+    &wc::APPLET,
+    &yes::APPLET,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::APPLETS;
+    use crate::applets::testing::run;
+
+    #[test]
+    fn every_applet_but_echo_prints_its_usage_for_help() {
+        for applet in APPLETS.iter().filter(|a| a.name != "echo") {
+            let out = run(applet.name, &["--help"], "");
+            let want = format!("Usage: {}", applet.name);
+            assert!(out.stdout.starts_with(&want), "{}: {out:?}", applet.name);
+            assert_eq!(out.status, 0, "{}", applet.name);
+        }
+        // bash's builtin echo prints its arguments, --help included.
+        assert_eq!(run("echo", &["--help"], "").stdout, "--help\n");
+    }
+}

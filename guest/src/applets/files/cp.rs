@@ -1,0 +1,503 @@
+//! `cp [-rRapfnuvdLP] [-t DIR] [-T] SOURCE... DEST`: copy files and directory trees.
+//! Copies share their bytes with the original until either changes (the VFS copies on write).
+
+use super::shared::{conclude, err_str, join, out_str, parse_args, plan_targets, quote, Res};
+use crate::applets::common::{warn, OptSpec};
+use crate::applets::{Applet, Ctx};
+use crate::task::LocalFuture;
+use crate::vfs::{FileKind, Stat};
+
+/// The `cp` applet.
+pub const APPLET: Applet = Applet {
+    name: "cp",
+    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    run,
+};
+
+const SPEC: OptSpec = OptSpec {
+    short: "rRapfnuvdLPTiH",
+    short_val: "t",
+    long: &[
+        "recursive",
+        "archive",
+        "force",
+        "no-clobber",
+        "update",
+        "verbose",
+        "no-dereference",
+        "dereference",
+        "no-target-directory",
+        "interactive",
+        "preserve",
+    ],
+    long_val: &["target-directory"],
+    digits: None,
+    stop_at_operand: false,
+};
+
+#[derive(Default)]
+struct Options {
+    recursive: bool,
+    preserve: bool,
+    no_clobber: bool,
+    interactive: bool,
+    update: bool,
+    verbose: bool,
+    no_deref: bool,
+    deref: bool,
+    no_target_dir: bool,
+    target_dir: Option<String>,
+}
+
+fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(async move {
+        let args = ctx
+            .args
+            .iter()
+            .map(|a| {
+                if a.starts_with("--preserve=") {
+                    "--preserve".to_string()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        ctx.args = args;
+        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+            Ok(parsed) => parsed,
+            Err(status) => return status,
+        };
+        let mut o = Options::default();
+        for opt in &opts {
+            match opt {
+                _ if opt.is('r', "recursive") || opt.is('R', "recursive") => o.recursive = true,
+                _ if opt.is('a', "archive") => {
+                    (o.recursive, o.no_deref, o.preserve) = (true, true, true)
+                }
+                _ if opt.is('p', "preserve") => o.preserve = true,
+                _ if opt.is('f', "force") => (o.no_clobber, o.interactive) = (false, false),
+                _ if opt.is('n', "no-clobber") => (o.no_clobber, o.interactive) = (true, false),
+                _ if opt.is('i', "interactive") => (o.interactive, o.no_clobber) = (true, false),
+                _ if opt.is('u', "update") => o.update = true,
+                _ if opt.is('v', "verbose") => o.verbose = true,
+                _ if opt.is('d', "no-dereference") || opt.is('P', "\0") => {
+                    (o.no_deref, o.deref) = (true, false)
+                }
+                _ if opt.is('L', "dereference") => (o.deref, o.no_deref) = (true, false),
+                _ if opt.is('T', "no-target-directory") => o.no_target_dir = true,
+                _ if opt.is('t', "target-directory") => {
+                    o.target_dir = Some(opt.value().to_string())
+                }
+                _ => {}
+            }
+        }
+        let pairs = match plan_targets(
+            &mut ctx,
+            &operands,
+            o.target_dir.as_deref(),
+            o.no_target_dir,
+        )
+        .await
+        {
+            Ok(pairs) => pairs,
+            Err(status) => return status,
+        };
+        let mut status = 0;
+        // GNU names the destination operand (not the path inside it) in some messages.
+        let shown = o
+            .target_dir
+            .clone()
+            .or_else(|| operands.last().cloned())
+            .unwrap_or_default();
+        for (src, dst) in &pairs {
+            match copy_operand(&mut ctx, src, dst, &shown, &o).await {
+                Ok(true) => {}
+                Ok(false) => status = 1,
+                Err(exit) => return conclude(&mut ctx, Err(exit)).await,
+            }
+        }
+        conclude(&mut ctx, Ok(status)).await
+    })
+}
+
+fn metadata(ctx: &Ctx, path: &str, follow: bool) -> Result<Stat, crate::vfs::VfsError> {
+    let vfs = ctx.vfs.borrow();
+    if follow {
+        vfs.stat(&ctx.cwd, path)
+    } else {
+        vfs.lstat(&ctx.cwd, path)
+    }
+}
+
+/// Copies one command-line source; false after a reported failure.
+async fn copy_operand(ctx: &mut Ctx, src: &str, dst: &str, shown: &str, o: &Options) -> Res<bool> {
+    let follow = o.deref || !(o.recursive || o.no_deref);
+    let stat = match metadata(ctx, src, follow) {
+        Ok(stat) => stat,
+        Err(e) => {
+            warn(ctx, format_args!("cannot stat {}: {}", quote(src), e.code)).await;
+            return Ok(false);
+        }
+    };
+    if same_file(ctx, src, dst) {
+        warn(
+            ctx,
+            format_args!("{} and {} are the same file", quote(src), quote(dst)),
+        )
+        .await;
+        return Ok(false);
+    }
+    if stat.kind != FileKind::Dir {
+        return copy_leaf(ctx, src, dst, &stat, o).await;
+    }
+    if !o.recursive {
+        warn(
+            ctx,
+            format_args!("-r not specified; omitting directory {}", quote(src)),
+        )
+        .await;
+        return Ok(false);
+    }
+    let inside = {
+        let vfs = ctx.vfs.borrow();
+        let from = vfs.canonicalize(&ctx.cwd, src).unwrap_or_default();
+        let to = super::realpath::canonical(&vfs, &ctx.cwd, dst, super::realpath::Missing::Any)
+            .unwrap_or_default();
+        to == from || to.starts_with(&format!("{from}/"))
+    };
+    if inside {
+        let message = format!(
+            "cannot copy a directory, {}, into itself, {}",
+            quote(src),
+            quote(shown)
+        );
+        warn(ctx, message).await;
+        return Ok(false);
+    }
+    copy_tree(ctx, src, dst, o).await
+}
+
+/// Whether `a` and `b` are one node (both exist and resolve to the same path).
+fn same_file(ctx: &Ctx, a: &str, b: &str) -> bool {
+    let vfs = ctx.vfs.borrow();
+    match (vfs.canonicalize(&ctx.cwd, a), vfs.canonicalize(&ctx.cwd, b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+async fn ask(ctx: &mut Ctx, prompt: &str) -> bool {
+    err_str(ctx, prompt).await;
+    let answer = ctx.stdin.read_line().await.unwrap_or_default();
+    matches!(answer.first(), Some(b'y' | b'Y'))
+}
+
+/// Copies a file or symlink to `dst`; false after a reported failure.
+async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options) -> Res<bool> {
+    let existing = metadata(ctx, dst, false).ok();
+    if let Some(old) = &existing {
+        let target_kind = metadata(ctx, dst, true).map(|s| s.kind).unwrap_or(old.kind);
+        if target_kind == FileKind::Dir {
+            warn(
+                ctx,
+                format_args!(
+                    "cannot overwrite directory {} with non-directory",
+                    quote(dst)
+                ),
+            )
+            .await;
+            return Ok(false);
+        }
+        if o.no_clobber || (o.update && old.mtime_ms >= stat.mtime_ms) {
+            return Ok(true);
+        }
+        if o.interactive && !ask(ctx, &format!("cp: overwrite {}? ", quote(dst))).await {
+            return Ok(true);
+        }
+    }
+    let result = {
+        let mut vfs = ctx.vfs.borrow_mut();
+        if stat.kind == FileKind::Symlink {
+            let target = vfs.read_link(&ctx.cwd, src).unwrap_or_default();
+            if existing.is_some() {
+                let _ = vfs.remove_file(&ctx.cwd, dst);
+            }
+            vfs.symlink(&ctx.cwd, &target, dst)
+                .map_err(|e| ("symbolic link", e))
+        } else {
+            vfs.copy_file(&ctx.cwd, src, dst)
+                .map_err(|e| ("regular file", e))
+        }
+    };
+    if let Err((what, e)) = result {
+        warn(
+            ctx,
+            format_args!("cannot create {what} {}: {}", quote(dst), e.code),
+        )
+        .await;
+        return Ok(false);
+    }
+    if stat.kind != FileKind::Symlink {
+        let mut vfs = ctx.vfs.borrow_mut();
+        if existing.is_none() || o.preserve {
+            let _ = vfs.set_mode(&ctx.cwd, dst, stat.mode);
+        }
+        if o.preserve {
+            let _ = vfs.set_mtime(&ctx.cwd, dst, Some(stat.mtime_ms));
+        }
+    }
+    if o.verbose {
+        out_str(ctx, &format!("{} -> {}\n", quote(src), quote(dst))).await?;
+    }
+    Ok(true)
+}
+
+/// Copies a directory tree, parents before children, without recursion.
+async fn copy_tree(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool> {
+    let mut ok = true;
+    let mut stack = vec![(src.to_string(), dst.to_string())];
+    let mut stamps = Vec::new();
+    while let Some((from, to)) = stack.pop() {
+        let stat = match metadata(ctx, &from, from == src && o.deref) {
+            Ok(stat) => stat,
+            Err(e) => {
+                warn(
+                    ctx,
+                    format_args!("cannot stat {}: {}", quote(&from), e.code),
+                )
+                .await;
+                ok = false;
+                continue;
+            }
+        };
+        if stat.kind != FileKind::Dir {
+            ok &= copy_leaf(ctx, &from, &to, &stat, o).await?;
+            continue;
+        }
+        if !make_dir(ctx, &from, &to, &stat, o).await? {
+            ok = false;
+            continue;
+        }
+        if o.preserve {
+            stamps.push((to.clone(), stat.mtime_ms));
+        }
+        let entries = ctx
+            .vfs
+            .borrow()
+            .read_dir(&ctx.cwd, &from)
+            .unwrap_or_default();
+        for (name, _) in entries.iter().rev() {
+            stack.push((join(&from, name), join(&to, name)));
+        }
+    }
+    let mut vfs = ctx.vfs.borrow_mut();
+    for (dir, mtime) in stamps.iter().rev() {
+        let _ = vfs.set_mtime(&ctx.cwd, dir, Some(*mtime));
+    }
+    Ok(ok)
+}
+
+/// Makes (or reuses) the destination directory of a copied one.
+async fn make_dir(ctx: &mut Ctx, from: &str, to: &str, stat: &Stat, o: &Options) -> Res<bool> {
+    let existing = metadata(ctx, to, true).map(|s| s.kind);
+    match existing {
+        Ok(FileKind::Dir) => return Ok(true),
+        Ok(_) => {
+            let message = format!(
+                "cannot overwrite non-directory {} with directory {}",
+                quote(to),
+                quote(from)
+            );
+            warn(ctx, message).await;
+            return Ok(false);
+        }
+        Err(_) => {}
+    }
+    let made = ctx.vfs.borrow_mut().mkdir(&ctx.cwd, to);
+    if let Err(e) = made {
+        warn(
+            ctx,
+            format_args!("cannot create directory {}: {}", quote(to), e.code),
+        )
+        .await;
+        return Ok(false);
+    }
+    let _ = ctx.vfs.borrow_mut().set_mode(&ctx.cwd, to, stat.mode);
+    if o.verbose {
+        out_str(ctx, &format!("{} -> {}\n", quote(from), quote(to))).await?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::applets::files::testutil::{both, err, mtime, set_mtime, tree};
+    use crate::applets::testing::{ok, run, run_in, vfs_with};
+
+    #[test]
+    fn cp_files() {
+        let vfs = vfs_with(&[("a", "hi\n"), ("d/.k", "")]);
+        assert_eq!(run_in(&vfs, "cp", &["a", "b"], ""), ok(""));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-v", "a", "d"], ""),
+            ok("'a' -> 'd/a'\n")
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["-v", "a", "d/"], ""),
+            ok("'a' -> 'd/a'\n")
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "nope/x"], ""),
+            err(
+                "cp: cannot create regular file 'nope/x': No such file or directory\n",
+                1
+            )
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["nope", "x"], ""),
+            err("cp: cannot stat 'nope': No such file or directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "a"], ""),
+            err("cp: 'a' and 'a' are the same file\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "./d/../a"], ""),
+            err("cp: 'a' and './d/../a' are the same file\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["-T", "a", "d"], ""),
+            err("cp: cannot overwrite directory 'd' with non-directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "/etc/x"], ""),
+            err(
+                "cp: cannot create regular file '/etc/x': Permission denied\n",
+                1
+            )
+        );
+        assert_eq!(tree(&vfs), "a=hi\n\nb=hi\n\nd/\nd/.k=\nd/a=hi\n");
+    }
+
+    #[test]
+    fn cp_clobbering() {
+        let vfs = vfs_with(&[("a", "new"), ("b", "old")]);
+        assert_eq!(run_in(&vfs, "cp", &["-n", "a", "b"], ""), ok(""));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-i", "a", "b"], "n\n"),
+            err("cp: overwrite 'b'? ", 0)
+        );
+        assert_eq!(tree(&vfs), "a=new\nb=old");
+        set_mtime(&vfs, "a", 5.0);
+        assert_eq!(run_in(&vfs, "cp", &["-u", "a", "b"], ""), ok(""));
+        assert_eq!(tree(&vfs), "a=new\nb=old");
+        assert_eq!(
+            run_in(&vfs, "cp", &["-i", "a", "b"], "y\n"),
+            err("cp: overwrite 'b'? ", 0)
+        );
+        assert_eq!(tree(&vfs), "a=new\nb=new");
+        assert_eq!(run_in(&vfs, "cp", &["-p", "a", "c"], ""), ok(""));
+        assert_eq!((mtime(&vfs, "b"), mtime(&vfs, "c")), (1.7e9, 5.0));
+        assert_eq!(run_in(&vfs, "cp", &["-f", "a", "b"], ""), ok(""));
+    }
+
+    #[test]
+    fn cp_directories() {
+        let vfs = vfs_with(&[("a", "A"), ("b", "B"), ("d/a", "1"), ("d/sub/x", "2")]);
+        let _ = vfs.borrow_mut().symlink("/workspace", "../a", "d/l");
+        assert_eq!(
+            run_in(&vfs, "cp", &["d", "e"], ""),
+            err("cp: -r not specified; omitting directory 'd'\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["-rv", "d", "e"], ""),
+            ok("'d' -> 'e'\n'd/a' -> 'e/a'\n'd/l' -> 'e/l'\n'd/sub' -> 'e/sub'\n'd/sub/x' -> 'e/sub/x'\n")
+        );
+        assert_eq!(run_in(&vfs, "cp", &["-rv", "d", "e"], ""), ok("'d' -> 'e/d'\n'd/a' -> 'e/d/a'\n'd/l' -> 'e/d/l'\n'd/sub' -> 'e/d/sub'\n'd/sub/x' -> 'e/d/sub/x'\n"));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-r", "d", "d/sub"], ""),
+            err(
+                "cp: cannot copy a directory, 'd', into itself, 'd/sub'\n",
+                1
+            )
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["-r", "d", "a"], ""),
+            err(
+                "cp: cannot overwrite non-directory 'a' with directory 'd'\n",
+                1
+            )
+        );
+        assert_eq!(run_in(&vfs, "rm", &["-r", "e"], ""), ok(""));
+        assert_eq!(run_in(&vfs, "cp", &["-a", "d/", "f/"], ""), ok(""));
+        assert_eq!(tree(&vfs), "a=A\nb=B\nd/\nd/a=1\nd/l->../a\nd/sub/\nd/sub/x=2\nf/\nf/a=1\nf/l->../a\nf/sub/\nf/sub/x=2");
+    }
+
+    #[test]
+    fn cp_dot_copies_contents() {
+        let vfs = vfs_with(&[("src/a", "1"), ("src/sub/b", "2"), ("t/.k", "")]);
+        assert_eq!(
+            run_in(&vfs, "cp", &["-rv", "src/.", "t/"], ""),
+            ok("'src/./a' -> 't/./a'\n'src/./sub' -> 't/./sub'\n'src/./sub/b' -> 't/./sub/b'\n")
+        );
+        assert_eq!(
+            tree(&vfs),
+            "src/\nsrc/a=1\nsrc/sub/\nsrc/sub/b=2\nt/\nt/.k=\nt/a=1\nt/sub/\nt/sub/b=2"
+        );
+    }
+
+    #[test]
+    fn cp_many_and_usage() {
+        let vfs = vfs_with(&[("a", "A"), ("b", "B"), ("d/.k", "")]);
+        let _ = vfs.borrow_mut().symlink("/workspace", "a", "l");
+        assert_eq!(
+            run_in(&vfs, "cp", &["-t", "d", "a", "b", "-v"], ""),
+            ok("'a' -> 'd/a'\n'b' -> 'd/b'\n")
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "b", "x"], ""),
+            err("cp: target 'x': No such file or directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "b", "a"], ""),
+            err("cp: target 'a': Not a directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["-T", "a", "b", "c"], ""),
+            err(
+                "cp: extra operand 'c'\nTry 'cp --help' for more information.\n",
+                1
+            )
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["-t", "nope", "a"], ""),
+            err(
+                "cp: target directory 'nope': No such file or directory\n",
+                1
+            )
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &[], ""),
+            err(
+                "cp: missing file operand\nTry 'cp --help' for more information.\n",
+                1
+            )
+        );
+        assert_eq!(run_in(&vfs, "cp", &["a"], ""), err("cp: missing destination file operand after 'a'\nTry 'cp --help' for more information.\n", 1));
+        assert_eq!(run_in(&vfs, "cp", &["l", "c"], ""), ok(""));
+        assert_eq!(run_in(&vfs, "cp", &["-d", "l", "c2"], ""), ok(""));
+        assert_eq!(
+            run_in(&vfs, "cp", &["--preserve=mode,timestamps", "a", "c3"], ""),
+            ok("")
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["nope", "a", "c4"], ""),
+            both("", "cp: target 'c4': No such file or directory\n", 1)
+        );
+        assert_eq!(
+            tree(&vfs),
+            "a=A\nb=B\nc=A\nc2->a\nc3=A\nd/\nd/.k=\nd/a=A\nd/b=B\nl->a"
+        );
+        assert_eq!(run("cp", &["-Z"], "").status, 1);
+    }
+}

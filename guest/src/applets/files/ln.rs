@@ -1,0 +1,284 @@
+//! `ln -s [-fnvTr] TARGET [LINK]` / `ln -s TARGET... DIRECTORY`: make symbolic links.
+//! The VFS has no hard links: `ln` without `-s` fails and says to use `-s`.
+
+use super::shared::{
+    basename, conclude, dirname, join, out_str, parse_args, quote, quote_if_needed, relative, Res,
+};
+use crate::applets::common::{usage_error, warn, OptSpec};
+use crate::applets::{Applet, Ctx};
+use crate::task::LocalFuture;
+use crate::vfs::{resolve, FileKind};
+
+/// The `ln` applet.
+pub const APPLET: Applet = Applet {
+    name: "ln",
+    usage: "ln -s [OPTION]... TARGET [LINK_NAME]\n  or:  ln -s [OPTION]... TARGET... DIRECTORY\nCreate symbolic links (hard links are not available in this sandbox).\n  -s, --symbolic             make symbolic links instead of hard links (required)\n  -f, --force                remove existing destination files\n  -n, --no-dereference       treat LINK_NAME as a normal file if it is a symlink to a dir\n  -r, --relative             make the link's target relative to the link's location\n  -T, --no-target-directory  treat LINK_NAME as a normal file always\n  -t, --target-directory=DIR create the links in DIR\n  -v, --verbose              print the name of each linked file",
+    run,
+};
+
+const SPEC: OptSpec = OptSpec {
+    short: "sfnrTvL",
+    short_val: "t",
+    long: &[
+        "symbolic",
+        "force",
+        "no-dereference",
+        "relative",
+        "no-target-directory",
+        "verbose",
+        "logical",
+    ],
+    long_val: &["target-directory"],
+    digits: None,
+    stop_at_operand: false,
+};
+
+#[derive(Default)]
+struct Options {
+    symbolic: bool,
+    force: bool,
+    no_deref: bool,
+    relative: bool,
+    no_target_dir: bool,
+    verbose: bool,
+    target_dir: Option<String>,
+}
+
+fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(async move {
+        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+            Ok(parsed) => parsed,
+            Err(status) => return status,
+        };
+        let mut o = Options::default();
+        for opt in &opts {
+            match opt {
+                _ if opt.is('s', "symbolic") => o.symbolic = true,
+                _ if opt.is('f', "force") => o.force = true,
+                _ if opt.is('n', "no-dereference") => o.no_deref = true,
+                _ if opt.is('r', "relative") => o.relative = true,
+                _ if opt.is('T', "no-target-directory") => o.no_target_dir = true,
+                _ if opt.is('v', "verbose") => o.verbose = true,
+                _ if opt.is('t', "target-directory") => {
+                    o.target_dir = Some(opt.value().to_string())
+                }
+                _ => {}
+            }
+        }
+        let pairs = match plan(&mut ctx, &operands, &o).await {
+            Ok(pairs) => pairs,
+            Err(status) => return status,
+        };
+        let mut status = 0;
+        for (target, link) in pairs {
+            match make_link(&mut ctx, &target, &link, &o).await {
+                Ok(true) => {}
+                Ok(false) => status = 1,
+                Err(exit) => return conclude(&mut ctx, Err(exit)).await,
+            }
+        }
+        conclude(&mut ctx, Ok(status)).await
+    })
+}
+
+/// Whether `path` is a directory to put links in (a symlink to one counts unless `-n`).
+fn is_dir(ctx: &Ctx, path: &str, follow: bool) -> bool {
+    let vfs = ctx.vfs.borrow();
+    let stat = if follow {
+        vfs.stat(&ctx.cwd, path)
+    } else {
+        vfs.lstat(&ctx.cwd, path)
+    };
+    stat.is_ok_and(|s| s.kind == FileKind::Dir)
+}
+
+/// The (target, link name) pairs the operands ask for.
+async fn plan(
+    ctx: &mut Ctx,
+    operands: &[String],
+    o: &Options,
+) -> Result<Vec<(String, String)>, i32> {
+    if operands.is_empty() {
+        return Err(usage_error(ctx, "missing file operand", 1).await);
+    }
+    let into = |dir: &str, targets: &[String]| -> Vec<(String, String)> {
+        targets
+            .iter()
+            .map(|t| (t.clone(), join(dir, basename(t))))
+            .collect()
+    };
+    if let Some(dir) = &o.target_dir {
+        if !is_dir(ctx, dir, true) {
+            warn(
+                ctx,
+                format_args!("target {}: No such file or directory", quote(dir)),
+            )
+            .await;
+            return Err(1);
+        }
+        return Ok(into(dir, operands));
+    }
+    match operands {
+        [target] => Ok(into(".", std::slice::from_ref(target))),
+        [target, link] if o.no_target_dir || !is_dir(ctx, link, !o.no_deref) => {
+            Ok(vec![(target.clone(), link.clone())])
+        }
+        [_, _, extra, ..] if o.no_target_dir => {
+            Err(usage_error(ctx, format!("extra operand {}", quote(extra)), 1).await)
+        }
+        [sources @ .., dir] if is_dir(ctx, dir, true) => Ok(into(dir, sources)),
+        [.., dir] => {
+            let exists = ctx.vfs.borrow().exists(&ctx.cwd, dir);
+            let why = if exists {
+                "Not a directory"
+            } else {
+                "No such file or directory"
+            };
+            warn(ctx, format_args!("target {}: {why}", quote(dir))).await;
+            Err(1)
+        }
+        [] => Ok(Vec::new()),
+    }
+}
+
+async fn make_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<bool> {
+    if !o.symbolic {
+        let exists = ctx.vfs.borrow().exists(&ctx.cwd, target);
+        let message = if exists {
+            format!(
+                "failed to create hard link {} => {}: Operation not supported (this sandbox has no hard links; use 'ln -s')",
+                quote(link),
+                quote(target)
+            )
+        } else {
+            format!(
+                "failed to access {}: No such file or directory",
+                quote(target)
+            )
+        };
+        warn(ctx, message).await;
+        return Ok(false);
+    }
+    let stored = if o.relative {
+        let abs_target = resolve(&ctx.cwd, target);
+        let link_dir = resolve(&ctx.cwd, dirname(link));
+        relative(&link_dir, &abs_target)
+    } else {
+        target.to_string()
+    };
+    let existing = ctx.vfs.borrow().lstat(&ctx.cwd, link).map(|s| s.kind);
+    if let Ok(kind) = existing {
+        if !o.force {
+            let message = format!(
+                "failed to create symbolic link {}: File exists",
+                quote(link)
+            );
+            warn(ctx, message).await;
+            return Ok(false);
+        }
+        if kind == FileKind::Dir {
+            warn(
+                ctx,
+                format_args!("{}: cannot overwrite directory", quote_if_needed(link)),
+            )
+            .await;
+            return Ok(false);
+        }
+        let _ = ctx.vfs.borrow_mut().remove_file(&ctx.cwd, link);
+    }
+    let made = ctx.vfs.borrow_mut().symlink(&ctx.cwd, &stored, link);
+    if let Err(e) = made {
+        let message = format!("failed to create symbolic link {}: {}", quote(link), e.code);
+        warn(ctx, message).await;
+        return Ok(false);
+    }
+    if o.verbose {
+        out_str(ctx, &format!("{} -> {}\n", quote(link), quote(&stored))).await?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::applets::files::testutil::{both, err, tree};
+    use crate::applets::testing::{ok, run, run_in, vfs_with};
+
+    #[test]
+    fn ln_symbolic() {
+        let vfs = vfs_with(&[("a", "A"), ("b", ""), ("d/.k", "")]);
+        assert_eq!(
+            run_in(&vfs, "ln", &["-sv", "a", "d"], ""),
+            ok("'d/a' -> 'a'\n")
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-s", "a", "d"], ""),
+            err("ln: failed to create symbolic link 'd/a': File exists\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-sfv", "b", "d/a"], ""),
+            ok("'d/a' -> 'b'\n")
+        );
+        assert_eq!(run_in(&vfs, "ln", &["-sr", "a", "d/rel"], ""), ok(""));
+        assert_eq!(
+            run_in(&vfs, "ln", &["-s", "a"], ""),
+            err("ln: failed to create symbolic link './a': File exists\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-sT", "a", "d"], ""),
+            err("ln: failed to create symbolic link 'd': File exists\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-sfT", "a", "d"], ""),
+            err("ln: d: cannot overwrite directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-s", "nowhere", "dangling"], ""),
+            ok("")
+        );
+        assert_eq!(
+            tree(&vfs),
+            "a=A\nb=\nd/\nd/.k=\nd/a->b\nd/rel->../a\ndangling->nowhere"
+        );
+    }
+
+    #[test]
+    fn ln_directories_and_errors() {
+        let vfs = vfs_with(&[("a", ""), ("b", ""), ("d/x", ""), ("e/y", "")]);
+        let _ = vfs.borrow_mut().symlink("/workspace", "d", "l");
+        assert_eq!(run_in(&vfs, "ln", &["-s", "a", "b", "e"], ""), ok(""));
+        assert_eq!(
+            run_in(&vfs, "ln", &["-s", "a", "b", "z"], ""),
+            err("ln: target 'z': No such file or directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-s", "a", "b", "a"], ""),
+            err("ln: target 'a': Not a directory\n", 1)
+        );
+        assert_eq!(run_in(&vfs, "ln", &["-sfn", "e", "l"], ""), ok(""));
+        assert_eq!(run_in(&vfs, "ln", &["-s", "-t", "d", "a"], ""), ok(""));
+        assert_eq!(
+            run_in(&vfs, "ln", &["a", "h"], ""),
+            err("ln: failed to create hard link 'h' => 'a': Operation not supported (this sandbox has no hard links; use 'ln -s')\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["nope", "h"], ""),
+            err(
+                "ln: failed to access 'nope': No such file or directory\n",
+                1
+            )
+        );
+        assert_eq!(
+            tree(&vfs),
+            "a=\nb=\nd/\nd/a->a\nd/x=\ne/\ne/a->a\ne/b->b\ne/y=\nl->e"
+        );
+        assert_eq!(
+            run("ln", &[], ""),
+            err(
+                "ln: missing file operand\nTry 'ln --help' for more information.\n",
+                1
+            )
+        );
+        assert_eq!(run("ln", &["-Q"], "").status, 1);
+        let _ = both;
+    }
+}

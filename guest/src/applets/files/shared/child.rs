@@ -1,0 +1,71 @@
+//! Running another command (`xargs`, `find -exec`) with its output forwarded to ours.
+//!
+//! `Host::exec` takes the child's streams by value and our `Output`s cannot be shared, so the
+//! child writes into two pipes that we drain into our stdout and stderr while it runs.
+
+use crate::applets::Ctx;
+use crate::task::{join_all, pipe, Input, LocalFuture, Output, PipeReader, Sink, WriteError};
+
+/// Runs `argv` in our working directory with `stdin`; resolves to its exit status, or the
+/// error of writing its output to ours (our reader went away, or the sink refused bytes).
+pub async fn run_child(ctx: &mut Ctx, argv: Vec<String>, stdin: Input) -> Result<i32, WriteError> {
+    let cwd = ctx.cwd.clone();
+    run_child_in(ctx, &cwd, argv, stdin).await
+}
+
+/// Like [`run_child`], in directory `cwd` (`find -execdir`).
+pub async fn run_child_in(
+    ctx: &mut Ctx,
+    cwd: &str,
+    argv: Vec<String>,
+    stdin: Input,
+) -> Result<i32, WriteError> {
+    let (out_reader, out_writer) = pipe();
+    let (err_reader, err_writer) = pipe();
+    let child = ctx.host.exec(
+        argv,
+        cwd.to_string(),
+        stdin,
+        Output::new(Sink::Pipe(out_writer)),
+        Output::new(Sink::Pipe(err_writer)),
+    );
+    let mut status = 0;
+    let mut failure = None;
+    {
+        let stdout = &mut ctx.stdout;
+        let stderr = &mut ctx.stderr;
+        let tasks: Vec<LocalFuture<'_, Step>> = vec![
+            Box::pin(async move { Step::Exited(child.await) }),
+            Box::pin(forward(out_reader, stdout)),
+            Box::pin(forward(err_reader, stderr)),
+        ];
+        for step in join_all(tasks).await {
+            match step {
+                Step::Exited(code) => status = code,
+                Step::Forwarded(Err(e)) if failure.is_none() => failure = Some(e),
+                Step::Forwarded(_) => {}
+            }
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(status),
+    }
+}
+
+enum Step {
+    Exited(i32),
+    Forwarded(Result<(), WriteError>),
+}
+
+/// Copies everything from `reader` to `output`; on a failed write it drops the reader so the
+/// child sees a broken pipe, as it would writing to a closed descriptor.
+async fn forward(mut reader: PipeReader, output: &mut Output) -> Step {
+    while let Some(chunk) = reader.read_chunk().await {
+        if let Err(e) = output.write(&chunk).await {
+            drop(reader);
+            return Step::Forwarded(Err(e));
+        }
+    }
+    Step::Forwarded(output.flush().await)
+}

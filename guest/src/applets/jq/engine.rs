@@ -1,0 +1,113 @@
+//! Compiling a jq program with jaq (our value type, jq's definitions and natives) and the
+//! data its natives share with the command line: inputs, stderr, the clock.
+
+use std::cell::RefCell;
+
+use jaq_core::load::{parse::Def, Arena, File, Loader};
+use jaq_core::{Compiler, DataT, Native};
+
+use super::funs;
+use super::input::{Inputs, Next};
+use super::val::Val;
+
+/// The data type of our filters.
+pub struct JqData;
+
+/// A compiled filter.
+pub type Filter = jaq_core::Filter<JqData>;
+/// The lookup table of a compiled filter.
+pub type Lut = jaq_core::Lut<JqData>;
+
+impl DataT for JqData {
+    type V<'a> = Val;
+    type Data<'a> = &'a Env<'a>;
+}
+
+impl<'a> jaq_core::data::HasLut<'a, JqData> for &'a Env<'a> {
+    fn lut(&self) -> &'a Lut {
+        self.lut
+    }
+}
+
+/// What natives may touch while a filter runs.
+pub struct Shared {
+    /// The input stream (`input`, `inputs`).
+    pub inputs: Inputs,
+    /// The file of the current input (`input_filename`).
+    pub filename: Option<String>,
+    /// Bytes for stderr (`debug`, `stderr`, `halt_error`), written out after each output.
+    pub stderr: Vec<u8>,
+    /// Seconds since the epoch (`now`).
+    pub now: f64,
+    /// Whether `input` may read (the inputs were loaded into memory first).
+    pub input_ok: bool,
+}
+
+/// The run-time environment handed to natives.
+pub struct Env<'a> {
+    /// The compiled program's table.
+    pub lut: &'a Lut,
+    /// Mutable shared state.
+    pub shared: &'a RefCell<Shared>,
+}
+
+impl Shared {
+    /// The next input for `input`, or the error message jq gives (`break` at the end).
+    pub fn next_input(&mut self) -> Result<Val, String> {
+        if !self.input_ok {
+            return Err("break".into());
+        }
+        match self.inputs.next_now() {
+            Next::Item(item) => {
+                self.filename = Some(item.file.unwrap_or_else(|| "<stdin>".to_string()));
+                Ok(item.val)
+            }
+            Next::Error(e) => Err(e),
+            Next::End => Err("break".into()),
+        }
+    }
+}
+
+/// A compile error, already in jq's words (`foo/0 is not defined`), and the line it is on.
+pub struct CompileError {
+    /// The message after `jq: error: `.
+    pub message: String,
+}
+
+/// Names of the global variables, in the order their values are passed.
+pub fn global_names(named: &[(String, Val)]) -> Vec<String> {
+    let mut names = vec![
+        "$ENV".to_string(),
+        "$__loc__".to_string(),
+        "$ARGS".to_string(),
+    ];
+    names.extend(named.iter().map(|(k, _)| format!("${k}")));
+    names
+}
+
+/// Compiles `code`; global variables `names` must be given values in that order at run time.
+pub fn compile(code: &str, names: &[String]) -> Result<Filter, Vec<CompileError>> {
+    let arena = Arena::default();
+    let defs = prelude();
+    let loader = Loader::new(defs);
+    let program = File { code, path: () };
+    let modules = loader
+        .load(&arena, program)
+        .map_err(|errs| super::errors::load_errors(code, errs))?;
+    let funs = funs::all();
+    let compiler: Compiler<&str, JqData> = Compiler::default()
+        .with_funs(funs)
+        .with_global_vars(names.iter().map(String::as_str));
+    compiler
+        .compile(modules)
+        .map_err(|errs| super::errors::compile_errors(code, errs))
+}
+
+/// jaq's core and standard definitions, then ours (later ones shadow earlier ones).
+fn prelude() -> impl Iterator<Item = Def<&'static str>> {
+    let ours = jaq_core::load::parse(funs::DEFS, |p| p.defs()).unwrap_or_default();
+    jaq_core::defs().chain(jaq_std::defs()).chain(ours)
+}
+
+/// Our native filters, our overrides first.
+pub type NativeFun = (&'static str, Box<[jaq_core::Bind]>, Native<JqData>);

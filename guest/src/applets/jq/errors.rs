@@ -1,0 +1,125 @@
+//! Compile errors in jq's words: `jq: error: foo/0 is not defined at <top-level>, line 1:`
+//! followed by the program line (padded like jq's locfile output).
+
+use jaq_core::compile::Undefined;
+use jaq_core::load::{self, lex, parse};
+
+use super::engine::CompileError;
+
+/// Where `part` (a slice of `code`) starts, or None if it is not inside `code`.
+fn offset_in(code: &str, part: &str) -> Option<usize> {
+    let start = (part.as_ptr() as usize).wrapping_sub(code.as_ptr() as usize);
+    (start <= code.len()).then_some(start)
+}
+
+/// `message at <top-level>, line N:\nLINE` with jq's padding after the line.
+fn located(code: &str, message: &str, offset: usize) -> CompileError {
+    let offset = offset.min(code.len());
+    let line_start = code[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = code[offset..].find('\n').map_or(code.len(), |i| offset + i);
+    let line_no = code[..offset].matches('\n').count() + 1;
+    let pad = " ".repeat(offset - line_start);
+    CompileError {
+        message: format!(
+            "{message} at <top-level>, line {line_no}:\n{}{pad}",
+            &code[line_start..line_end]
+        ),
+    }
+}
+
+/// What jq's parser would call the token `found`.
+fn token_name(found: &str, expect_nothing: bool) -> String {
+    let Some(first) = found.chars().next() else {
+        return "end of file".into();
+    };
+    if first.is_ascii_alphabetic() || first == '_' {
+        return "IDENT".into();
+    }
+    if first.is_ascii_digit() {
+        return "LITERAL".into();
+    }
+    if first == '"' {
+        return "QQSTRING_START".into();
+    }
+    if expect_nothing && matches!(first, ')' | ']' | '}') {
+        return "INVALID_CHARACTER, expecting end of file".into();
+    }
+    let text: String = found.chars().take(2).collect();
+    if text.len() == 1 || !text.chars().all(|c| c.is_ascii_punctuation()) {
+        format!("'{first}'")
+    } else {
+        format!("'{text}'")
+    }
+}
+
+fn syntax_error(code: &str, found: &str, expect_nothing: bool) -> CompileError {
+    let offset = offset_in(code, found).unwrap_or(code.len());
+    let offset = if found.is_empty() {
+        offset.saturating_sub(1)
+    } else {
+        offset
+    };
+    let message = format!(
+        "syntax error, unexpected {} (Unix shell quoting issues?)",
+        token_name(found, expect_nothing)
+    );
+    located(code, &message, offset)
+}
+
+/// Errors from lexing and parsing the program.
+pub fn load_errors(code: &str, errs: load::Errors<&str, ()>) -> Vec<CompileError> {
+    let mut out = Vec::new();
+    for (_file, err) in errs {
+        match err {
+            load::Error::Lex(lex_errs) => {
+                for (expect, rest) in lex_errs {
+                    let at_end = matches!(expect, lex::Expect::Delim(_));
+                    let found = if at_end { &code[code.len()..] } else { rest };
+                    let closing = found.starts_with([')', ']', '}']);
+                    out.push(syntax_error(code, found, closing));
+                }
+            }
+            load::Error::Parse(parse_errs) => {
+                for (expect, found) in parse_errs {
+                    let nothing = matches!(expect, parse::Expect::Nothing);
+                    out.push(syntax_error(code, found, nothing));
+                }
+            }
+            load::Error::Io(io_errs) => {
+                for (path, msg) in io_errs {
+                    out.push(CompileError {
+                        message: format!("module not found: {path} ({msg})"),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Errors from resolving names (`foo/0 is not defined`, `$x is not defined`).
+pub fn compile_errors(code: &str, errs: jaq_core::compile::Errors<&str, ()>) -> Vec<CompileError> {
+    let mut out = Vec::new();
+    for (_file, undefined) in errs {
+        for (name, kind) in undefined {
+            let offset = offset_in(code, name).unwrap_or(0);
+            if matches!(name, "reduce" | "foreach") {
+                // jaq parses `reduce f as $x (init)` and only then finds the arity wrong
+                let paren = code[offset..].rfind(')').map_or(code.len(), |i| offset + i);
+                let message = "syntax error, unexpected ')' (Unix shell quoting issues?)";
+                out.push(located(code, message, paren));
+                continue;
+            }
+            let message = match kind {
+                Undefined::Filter(arity) => format!("{name}/{arity} is not defined"),
+                Undefined::Label => {
+                    format!("$*label-{} is not defined", name.trim_start_matches('$'))
+                }
+                Undefined::Mod => format!("module not found: {name}"),
+                _ => format!("{name} is not defined"),
+            };
+            out.push(located(code, &message, offset));
+        }
+    }
+    out
+}

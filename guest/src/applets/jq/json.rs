@@ -1,0 +1,729 @@
+//! JSON text: a push parser that mirrors jq's own (values come out as soon as they are
+//! complete; errors read `Unfinished JSON term at EOF at line 2, column 0`), and the writer
+//! with jq's layouts (pretty, compact, tabs, sorted keys, ASCII, colours).
+
+use std::rc::Rc;
+
+use super::map::Map;
+use super::num::Num;
+use super::val::Val;
+
+/// jq refuses input nested deeper than this.
+const MAX_DEPTH: usize = 256;
+/// jq prints `<skipped: too deep>` for values nested deeper than this.
+const MAX_PRINT_DEPTH: usize = 256;
+
+enum Frame {
+    Arr(Vec<Val>),
+    Obj(Map),
+    Key(Rc<str>),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Normal,
+    Str,
+    StrEscape,
+}
+
+/// A complete value and where it ended (absolute byte offset of the byte that completed it).
+pub struct Parsed {
+    /// The value.
+    pub val: Val,
+    /// jq's "line" for error messages: complete input lines read when the value was done.
+    pub line: usize,
+}
+
+/// An incremental JSON parser: feed it bytes, take out values.
+pub struct Parser {
+    stack: Vec<Frame>,
+    next: Option<Val>,
+    token: Vec<u8>,
+    state: State,
+    line: usize,
+    column: usize,
+    failed: bool,
+    /// Top-level values completed by the last byte.
+    completed: Vec<Val>,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Parser {
+            stack: Vec::new(),
+            next: None,
+            token: Vec::new(),
+            state: State::Normal,
+            line: 1,
+            column: 0,
+            failed: false,
+            completed: Vec::new(),
+        }
+    }
+}
+
+impl Parser {
+    /// A parser at the start of a stream.
+    pub fn new() -> Self {
+        Parser::default()
+    }
+
+    /// Lines seen so far (newlines + 1).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// Parses `data` (the next bytes of the stream), appending complete values to `out`.
+    /// Stops at the first error, which it returns (`Invalid numeric literal at line 1, column 3`).
+    pub fn feed(&mut self, data: &[u8], out: &mut Vec<Parsed>) -> Result<(), String> {
+        if self.failed {
+            return Ok(());
+        }
+        let mut newline_after: Option<usize> = None;
+        let mut i = 0;
+        while i < data.len() {
+            let ch = data[i];
+            if self.state == State::Str {
+                let run = data[i..]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\' || b == b'\n')
+                    .unwrap_or(data.len() - i);
+                if run > 0 {
+                    self.token.extend_from_slice(&data[i..i + run]);
+                    self.column += run;
+                    i += run;
+                    continue;
+                }
+            }
+            let result = self.scan(ch);
+            for val in std::mem::take(&mut self.completed) {
+                let line = self.line_at(data, i, &mut newline_after);
+                out.push(Parsed { val, line });
+            }
+            result.inspect_err(|_| self.failed = true)?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// jq counts input lines as it reads them whole: a value on a line with a newline after
+    /// it reports that line as read.
+    fn line_at(&self, data: &[u8], i: usize, cache: &mut Option<usize>) -> usize {
+        let newlines_before = if data[i] == b'\n' {
+            self.line - 2
+        } else {
+            self.line - 1
+        };
+        if cache.is_none_or(|at| at < i) {
+            *cache = data[i..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map(|p| p + i)
+                .or(Some(usize::MAX));
+        }
+        newlines_before + usize::from(cache.is_some_and(|at| at != usize::MAX))
+    }
+
+    /// Ends the stream: the last value, if one is pending, or the error at EOF.
+    pub fn finish(&mut self) -> Result<Option<Val>, String> {
+        if self.failed {
+            return Ok(None);
+        }
+        self.failed = true;
+        if self.state != State::Normal {
+            return Err(self.at_eof("Unfinished string"));
+        }
+        if let Err(msg) = self.check_literal() {
+            return Err(self.at_eof(&msg));
+        }
+        if !self.stack.is_empty() {
+            return Err(self.at_eof("Unfinished JSON term"));
+        }
+        Ok(self.next.take())
+    }
+
+    fn at_eof(&self, msg: &str) -> String {
+        format!("{msg} at EOF at line {}, column {}", self.line, self.column)
+    }
+
+    /// jq's check_done: a complete top-level value leaves the parser at once.
+    fn check_done(&mut self) {
+        if self.stack.is_empty() {
+            if let Some(v) = self.next.take() {
+                self.completed.push(v);
+            }
+        }
+    }
+
+    /// One byte of input.
+    fn scan(&mut self, ch: u8) -> Result<(), String> {
+        self.column += 1;
+        if ch == b'\n' {
+            self.line += 1;
+            self.column = 0;
+        }
+        let result = match self.state {
+            State::Normal => self.scan_normal(ch),
+            State::Str if ch == b'"' => {
+                self.state = State::Normal;
+                let r = self.found_string();
+                self.check_done();
+                r
+            }
+            State::Str | State::StrEscape => {
+                self.token.push(ch);
+                self.state = if ch == b'\\' && self.state == State::Str {
+                    State::StrEscape
+                } else {
+                    State::Str
+                };
+                Ok(())
+            }
+        };
+        result.map_err(|msg| format!("{msg} at line {}, column {}", self.line, self.column))
+    }
+
+    fn scan_normal(&mut self, ch: u8) -> Result<(), String> {
+        let structural = matches!(ch, b'[' | b'{' | b':' | b',' | b']' | b'}');
+        if !(structural || matches!(ch, b' ' | b'\t' | b'\r' | b'\n' | b'"')) {
+            self.token.push(ch);
+            return Ok(());
+        }
+        self.check_literal()?;
+        self.check_done();
+        if ch == b'"' {
+            self.state = State::Str;
+        } else if structural {
+            self.structure(ch)?;
+            self.check_done();
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, v: Val) -> Result<(), String> {
+        if self.next.is_some() {
+            return Err("Expected separator between values".into());
+        }
+        self.next = Some(v);
+        Ok(())
+    }
+
+    fn push(&mut self, frame: Frame) -> Result<(), String> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err("Exceeds depth limit for parsing".into());
+        }
+        if self.next.is_some() {
+            return Err("Expected separator between values".into());
+        }
+        self.stack.push(frame);
+        Ok(())
+    }
+
+    fn structure(&mut self, ch: u8) -> Result<(), String> {
+        match ch {
+            b'[' => self.push(Frame::Arr(Vec::new())),
+            b'{' => self.push(Frame::Obj(Map::new())),
+            b':' => self.colon(),
+            b',' => self.comma(),
+            b']' => self.close_array(),
+            _ => self.close_object(),
+        }
+    }
+
+    fn colon(&mut self) -> Result<(), String> {
+        if !matches!(self.stack.last(), Some(Frame::Obj(_))) {
+            return Err("':' not as part of an object".into());
+        }
+        match self.next.take() {
+            None => Err("Expected string key before ':'".into()),
+            Some(Val::Str(k)) => {
+                if self.stack.len() >= MAX_DEPTH {
+                    return Err("Exceeds depth limit for parsing".into());
+                }
+                self.stack.push(Frame::Key(k));
+                Ok(())
+            }
+            Some(_) => Err("Object keys must be strings".into()),
+        }
+    }
+
+    fn comma(&mut self) -> Result<(), String> {
+        let Some(v) = self.next.take() else {
+            return Err("Expected value before ','".into());
+        };
+        match self.stack.last_mut() {
+            None => Err("',' not as part of an object or array".into()),
+            Some(Frame::Arr(a)) => {
+                a.push(v);
+                Ok(())
+            }
+            Some(Frame::Key(_)) => {
+                self.set_field(v);
+                Ok(())
+            }
+            Some(Frame::Obj(_)) => Err("Objects must consist of key:value pairs".into()),
+        }
+    }
+
+    fn set_field(&mut self, v: Val) {
+        if let Some(Frame::Key(k)) = self.stack.pop() {
+            if let Some(Frame::Obj(o)) = self.stack.last_mut() {
+                o.insert(k, v);
+            }
+        }
+    }
+
+    fn close_array(&mut self) -> Result<(), String> {
+        let Some(Frame::Arr(a)) = self.stack.last_mut() else {
+            return Err("Unmatched ']'".into());
+        };
+        match self.next.take() {
+            Some(v) => a.push(v),
+            None if !a.is_empty() => return Err("Expected another array element".into()),
+            None => {}
+        }
+        if let Some(Frame::Arr(a)) = self.stack.pop() {
+            self.next = Some(Val::arr(a));
+        }
+        Ok(())
+    }
+
+    fn close_object(&mut self) -> Result<(), String> {
+        if self.stack.is_empty() {
+            return Err("Unmatched '}'".into());
+        }
+        match self.next.take() {
+            Some(v) => {
+                if !matches!(self.stack.last(), Some(Frame::Key(_))) {
+                    return Err("Objects must consist of key:value pairs".into());
+                }
+                self.set_field(v);
+            }
+            None => match self.stack.last() {
+                Some(Frame::Obj(o)) if !o.is_empty() => {
+                    return Err("Expected another key-value pair".into())
+                }
+                Some(Frame::Obj(_)) => {}
+                _ => return Err("Unmatched '}'".into()),
+            },
+        }
+        if let Some(Frame::Obj(o)) = self.stack.pop() {
+            self.next = Some(Val::Obj(Rc::new(o)));
+        }
+        Ok(())
+    }
+
+    fn check_literal(&mut self) -> Result<(), String> {
+        if self.token.is_empty() {
+            return Ok(());
+        }
+        let token = std::mem::take(&mut self.token);
+        let (pattern, v): (&[u8], Val) = match token[0] {
+            b't' => (b"true", Val::Bool(true)),
+            b'f' => (b"false", Val::Bool(false)),
+            b'\'' => return Err("Invalid string literal; expected \", but got '".into()),
+            b'n' if token.len() == 3 => (b"nan", Val::num(f64::NAN)),
+            b'n' => (b"null", Val::Null),
+            _ => {
+                let num = std::str::from_utf8(&token).ok().and_then(Num::parse);
+                let num = num.ok_or_else(|| "Invalid numeric literal".to_string())?;
+                return self.value(Val::Num(num));
+            }
+        };
+        if token != pattern {
+            return Err("Invalid literal".into());
+        }
+        self.value(v)
+    }
+
+    fn found_string(&mut self) -> Result<(), String> {
+        let raw = std::mem::take(&mut self.token);
+        let text = unescape(&raw)?;
+        self.value(Val::from(text))
+    }
+}
+
+/// Decodes a JSON string body (between the quotes) the way jq does.
+fn unescape(raw: &[u8]) -> Result<String, String> {
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        i += 1;
+        if c != b'\\' {
+            if c > 0 && c < 0x1f {
+                return Err(
+                    "Invalid string: control characters from U+0000 through U+001F must be escaped"
+                        .into(),
+                );
+            }
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = raw.get(i) else {
+            return Err("Expected escape character at end of string".into());
+        };
+        i += 1;
+        match e {
+            b'\\' | b'"' | b'/' => out.push(e),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b't' => out.push(b'\t'),
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b'u' => {
+                let (c, used) = unicode_escape(&raw[i..])?;
+                i += used;
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            _ => return Err("Invalid escape".into()),
+        }
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn hex4(s: &[u8]) -> Option<u32> {
+    let text = std::str::from_utf8(s.get(..4)?).ok()?;
+    if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(text, 16).ok()
+}
+
+/// `XXXX` (and a following `\uXXXX` low surrogate) after `\u`; returns the char and bytes used.
+fn unicode_escape(rest: &[u8]) -> Result<(char, usize), String> {
+    if rest.len() < 4 {
+        return Err("Invalid \\uXXXX escape".into());
+    }
+    let hi = hex4(rest).ok_or("Invalid characters in \\uXXXX escape")?;
+    if (0xD800..=0xDBFF).contains(&hi) {
+        let pair_error = || "Invalid \\uXXXX\\uXXXX surrogate pair escape".to_string();
+        if rest.len() < 10 || rest[4] != b'\\' || rest[5] != b'u' {
+            return Err(pair_error());
+        }
+        let lo = hex4(&rest[6..]).ok_or_else(pair_error)?;
+        if !(0xDC00..=0xDFFF).contains(&lo) {
+            return Err(pair_error());
+        }
+        let c = 0x10000 + (((hi - 0xD800) << 10) | (lo - 0xDC00));
+        return Ok((char::from_u32(c).unwrap_or('\u{FFFD}'), 10));
+    }
+    Ok((char::from_u32(hi).unwrap_or('\u{FFFD}'), 4))
+}
+
+/// Parses one complete text holding exactly one value (`fromjson`, `--argjson`).
+pub fn parse_one(text: &str) -> Result<Val, String> {
+    let mut parser = Parser::new();
+    let mut out = Vec::new();
+    parser.feed(text.as_bytes(), &mut out)?;
+    let last = parser.finish()?;
+    let mut values = out.into_iter().map(|p| p.val).chain(last);
+    match (values.next(), values.next()) {
+        (Some(v), None) => Ok(v),
+        (None, _) => Err("Expected JSON value".into()),
+        (Some(_), Some(_)) => Err("Unexpected extra JSON values".into()),
+    }
+}
+
+/// Parses every value of a complete text (`--slurpfile`).
+pub fn parse_all(text: &[u8]) -> Result<Vec<Val>, String> {
+    let mut parser = Parser::new();
+    let mut out = Vec::new();
+    parser.feed(text, &mut out)?;
+    let last = parser.finish()?;
+    Ok(out.into_iter().map(|p| p.val).chain(last).collect())
+}
+
+/// How values are written.
+#[derive(Clone, Debug)]
+pub struct Format {
+    /// Spaces per level; 0 writes everything on one line.
+    pub indent: usize,
+    /// Indent with one tab per level.
+    pub tab: bool,
+    /// Sort object keys.
+    pub sort_keys: bool,
+    /// Escape non-ASCII characters.
+    pub ascii: bool,
+    /// ANSI colours.
+    pub color: bool,
+}
+
+impl Default for Format {
+    fn default() -> Self {
+        Format {
+            indent: 2,
+            tab: false,
+            sort_keys: false,
+            ascii: false,
+            color: false,
+        }
+    }
+}
+
+impl Format {
+    /// One value per line, no spaces (`-c`, `tojson`).
+    pub fn compact() -> Self {
+        Format {
+            indent: 0,
+            ..Format::default()
+        }
+    }
+
+    fn pretty(&self) -> bool {
+        self.tab || self.indent > 0
+    }
+}
+
+/// Compact JSON text of `v`.
+pub fn to_string(v: &Val) -> String {
+    let mut out = Vec::new();
+    write(&mut out, v, &Format::compact());
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Appends `v` to `out` in format `fmt` (no trailing newline).
+pub fn write(out: &mut Vec<u8>, v: &Val, fmt: &Format) {
+    Writer { out, fmt }.value(v, 0);
+}
+
+const COL_NULL: &str = "0;90";
+const COL_FALSE: &str = "0;39";
+const COL_TRUE: &str = "0;39";
+const COL_NUM: &str = "0;39";
+const COL_STR: &str = "0;32";
+const COL_ARR: &str = "1;39";
+const COL_OBJ: &str = "1;39";
+const COL_FIELD: &str = "1;34";
+
+struct Writer<'a> {
+    out: &'a mut Vec<u8>,
+    fmt: &'a Format,
+}
+
+impl Writer<'_> {
+    fn color(&mut self, code: &str) {
+        if self.fmt.color {
+            self.out.extend_from_slice(b"\x1b[");
+            self.out.extend_from_slice(code.as_bytes());
+            self.out.push(b'm');
+        }
+    }
+
+    fn reset(&mut self) {
+        if self.fmt.color {
+            self.out.extend_from_slice(b"\x1b[0m");
+        }
+    }
+
+    fn newline(&mut self, level: usize) {
+        if !self.fmt.pretty() {
+            return;
+        }
+        self.out.push(b'\n');
+        if self.fmt.tab {
+            self.out.extend(std::iter::repeat_n(b'\t', level));
+        } else {
+            self.out
+                .extend(std::iter::repeat_n(b' ', level * self.fmt.indent));
+        }
+    }
+
+    fn value(&mut self, v: &Val, level: usize) {
+        if level > MAX_PRINT_DEPTH {
+            self.out.extend_from_slice(b"<skipped: too deep>");
+            return;
+        }
+        match v {
+            Val::Null => self.scalar(COL_NULL, "null"),
+            Val::Bool(false) => self.scalar(COL_FALSE, "false"),
+            Val::Bool(true) => self.scalar(COL_TRUE, "true"),
+            Val::Num(n) => self.scalar(COL_NUM, &n.to_json()),
+            Val::Str(s) => {
+                self.color(COL_STR);
+                write_string(self.out, s, self.fmt.ascii);
+                self.reset();
+            }
+            Val::Arr(a) => self.array(a, level),
+            Val::Obj(o) => self.object(o, level),
+        }
+    }
+
+    fn scalar(&mut self, code: &str, text: &str) {
+        self.color(code);
+        self.out.extend_from_slice(text.as_bytes());
+        self.reset();
+    }
+
+    fn array(&mut self, a: &[Val], level: usize) {
+        self.color(COL_ARR);
+        if a.is_empty() {
+            self.out.extend_from_slice(b"[]");
+            self.reset();
+            return;
+        }
+        self.out.push(b'[');
+        for (i, item) in a.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.newline(level + 1);
+            self.value(item, level + 1);
+            self.color(COL_ARR);
+        }
+        self.newline(level);
+        self.color(COL_ARR);
+        self.out.push(b']');
+        self.reset();
+    }
+
+    fn object(&mut self, o: &Map, level: usize) {
+        self.color(COL_OBJ);
+        if o.is_empty() {
+            self.out.extend_from_slice(b"{}");
+            self.reset();
+            return;
+        }
+        self.out.push(b'{');
+        let pairs: Vec<_> = if self.fmt.sort_keys {
+            o.sorted()
+        } else {
+            o.iter().collect()
+        };
+        for (i, (k, v)) in pairs.into_iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.newline(level + 1);
+            if self.fmt.color {
+                self.reset();
+                self.color(COL_FIELD);
+                write_string(self.out, k, self.fmt.ascii);
+                self.reset();
+                self.color(COL_OBJ);
+                self.out.push(b':');
+                if self.fmt.pretty() {
+                    self.out.push(b' ');
+                }
+                self.reset();
+            } else {
+                write_string(self.out, k, self.fmt.ascii);
+                self.out.push(b':');
+                if self.fmt.pretty() {
+                    self.out.push(b' ');
+                }
+            }
+            self.value(v, level + 1);
+            self.color(COL_OBJ);
+        }
+        self.newline(level);
+        self.color(COL_OBJ);
+        self.out.push(b'}');
+        self.reset();
+    }
+}
+
+/// Writes `s` as a JSON string literal with jq's escapes.
+pub fn write_string(out: &mut Vec<u8>, s: &str, ascii: bool) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escape: Option<&[u8]> = match c {
+            '"' => Some(b"\\\""),
+            '\\' => Some(b"\\\\"),
+            '\n' => Some(b"\\n"),
+            '\t' => Some(b"\\t"),
+            '\r' => Some(b"\\r"),
+            '\u{8}' => Some(b"\\b"),
+            '\u{c}' => Some(b"\\f"),
+            _ => None,
+        };
+        let special =
+            escape.is_some() || (c as u32) < 0x20 || c == '\u{7f}' || ascii && !c.is_ascii();
+        if !special {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        start = i + c.len_utf8();
+        match escape {
+            Some(e) => out.extend_from_slice(e),
+            None => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<String>, String> {
+        let mut p = Parser::new();
+        let mut out = Vec::new();
+        p.feed(text.as_bytes(), &mut out)?;
+        let last = p.finish()?;
+        Ok(out
+            .into_iter()
+            .map(|p| p.val)
+            .chain(last)
+            .map(|v| to_string(&v))
+            .collect())
+    }
+
+    #[test]
+    fn parses_streams_and_reports_errors_like_jq() {
+        assert_eq!(
+            parse("1 2[3]{\"a\":\"b\"}"),
+            Ok(vec![
+                "1".into(),
+                "2".into(),
+                "[3]".into(),
+                "{\"a\":\"b\"}".into()
+            ])
+        );
+        let errors = [
+            ("{a}", "Invalid numeric literal at line 1, column 3"),
+            ("[1,2", "Unfinished JSON term at EOF at line 1, column 4"),
+            (
+                "{\"a\":1,}",
+                "Expected another key-value pair at line 1, column 8",
+            ),
+            ("tru", "Invalid literal at EOF at line 1, column 3"),
+            ("\"abc", "Unfinished string at EOF at line 1, column 4"),
+            ("\"\\x\"", "Invalid escape at line 1, column 4"),
+            (
+                "{\"a\" 1}",
+                "Expected separator between values at line 1, column 7",
+            ),
+            ("]", "Unmatched ']' at line 1, column 1"),
+            ("[1,2\n", "Unfinished JSON term at EOF at line 2, column 0"),
+            ("{1:2}", "Object keys must be strings at line 1, column 3"),
+            ("[1,]", "Expected another array element at line 1, column 4"),
+            ("[,1]", "Expected value before ',' at line 1, column 2"),
+        ];
+        for (text, want) in errors {
+            assert_eq!(parse(text), Err(want.to_string()), "{text}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_like_jq() {
+        let mut out = Vec::new();
+        write_string(&mut out, "a\"\\\n\u{7f}\u{1}é😀", false);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "\"a\\\"\\\\\\n\\u007f\\u0001é😀\""
+        );
+        out.clear();
+        write_string(&mut out, "é😀", true);
+        assert_eq!(String::from_utf8_lossy(&out), "\"\\u00e9\\ud83d\\ude00\"");
+    }
+}

@@ -1,0 +1,729 @@
+//! jq's values for the jaq interpreter, with jq's semantics: doubles that keep their literal,
+//! insertion-ordered objects, jq's ordering, arithmetic and error messages.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::rc::Rc;
+
+use jaq_core::box_iter::{box_once, BoxIter};
+use jaq_core::path::Opt;
+use jaq_core::{Exn, ValX};
+
+use super::json;
+use super::map::Map;
+use super::num::Num;
+
+/// A JSON value as jq sees it.
+#[derive(Clone, Debug, Default)]
+pub enum Val {
+    /// `null`
+    #[default]
+    Null,
+    /// `true` / `false`
+    Bool(bool),
+    /// A number.
+    Num(Num),
+    /// A string.
+    Str(Rc<str>),
+    /// An array.
+    Arr(Rc<Vec<Val>>),
+    /// An object.
+    Obj(Rc<Map>),
+}
+
+/// A result with a jq error.
+pub type Res<T> = Result<T, jaq_core::Error<Val>>;
+
+/// A jq runtime error with message `msg` (what `catch` sees).
+pub fn err(msg: impl Into<String>) -> jaq_core::Error<Val> {
+    jaq_core::Error::new(Val::from(msg.into()))
+}
+
+impl Val {
+    /// A string value.
+    pub fn str(s: &str) -> Val {
+        Val::Str(Rc::from(s))
+    }
+
+    /// A computed number.
+    pub fn num(f: f64) -> Val {
+        Val::Num(Num::new(f))
+    }
+
+    /// An array value.
+    pub fn arr(items: Vec<Val>) -> Val {
+        Val::Arr(Rc::new(items))
+    }
+
+    /// jq's name of the value's type.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Val::Null => "null",
+            Val::Bool(_) => "boolean",
+            Val::Num(_) => "number",
+            Val::Str(_) => "string",
+            Val::Arr(_) => "array",
+            Val::Obj(_) => "object",
+        }
+    }
+
+    /// Compact JSON text.
+    pub fn to_json(&self) -> String {
+        json::to_string(self)
+    }
+
+    /// `kind (json...)` as jq's error messages show values (cut at 11 bytes + `...`).
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.kind(), truncated(&self.to_json()))
+    }
+
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Val::Num(n) => Some(n.f),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn order(&self) -> u8 {
+        match self {
+            Val::Null => 0,
+            Val::Bool(false) => 1,
+            Val::Bool(true) => 2,
+            Val::Num(_) => 3,
+            Val::Str(_) => 4,
+            Val::Arr(_) => 5,
+            Val::Obj(_) => 6,
+        }
+    }
+
+    fn iter_error(&self) -> jaq_core::Error<Val> {
+        err(format!("Cannot iterate over {}", self.describe()))
+    }
+
+    fn index_error(&self, index: &Val) -> jaq_core::Error<Val> {
+        match index {
+            Val::Str(s) => err(format!(
+                "Cannot index {} with string {}",
+                self.kind(),
+                json::to_string(&Val::Str(Rc::clone(s)))
+            )),
+            _ => err(format!(
+                "Cannot index {} with {}",
+                self.kind(),
+                index.kind()
+            )),
+        }
+    }
+
+    /// `.[index]`, or None where jq yields null.
+    fn get(&self, index: &Val) -> Result<Option<Val>, jaq_core::Error<Val>> {
+        Ok(match (self, index) {
+            (Val::Null, Val::Str(_) | Val::Num(_) | Val::Obj(_)) => None,
+            (Val::Obj(o), Val::Str(k)) => o.get(k).cloned(),
+            (Val::Arr(a), Val::Num(n)) => array_index(n.f, a.len()).map(|i| a[i].clone()),
+            (Val::Arr(a), Val::Arr(b)) => Some(Val::arr(subarray_indices(a, b))),
+            (Val::Arr(_) | Val::Str(_), Val::Obj(o)) => {
+                let start = o.get("start");
+                let end = o.get("end");
+                return jaq_core::ValT::range(self.clone(), start..end).map(Some);
+            }
+            _ => return Err(self.index_error(index)),
+        })
+    }
+}
+
+/// jq's cut of a dumped value in error messages (a 15-byte buffer).
+pub fn truncated(text: &str) -> String {
+    if text.len() <= 14 {
+        return text.to_string();
+    }
+    let mut end = 11;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
+}
+
+/// The position of array index `f` (negative counts from the end), if inside the array.
+fn array_index(f: f64, len: usize) -> Option<usize> {
+    let i = f.floor();
+    let i = if i < 0.0 { i + len as f64 } else { i };
+    (i >= 0.0 && i < len as f64).then_some(i as usize)
+}
+
+/// Where the array `needle` starts inside `haystack` (`.[[1,2]]`, `indices([1,2])`).
+pub fn subarray_indices(haystack: &[Val], needle: &[Val]) -> Vec<Val> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    haystack
+        .windows(needle.len())
+        .enumerate()
+        .filter(|(_, w)| *w == needle)
+        .map(|(i, _)| Val::num(i as f64))
+        .collect()
+}
+
+/// Slice bounds `[start, end)` as jq computes them (floor start, ceil end, clamp).
+fn slice_bounds(
+    range: jaq_core::val::Range<&Val>,
+    len: usize,
+) -> Result<(usize, usize), jaq_core::Error<Val>> {
+    let bound = |b: Option<&Val>, default: f64| match b {
+        None | Some(Val::Null) => Ok(default),
+        Some(Val::Num(n)) => Ok(n.f),
+        Some(_) => Err(err(
+            "Start and end indices of an array slice must be numbers",
+        )),
+    };
+    let len_f = len as f64;
+    let mut start = bound(range.start, 0.0)?;
+    let mut end = bound(range.end, len_f)?;
+    if start < 0.0 {
+        start += len_f;
+    }
+    if end < 0.0 {
+        end += len_f;
+    }
+    start = start.clamp(0.0, len_f);
+    end = end.min(len_f).max(start);
+    let s = start as usize;
+    let mut e = end as usize;
+    if (e as f64) < end {
+        e += 1;
+    }
+    Ok((s, e.min(len)))
+}
+
+/// The byte range of characters `[start, end)` in `s`.
+fn char_range(s: &str, start: usize, end: usize) -> (usize, usize) {
+    let mut offsets = s.char_indices().map(|(i, _)| i).chain([s.len()]);
+    let from = offsets.nth(start).unwrap_or(s.len());
+    let to = if end > start {
+        offsets.nth(end - start - 1).unwrap_or(s.len())
+    } else {
+        from
+    };
+    (from, to)
+}
+
+fn first_output<'a>(
+    mut outputs: impl Iterator<Item = ValX<'a, Val>>,
+) -> Result<Option<Val>, Exn<'a, Val>> {
+    outputs.next().transpose()
+}
+
+impl jaq_core::ValT for Val {
+    fn from_num(n: &str) -> Res<Self> {
+        Num::parse(n)
+            .map(Val::Num)
+            .ok_or_else(|| err(format!("Invalid numeric literal {n}")))
+    }
+
+    fn from_map<I: IntoIterator<Item = (Self, Self)>>(iter: I) -> Res<Self> {
+        let mut map = Map::new();
+        for (k, v) in iter {
+            match k {
+                Val::Str(k) => map.insert(k, v),
+                k => return Err(err(format!("Cannot use {} as object key", k.describe()))),
+            }
+        }
+        Ok(Val::Obj(Rc::new(map)))
+    }
+
+    fn key_values(self) -> BoxIter<'static, Res<(Self, Self)>> {
+        match self {
+            Val::Arr(a) => {
+                let items: Vec<_> = a.iter().cloned().collect();
+                Box::new(
+                    items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, v)| Ok((Val::num(i as f64), v))),
+                )
+            }
+            Val::Obj(o) => {
+                let items: Vec<_> = o
+                    .iter()
+                    .map(|(k, v)| (Val::Str(Rc::clone(k)), v.clone()))
+                    .collect();
+                Box::new(items.into_iter().map(Ok))
+            }
+            v => box_once(Err(v.iter_error())),
+        }
+    }
+
+    fn values(self) -> Box<dyn Iterator<Item = Res<Self>>> {
+        match self {
+            Val::Arr(a) => {
+                let items: Vec<_> = match Rc::try_unwrap(a) {
+                    Ok(items) => items,
+                    Err(a) => a.to_vec(),
+                };
+                Box::new(items.into_iter().map(Ok))
+            }
+            Val::Obj(o) => {
+                let items: Vec<_> = o.iter().map(|(_, v)| v.clone()).collect();
+                Box::new(items.into_iter().map(Ok))
+            }
+            v => box_once(Err(v.iter_error())),
+        }
+    }
+
+    fn index(self, index: &Self) -> Res<Self> {
+        self.get(index).map(Option::unwrap_or_default)
+    }
+
+    fn range(self, range: jaq_core::val::Range<&Self>) -> Res<Self> {
+        match &self {
+            Val::Null => Ok(Val::Null),
+            Val::Arr(a) => {
+                let (s, e) = slice_bounds(range, a.len())?;
+                Ok(Val::arr(a[s..e].to_vec()))
+            }
+            Val::Str(text) => {
+                let (s, e) = slice_bounds(range, text.chars().count())?;
+                let (from, to) = char_range(text, s, e);
+                Ok(Val::str(&text[from..to]))
+            }
+            _ => Err(err(format!("Cannot index {} with object", self.kind()))),
+        }
+    }
+
+    fn map_values<'a, I: Iterator<Item = ValX<'a, Self>>>(
+        self,
+        opt: Opt,
+        f: impl Fn(Self) -> I,
+    ) -> ValX<'a, Self> {
+        match self {
+            Val::Arr(a) => {
+                let mut out = Vec::with_capacity(a.len());
+                for x in a.iter().cloned() {
+                    if let Some(y) = first_output(f(x))? {
+                        out.push(y);
+                    }
+                }
+                Ok(Val::arr(out))
+            }
+            Val::Obj(o) => {
+                let mut out = Map::new();
+                for (k, v) in o.iter() {
+                    if let Some(y) = first_output(f(v.clone()))? {
+                        out.insert(Rc::clone(k), y);
+                    }
+                }
+                Ok(Val::Obj(Rc::new(out)))
+            }
+            v => opt.fail(v, |v| Exn::from(v.iter_error())),
+        }
+    }
+
+    fn map_index<'a, I: Iterator<Item = ValX<'a, Self>>>(
+        self,
+        index: &Self,
+        opt: Opt,
+        f: impl Fn(Self) -> I,
+    ) -> ValX<'a, Self> {
+        match (self, index) {
+            (Val::Null, Val::Str(_)) => Val::Obj(Rc::default()).map_index(index, opt, f),
+            (Val::Null, Val::Num(_)) => Val::Arr(Rc::default()).map_index(index, opt, f),
+            (Val::Obj(mut o), Val::Str(k)) => {
+                let old = o.get(k).cloned().unwrap_or_default();
+                match first_output(f(old))? {
+                    Some(y) => Rc::make_mut(&mut o).insert(Rc::clone(k), y),
+                    None => {
+                        Rc::make_mut(&mut o).remove(k);
+                    }
+                }
+                Ok(Val::Obj(o))
+            }
+            (Val::Arr(mut a), Val::Num(n)) => {
+                let len = a.len() as f64;
+                let mut i = n.f.trunc();
+                if i < 0.0 {
+                    i += len;
+                }
+                if i < 0.0 {
+                    return opt.fail(Val::Arr(a), |_| {
+                        Exn::from(err("Out of bounds negative array index"))
+                    });
+                }
+                let i = i as usize;
+                let old = a.get(i).cloned().unwrap_or_default();
+                let items = Rc::make_mut(&mut a);
+                match first_output(f(old))? {
+                    Some(y) => {
+                        if i >= items.len() {
+                            items.resize(i + 1, Val::Null);
+                        }
+                        items[i] = y;
+                    }
+                    None if i < items.len() => {
+                        items.remove(i);
+                    }
+                    None => {}
+                }
+                Ok(Val::Arr(a))
+            }
+            (v @ (Val::Arr(_) | Val::Null), Val::Obj(o)) => {
+                let range = o.get("start")..o.get("end");
+                v.map_range(range, opt, f)
+            }
+            (v, index) => opt.fail(v, |v| Exn::from(v.index_error(index))),
+        }
+    }
+
+    fn map_range<'a, I: Iterator<Item = ValX<'a, Self>>>(
+        self,
+        range: jaq_core::val::Range<&Self>,
+        opt: Opt,
+        f: impl Fn(Self) -> I,
+    ) -> ValX<'a, Self> {
+        let mut a = match self {
+            Val::Null => Rc::default(),
+            Val::Arr(a) => a,
+            Val::Str(_) => {
+                return opt.fail(self, |_| Exn::from(err("Cannot update string slices")))
+            }
+            v => {
+                let kind = v.kind();
+                return opt.fail(v, |_| {
+                    Exn::from(err(format!(
+                        "Cannot update field at object index of {kind}"
+                    )))
+                });
+            }
+        };
+        let (s, e) = slice_bounds(range, a.len())?;
+        let old = Val::arr(a[s..e].to_vec());
+        let new = match first_output(f(old))? {
+            Some(Val::Arr(new)) => new.to_vec(),
+            Some(_) => {
+                return Err(Exn::from(err(
+                    "A slice of an array can only be assigned another array",
+                )))
+            }
+            None => Vec::new(),
+        };
+        Rc::make_mut(&mut a).splice(s..e, new);
+        Ok(Val::Arr(a))
+    }
+
+    fn as_bool(&self) -> bool {
+        !matches!(self, Val::Null | Val::Bool(false))
+    }
+
+    fn into_string(self) -> Self {
+        match self {
+            Val::Str(_) => self,
+            v => Val::from(v.to_json()),
+        }
+    }
+}
+
+impl jaq_std::ValT for Val {
+    fn into_seq<S: FromIterator<Self>>(self) -> Result<S, Self> {
+        match self {
+            Val::Arr(a) => Ok(a.iter().cloned().collect()),
+            v => Err(v),
+        }
+    }
+
+    fn is_int(&self) -> bool {
+        matches!(self, Val::Num(n) if n.f.is_finite() && n.f.fract() == 0.0)
+    }
+
+    fn as_isize(&self) -> Option<isize> {
+        match self {
+            Val::Num(n) if n.f.is_finite() => Some(n.f as isize),
+            _ => None,
+        }
+    }
+
+    fn as_f64(&self) -> Option<f64> {
+        Val::as_f64(self)
+    }
+
+    fn is_utf8_str(&self) -> bool {
+        matches!(self, Val::Str(_))
+    }
+
+    fn as_bytes(&self) -> Option<&[u8]> {
+        self.as_str().map(str::as_bytes)
+    }
+
+    fn as_sub_str(&self, sub: &[u8]) -> Self {
+        if let Val::Str(s) = self {
+            let start = (sub.as_ptr() as usize).wrapping_sub(s.as_ptr() as usize);
+            if let Some(part) = start
+                .checked_add(sub.len())
+                .and_then(|end| s.get(start..end))
+            {
+                return Val::str(part);
+            }
+        }
+        Val::from(String::from_utf8_lossy(sub).into_owned())
+    }
+
+    fn from_utf8_bytes(b: impl AsRef<[u8]> + Send + 'static) -> Self {
+        Val::from(String::from_utf8_lossy(b.as_ref()).into_owned())
+    }
+}
+
+impl From<bool> for Val {
+    fn from(b: bool) -> Self {
+        Val::Bool(b)
+    }
+}
+
+impl From<isize> for Val {
+    fn from(i: isize) -> Self {
+        Val::num(i as f64)
+    }
+}
+
+impl From<usize> for Val {
+    fn from(i: usize) -> Self {
+        Val::num(i as f64)
+    }
+}
+
+impl From<f64> for Val {
+    fn from(f: f64) -> Self {
+        Val::num(f)
+    }
+}
+
+impl From<String> for Val {
+    fn from(s: String) -> Self {
+        Val::Str(Rc::from(s))
+    }
+}
+
+impl From<jaq_core::val::Range<Val>> for Val {
+    fn from(r: jaq_core::val::Range<Val>) -> Self {
+        let mut map = Map::new();
+        map.insert(Rc::from("start"), r.start.unwrap_or_default());
+        map.insert(Rc::from("end"), r.end.unwrap_or_default());
+        Val::Obj(Rc::new(map))
+    }
+}
+
+impl FromIterator<Val> for Val {
+    fn from_iter<T: IntoIterator<Item = Val>>(iter: T) -> Self {
+        Val::arr(iter.into_iter().collect())
+    }
+}
+
+impl fmt::Display for Val {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_json())
+    }
+}
+
+impl PartialEq for Val {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Val::Num(a), Val::Num(b)) => {
+                !a.f.is_nan() && !b.f.is_nan() && a.cmp(b) == Ordering::Equal
+            }
+            (Val::Arr(a), Val::Arr(b)) => a == b,
+            (Val::Obj(a), Val::Obj(b)) => {
+                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k) == Some(v))
+            }
+            _ => self.cmp(other) == Ordering::Equal,
+        }
+    }
+}
+
+impl Eq for Val {}
+
+impl PartialOrd for Val {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Val {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Val::Num(a), Val::Num(b)) => match (a.f.is_nan(), b.f.is_nan()) {
+                (true, true) => Ordering::Equal,
+                _ => a.cmp(b),
+            },
+            (Val::Str(a), Val::Str(b)) => a.as_bytes().cmp(b.as_bytes()),
+            (Val::Arr(a), Val::Arr(b)) => a.iter().cmp(b.iter()),
+            (Val::Obj(a), Val::Obj(b)) => cmp_objects(a, b),
+            _ => self.order().cmp(&other.order()),
+        }
+    }
+}
+
+/// jq orders objects by their sorted key lists, then by the values in key order.
+fn cmp_objects(a: &Map, b: &Map) -> Ordering {
+    let (sa, sb) = (a.sorted(), b.sorted());
+    let keys = sa.iter().map(|(k, _)| k).cmp(sb.iter().map(|(k, _)| k));
+    keys.then_with(|| sa.iter().map(|(_, v)| v).cmp(sb.iter().map(|(_, v)| v)))
+}
+
+fn binop_error(l: &Val, r: &Val, what: &str) -> jaq_core::Error<Val> {
+    err(format!("{} and {} {what}", l.describe(), r.describe()))
+}
+
+impl std::ops::Add for Val {
+    type Output = Res<Val>;
+    fn add(self, rhs: Self) -> Self::Output {
+        match (self, rhs) {
+            (Val::Null, x) | (x, Val::Null) => Ok(x),
+            (Val::Num(a), Val::Num(b)) => Ok(Val::num(a.f + b.f)),
+            (Val::Str(a), Val::Str(b)) => Ok(Val::from(format!("{a}{b}"))),
+            (Val::Arr(mut a), Val::Arr(b)) => {
+                Rc::make_mut(&mut a).extend(b.iter().cloned());
+                Ok(Val::Arr(a))
+            }
+            (Val::Obj(mut a), Val::Obj(b)) => {
+                let map = Rc::make_mut(&mut a);
+                for (k, v) in b.iter() {
+                    map.insert(Rc::clone(k), v.clone());
+                }
+                Ok(Val::Obj(a))
+            }
+            (l, r) => Err(binop_error(&l, &r, "cannot be added")),
+        }
+    }
+}
+
+impl std::ops::Sub for Val {
+    type Output = Res<Val>;
+    fn sub(self, rhs: Self) -> Self::Output {
+        match (self, rhs) {
+            (Val::Num(a), Val::Num(b)) => Ok(Val::num(a.f - b.f)),
+            (Val::Arr(mut a), Val::Arr(b)) => {
+                Rc::make_mut(&mut a).retain(|x| !b.contains(x));
+                Ok(Val::Arr(a))
+            }
+            (l, r) => Err(binop_error(&l, &r, "cannot be subtracted")),
+        }
+    }
+}
+
+/// `*` on objects: merge recursively.
+fn deep_merge(a: &mut Map, b: &Map) {
+    for (k, v) in b.iter() {
+        match (a.get_mut(k), v) {
+            (Some(Val::Obj(old)), Val::Obj(new)) => deep_merge(Rc::make_mut(old), new),
+            _ => a.insert(Rc::clone(k), v.clone()),
+        }
+    }
+}
+
+fn repeat_string(s: &str, times: f64) -> Res<Val> {
+    if times.is_nan() || times < 0.0 {
+        return Ok(Val::Null);
+    }
+    let n = if times < 1.0 {
+        0
+    } else {
+        times.min(f64::from(i32::MAX)) as usize
+    };
+    if s.len().saturating_mul(n) > 1 << 29 {
+        return Err(err("Repeat string result too long"));
+    }
+    Ok(Val::from(s.repeat(n)))
+}
+
+impl std::ops::Mul for Val {
+    type Output = Res<Val>;
+    fn mul(self, rhs: Self) -> Self::Output {
+        match (self, rhs) {
+            (Val::Num(a), Val::Num(b)) => Ok(Val::num(a.f * b.f)),
+            (Val::Str(s), Val::Num(n)) | (Val::Num(n), Val::Str(s)) => repeat_string(&s, n.f),
+            (Val::Obj(mut a), Val::Obj(b)) => {
+                deep_merge(Rc::make_mut(&mut a), &b);
+                Ok(Val::Obj(a))
+            }
+            (l, r) => Err(binop_error(&l, &r, "cannot be multiplied")),
+        }
+    }
+}
+
+/// Splits `s` at each `sep` (jq's `split/1` and string division).
+pub fn split_str(s: &str, sep: &str) -> Vec<Val> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    if sep.is_empty() {
+        return s.chars().map(|c| Val::from(c.to_string())).collect();
+    }
+    s.split(sep).map(Val::str).collect()
+}
+
+impl std::ops::Div for Val {
+    type Output = Res<Val>;
+    fn div(self, rhs: Self) -> Self::Output {
+        match (&self, &rhs) {
+            (Val::Num(a), Val::Num(b)) => {
+                if b.f == 0.0 {
+                    Err(binop_error(
+                        &self,
+                        &rhs,
+                        "cannot be divided because the divisor is zero",
+                    ))
+                } else {
+                    Ok(Val::num(a.f / b.f))
+                }
+            }
+            (Val::Str(a), Val::Str(b)) => Ok(Val::arr(split_str(a, b))),
+            _ => Err(binop_error(&self, &rhs, "cannot be divided")),
+        }
+    }
+}
+
+/// jq's double to integer conversion for `%` (saturating).
+fn to_int(f: f64) -> i64 {
+    if f.is_nan() {
+        0
+    } else {
+        f as i64
+    }
+}
+
+impl std::ops::Rem for Val {
+    type Output = Res<Val>;
+    fn rem(self, rhs: Self) -> Self::Output {
+        match (&self, &rhs) {
+            (Val::Num(a), Val::Num(b)) => {
+                let d = to_int(b.f);
+                if d == 0 {
+                    return Err(binop_error(
+                        &self,
+                        &rhs,
+                        "cannot be divided (remainder) because the divisor is zero",
+                    ));
+                }
+                let r = if d == -1 { 0 } else { to_int(a.f) % d };
+                Ok(Val::num(r as f64))
+            }
+            _ => Err(binop_error(&self, &rhs, "cannot be divided (remainder)")),
+        }
+    }
+}
+
+impl std::ops::Neg for Val {
+    type Output = Res<Val>;
+    fn neg(self) -> Self::Output {
+        match self {
+            Val::Num(n) => Ok(Val::num(-n.f)),
+            v => Err(err(format!("{} cannot be negated", v.describe()))),
+        }
+    }
+}

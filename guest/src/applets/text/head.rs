@@ -1,0 +1,315 @@
+//! `head [-n [-]N] [-c [-]N] [-qvz] [FILE]...`: the first lines or bytes of each input.
+
+use std::collections::VecDeque;
+
+use crate::applets::common::{warn, OptSpec};
+use crate::applets::text::util::{finish, open, parse_args, parse_size, Records};
+use crate::applets::{Applet, Ctx};
+use crate::task::{Input, LocalFuture, WriteError};
+
+/// The `head` applet.
+pub const APPLET: Applet = Applet {
+    name: "head",
+    usage: "head [OPTION]... [FILE]...\n  -n, --lines=[-]N  the first N lines (default 10); with -N, all but the last N\n  -c, --bytes=[-]N  the first N bytes; with -N, all but the last N\n  -N                same as -n N\n  -q, --quiet       never print file name headers\n  -v, --verbose     always print them\n  -z, --zero-terminated  lines end with NUL, not newline\nN may have a multiplier suffix: b 512, K 1024, KB 1000, M, G...",
+    run,
+};
+
+const SPEC: OptSpec = OptSpec {
+    short: "qvz",
+    short_val: "nc",
+    long: &["quiet", "silent", "verbose", "zero-terminated"],
+    long_val: &["lines", "bytes"],
+    digits: Some('n'),
+    stop_at_operand: false,
+};
+
+/// What to print of each input.
+#[derive(Clone, Copy)]
+enum Amount {
+    Lines(u64),
+    AllButLines(u64),
+    Bytes(u64),
+    AllButBytes(u64),
+}
+
+fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(main(ctx))
+}
+
+async fn main(mut ctx: Ctx) -> i32 {
+    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+        Ok(parsed) => parsed,
+        Err(status) => return status,
+    };
+    let mut amount = Amount::Lines(10);
+    let (mut headers, mut delim) = (None, b'\n');
+    for opt in &opts {
+        if opt.is('n', "lines") || opt.is('c', "bytes") {
+            let lines = opt.is('n', "lines");
+            match parse_amount(opt.value(), lines) {
+                Some(parsed) => amount = parsed,
+                None => {
+                    let what = if lines { "lines" } else { "bytes" };
+                    let message = format!("invalid number of {what}: '{}'", opt.value());
+                    warn(&mut ctx, message).await;
+                    return 1;
+                }
+            }
+        } else if opt.is('q', "quiet") || opt.is('q', "silent") {
+            headers = Some(false);
+        } else if opt.is('v', "verbose") {
+            headers = Some(true);
+        } else if opt.is('z', "zero-terminated") {
+            delim = 0;
+        }
+    }
+    let paths = if operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        operands
+    };
+    let headers = headers.unwrap_or(paths.len() > 1);
+    let result = head_all(&mut ctx, &paths, amount, headers, delim).await;
+    finish(&mut ctx, result).await
+}
+
+fn parse_amount(text: &str, lines: bool) -> Option<Amount> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let n = parse_size(digits)?;
+    Some(match (lines, negative) {
+        (true, false) => Amount::Lines(n),
+        (true, true) => Amount::AllButLines(n),
+        (false, false) => Amount::Bytes(n),
+        (false, true) => Amount::AllButBytes(n),
+    })
+}
+
+async fn head_all(
+    ctx: &mut Ctx,
+    paths: &[String],
+    amount: Amount,
+    headers: bool,
+    delim: u8,
+) -> Result<i32, WriteError> {
+    let mut status = 0;
+    let mut first = true;
+    for path in paths {
+        let input = match open(ctx, path) {
+            Ok(input) => input,
+            Err(e) => {
+                let message = if e.is_dir {
+                    format!("error reading '{path}': {}", e.reason)
+                } else {
+                    format!("cannot open '{path}' for reading: {}", e.reason)
+                };
+                warn(ctx, message).await;
+                status = 1;
+                continue;
+            }
+        };
+        if headers {
+            let name = if path == "-" { "standard input" } else { path };
+            let sep = if first { "" } else { "\n" };
+            ctx.stdout
+                .write_str(&format!("{sep}==> {name} <==\n"))
+                .await?;
+        }
+        first = false;
+        head_one(ctx, input, amount, delim).await?;
+    }
+    Ok(status)
+}
+
+async fn head_one(
+    ctx: &mut Ctx,
+    mut input: Input,
+    amount: Amount,
+    delim: u8,
+) -> Result<(), WriteError> {
+    match amount {
+        Amount::Lines(n) => first_lines(ctx, &mut input, n, delim).await,
+        Amount::Bytes(n) => first_bytes(ctx, &mut input, n).await,
+        Amount::AllButLines(n) => all_but_lines(ctx, &mut input, n, delim).await,
+        Amount::AllButBytes(n) => all_but_bytes(ctx, &mut input, n).await,
+    }
+}
+
+async fn first_lines(
+    ctx: &mut Ctx,
+    input: &mut Input,
+    mut left: u64,
+    delim: u8,
+) -> Result<(), WriteError> {
+    while left > 0 {
+        let Some(chunk) = input.read_chunk().await else {
+            break;
+        };
+        let mut end = chunk.len();
+        for (at, _) in chunk.iter().enumerate().filter(|(_, &b)| b == delim) {
+            left -= 1;
+            if left == 0 {
+                end = at + 1;
+                break;
+            }
+        }
+        ctx.stdout.write(&chunk[..end]).await?;
+    }
+    Ok(())
+}
+
+async fn first_bytes(ctx: &mut Ctx, input: &mut Input, mut left: u64) -> Result<(), WriteError> {
+    while left > 0 {
+        let Some(chunk) = input.read_chunk().await else {
+            break;
+        };
+        let take = usize::try_from(left).unwrap_or(usize::MAX).min(chunk.len());
+        ctx.stdout.write(&chunk[..take]).await?;
+        left -= take as u64;
+    }
+    Ok(())
+}
+
+/// Everything but the last `n` lines: hold back `n` lines at a time.
+async fn all_but_lines(
+    ctx: &mut Ctx,
+    input: &mut Input,
+    n: u64,
+    delim: u8,
+) -> Result<(), WriteError> {
+    let mut held: VecDeque<Vec<u8>> = VecDeque::new();
+    let mut records = Records::new(std::mem::replace(input, Input::empty()), delim);
+    let mut line = Vec::new();
+    while records.next_into(&mut line).await {
+        hold(ctx, &mut held, std::mem::take(&mut line), n).await?;
+    }
+    Ok(())
+}
+
+async fn hold(
+    ctx: &mut Ctx,
+    held: &mut VecDeque<Vec<u8>>,
+    line: Vec<u8>,
+    n: u64,
+) -> Result<(), WriteError> {
+    held.push_back(line);
+    if held.len() as u64 > n {
+        if let Some(out) = held.pop_front() {
+            ctx.stdout.write(&out).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Everything but the last `n` bytes: keep a tail of `n` bytes back.
+async fn all_but_bytes(ctx: &mut Ctx, input: &mut Input, n: u64) -> Result<(), WriteError> {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    let mut held: Vec<u8> = Vec::new();
+    while let Some(chunk) = input.read_chunk().await {
+        held.extend_from_slice(&chunk);
+        if held.len() > n {
+            let out = held.len() - n;
+            ctx.stdout.write(&held[..out]).await?;
+            held.drain(..out);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::applets::text::cases::Table;
+
+    const TABLE: Table = Table {
+        name: "head",
+        files: &[
+            ("a", "1\n2\n3\n"),
+            ("b", "x\ny"),
+            ("n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"),
+        ],
+        ok: &[
+            (
+                &[],
+                "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n",
+                "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n",
+            ),
+            (&["n"], "", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"),
+            (&["-n", "2", "a"], "", "1\n2\n"),
+            (&["-n2"], "a\nb\nc\n", "a\nb\n"),
+            (&["-2"], "a\nb\nc\n", "a\nb\n"),
+            (&["--lines=1"], "a\nb\n", "a\n"),
+            (&["-n", "-1", "a"], "", "1\n2\n"),
+            (&["-n", "-1", "b"], "", "x\n"),
+            (&["-n", "-5", "a"], "", ""),
+            (&["-n", "+2", "a"], "", "1\n2\n"),
+            (&["-n", "0", "a"], "", ""),
+            (&["-c", "3", "a"], "", "1\n2"),
+            (&["-c", "-2", "a"], "", "1\n2\n"),
+            (&["--bytes=-100", "a"], "", ""),
+            (&["-c", "1K", "b"], "", "x\ny"),
+            (&["-n", "1", "a", "b"], "", "==> a <==\n1\n\n==> b <==\nx\n"),
+            (&["-q", "-n", "1", "a", "b"], "", "1\nx\n"),
+            (&["-v", "-c", "2", "a"], "", "==> a <==\n1\n"),
+            (
+                &["-n1", "a", "-"],
+                "in\n",
+                "==> a <==\n1\n\n==> standard input <==\nin\n",
+            ),
+            (&["-n", "2", "-c", "3", "a"], "", "1\n2"),
+            (&["-c", "3", "-n", "2", "a"], "", "1\n2\n"),
+            (&["-z", "-n", "1"], "a\0b\0", "a\0"),
+            (&["-z", "-n", "-1"], "a\0b\0c", "a\0b\0"),
+            (&["-n", "1"], "no newline", "no newline"),
+        ],
+        err: &[
+            (
+                &["-n1", "a", "missing", "b"],
+                "",
+                "==> a <==\n1\n\n==> b <==\nx\n",
+                "head: cannot open 'missing' for reading: No such file or directory\n",
+                1,
+            ),
+            (
+                &["-n", "x", "a"],
+                "",
+                "",
+                "head: invalid number of lines: 'x'\n",
+                1,
+            ),
+            (
+                &["-c", "1x", "a"],
+                "",
+                "",
+                "head: invalid number of bytes: '1x'\n",
+                1,
+            ),
+            (
+                &["-n", "", "a"],
+                "",
+                "",
+                "head: invalid number of lines: ''\n",
+                1,
+            ),
+            (
+                &["-y"],
+                "",
+                "",
+                "head: invalid option -- 'y'\nTry 'head --help' for more information.\n",
+                1,
+            ),
+        ],
+    };
+
+    #[test]
+    fn cases() {
+        TABLE.check();
+    }
+
+    #[test]
+    #[ignore = "compares the tables with the real GNU tools"]
+    fn gnu() {
+        TABLE.check_gnu();
+    }
+}

@@ -1,0 +1,455 @@
+//! `printf FORMAT [ARGUMENT]...`: formatted output, as bash's builtin does it (agents' shells
+//! run the builtin, not coreutils'): `%q` quotes with backslashes, a bad number prints
+//! `printf: ARG: invalid number` and sets status 1, and the format is reused while
+//! arguments remain.
+
+/// C-style number parsing and formatting, shared with `seq -f`.
+pub mod number;
+
+use crate::applets::common::warn;
+use crate::applets::text::util::{finish, print_help};
+use crate::applets::{Applet, Ctx};
+use crate::task::LocalFuture;
+
+use number::{format_float, format_int, parse_float, parse_int, Spec};
+
+/// The `printf` applet.
+pub const APPLET: Applet = Applet {
+    name: "printf",
+    usage: "printf FORMAT [ARGUMENTS]...\n  Conversions: %s %b (escapes in the argument) %q (shell-quoted) %c %d %i %u %o %x %X\n  %f %e %E %g %G %%; flags - + space 0 #; width and precision (or * from an argument).\n  Escapes in FORMAT: \\n \\t \\\\ \\a \\b \\e \\f \\r \\v \\NNN \\xHH \\uHHHH.\n  The format is reused until every argument is consumed; missing ones count as \"\" or 0.\n  'c or \"c as a number is the character's code. (printf -v VAR is a shell builtin job.)",
+    run,
+};
+
+/// bash's one-line usage, printed after a usage error.
+const USAGE_LINE: &str = "printf: usage: printf [-v var] format [arguments]\n";
+
+fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(main(ctx))
+}
+
+async fn main(mut ctx: Ctx) -> i32 {
+    let mut args = ctx.args.clone();
+    if args.first().is_some_and(|a| a == "--help") {
+        return print_help(&mut ctx, &APPLET).await;
+    }
+    if args.first().is_some_and(|a| a == "--") {
+        args.remove(0);
+    } else if let Some(letter) = option_letter(&args) {
+        // Like bash: a first argument that looks like an option is one.
+        let message = if letter == 'v' {
+            "-v: assigning to a variable needs the shell's printf builtin".to_string()
+        } else {
+            format!("-{letter}: invalid option")
+        };
+        warn(&mut ctx, message).await;
+        let _ = ctx.stderr.write_str(USAGE_LINE).await;
+        return 2;
+    }
+    let Some((format, rest)) = args.split_first() else {
+        let _ = ctx.stderr.write_str(USAGE_LINE).await;
+        return 2;
+    };
+    let mut printer = Printer::new(rest);
+    printer.run(format.as_bytes());
+    for message in &printer.errors {
+        warn(&mut ctx, message).await;
+    }
+    let written = ctx.stdout.write(&printer.out).await;
+    finish(&mut ctx, written.map(|()| printer.status)).await
+}
+
+/// The option letter of a first argument like `-x` (not `-` alone).
+fn option_letter(args: &[String]) -> Option<char> {
+    args.first()?.strip_prefix('-')?.chars().next()
+}
+
+/// What the rest of the output should do after a piece of the format.
+#[derive(PartialEq)]
+enum Flow {
+    Go,
+    /// `\c` in a `%b` argument: print nothing more.
+    Stop,
+}
+
+/// Formats into a buffer, consuming the arguments.
+struct Printer<'a> {
+    args: &'a [String],
+    next: usize,
+    out: Vec<u8>,
+    errors: Vec<String>,
+    status: i32,
+}
+
+impl<'a> Printer<'a> {
+    fn new(args: &'a [String]) -> Self {
+        Printer {
+            args,
+            next: 0,
+            out: Vec::new(),
+            errors: Vec::new(),
+            status: 0,
+        }
+    }
+
+    /// Applies the format once, then again while arguments remain and some were used.
+    fn run(&mut self, format: &[u8]) {
+        loop {
+            let before = self.next;
+            if self.once(format) == Flow::Stop || self.status == STOP_STATUS {
+                break;
+            }
+            if self.next >= self.args.len() || self.next == before {
+                break;
+            }
+        }
+        if self.status == STOP_STATUS {
+            self.status = 1;
+        }
+    }
+
+    fn arg(&mut self) -> Option<&'a str> {
+        let arg = self.args.get(self.next)?;
+        self.next += 1;
+        Some(arg)
+    }
+
+    fn once(&mut self, format: &[u8]) -> Flow {
+        let mut at = 0;
+        while at < format.len() {
+            match format[at] {
+                b'\\' => at = escape(format, at + 1, &mut self.out, false),
+                b'%' => match self.conversion(format, at + 1) {
+                    Some((next, flow)) => {
+                        if flow == Flow::Stop {
+                            return Flow::Stop;
+                        }
+                        at = next;
+                    }
+                    None => return Flow::Stop,
+                },
+                b => {
+                    self.out.push(b);
+                    at += 1;
+                }
+            }
+        }
+        Flow::Go
+    }
+
+    /// One `%...` directive starting after the `%`; None on an invalid directive (reported).
+    fn conversion(&mut self, format: &[u8], start: usize) -> Option<(usize, Flow)> {
+        let mut spec = Spec::default();
+        let mut at = start;
+        while let Some(&b) = format.get(at) {
+            match b {
+                b'-' => spec.left = true,
+                b'+' => spec.plus = true,
+                b' ' => spec.space = true,
+                b'0' => spec.zero = true,
+                b'#' => spec.alt = true,
+                b'\'' => {}
+                _ => break,
+            }
+            at += 1;
+        }
+        (spec.width, at) = self.count(format, at);
+        if spec.width.is_some_and(|w| w < 0) {
+            spec.left = true;
+        }
+        if format.get(at) == Some(&b'.') {
+            let (precision, next) = self.count(format, at + 1);
+            // A negative precision from `*` counts as none.
+            spec.precision = match precision {
+                Some(p) if p < 0 => None,
+                p => Some(p.unwrap_or(0)),
+            };
+            at = next;
+        }
+        while format.get(at).is_some_and(|b| b"hlLjzt".contains(b)) {
+            at += 1;
+        }
+        let Some(&conv) = format.get(at) else {
+            self.errors
+                .push("`%': missing format character".to_string());
+            self.status = STOP_STATUS;
+            return None;
+        };
+        if conv == b'%' && at != start {
+            self.invalid(conv);
+            return None;
+        }
+        let flow = self.convert(conv, &spec)?;
+        Some((at + 1, flow))
+    }
+
+    /// A width or precision: digits, or `*` taken from the next argument.
+    fn count(&mut self, format: &[u8], mut at: usize) -> (Option<i64>, usize) {
+        if format.get(at) == Some(&b'*') {
+            let value = match self.arg() {
+                Some(text) => self.int_arg(text),
+                None => 0,
+            };
+            return (Some(value), at + 1);
+        }
+        let begin = at;
+        while format.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        let digits = std::str::from_utf8(&format[begin..at]).unwrap_or("");
+        (digits.parse().ok(), at)
+    }
+
+    fn convert(&mut self, conv: u8, spec: &Spec) -> Option<Flow> {
+        match conv {
+            b'%' => self.out.push(b'%'),
+            b's' => {
+                let text = self.arg().unwrap_or("");
+                self.pad_text(text.as_bytes(), spec);
+            }
+            b'b' => {
+                let text = self.arg().unwrap_or("");
+                let mut decoded = Vec::new();
+                let flow = expand_b(text.as_bytes(), &mut decoded);
+                self.pad_text(&decoded, spec);
+                return Some(flow);
+            }
+            b'q' => {
+                let quoted = shell_quote(self.arg().unwrap_or(""));
+                let unlimited = Spec {
+                    precision: None,
+                    ..*spec
+                };
+                self.pad_text(quoted.as_bytes(), &unlimited);
+            }
+            b'c' => {
+                let text = self.arg().unwrap_or("");
+                let first = text
+                    .as_bytes()
+                    .first()
+                    .map_or(&[][..], std::slice::from_ref);
+                let whole = Spec {
+                    precision: None,
+                    ..*spec
+                };
+                self.pad_text(first, &whole);
+            }
+            b'd' | b'i' | b'u' | b'o' | b'x' | b'X' => {
+                let value = match self.arg() {
+                    Some(text) => self.int_arg(text),
+                    None => 0,
+                };
+                let text = format_int(value, conv, spec);
+                self.out.extend_from_slice(text.as_bytes());
+            }
+            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
+                let value = match self.arg() {
+                    Some(text) => self.float_arg(text),
+                    None => 0.0,
+                };
+                let text = format_float(value, conv, spec);
+                self.out.extend_from_slice(text.as_bytes());
+            }
+            _ => {
+                self.invalid(conv);
+                return None;
+            }
+        }
+        Some(Flow::Go)
+    }
+
+    fn invalid(&mut self, conv: u8) {
+        let text = String::from_utf8_lossy(std::slice::from_ref(&conv));
+        self.errors
+            .push(format!("`{text}': invalid format character"));
+        self.status = STOP_STATUS;
+    }
+
+    fn int_arg(&mut self, text: &str) -> i64 {
+        let parsed = parse_int(text);
+        self.note(text, parsed.error);
+        parsed.value
+    }
+
+    fn float_arg(&mut self, text: &str) -> f64 {
+        let parsed = parse_float(text);
+        self.note(text, parsed.error);
+        parsed.value
+    }
+
+    fn note(&mut self, text: &str, error: Option<number::NumError>) {
+        match error {
+            Some(number::NumError::Invalid(what)) => {
+                self.errors.push(format!("{text}: {what}"));
+                if self.status == 0 {
+                    self.status = 1;
+                }
+            }
+            Some(number::NumError::Range) => self
+                .errors
+                .push(format!("warning: {text}: Numerical result out of range")),
+            None => {}
+        }
+    }
+
+    /// Text with precision (a byte limit) and width (padding), as `%s` does.
+    fn pad_text(&mut self, text: &[u8], spec: &Spec) {
+        let limit = spec.precision.map_or(text.len(), |p| {
+            usize::try_from(p).unwrap_or(0).min(text.len())
+        });
+        let text = &text[..limit];
+        let width = spec.width.map_or(0, |w| w.unsigned_abs() as usize);
+        let pad = width.saturating_sub(text.len());
+        if !spec.left {
+            self.out.resize(self.out.len() + pad, b' ');
+        }
+        self.out.extend_from_slice(text);
+        if spec.left {
+            self.out.resize(self.out.len() + pad, b' ');
+        }
+    }
+}
+
+/// Status marking "stop formatting" after an invalid directive (reported as 1).
+const STOP_STATUS: i32 = -1;
+
+/// Decodes the escape after a backslash at `at` into `out`; returns where the text resumes.
+/// `in_b` selects `%b`'s rules (`\0NNN`, no `\"`), else the format's rules.
+fn escape(text: &[u8], at: usize, out: &mut Vec<u8>, in_b: bool) -> usize {
+    let Some(&c) = text.get(at) else {
+        out.push(b'\\');
+        return at;
+    };
+    let simple = match c {
+        b'a' => Some(7),
+        b'b' => Some(8),
+        b'e' | b'E' => Some(0x1b),
+        b'f' => Some(0x0c),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        b'v' => Some(0x0b),
+        b'\\' => Some(b'\\'),
+        b'\'' | b'"' | b'?' if !in_b => Some(c),
+        _ => None,
+    };
+    if let Some(byte) = simple {
+        out.push(byte);
+        return at + 1;
+    }
+    match c {
+        b'0'..=b'7' => {
+            // `%b` reads `\0` plus up to three digits; elsewhere up to three digits in all.
+            let (skip, max) = if in_b && c == b'0' { (1, 3) } else { (0, 3) };
+            let (value, end) = digits(text, at + skip, max, 8);
+            out.push((value & 0xff) as u8);
+            end
+        }
+        b'x' => match digits(text, at + 1, 2, 16) {
+            (_, end) if end == at + 1 => {
+                out.extend_from_slice(b"\\x");
+                end
+            }
+            (value, end) => {
+                out.push(value as u8);
+                end
+            }
+        },
+        b'u' | b'U' => {
+            let max = if c == b'u' { 4 } else { 8 };
+            match digits(text, at + 1, max, 16) {
+                (_, end) if end == at + 1 => {
+                    out.push(b'\\');
+                    out.push(c);
+                    end
+                }
+                (value, end) => {
+                    let ch = char::from_u32(value).unwrap_or('\u{fffd}');
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    end
+                }
+            }
+        }
+        _ => {
+            out.push(b'\\');
+            out.push(c);
+            at + 1
+        }
+    }
+}
+
+/// Up to `max` digits in `radix` from `at`: their value and where they end.
+fn digits(text: &[u8], at: usize, max: usize, radix: u32) -> (u32, usize) {
+    let mut value = 0u32;
+    let mut end = at;
+    while end < at + max {
+        let Some(d) = text.get(end).and_then(|&b| (b as char).to_digit(radix)) else {
+            break;
+        };
+        value = value.wrapping_mul(radix).wrapping_add(d);
+        end += 1;
+    }
+    (value, end)
+}
+
+/// `%b`: the argument's escapes expanded; `\c` stops all further output.
+fn expand_b(text: &[u8], out: &mut Vec<u8>) -> Flow {
+    let mut at = 0;
+    while at < text.len() {
+        if text[at] != b'\\' {
+            out.push(text[at]);
+            at += 1;
+            continue;
+        }
+        if text.get(at + 1) == Some(&b'c') {
+            return Flow::Stop;
+        }
+        at = escape(text, at + 1, out, true);
+    }
+    Flow::Go
+}
+
+/// `%q`: bash's quoting, backslashes before special characters, `$'...'` for control
+/// characters, `''` for the empty string.
+pub fn shell_quote(text: &str) -> String {
+    if text.is_empty() {
+        return "''".to_string();
+    }
+    if text.chars().any(|c| c.is_control()) {
+        return ansi_c_quote(text);
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    for (i, c) in text.chars().enumerate() {
+        let special = " !\"$&'()*,;<>?[\\]^`{|}".contains(c) || (i == 0 && "~#".contains(c));
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn ansi_c_quote(text: &str) -> String {
+    let mut out = String::from("$'");
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0b' => out.push_str("\\v"),
+            '\x0c' => out.push_str("\\f"),
+            '\x1b' => out.push_str("\\E"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+#[cfg(test)]
+mod tests;

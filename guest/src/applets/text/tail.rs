@@ -1,0 +1,342 @@
+//! `tail [-n [+]N] [-c [+]N] [-qvz] [FILE]...`: the last lines or bytes of each input.
+
+use std::collections::VecDeque;
+
+use crate::applets::common::{warn, OptSpec};
+use crate::applets::text::util::{finish, open, parse_args, parse_size};
+use crate::applets::{Applet, Ctx};
+use crate::task::{Input, LocalFuture, WriteError};
+
+/// The `tail` applet.
+pub const APPLET: Applet = Applet {
+    name: "tail",
+    usage: "tail [OPTION]... [FILE]...\n  -n, --lines=[+]N  the last N lines (default 10); with +N, from line N on\n  -c, --bytes=[+]N  the last N bytes; with +N, from byte N on\n  -N, +N            same as -n N, -n +N\n  -q, --quiet       never print file name headers\n  -v, --verbose     always print them\n  -z, --zero-terminated  lines end with NUL, not newline\n  -f, -F, --follow  not supported: a sandboxed file does not grow while tail waits",
+    run,
+};
+
+const SPEC: OptSpec = OptSpec {
+    short: "qvzfF",
+    short_val: "ncs",
+    long: &["quiet", "silent", "verbose", "zero-terminated", "retry"],
+    long_val: &[
+        "lines",
+        "bytes",
+        "follow",
+        "sleep-interval",
+        "pid",
+        "max-unchanged-stats",
+    ],
+    digits: Some('n'),
+    stop_at_operand: false,
+};
+
+/// What to print of each input.
+#[derive(Clone, Copy)]
+enum Amount {
+    LastLines(u64),
+    FromLine(u64),
+    LastBytes(u64),
+    FromByte(u64),
+}
+
+fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(main(ctx))
+}
+
+async fn main(mut ctx: Ctx) -> i32 {
+    // Obsolete `tail +N FILE`: from line N.
+    if let Some(first) = ctx.args.first() {
+        if first.len() > 1
+            && first.starts_with('+')
+            && first[1..].bytes().all(|b| b.is_ascii_digit())
+        {
+            ctx.args[0] = format!("-n{first}");
+        }
+    }
+    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+        Ok(parsed) => parsed,
+        Err(status) => return status,
+    };
+    let mut amount = Amount::LastLines(10);
+    let (mut headers, mut delim) = (None, b'\n');
+    for opt in &opts {
+        if opt.is('n', "lines") || opt.is('c', "bytes") {
+            let lines = opt.is('n', "lines");
+            match parse_amount(opt.value(), lines) {
+                Some(parsed) => amount = parsed,
+                None => {
+                    let what = if lines { "lines" } else { "bytes" };
+                    let message = format!("invalid number of {what}: '{}'", opt.value());
+                    warn(&mut ctx, message).await;
+                    return 1;
+                }
+            }
+        } else if opt.is('f', "follow") || opt.is('F', "") {
+            let message = "following files (-f, -F, --follow) is not supported in this sandbox; \
+                           read the file again later instead";
+            warn(&mut ctx, message).await;
+            return 1;
+        } else if opt.is('q', "quiet") || opt.is('q', "silent") {
+            headers = Some(false);
+        } else if opt.is('v', "verbose") {
+            headers = Some(true);
+        } else if opt.is('z', "zero-terminated") {
+            delim = 0;
+        }
+    }
+    let paths = if operands.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        operands
+    };
+    let headers = headers.unwrap_or(paths.len() > 1);
+    let result = tail_all(&mut ctx, &paths, amount, headers, delim).await;
+    finish(&mut ctx, result).await
+}
+
+fn parse_amount(text: &str, lines: bool) -> Option<Amount> {
+    let (from_start, digits) = match text.strip_prefix('+') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('-').unwrap_or(text)),
+    };
+    let n = parse_size(digits)?;
+    Some(match (lines, from_start) {
+        (true, false) => Amount::LastLines(n),
+        (true, true) => Amount::FromLine(n),
+        (false, false) => Amount::LastBytes(n),
+        (false, true) => Amount::FromByte(n),
+    })
+}
+
+async fn tail_all(
+    ctx: &mut Ctx,
+    paths: &[String],
+    amount: Amount,
+    headers: bool,
+    delim: u8,
+) -> Result<i32, WriteError> {
+    let mut status = 0;
+    let mut first = true;
+    for path in paths {
+        let input = match open(ctx, path) {
+            Ok(input) => input,
+            Err(e) => {
+                let message = if e.is_dir {
+                    format!("error reading '{path}': {}", e.reason)
+                } else {
+                    format!("cannot open '{path}' for reading: {}", e.reason)
+                };
+                warn(ctx, message).await;
+                status = 1;
+                continue;
+            }
+        };
+        if headers {
+            let name = if path == "-" { "standard input" } else { path };
+            let sep = if first { "" } else { "\n" };
+            ctx.stdout
+                .write_str(&format!("{sep}==> {name} <==\n"))
+                .await?;
+        }
+        first = false;
+        tail_one(ctx, input, amount, delim).await?;
+    }
+    Ok(status)
+}
+
+async fn tail_one(
+    ctx: &mut Ctx,
+    mut input: Input,
+    amount: Amount,
+    delim: u8,
+) -> Result<(), WriteError> {
+    match amount {
+        Amount::LastLines(n) => last_lines(ctx, &mut input, n, delim).await,
+        Amount::LastBytes(n) => last_bytes(ctx, &mut input, n).await,
+        Amount::FromLine(n) => from_line(ctx, &mut input, n, delim).await,
+        Amount::FromByte(n) => from_byte(ctx, &mut input, n).await,
+    }
+}
+
+/// Keeps whole chunks while the ones after the first still hold fewer than `n + 1`
+/// terminators; the last `n` lines start after the `(n+1)`-th terminator from the end.
+async fn last_lines(ctx: &mut Ctx, input: &mut Input, n: u64, delim: u8) -> Result<(), WriteError> {
+    let count = |chunk: &[u8]| chunk.iter().filter(|&&b| b == delim).count() as u64;
+    let mut chunks: VecDeque<(Vec<u8>, u64)> = VecDeque::new();
+    let mut total = 0u64;
+    while let Some(chunk) = input.read_chunk().await {
+        let lines = count(&chunk);
+        total += lines;
+        chunks.push_back((chunk, lines));
+        while let Some(&(_, front)) = chunks.front() {
+            if chunks.len() > 1 && total - front > n {
+                total -= front;
+                chunks.pop_front();
+            } else {
+                break;
+            }
+        }
+    }
+    let data: Vec<u8> = chunks.into_iter().flat_map(|(chunk, _)| chunk).collect();
+    let start = start_of_last_lines(&data, n, delim);
+    ctx.stdout.write(&data[start..]).await
+}
+
+fn start_of_last_lines(data: &[u8], n: u64, delim: u8) -> usize {
+    if n == 0 {
+        return data.len();
+    }
+    // A final terminator ends the last line; it does not start a new one.
+    let body = data.strip_suffix(&[delim]).unwrap_or(data);
+    let mut seen = 0;
+    for (at, &b) in body.iter().enumerate().rev() {
+        if b == delim {
+            seen += 1;
+            if seen == n {
+                return at + 1;
+            }
+        }
+    }
+    0
+}
+
+async fn last_bytes(ctx: &mut Ctx, input: &mut Input, n: u64) -> Result<(), WriteError> {
+    let n = usize::try_from(n).unwrap_or(usize::MAX);
+    let mut held: Vec<u8> = Vec::new();
+    while let Some(chunk) = input.read_chunk().await {
+        held.extend_from_slice(&chunk);
+        if held.len() > n.saturating_mul(2).max(1 << 16) {
+            held.drain(..held.len() - n);
+        }
+    }
+    let start = held.len().saturating_sub(n);
+    ctx.stdout.write(&held[start..]).await
+}
+
+/// From line `n` (1-based; 0 counts as 1) to the end.
+async fn from_line(ctx: &mut Ctx, input: &mut Input, n: u64, delim: u8) -> Result<(), WriteError> {
+    let mut skip = n.saturating_sub(1);
+    while let Some(chunk) = input.read_chunk().await {
+        let mut start = 0;
+        while skip > 0 {
+            match chunk[start..].iter().position(|&b| b == delim) {
+                Some(at) => {
+                    start += at + 1;
+                    skip -= 1;
+                }
+                None => {
+                    start = chunk.len();
+                    break;
+                }
+            }
+        }
+        ctx.stdout.write(&chunk[start..]).await?;
+    }
+    Ok(())
+}
+
+/// From byte `n` (1-based; 0 counts as 1) to the end.
+async fn from_byte(ctx: &mut Ctx, input: &mut Input, n: u64) -> Result<(), WriteError> {
+    let mut skip = usize::try_from(n.saturating_sub(1)).unwrap_or(usize::MAX);
+    while let Some(chunk) = input.read_chunk().await {
+        let start = skip.min(chunk.len());
+        skip -= start;
+        ctx.stdout.write(&chunk[start..]).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::applets::text::cases::Table;
+
+    const TABLE: Table = Table {
+        name: "tail",
+        files: &[
+            ("a", "1\n2\n3\n"),
+            ("b", "x\ny"),
+            ("n", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"),
+        ],
+        ok: &[
+            (&["n"], "", "3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"),
+            (&[], "a\nb\n", "a\nb\n"),
+            (&["-n", "2", "b"], "", "x\ny"),
+            (&["-n", "1", "b"], "", "y"),
+            (&["-n1"], "a\nb\n\n", "\n"),
+            (&["-2", "a"], "", "2\n3\n"),
+            (&["+2", "a"], "", "2\n3\n"),
+            (&["-n", "+2", "a"], "", "2\n3\n"),
+            (&["--lines=+0", "a"], "", "1\n2\n3\n"),
+            (&["-n", "-2", "a"], "", "2\n3\n"),
+            (&["-n", "0", "a"], "", ""),
+            (&["-n", "99", "a"], "", "1\n2\n3\n"),
+            (&["-c", "3", "a"], "", "\n3\n"),
+            (&["-c", "+3", "a"], "", "2\n3\n"),
+            (&["-c", "2K", "a"], "", "1\n2\n3\n"),
+            (&["-n", "1", "a", "b"], "", "==> a <==\n3\n\n==> b <==\ny"),
+            (&["-q", "-n", "1", "a", "b"], "", "3\ny"),
+            (
+                &["-v", "-n", "1", "-"],
+                "in\n",
+                "==> standard input <==\nin\n",
+            ),
+            (&["-z", "-n", "1"], "a\0b\0", "b\0"),
+            (&["-n", "+3"], "a\nb\nc\nd", "c\nd"),
+        ],
+        err: &[
+            (
+                &["-n1", "a", "missing", "b"],
+                "",
+                "==> a <==\n3\n\n==> b <==\ny",
+                "tail: cannot open 'missing' for reading: No such file or directory\n",
+                1,
+            ),
+            (
+                &["-n", "x", "a"],
+                "",
+                "",
+                "tail: invalid number of lines: 'x'\n",
+                1,
+            ),
+            (
+                &["-c", "y", "a"],
+                "",
+                "",
+                "tail: invalid number of bytes: 'y'\n",
+                1,
+            ),
+            (
+                &["-k"],
+                "",
+                "",
+                "tail: invalid option -- 'k'\nTry 'tail --help' for more information.\n",
+                1,
+            ),
+        ],
+    };
+
+    #[test]
+    fn cases() {
+        TABLE.check();
+    }
+
+    #[test]
+    #[ignore = "compares the tables with the real GNU tools"]
+    fn gnu() {
+        TABLE.check_gnu();
+    }
+
+    #[test]
+    fn follow_is_refused_and_long_inputs_stream() {
+        let out = crate::applets::testing::run("tail", &["-f"], "x\n");
+        assert_eq!(out.status, 1);
+        assert!(out.stderr.contains("not supported"));
+        let big: String = (0..100_000).map(|i| format!("{i}\n")).collect();
+        let out = crate::applets::testing::run("tail", &["-n", "2"], &big);
+        assert_eq!(out.stdout, "99998\n99999\n");
+        let out = crate::applets::testing::run("tail", &["-c", "3"], &big);
+        assert_eq!(out.stdout, "99\n");
+        let out = crate::applets::testing::run("head", &["-n", "-99999"], &big);
+        assert_eq!(out.stdout, "0\n");
+    }
+}

@@ -1,0 +1,439 @@
+//! `declare`/`typeset` (and the engine `local`, `export`, `readonly` share): set attributes
+//! and values, print declarations (`-p`), list functions (`-f`, `-F`).
+
+use std::rc::Rc;
+
+use super::{Builtin, Ctx};
+use crate::shell::interp::exec::simple::{ArgValue, AssignArg, AssignVal, Scope};
+use crate::shell::interp::quote;
+use crate::shell::interp::state::{is_name, Attrs, State, Value, Var};
+use crate::shell::interp::unparse;
+use crate::shell::interp::Flow;
+use crate::task::LocalFuture;
+
+/// `declare`.
+pub(crate) const DECLARE: Builtin = Builtin {
+    name: "declare",
+    synopsis: "declare [-aAilurxgpfF] [name[=value] ...] — set variable values and attributes",
+    run,
+};
+
+/// `typeset`.
+pub(crate) const TYPESET: Builtin = Builtin {
+    name: "typeset",
+    synopsis: "typeset [-aAilurxgpfF] [name[=value] ...] — same as declare",
+    run,
+};
+
+/// Which command is declaring.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Declare,
+    Local,
+    Export,
+    Readonly,
+}
+
+fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
+    Box::pin(async move { declare_like(&ctx, Mode::Declare).await })
+}
+
+/// Attribute changes requested by the options.
+#[derive(Default, Clone, Copy)]
+struct Flags {
+    on: Attrs,
+    off: Attrs,
+    print: bool,
+    functions: bool,
+    function_names: bool,
+    global: bool,
+}
+
+fn set_flag(attrs: &mut Attrs, c: char) -> bool {
+    match c {
+        'a' => attrs.array = true,
+        'A' => attrs.assoc = true,
+        'i' => attrs.integer = true,
+        'l' => attrs.lower = true,
+        'u' => attrs.upper = true,
+        'r' => attrs.readonly = true,
+        'x' => attrs.export = true,
+        _ => return false,
+    }
+    true
+}
+
+/// The engine of `declare`, `local`, `export` and `readonly`.
+pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
+    let args = ctx.args.get(1..).unwrap_or_default();
+    let mut flags = Flags::default();
+    match mode {
+        Mode::Export => flags.on.export = true,
+        Mode::Readonly => flags.on.readonly = true,
+        _ => {}
+    }
+    let mut start = 0;
+    for arg in args {
+        let ArgValue::Word(word) = arg else {
+            break;
+        };
+        if word == "--" {
+            start += 1;
+            break;
+        }
+        let (sign, letters) = match word.chars().next() {
+            Some(c @ ('-' | '+')) if word.len() > 1 => (c, &word[1..]),
+            _ => break,
+        };
+        for c in letters.chars() {
+            let ok = match (c, mode) {
+                ('p', _) => {
+                    flags.print = true;
+                    true
+                }
+                ('f', _) => {
+                    flags.functions = true;
+                    true
+                }
+                ('F', Mode::Declare) => {
+                    flags.function_names = true;
+                    true
+                }
+                ('g', Mode::Declare) => {
+                    flags.global = true;
+                    true
+                }
+                ('n', Mode::Export) => {
+                    flags.off.export = true;
+                    flags.on.export = false;
+                    true
+                }
+                ('n' | 't', Mode::Declare | Mode::Local) => true,
+                (c, _) if sign == '-' => set_flag(&mut flags.on, c),
+                (c, _) => set_flag(&mut flags.off, c),
+            };
+            if !ok {
+                let usage = match mode {
+                    Mode::Export => "export [-fn] [name[=value] ...] or export -p",
+                    Mode::Readonly => "readonly [-aAf] [name[=value] ...] or readonly -p",
+                    Mode::Local => "local [option] name[=value] ...",
+                    Mode::Declare => "declare [-aAfFgilnrtux] [-p] [name[=value] ...]",
+                };
+                return ctx.bad_option(&format!("{sign}{c}"), usage).await;
+            }
+        }
+        start += 1;
+    }
+    let operands = &args[start..];
+    let in_function = !ctx.sh.state.borrow().call_stack.is_empty();
+    if mode == Mode::Local && !in_function {
+        return ctx.fail("can only be used in a function", 1).await;
+    }
+    if flags.functions || flags.function_names {
+        return print_functions(ctx, operands, flags.function_names).await;
+    }
+    if operands.is_empty() {
+        return list_all(ctx, mode, flags).await;
+    }
+    if flags.print {
+        return print_named(ctx, operands).await;
+    }
+    let scope = match mode {
+        Mode::Local => Scope::Local,
+        Mode::Declare if flags.global => Scope::Global,
+        Mode::Declare if in_function => Scope::Local,
+        _ => Scope::Normal,
+    };
+    let mut status = 0;
+    for arg in operands {
+        let assign = match arg {
+            ArgValue::Assign(a) => Some(a.clone()),
+            ArgValue::Word(w) => parse_word_assignment(w),
+        };
+        let name = match (&assign, arg) {
+            (Some(a), _) => a.name.clone(),
+            (None, ArgValue::Word(w)) => w.clone(),
+            (None, ArgValue::Assign(a)) => a.name.clone(),
+        };
+        if !is_name(&name) {
+            ctx.fail(&format!("`{}': not a valid identifier", arg.text()), 1)
+                .await;
+            status = 1;
+            continue;
+        }
+        if let Err(message) = declare_one(ctx, &name, assign.as_ref(), flags, scope) {
+            ctx.fail(&message, 1).await;
+            status = 1;
+        }
+    }
+    Flow::Normal(status)
+}
+
+/// `name=value` written as one quoted word (`declare "$k=$v"`).
+fn parse_word_assignment(w: &str) -> Option<AssignArg> {
+    let (lhs, value) = w.split_once('=')?;
+    let (lhs, append) = match lhs.strip_suffix('+') {
+        Some(l) => (l, true),
+        None => (lhs, false),
+    };
+    let (name, index) = match lhs.split_once('[') {
+        Some((n, rest)) => (n, Some(rest.strip_suffix(']')?.to_string())),
+        None => (lhs, None),
+    };
+    Some(AssignArg {
+        name: name.to_string(),
+        index,
+        append,
+        value: AssignVal::Scalar(value.to_string()),
+    })
+}
+
+/// The variable for `name` in the scope a declaration writes to, created if needed.
+fn entry<'a>(state: &'a mut State, name: &str, scope: Scope) -> &'a mut Var {
+    match scope {
+        Scope::Local => state.local_entry(name),
+        Scope::Global => state.globals.entry(name.to_string()).or_default(),
+        Scope::Normal => state.var_entry(name),
+    }
+}
+
+fn declare_one(
+    ctx: &Ctx,
+    name: &str,
+    assign: Option<&AssignArg>,
+    flags: Flags,
+    scope: Scope,
+) -> Result<(), String> {
+    {
+        let mut state = ctx.sh.state.borrow_mut();
+        let readonly = state.var(name).is_some_and(|v| v.attrs.readonly);
+        let changes_value = assign.is_some() || flags.on.array || flags.on.assoc;
+        if readonly && (changes_value || flags.off.readonly) {
+            return Err(format!("{name}: readonly variable"));
+        }
+        let var = entry(&mut state, name, scope);
+        let on = flags.on;
+        if on.integer {
+            var.attrs.integer = true;
+        }
+        if on.lower {
+            var.attrs.lower = true;
+            var.attrs.upper = false;
+        }
+        if on.upper {
+            var.attrs.upper = true;
+            var.attrs.lower = false;
+        }
+        if on.export {
+            var.attrs.export = true;
+        }
+        let off = flags.off;
+        if off.export {
+            var.attrs.export = false;
+        }
+        if off.integer {
+            var.attrs.integer = false;
+        }
+        if off.lower {
+            var.attrs.lower = false;
+        }
+        if off.upper {
+            var.attrs.upper = false;
+        }
+        if on.assoc {
+            match var.value.take() {
+                Some(Value::Indexed(map)) if !map.is_empty() => {
+                    var.value = Some(Value::Indexed(map));
+                    return Err(format!(
+                        "{name}: cannot convert indexed to associative array"
+                    ));
+                }
+                Some(Value::Str(s)) => {
+                    let mut map = crate::shell::interp::assoc::Assoc::default();
+                    map.insert("0".into(), s);
+                    var.value = Some(Value::Assoc(Rc::new(map)));
+                }
+                Some(Value::Assoc(map)) => var.value = Some(Value::Assoc(map)),
+                _ => var.value = Some(Value::Assoc(Rc::default())),
+            }
+            var.attrs.assoc = true;
+        } else if on.array {
+            match var.value.take() {
+                Some(Value::Assoc(map)) => {
+                    var.value = Some(Value::Assoc(map));
+                    return Err(format!(
+                        "{name}: cannot convert associative to indexed array"
+                    ));
+                }
+                Some(Value::Str(s)) => {
+                    var.value = Some(Value::Indexed(Rc::new([(0, s)].into_iter().collect())))
+                }
+                Some(Value::Indexed(map)) => var.value = Some(Value::Indexed(map)),
+                None => {}
+            }
+            var.attrs.array = true;
+        }
+    }
+    if let Some(a) = assign {
+        let scope = if scope == Scope::Local {
+            Scope::Normal
+        } else {
+            scope
+        };
+        ctx.sh.apply_assignment(a, scope)?;
+    }
+    let mut state = ctx.sh.state.borrow_mut();
+    let var = entry(
+        &mut state,
+        name,
+        if scope == Scope::Global {
+            Scope::Global
+        } else {
+            Scope::Normal
+        },
+    );
+    if flags.on.readonly {
+        var.attrs.readonly = true;
+    }
+    if flags.on.export {
+        var.attrs.export = true;
+    }
+    Ok(())
+}
+
+/// The attribute letters of a variable, as `declare -p` prints them.
+pub(crate) fn attr_letters(var: &Var) -> String {
+    let a = var.attrs;
+    let array = a.array || matches!(var.value, Some(Value::Indexed(_)));
+    let assoc = a.assoc || matches!(var.value, Some(Value::Assoc(_)));
+    let mut s = String::new();
+    for (on, c) in [
+        (array && !assoc, 'a'),
+        (assoc, 'A'),
+        (a.integer, 'i'),
+        (a.lower, 'l'),
+        (a.readonly, 'r'),
+        (a.upper, 'u'),
+        (a.export, 'x'),
+    ] {
+        if on {
+            s.push(c);
+        }
+    }
+    if s.is_empty() {
+        s.push('-');
+    }
+    s
+}
+
+/// An array's or scalar's value as `declare -p` and `set` print it.
+pub(crate) fn value_text(var: &Var, style: fn(&str) -> String) -> Option<String> {
+    Some(match var.value.as_ref()? {
+        Value::Str(s) => style(s),
+        Value::Indexed(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("[{k}]={}", quote::double(v)))
+                .collect();
+            format!("({})", items.join(" "))
+        }
+        Value::Assoc(map) => {
+            let items: String = map
+                .iter()
+                .map(|(k, v)| format!("[{}]={} ", quote::word(k), quote::double(v)))
+                .collect();
+            format!("({items})")
+        }
+    })
+}
+
+/// `declare -p`-style line for a variable.
+pub(crate) fn declaration(name: &str, var: &Var) -> String {
+    let letters = attr_letters(var);
+    match value_text(var, quote::double) {
+        Some(value) => format!("declare -{letters} {name}={value}\n"),
+        None => format!("declare -{letters} {name}\n"),
+    }
+}
+
+async fn print_named(ctx: &Ctx, operands: &[ArgValue]) -> Flow {
+    let mut out = String::new();
+    let mut status = 0;
+    for arg in operands {
+        let name = arg.text();
+        let var = ctx.sh.state.borrow().var(&name).cloned();
+        match var {
+            Some(var) => out.push_str(&declaration(&name, &var)),
+            None => {
+                ctx.out(&std::mem::take(&mut out)).await;
+                ctx.fail(&format!("{name}: not found"), 1).await;
+                status = 1;
+            }
+        }
+    }
+    ctx.out(&out).await;
+    Flow::Normal(status)
+}
+
+async fn list_all(ctx: &Ctx, mode: Mode, flags: Flags) -> Flow {
+    let state = ctx.sh.state.borrow().clone();
+    let mut out = String::new();
+    for name in state.names() {
+        let Some(var) = state.var(&name) else {
+            continue;
+        };
+        let wanted = match mode {
+            Mode::Export => var.attrs.export,
+            Mode::Readonly => var.attrs.readonly,
+            _ => {
+                let on = flags.on;
+                (!on.export || var.attrs.export)
+                    && (!on.readonly || var.attrs.readonly)
+                    && (!on.integer || var.attrs.integer)
+                    && (!on.array || matches!(var.value, Some(Value::Indexed(_))))
+                    && (!on.assoc || matches!(var.value, Some(Value::Assoc(_))))
+            }
+        };
+        if !wanted {
+            continue;
+        }
+        if mode == Mode::Declare && !flags.print && flags.on == Attrs::default() {
+            if let Some(value) = value_text(var, quote::word) {
+                out.push_str(&format!("{name}={value}\n"));
+            }
+        } else {
+            out.push_str(&declaration(&name, var));
+        }
+    }
+    ctx.print_status(&out).await
+}
+
+async fn print_functions(ctx: &Ctx, operands: &[ArgValue], names_only: bool) -> Flow {
+    let funcs = ctx.sh.state.borrow().funcs.clone();
+    let mut out = String::new();
+    let mut status = 0;
+    let wanted: Vec<String> = if operands.is_empty() {
+        funcs.keys().cloned().collect()
+    } else {
+        operands.iter().map(ArgValue::text).collect()
+    };
+    for name in wanted {
+        match funcs.get(&name) {
+            Some(body) if names_only => {
+                if operands.is_empty() {
+                    out.push_str(&format!("declare -f {name}\n"));
+                } else {
+                    out.push_str(&format!("{name}\n"));
+                }
+                let _ = body;
+            }
+            Some(body) => {
+                out.push_str(&unparse::function(&name, body));
+                out.push('\n');
+            }
+            None => status = 1,
+        }
+    }
+    ctx.out(&out).await;
+    Flow::Normal(status)
+}

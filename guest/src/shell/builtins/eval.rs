@@ -1,0 +1,45 @@
+//! `eval [arg ...]`: join the arguments and run them as shell code in this shell.
+
+use super::{Builtin, Ctx};
+use crate::shell::interp::state::MAX_DEPTH;
+use crate::shell::interp::Flow;
+use crate::task::LocalFuture;
+
+/// `eval`.
+pub(crate) const EVAL: Builtin = Builtin {
+    name: "eval",
+    synopsis: "eval [arg ...] — run the arguments, joined by spaces, as shell code",
+    run,
+};
+
+fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
+    Box::pin(async move {
+        let code = ctx.operands().join(" ");
+        run_code(&ctx, &code, Some("eval: ")).await
+    })
+}
+
+/// Parses and runs `code` in the current shell (shared with `source`).
+pub(crate) async fn run_code(ctx: &Ctx, code: &str, context: Option<&str>) -> Flow {
+    let program = match crate::shell::parse(code) {
+        Ok(p) => p,
+        Err(e) => {
+            ctx.sh
+                .syntax_error(code, &e, &ctx.fds, context.unwrap_or(""))
+                .await;
+            return Flow::Normal(2);
+        }
+    };
+    if ctx.sh.state.borrow().depth >= MAX_DEPTH {
+        return ctx
+            .fail(&format!("maximum nesting level exceeded ({MAX_DEPTH})"), 1)
+            .await;
+    }
+    ctx.sh.state.borrow_mut().depth += 1;
+    let line = ctx.sh.state.borrow().line;
+    let flow = ctx.sh.run_list(&program, &ctx.fds).await;
+    let mut s = ctx.sh.state.borrow_mut();
+    s.depth = s.depth.saturating_sub(1);
+    s.line = line;
+    flow
+}

@@ -1,0 +1,268 @@
+//! `read [-r] [-a array] [-d delim] [-n|-N count] [-p prompt] [-u fd] [name ...]`: read a line
+//! and split it on `IFS` into variables (the last one gets the rest). Status 1 at end of
+//! input (the variables are still set from what was read).
+
+use super::{Builtin, Ctx};
+use crate::shell::interp::state::{is_name, Key};
+use crate::shell::interp::Flow;
+use crate::task::LocalFuture;
+
+/// `read`.
+pub(crate) const READ: Builtin = Builtin {
+    name: "read",
+    synopsis: "read [-r] [-a array] [-d delim] [-n count] [-p prompt] [name ...] — read a line into variables (REPLY by default)",
+    run,
+};
+
+const USAGE: &str = "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]";
+
+#[derive(Default)]
+struct Opts {
+    raw: bool,
+    array: Option<String>,
+    delim: Option<u8>,
+    count: Option<usize>,
+    exact: bool,
+    fd: u32,
+}
+
+fn parse(args: &[String]) -> Result<(Opts, usize), String> {
+    let mut o = Opts {
+        delim: Some(b'\n'),
+        ..Opts::default()
+    };
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            break;
+        };
+        let chars: Vec<char> = flags.chars().collect();
+        let mut j = 0;
+        while j < chars.len() {
+            let c = chars[j];
+            j += 1;
+            match c {
+                'r' => o.raw = true,
+                's' | 'e' => {}
+                'a' | 'd' | 'n' | 'N' | 'p' | 't' | 'u' | 'i' => {
+                    let value: String = if j < chars.len() {
+                        let v = chars[j..].iter().collect();
+                        j = chars.len();
+                        v
+                    } else {
+                        i += 1;
+                        args.get(i)
+                            .cloned()
+                            .ok_or(format!("-{c}: option requires an argument"))?
+                    };
+                    match c {
+                        'a' => o.array = Some(value),
+                        'd' => o.delim = Some(value.bytes().next().unwrap_or(0)),
+                        'n' | 'N' => {
+                            let n = value
+                                .parse()
+                                .map_err(|_| format!("{value}: invalid number"))?;
+                            o.count = Some(n);
+                            o.exact = c == 'N';
+                        }
+                        'u' => {
+                            o.fd = value.parse().map_err(|_| {
+                                format!("{value}: invalid file descriptor specification")
+                            })?
+                        }
+                        _ => {}
+                    }
+                }
+                c => return Err(format!("-{c}: invalid option")),
+            }
+        }
+        i += 1;
+    }
+    Ok((o, i))
+}
+
+fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
+    Box::pin(async move {
+        let (opts, start) = match parse(ctx.operands()) {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                let flow = ctx.fail(&message, 2).await;
+                ctx.fds.eprint(&format!("read: usage: {USAGE}\n")).await;
+                return flow;
+            }
+        };
+        let names: Vec<String> = ctx.operands()[start..].to_vec();
+        for name in names.iter().chain(opts.array.iter()) {
+            if !is_name(name) {
+                return ctx
+                    .fail(&format!("`{name}': not a valid identifier"), 1)
+                    .await;
+            }
+        }
+        let Some(input) = ctx.fds.input(opts.fd).cloned() else {
+            return ctx
+                .fail(
+                    &format!("{}: invalid file descriptor: Bad file descriptor", opts.fd),
+                    1,
+                )
+                .await;
+        };
+        let delim = if opts.exact { None } else { opts.delim };
+        let (chars, complete) = read_line(&input, delim, opts.count, opts.raw).await;
+        let ifs = ctx.sh.state.borrow().ifs();
+        let result = if let Some(array) = &opts.array {
+            let fields = split_all(&chars, &ifs);
+            let elements = fields
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (Some(Key::Index(i as i64)), v))
+                .collect();
+            ctx.sh
+                .state
+                .borrow_mut()
+                .assign_array(array, elements, false)
+        } else if names.is_empty() {
+            let line: String = chars.iter().map(|c| c.0).collect();
+            ctx.sh.state.borrow_mut().assign("REPLY", line, false)
+        } else {
+            let values = split_for(&chars, &ifs, names.len());
+            let mut result = Ok(());
+            for (name, value) in names.iter().zip(values) {
+                result = result.and(ctx.sh.state.borrow_mut().assign(name, value, false));
+            }
+            result
+        };
+        if let Err(message) = result {
+            return ctx.fail(&message, 1).await;
+        }
+        Flow::Normal(i32::from(!complete))
+    })
+}
+
+/// Reads up to the delimiter; backslash escapes (and line continuations) unless `raw`.
+/// Returns the characters (with an "escaped" flag) and whether the delimiter (or the count)
+/// was reached before the end of input.
+async fn read_line(
+    input: &crate::shell::interp::io::InHandle,
+    delim: Option<u8>,
+    count: Option<usize>,
+    raw: bool,
+) -> (Vec<(char, bool)>, bool) {
+    let mut out: Vec<(char, bool)> = Vec::new();
+    loop {
+        let want = count.map(|n| n.saturating_sub(out.len()));
+        if want == Some(0) {
+            return (out, true);
+        }
+        let Some(chunk) = input.read_until(delim, want).await else {
+            return (out, false);
+        };
+        let text = String::from_utf8_lossy(&chunk.bytes).into_owned();
+        let mut chars = text.chars().peekable();
+        let mut continued = false;
+        while let Some(c) = chars.next() {
+            if c == '\\' && !raw {
+                match chars.next() {
+                    Some(next) => out.push((next, true)),
+                    None => continued = chunk.delimited && delim == Some(b'\n'),
+                }
+                continue;
+            }
+            out.push((c, false));
+        }
+        if continued {
+            continue;
+        }
+        let complete = chunk.delimited || count.is_some_and(|n| out.len() >= n);
+        return (out, complete);
+    }
+}
+
+fn is_sep(c: (char, bool), ifs: &str) -> bool {
+    !c.1 && ifs.contains(c.0)
+}
+
+fn is_ws_sep(c: (char, bool), ifs: &str) -> bool {
+    is_sep(c, ifs) && matches!(c.0, ' ' | '\t' | '\n')
+}
+
+/// One word from `pos` (bash's `get_word_from_string`): up to a separator, then the
+/// separator itself with surrounding IFS whitespace.
+fn word(chars: &[(char, bool)], pos: &mut usize, ifs: &str) -> String {
+    let mut w = String::new();
+    while *pos < chars.len() && !is_sep(chars[*pos], ifs) {
+        w.push(chars[*pos].0);
+        *pos += 1;
+    }
+    while *pos < chars.len() && is_ws_sep(chars[*pos], ifs) {
+        *pos += 1;
+    }
+    if *pos < chars.len() && is_sep(chars[*pos], ifs) && !is_ws_sep(chars[*pos], ifs) {
+        *pos += 1;
+        while *pos < chars.len() && is_ws_sep(chars[*pos], ifs) {
+            *pos += 1;
+        }
+    }
+    w
+}
+
+fn skip_ws(chars: &[(char, bool)], ifs: &str) -> usize {
+    chars.iter().take_while(|&&c| is_ws_sep(c, ifs)).count()
+}
+
+/// Values for `n` variables: one word each, the rest of the line for the last.
+fn split_for(chars: &[(char, bool)], ifs: &str, n: usize) -> Vec<String> {
+    let mut pos = skip_ws(chars, ifs);
+    let mut values = Vec::new();
+    for _ in 1..n {
+        values.push(word(chars, &mut pos, ifs));
+    }
+    let mut end = chars.len();
+    while end > pos && is_ws_sep(chars[end - 1], ifs) {
+        end -= 1;
+    }
+    let rest = &chars[pos..end];
+    let mut p = 0;
+    let first = word(rest, &mut p, ifs);
+    let last = if p >= rest.len() {
+        first
+    } else {
+        rest.iter().map(|c| c.0).collect()
+    };
+    values.push(last);
+    values
+}
+
+/// Every word, for `read -a`.
+fn split_all(chars: &[(char, bool)], ifs: &str) -> Vec<String> {
+    let mut pos = skip_ws(chars, ifs);
+    let mut out = Vec::new();
+    while pos < chars.len() {
+        out.push(word(chars, &mut pos, ifs));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chars(s: &str) -> Vec<(char, bool)> {
+        s.chars().map(|c| (c, false)).collect()
+    }
+
+    #[test]
+    fn splitting_like_bash() {
+        assert_eq!(split_for(&chars("1,2,"), ",", 2), ["1", "2"]);
+        assert_eq!(split_for(&chars("1,2,3,"), ",", 2), ["1", "2,3,"]);
+        assert_eq!(split_for(&chars("  x   y  z  "), " \t\n", 2), ["x", "y  z"]);
+        assert_eq!(split_for(&chars("  x  y  "), " \t\n", 1), ["x  y"]);
+        assert_eq!(split_for(&chars("a"), " ", 3), ["a", "", ""]);
+        assert_eq!(split_all(&chars("p::q"), ":"), ["p", "", "q"]);
+        assert_eq!(split_all(&chars(" p q  r"), " "), ["p", "q", "r"]);
+    }
+}

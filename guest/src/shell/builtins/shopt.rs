@@ -1,0 +1,148 @@
+//! `shopt [-s|-u|-p|-q] [name ...]`: the glob options (nullglob, dotglob, failglob,
+//! nocaseglob, nocasematch, globstar; extglob is always on); other bash options are accepted.
+
+use super::{Builtin, Ctx};
+use crate::shell::interp::state::{SET_OPTIONS, SHOPT_OPTIONS};
+use crate::shell::interp::Flow;
+use crate::task::LocalFuture;
+
+/// `shopt`.
+pub(crate) const SHOPT: Builtin = Builtin {
+    name: "shopt",
+    synopsis: "shopt [-s|-u|-p|-q] [optname ...] — glob options: nullglob dotglob failglob nocaseglob nocasematch globstar",
+    run,
+};
+
+/// bash options accepted without effect.
+const ACCEPTED: &[&str] = &[
+    "assoc_expand_once",
+    "autocd",
+    "cdable_vars",
+    "cdspell",
+    "checkhash",
+    "checkjobs",
+    "checkwinsize",
+    "cmdhist",
+    "compat31",
+    "compat32",
+    "compat40",
+    "compat41",
+    "compat42",
+    "compat43",
+    "compat44",
+    "complete_fullquote",
+    "direxpand",
+    "dirspell",
+    "execfail",
+    "expand_aliases",
+    "extdebug",
+    "extquote",
+    "force_fignore",
+    "globasciiranges",
+    "globskipdots",
+    "gnu_errfmt",
+    "histappend",
+    "histreedit",
+    "histverify",
+    "hostcomplete",
+    "huponexit",
+    "inherit_errexit",
+    "interactive_comments",
+    "lastpipe",
+    "lithist",
+    "localvar_inherit",
+    "localvar_unset",
+    "login_shell",
+    "mailwarn",
+    "no_empty_cmd_completion",
+    "noexpand_translation",
+    "nullglob",
+    "patsub_replacement",
+    "progcomp",
+    "progcomp_alias",
+    "promptvars",
+    "restricted_shell",
+    "shift_verbose",
+    "sourcepath",
+    "varredir_close",
+    "xpg_echo",
+];
+
+fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
+    Box::pin(async move {
+        let mut mode = None;
+        let mut quiet = false;
+        let mut set_o = false;
+        let mut names = Vec::new();
+        for arg in ctx.operands() {
+            match arg.as_str() {
+                "-s" => mode = Some(true),
+                "-u" => mode = Some(false),
+                "-p" => {}
+                "-q" => quiet = true,
+                "-o" => set_o = true,
+                a if a.starts_with('-') => {
+                    return ctx.bad_option(a, "shopt [-pqsu] [-o] [optname ...]").await
+                }
+                a => names.push(a.to_string()),
+            }
+        }
+        let known = |n: &str| {
+            if set_o {
+                SET_OPTIONS.iter().any(|(o, _)| *o == n)
+            } else {
+                SHOPT_OPTIONS.contains(&n) || ACCEPTED.contains(&n)
+            }
+        };
+        let printing = names.is_empty();
+        if printing {
+            names = if set_o {
+                SET_OPTIONS.iter().map(|(n, _)| n.to_string()).collect()
+            } else {
+                SHOPT_OPTIONS.iter().map(|n| n.to_string()).collect()
+            };
+        }
+        let mut status = 0;
+        let mut out = String::new();
+        for name in &names {
+            if !known(name) {
+                ctx.fail(&format!("{name}: invalid shell option name"), 1)
+                    .await;
+                status = 1;
+                continue;
+            }
+            let value = ctx.sh.state.borrow().opts.get(name).unwrap_or(false);
+            match mode {
+                Some(on) if !printing => {
+                    if let Some(flag) = ctx.sh.state.borrow_mut().opts.flag(name) {
+                        if name != "extglob" {
+                            *flag = on;
+                        }
+                    }
+                }
+                _ => {
+                    if mode.is_some_and(|on| on != value) {
+                        continue;
+                    }
+                    if !value {
+                        status = 1;
+                    }
+                    if quiet {
+                        continue;
+                    }
+                    let flag = if value { "-s" } else { "-u" };
+                    if ctx.operands().iter().any(|a| a == "-p") {
+                        out.push_str(&format!("shopt {flag} {name}\n"));
+                    } else {
+                        out.push_str(&format!(
+                            "{name:<15}\t{}\n",
+                            if value { "on" } else { "off" }
+                        ));
+                    }
+                }
+            }
+        }
+        ctx.out(&out).await;
+        Flow::Normal(status)
+    })
+}

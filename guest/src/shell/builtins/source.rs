@@ -1,0 +1,67 @@
+//! `source file [args]` and `. file [args]`: run a file's commands in this shell.
+
+use super::eval::run_code;
+use super::{Builtin, Ctx};
+use crate::shell::interp::Flow;
+use crate::task::LocalFuture;
+
+/// `source`.
+pub(crate) const SOURCE: Builtin = Builtin {
+    name: "source",
+    synopsis: "source file [args] — run the file's commands in this shell",
+    run,
+};
+
+/// `.`.
+pub(crate) const DOT: Builtin = Builtin {
+    name: ".",
+    synopsis: ". file [args] — same as source",
+    run,
+};
+
+fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
+    Box::pin(async move {
+        let Some(file) = ctx.operands().first().cloned() else {
+            let flow = ctx.fail("filename argument required", 2).await;
+            ctx.fds
+                .eprint(&format!(
+                    "{}: usage: {} filename [arguments]\n",
+                    ctx.name(),
+                    ctx.name()
+                ))
+                .await;
+            return flow;
+        };
+        let cwd = ctx.sh.state.borrow().cwd.clone();
+        let read = ctx
+            .sh
+            .world
+            .vfs
+            .borrow()
+            .read(&cwd, &file)
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        let code = match read {
+            Ok(code) => code,
+            Err(e) => {
+                ctx.sh.report(&ctx.fds, &e.to_string()).await;
+                return Flow::Normal(1);
+            }
+        };
+        let args = ctx.operands()[1..].to_vec();
+        let saved = (!args.is_empty())
+            .then(|| std::mem::replace(&mut ctx.sh.state.borrow_mut().positional, args));
+        ctx.sh.state.borrow_mut().sourcing.push(file.clone());
+        let flow = run_code(&ctx, &code, None).await;
+        {
+            let mut s = ctx.sh.state.borrow_mut();
+            s.sourcing.pop();
+            if let Some(saved) = saved {
+                s.positional = saved;
+            }
+        }
+        match flow {
+            Flow::Return(status) => Flow::Normal(status),
+            other => other,
+        }
+    })
+}

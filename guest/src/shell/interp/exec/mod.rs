@@ -1,0 +1,634 @@
+//! Execution: lists, `&&`/`||`, pipelines (stages concurrently, through bounded pipes), and
+//! the compound commands. Simple commands are in `simple`, redirections in `redirect`,
+//! `[[ ]]` and the file tests in `cond`.
+
+pub mod cond;
+pub mod redirect;
+pub mod simple;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::expand::ExpandError;
+use super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
+use super::state::{Key, Value};
+use super::{Flow, Sh, TIMEOUT_STATUS};
+use crate::shell::ast::*;
+use crate::task::{join_all, pipe, yield_now, LocalFuture, Output, Sink};
+
+/// Loop iterations between yields, so other pipeline stages get to run.
+const YIELD_EVERY: u32 = 256;
+
+impl Sh {
+    /// Parses and runs a whole script (the body of [`super::Shell::run`], `bash -c`, `eval`,
+    /// `source`). A syntax error prints bash's message and is status 2.
+    pub async fn run_script_text(&self, script: &str, fds: Fds) -> i32 {
+        let program = match crate::shell::parse(script) {
+            Ok(program) => program,
+            Err(e) => {
+                self.syntax_error(script, &e, &fds, "").await;
+                self.state.borrow_mut().status = 2;
+                return 2;
+            }
+        };
+        let flow = self.run_list(&program, &fds).await;
+        let status = match flow {
+            Flow::Exit(s) | Flow::Normal(s) | Flow::Return(s) => s,
+            Flow::Break(_) | Flow::Continue(_) => 0,
+        };
+        let status = if self.world.deadline_hit() {
+            TIMEOUT_STATUS
+        } else {
+            status
+        };
+        self.state.borrow_mut().status = status;
+        let status = self.run_exit_trap(status, &fds).await;
+        self.world.clean_temp_files();
+        status
+    }
+
+    /// Prints a syntax error like bash: the message, then the offending line.
+    pub async fn syntax_error(
+        &self,
+        script: &str,
+        e: &crate::shell::ParseError,
+        fds: &Fds,
+        context: &str,
+    ) {
+        let head = format!("{}: {context}line {}: ", self.script_name(), e.line.max(1));
+        let mut text = format!("{head}{}\n", e.message);
+        if let Some(line) = script.lines().nth(e.line.saturating_sub(1)) {
+            if e.message.starts_with("syntax error near") {
+                text.push_str(&format!("{head}`{}'\n", line.trim()));
+            }
+        }
+        fds.eprint(&text).await;
+    }
+
+    /// Runs the `EXIT` trap, if one is set, once.
+    async fn run_exit_trap(&self, status: i32, fds: &Fds) -> i32 {
+        let trap = self.state.borrow_mut().traps.remove("EXIT");
+        let Some(code) = trap else {
+            return status;
+        };
+        if let Ok(program) = crate::shell::parse(&code) {
+            self.state.borrow_mut().status = status;
+            if let Flow::Exit(s) = self.run_list(&program, fds).await {
+                return s;
+            }
+        }
+        status
+    }
+
+    /// Runs the items of a list in order.
+    pub fn run_list<'a>(&'a self, list: &'a List, fds: &'a Fds) -> LocalFuture<'a, Flow> {
+        Box::pin(async move {
+            let mut status = 0;
+            let mut fds = std::borrow::Cow::Borrowed(fds);
+            for item in &list.items {
+                if self.world.deadline_hit() {
+                    return Flow::Exit(TIMEOUT_STATUS);
+                }
+                // `&`: there are no background jobs; the command runs in the foreground (so
+                // `a & b & wait` still does all the work).
+                let mut flow = self.run_and_or(&item.and_or, &fds).await;
+                if let Some(new) = self.state.borrow_mut().exec_fds.take() {
+                    fds = std::borrow::Cow::Owned(new);
+                }
+                if item.background {
+                    if let Flow::Normal(s) | Flow::Exit(s) = flow {
+                        let mut state = self.state.borrow_mut();
+                        let pid = 1001 + state.jobs.len() as u32;
+                        state.jobs.push((pid, s));
+                        flow = Flow::Normal(0);
+                    }
+                }
+                match flow {
+                    Flow::Normal(s) => {
+                        status = s;
+                        self.state.borrow_mut().status = s;
+                    }
+                    other => return other,
+                }
+            }
+            Flow::Normal(status)
+        })
+    }
+
+    async fn run_and_or(&self, and_or: &AndOr, fds: &Fds) -> Flow {
+        let total = and_or.rest.len();
+        let mut flow = self.run_pipeline(&and_or.first, fds, total > 0).await;
+        let mut ran_last = total == 0;
+        for (i, (op, pipeline)) in and_or.rest.iter().enumerate() {
+            let status = match flow {
+                Flow::Normal(s) => s,
+                other => return other,
+            };
+            self.state.borrow_mut().status = status;
+            let run = match op {
+                AndOrOp::And => status == 0,
+                AndOrOp::Or => status != 0,
+            };
+            if !run {
+                continue;
+            }
+            let last = i + 1 == total;
+            flow = self.run_pipeline(pipeline, fds, !last).await;
+            ran_last = last;
+        }
+        if let Flow::Normal(status) = flow {
+            let negated = match and_or.rest.last() {
+                Some((_, p)) => p.negated,
+                None => and_or.first.negated,
+            };
+            if status != 0 && ran_last && !negated && self.errexit_applies() {
+                return Flow::Exit(status);
+            }
+        }
+        flow
+    }
+
+    /// Whether `set -e` should stop the shell after a failure here.
+    fn errexit_applies(&self) -> bool {
+        let s = self.state.borrow();
+        s.opts.errexit && s.errexit_off == 0
+    }
+
+    /// Runs a pipeline; `condition`: its status is tested (`set -e` does not apply inside).
+    async fn run_pipeline(&self, pipeline: &Pipeline, fds: &Fds, condition: bool) -> Flow {
+        let quiet = pipeline.negated || condition;
+        if quiet {
+            self.state.borrow_mut().errexit_off += 1;
+        }
+        let result = if pipeline.commands.len() == 1 {
+            let flow = self.run_command(&pipeline.commands[0], fds.clone()).await;
+            match flow {
+                Flow::Normal(s) => Ok(vec![s]),
+                other => Err(other),
+            }
+        } else {
+            self.run_stages(&pipeline.commands, fds).await
+        };
+        if quiet {
+            let mut s = self.state.borrow_mut();
+            s.errexit_off = s.errexit_off.saturating_sub(1);
+        }
+        let statuses = match result {
+            Ok(statuses) => statuses,
+            Err(flow) => return flow,
+        };
+        if self.world.deadline_hit() {
+            return Flow::Exit(TIMEOUT_STATUS);
+        }
+        let mut status = statuses.last().copied().unwrap_or(0);
+        if self.state.borrow().opts.pipefail {
+            status = statuses
+                .iter()
+                .rev()
+                .find(|&&s| s != 0)
+                .copied()
+                .unwrap_or(0);
+        }
+        self.set_pipestatus(&statuses);
+        if pipeline.negated {
+            status = i32::from(status == 0);
+        }
+        Flow::Normal(status)
+    }
+
+    fn set_pipestatus(&self, statuses: &[i32]) {
+        let same = match self.state.borrow().var("PIPESTATUS").map(|v| &v.value) {
+            Some(Some(Value::Indexed(map))) => {
+                map.len() == statuses.len()
+                    && map
+                        .iter()
+                        .zip(statuses)
+                        .enumerate()
+                        .all(|(i, ((k, v), s))| *k == i as i64 && v.parse::<i32>().ok() == Some(*s))
+            }
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        let elements = statuses
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (Some(Key::Index(i as i64)), s.to_string()))
+            .collect();
+        let mut state = self.state.borrow_mut();
+        let _ = state.assign_array("PIPESTATUS", elements, false);
+    }
+
+    /// The stages of a multi-command pipeline, each in a copy of the shell, concurrently.
+    async fn run_stages(&self, commands: &[Command], fds: &Fds) -> Result<Vec<i32>, Flow> {
+        let mut stages: Vec<LocalFuture<'_, i32>> = Vec::new();
+        let mut reader = None;
+        let last = commands.len() - 1;
+        for (i, command) in commands.iter().enumerate() {
+            let mut stage_fds = fds.clone();
+            if let Some(r) = reader.take() {
+                stage_fds.set(0, Some(Fd::In(InHandle::pipe(r))));
+            }
+            if i < last {
+                let (r, w) = pipe();
+                let out = Output::new(Sink::Pipe(w));
+                let handle = OutHandle::new(OutKind::Stream(RefCell::new(Some(out))));
+                stage_fds.set(1, Some(Fd::Out(handle)));
+                reader = Some(r);
+            }
+            let sub = match self.subshell() {
+                Ok(sub) => sub,
+                Err(message) => {
+                    self.report(fds, &message).await;
+                    return Err(Flow::Exit(1));
+                }
+            };
+            stages.push(Box::pin(async move {
+                let flow = sub.run_command(command, stage_fds).await;
+                flow.status()
+            }));
+        }
+        Ok(join_all(stages).await)
+    }
+
+    /// Runs one command with its redirections. Every command counts one level of nesting
+    /// (see [`super::state::MAX_DEPTH`]): nested commands nest futures, and polling them
+    /// nests calls on the machine stack, which is small under WebAssembly.
+    pub fn run_command<'a>(&'a self, command: &'a Command, fds: Fds) -> LocalFuture<'a, Flow> {
+        Box::pin(async move {
+            let depth = {
+                let mut s = self.state.borrow_mut();
+                s.depth += 1;
+                s.depth
+            };
+            let flow = 'run: {
+                if depth > super::state::MAX_DEPTH {
+                    break 'run self.too_deep(&fds).await;
+                }
+                if self.world.deadline_hit() {
+                    break 'run Flow::Exit(TIMEOUT_STATUS);
+                }
+                self.state.borrow_mut().line = command.line;
+                match &command.kind {
+                    CommandKind::Simple(simple) => {
+                        let mark = self.world.temp_files.borrow().len();
+                        let flow = self.run_simple(command, simple, fds).await;
+                        self.clean_temps_since(mark);
+                        break 'run flow;
+                    }
+                    CommandKind::Function(def) => {
+                        let body = Rc::new((*def.body).clone());
+                        self.state.borrow_mut().funcs.insert(def.name.clone(), body);
+                        break 'run Flow::Normal(0);
+                    }
+                    _ => {}
+                }
+                let fds = match self.redirect(&command.redirects, fds).await {
+                    Ok(fds) => fds,
+                    Err(flow) => break 'run flow,
+                };
+                let flow = self.run_compound(&command.kind, &fds).await;
+                if fds.broken() {
+                    break 'run Flow::Exit(141);
+                }
+                flow
+            };
+            let mut s = self.state.borrow_mut();
+            s.depth = s.depth.saturating_sub(1);
+            flow
+        })
+    }
+
+    /// Reports running out of nesting levels; the shell stops.
+    pub async fn too_deep(&self, fds: &Fds) -> Flow {
+        let (function, level) = {
+            let s = self.state.borrow();
+            (s.call_stack.last().cloned(), s.call_stack.len())
+        };
+        let message = match function {
+            Some(name) => format!("{name}: maximum function nesting level exceeded ({level})"),
+            None => "maximum nesting level exceeded: commands, functions and substitutions nest too deeply".into(),
+        };
+        self.report(fds, &message).await;
+        Flow::Exit(1)
+    }
+
+    async fn run_compound(&self, kind: &CommandKind, fds: &Fds) -> Flow {
+        match kind {
+            CommandKind::Subshell(list) => match self.subshell() {
+                Ok(sub) => Flow::Normal(sub.run_list(list, fds).await.status()),
+                Err(message) => {
+                    self.report(fds, &message).await;
+                    Flow::Normal(1)
+                }
+            },
+            CommandKind::Group(list) => self.run_list(list, fds).await,
+            CommandKind::If(c) => self.run_if(c, fds).await,
+            CommandKind::For(c) => self.run_for(c, fds).await,
+            CommandKind::ArithFor(c) => self.run_arith_for(c, fds).await,
+            CommandKind::While(c) => self.run_while(c, true, fds).await,
+            CommandKind::Until(c) => self.run_while(c, false, fds).await,
+            CommandKind::Case(c) => self.run_case(c, fds).await,
+            CommandKind::Arith(word) => self.run_arith_command(word, fds).await,
+            CommandKind::Cond(expr) => {
+                if self.state.borrow().opts.xtrace {
+                    let text = super::unparse::list(&List {
+                        items: vec![Item {
+                            and_or: AndOr {
+                                first: Pipeline {
+                                    negated: false,
+                                    commands: vec![Command {
+                                        kind: CommandKind::Cond(expr.clone()),
+                                        redirects: Vec::new(),
+                                        line: 0,
+                                    }],
+                                },
+                                rest: Vec::new(),
+                            },
+                            background: false,
+                        }],
+                    });
+                    self.trace_line(fds, &text).await;
+                }
+                match self.eval_cond(expr, fds).await {
+                    Ok(true) => Flow::Normal(0),
+                    Ok(false) => Flow::Normal(1),
+                    Err(e) => self.expand_failed(e, fds, 1).await,
+                }
+            }
+            CommandKind::Simple(_) | CommandKind::Function(_) => Flow::Normal(0),
+        }
+    }
+
+    /// A condition list: `set -e` does not apply inside.
+    async fn run_condition(&self, list: &List, fds: &Fds) -> Flow {
+        self.state.borrow_mut().errexit_off += 1;
+        let flow = self.run_list(list, fds).await;
+        let mut s = self.state.borrow_mut();
+        s.errexit_off = s.errexit_off.saturating_sub(1);
+        flow
+    }
+
+    async fn run_if(&self, c: &IfCommand, fds: &Fds) -> Flow {
+        for branch in &c.branches {
+            match self.run_condition(&branch.condition, fds).await {
+                Flow::Normal(0) => return self.run_list(&branch.body, fds).await,
+                Flow::Normal(_) => {}
+                other => return other,
+            }
+        }
+        match &c.else_body {
+            Some(body) => self.run_list(body, fds).await,
+            None => Flow::Normal(0),
+        }
+    }
+
+    /// What a loop does after its body: go on, or leave with this flow.
+    fn after_body(flow: Flow, status: &mut i32) -> Option<Flow> {
+        match flow {
+            Flow::Normal(s) => {
+                *status = s;
+                None
+            }
+            Flow::Break(n) if n > 1 => Some(Flow::Break(n - 1)),
+            Flow::Break(_) => Some(Flow::Normal(0)),
+            Flow::Continue(n) if n > 1 => Some(Flow::Continue(n - 1)),
+            Flow::Continue(_) => None,
+            other => Some(other),
+        }
+    }
+
+    async fn loop_tick(&self, iterations: &mut u32) -> Option<Flow> {
+        if self.world.deadline_hit() {
+            return Some(Flow::Exit(TIMEOUT_STATUS));
+        }
+        *iterations = iterations.wrapping_add(1);
+        if iterations.is_multiple_of(YIELD_EVERY) {
+            yield_now().await;
+        }
+        None
+    }
+
+    async fn in_loop(&self, body: impl std::future::Future<Output = Flow>) -> Flow {
+        self.state.borrow_mut().loop_depth += 1;
+        let flow = body.await;
+        let mut s = self.state.borrow_mut();
+        s.loop_depth = s.loop_depth.saturating_sub(1);
+        flow
+    }
+
+    async fn run_while(&self, c: &LoopCommand, is_while: bool, fds: &Fds) -> Flow {
+        self.in_loop(async {
+            let mut status = 0;
+            let mut iterations = 0;
+            loop {
+                if let Some(flow) = self.loop_tick(&mut iterations).await {
+                    return flow;
+                }
+                match self.run_condition(&c.condition, fds).await {
+                    Flow::Normal(s) => {
+                        if (s == 0) != is_while {
+                            return Flow::Normal(status);
+                        }
+                    }
+                    flow => {
+                        if let Some(done) = Self::after_body(flow, &mut status) {
+                            return done;
+                        }
+                        continue;
+                    }
+                }
+                let flow = self.run_list(&c.body, fds).await;
+                if let Some(done) = Self::after_body(flow, &mut status) {
+                    return done;
+                }
+            }
+        })
+        .await
+    }
+
+    async fn run_for(&self, c: &ForCommand, fds: &Fds) -> Flow {
+        let items = match &c.words {
+            None => self.state.borrow().positional.clone(),
+            Some(words) => {
+                let refs: Vec<&Word> = words.iter().collect();
+                match self.expand_fields(&refs, fds).await {
+                    Ok(items) => items,
+                    Err(e) => return self.expand_failed(e, fds, 1).await,
+                }
+            }
+        };
+        let trace_items = items.clone();
+        self.in_loop(async {
+            let mut status = 0;
+            let mut iterations = 0;
+            for item in items {
+                if let Some(flow) = self.loop_tick(&mut iterations).await {
+                    return flow;
+                }
+                if self.state.borrow().opts.xtrace {
+                    let shown: Vec<String> =
+                        trace_items.iter().map(|i| super::quote::trace(i)).collect();
+                    self.trace_line(fds, &format!("for {} in {}", c.var, shown.join(" ")))
+                        .await;
+                }
+                let assigned = self.state.borrow_mut().assign(&c.var, item, false);
+                if let Err(message) = assigned {
+                    self.report(fds, &message).await;
+                    return Flow::Normal(1);
+                }
+                let flow = self.run_list(&c.body, fds).await;
+                if let Some(done) = Self::after_body(flow, &mut status) {
+                    return done;
+                }
+            }
+            Flow::Normal(status)
+        })
+        .await
+    }
+
+    async fn arith_part(&self, word: &Option<Word>, fds: &Fds) -> Result<i64, Flow> {
+        let Some(word) = word else {
+            return Ok(1);
+        };
+        let text = match self.expand_string(word, fds).await {
+            Ok(text) => text,
+            Err(e) => return Err(self.expand_failed(e, fds, 1).await),
+        };
+        self.trace_line(fds, &format!("(( {} ))", text.trim()))
+            .await;
+        match self.arith_text(&text) {
+            Ok(n) => Ok(n),
+            Err(ExpandError::Fatal(m)) | Err(ExpandError::Failed(m)) => {
+                self.report(fds, &format!("((: {m}")).await;
+                Err(Flow::Normal(1))
+            }
+            Err(ExpandError::Flow(f)) => Err(f),
+        }
+    }
+
+    async fn run_arith_for(&self, c: &ArithForCommand, fds: &Fds) -> Flow {
+        if let Some(init) = &c.init {
+            if let Err(flow) = self.arith_part(&Some(init.clone()), fds).await {
+                return flow;
+            }
+        }
+        self.in_loop(async {
+            let mut status = 0;
+            let mut iterations = 0;
+            loop {
+                if let Some(flow) = self.loop_tick(&mut iterations).await {
+                    return flow;
+                }
+                match self.arith_part(&c.cond, fds).await {
+                    Ok(0) => return Flow::Normal(status),
+                    Ok(_) => {}
+                    Err(flow) => return flow,
+                }
+                let flow = self.run_list(&c.body, fds).await;
+                if let Some(done) = Self::after_body(flow, &mut status) {
+                    return done;
+                }
+                if c.step.is_some() {
+                    if let Err(flow) = self.arith_part(&c.step, fds).await {
+                        return flow;
+                    }
+                }
+            }
+        })
+        .await
+    }
+
+    async fn run_case(&self, c: &CaseCommand, fds: &Fds) -> Flow {
+        self.trace_line(fds, &format!("case {} in", super::unparse::word(&c.word)))
+            .await;
+        let subject = match self.expand_string(&c.word, fds).await {
+            Ok(s) => s,
+            Err(e) => return self.expand_failed(e, fds, 1).await,
+        };
+        let nocase = self.state.borrow().opts.nocasematch;
+        let mut status = 0;
+        let mut fall_into = false;
+        for arm in &c.arms {
+            let mut hit = fall_into;
+            if !hit {
+                for p in &arm.patterns {
+                    let mut pattern = match self.expand_pattern(p, fds).await {
+                        Ok(p) => p,
+                        Err(e) => return self.expand_failed(e, fds, 1).await,
+                    };
+                    pattern.nocase = nocase;
+                    if pattern.matches(&subject) {
+                        hit = true;
+                        break;
+                    }
+                }
+            }
+            if !hit {
+                continue;
+            }
+            match self.run_list(&arm.body, fds).await {
+                Flow::Normal(s) => status = s,
+                other => return other,
+            }
+            match arm.terminator {
+                CaseTerminator::Break => return Flow::Normal(status),
+                CaseTerminator::FallThrough => fall_into = true,
+                CaseTerminator::Continue => fall_into = false,
+            }
+        }
+        Flow::Normal(status)
+    }
+
+    async fn run_arith_command(&self, word: &Word, fds: &Fds) -> Flow {
+        let text = match self.expand_string(word, fds).await {
+            Ok(text) => text,
+            Err(e) => return self.expand_failed(e, fds, 1).await,
+        };
+        self.trace_line(fds, &format!("(( {text} ))")).await;
+        match self.arith_text(&text) {
+            Ok(n) => Flow::Normal(i32::from(n == 0)),
+            Err(ExpandError::Fatal(m)) | Err(ExpandError::Failed(m)) => {
+                let m = if m.contains("unbound variable") {
+                    m
+                } else {
+                    format!("((: {m}")
+                };
+                self.report(fds, &m).await;
+                Flow::Normal(1)
+            }
+            Err(ExpandError::Flow(f)) => f,
+        }
+    }
+
+    /// Reports an expansion failure: fatal ones stop the shell (status 1), others fail the
+    /// command with `status`.
+    pub async fn expand_failed(&self, e: ExpandError, fds: &Fds, status: i32) -> Flow {
+        match e {
+            ExpandError::Fatal(m) => {
+                self.report(fds, &m).await;
+                Flow::Exit(1)
+            }
+            ExpandError::Failed(m) => {
+                self.report(fds, &m).await;
+                Flow::Normal(status)
+            }
+            ExpandError::Flow(f) => f,
+        }
+    }
+
+    /// Sets an indexed array variable (used for `BASH_REMATCH`, `PIPESTATUS`, `mapfile`).
+    pub fn set_array(&self, name: &str, items: Vec<String>) {
+        let elements = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (Some(Key::Index(i as i64)), v))
+            .collect();
+        let mut state = self.state.borrow_mut();
+        if let Some(var) = state.var_mut(name) {
+            var.value = Some(Value::Indexed(Rc::default()));
+        }
+        let _ = state.assign_array(name, elements, false);
+    }
+}

@@ -1,0 +1,198 @@
+//! Redirections, applied left to right to a copy of the descriptor table: files in the VFS
+//! (`>` creates or truncates at once, `>>` appends, `<` reads), duplication (`2>&1`),
+//! closing (`>&-`), here-documents and here-strings, `/dev/null`.
+
+use std::rc::Rc;
+
+use super::super::expand::ExpandError;
+use super::super::io::{Fd, Fds, InHandle, OutHandle, OutKind, MAX_FD};
+use super::super::{Flow, Sh};
+use crate::shell::ast::{Redirect, RedirectKind, Word};
+
+/// How a target file is opened for writing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Truncate { clobber: bool },
+    Append,
+}
+
+impl Sh {
+    /// Applies `redirects` to `fds`; on failure the message is printed and the command must
+    /// not run (the flow to return is given).
+    pub async fn redirect(&self, redirects: &[Redirect], mut fds: Fds) -> Result<Fds, Flow> {
+        for r in redirects {
+            if let Err(e) = self.redirect_one(r, &mut fds).await {
+                return Err(match e {
+                    ExpandError::Flow(f) => f,
+                    ExpandError::Fatal(m) => {
+                        self.report(&fds, &m).await;
+                        Flow::Exit(1)
+                    }
+                    ExpandError::Failed(m) => {
+                        self.report(&fds, &m).await;
+                        Flow::Normal(1)
+                    }
+                });
+            }
+        }
+        Ok(fds)
+    }
+
+    async fn redirect_one(&self, r: &Redirect, fds: &mut Fds) -> Result<(), ExpandError> {
+        let input_fd = r.fd.unwrap_or(0);
+        let output_fd = r.fd.unwrap_or(1);
+        if input_fd > MAX_FD || output_fd > MAX_FD {
+            return Err(ExpandError::Failed(format!(
+                "{}: Bad file descriptor",
+                input_fd.max(output_fd)
+            )));
+        }
+        match &r.kind {
+            RedirectKind::Read(w) | RedirectKind::ReadWrite(w) => {
+                let path = self.target(w, fds).await?;
+                let create = matches!(r.kind, RedirectKind::ReadWrite(_));
+                let handle = self.open_read(&path, create)?;
+                fds.set(input_fd, Some(Fd::In(handle)));
+            }
+            RedirectKind::Write(w) | RedirectKind::Clobber(w) => {
+                let path = self.target(w, fds).await?;
+                let clobber = matches!(r.kind, RedirectKind::Clobber(_));
+                let handle = self.open_write(&path, Mode::Truncate { clobber })?;
+                fds.set(output_fd, Some(Fd::Out(handle)));
+            }
+            RedirectKind::Append(w) => {
+                let path = self.target(w, fds).await?;
+                let handle = self.open_write(&path, Mode::Append)?;
+                fds.set(output_fd, Some(Fd::Out(handle)));
+            }
+            RedirectKind::WriteBoth(w) | RedirectKind::AppendBoth(w) => {
+                let path = self.target(w, fds).await?;
+                let mode = match r.kind {
+                    RedirectKind::AppendBoth(_) => Mode::Append,
+                    _ => Mode::Truncate { clobber: false },
+                };
+                let handle = self.open_write(&path, mode)?;
+                fds.set(1, Some(Fd::Out(Rc::clone(&handle))));
+                fds.set(2, Some(Fd::Out(handle)));
+            }
+            RedirectKind::DupRead(w) | RedirectKind::DupWrite(w) => {
+                let text = self.expand_string(w, fds).await?;
+                let output = matches!(r.kind, RedirectKind::DupWrite(_));
+                let fd = if output { output_fd } else { input_fd };
+                if text == "-" {
+                    fds.set(fd, None);
+                    return Ok(());
+                }
+                let Ok(source) = text.parse::<u32>() else {
+                    if output && r.fd.is_none() {
+                        // `>& file` is `&> file`.
+                        let handle = self.open_write(&text, Mode::Truncate { clobber: false })?;
+                        fds.set(1, Some(Fd::Out(Rc::clone(&handle))));
+                        fds.set(2, Some(Fd::Out(handle)));
+                        return Ok(());
+                    }
+                    return Err(ExpandError::Failed(format!("{text}: ambiguous redirect")));
+                };
+                match fds.get(source).cloned() {
+                    Some(target) => fds.set(fd, Some(target)),
+                    None => {
+                        return Err(ExpandError::Failed(format!(
+                            "{source}: Bad file descriptor"
+                        )))
+                    }
+                }
+            }
+            RedirectKind::HereDoc(h) => {
+                let text = if h.expand {
+                    self.expand_string(&h.body, fds).await?
+                } else {
+                    literal_text(&h.body)
+                };
+                fds.set(
+                    input_fd,
+                    Some(Fd::In(InHandle::bytes(Rc::new(text.into_bytes())))),
+                );
+            }
+            RedirectKind::HereString(w) => {
+                let mut text = self.expand_string(w, fds).await?;
+                text.push('\n');
+                fds.set(
+                    input_fd,
+                    Some(Fd::In(InHandle::bytes(Rc::new(text.into_bytes())))),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A redirection target: expanded, and exactly one word.
+    async fn target(&self, w: &Word, fds: &Fds) -> Result<String, ExpandError> {
+        let fields = self.expand_fields(&[w], fds).await?;
+        match fields.as_slice() {
+            [one] if !one.is_empty() => Ok(one.clone()),
+            _ => Err(ExpandError::Failed(format!(
+                "{}: ambiguous redirect",
+                super::super::unparse::word(w)
+            ))),
+        }
+    }
+
+    fn open_read(&self, path: &str, create: bool) -> Result<Rc<InHandle>, ExpandError> {
+        let cwd = self.state.borrow().cwd.clone();
+        let mut vfs = self.world.vfs.borrow_mut();
+        if vfs.is_dev_null(&cwd, path) {
+            return Ok(InHandle::empty());
+        }
+        if create && !vfs.exists(&cwd, path) {
+            vfs.write(&cwd, path, b"")
+                .map_err(|e| ExpandError::Failed(e.to_string()))?;
+        }
+        match vfs.read_shared(&cwd, path) {
+            Ok(data) => Ok(InHandle::bytes(data)),
+            Err(e) => Err(ExpandError::Failed(e.to_string())),
+        }
+    }
+
+    fn open_write(&self, path: &str, mode: Mode) -> Result<Rc<OutHandle>, ExpandError> {
+        let (cwd, noclobber) = {
+            let s = self.state.borrow();
+            (s.cwd.clone(), s.opts.noclobber)
+        };
+        let mut vfs = self.world.vfs.borrow_mut();
+        if vfs.is_dev_null(&cwd, path) {
+            return Ok(OutHandle::new(OutKind::Null));
+        }
+        let failed = |e: crate::vfs::VfsError| ExpandError::Failed(e.to_string());
+        match mode {
+            Mode::Truncate { clobber } => {
+                let is_file = vfs
+                    .stat(&cwd, path)
+                    .is_ok_and(|s| s.kind == crate::vfs::FileKind::File);
+                if noclobber && !clobber && is_file {
+                    return Err(ExpandError::Failed(format!(
+                        "{path}: cannot overwrite existing file"
+                    )));
+                }
+                vfs.write(&cwd, path, b"").map_err(failed)?;
+            }
+            Mode::Append => vfs.append(&cwd, path, b"").map_err(failed)?,
+        }
+        Ok(OutHandle::new(OutKind::File {
+            vfs: Rc::clone(&self.world.vfs),
+            cwd,
+            path: path.to_string(),
+        }))
+    }
+}
+
+/// The text of a quoted here-document body.
+fn literal_text(w: &Word) -> String {
+    use crate::shell::ast::WordPart;
+    w.parts
+        .iter()
+        .map(|p| match p {
+            WordPart::SingleQuoted(s) | WordPart::Literal(s) => s.clone(),
+            _ => String::new(),
+        })
+        .collect()
+}

@@ -1,0 +1,727 @@
+//! Simple commands: expansion, assignments, `set -x` traces, redirections, and finding what
+//! to run: a function, a builtin, an applet (`NAME`, `/bin/NAME`, `/usr/bin/NAME`), or a
+//! script file in the VFS.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use super::super::expand::Expanded;
+use super::super::io::{applet_io, drive, Fds, InHandle, OutHandle, OutKind};
+use super::super::quote;
+use super::super::state::{Attrs, Key, State, Value, Var, MAX_DEPTH, MAX_FUNC_DEPTH};
+use super::super::{Flow, Sh};
+use crate::applets::{self, Applet, Ctx, Host, HostError, ToolInfo};
+use crate::shell::ast::*;
+use crate::shell::builtins;
+use crate::task::{Input, LocalFuture, Output};
+
+/// An argument after expansion: a word, or (for declaration commands) an assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgValue {
+    /// A field.
+    Word(String),
+    /// `name=value` or `name=(...)`.
+    Assign(AssignArg),
+}
+
+impl ArgValue {
+    /// The argument as text (`name=value` for assignments).
+    pub fn text(&self) -> String {
+        match self {
+            ArgValue::Word(w) => w.clone(),
+            ArgValue::Assign(a) => a.text(),
+        }
+    }
+}
+
+/// An expanded assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssignArg {
+    /// The variable.
+    pub name: String,
+    /// `name[index]=`: the subscript text.
+    pub index: Option<String>,
+    /// `+=`.
+    pub append: bool,
+    /// The value.
+    pub value: AssignVal,
+}
+
+/// The value of an expanded assignment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssignVal {
+    /// A string.
+    Scalar(String),
+    /// Array elements: optional subscript text and value.
+    Array(Vec<(Option<String>, String)>),
+}
+
+impl AssignArg {
+    /// As `name=value` text.
+    pub fn text(&self) -> String {
+        let mut out = self.name.clone();
+        if let Some(i) = &self.index {
+            out.push_str(&format!("[{i}]"));
+        }
+        out.push_str(if self.append { "+=" } else { "=" });
+        match &self.value {
+            AssignVal::Scalar(s) => out.push_str(s),
+            AssignVal::Array(items) => {
+                let parts: Vec<String> = items
+                    .iter()
+                    .map(|(k, v)| match k {
+                        Some(k) => format!("[{k}]={v}"),
+                        None => v.clone(),
+                    })
+                    .collect();
+                out.push_str(&format!("({})", parts.join(" ")));
+            }
+        }
+        out
+    }
+
+    /// The value as one string (a prefix assignment's environment value).
+    pub fn scalar(&self) -> String {
+        match &self.value {
+            AssignVal::Scalar(s) => s.clone(),
+            AssignVal::Array(items) => items
+                .iter()
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
+/// Where an assignment goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The innermost scope that has the variable, else global.
+    Normal,
+    /// A local of the running function.
+    Local,
+    /// The global scope (`declare -g`).
+    Global,
+}
+
+impl Sh {
+    /// Runs a simple command.
+    /// Removes the temporary files of process substitutions made since `mark`.
+    pub fn clean_temps_since(&self, mark: usize) {
+        let created: Vec<String> = {
+            let mut files = self.world.temp_files.borrow_mut();
+            if files.len() > mark {
+                files.drain(mark..).collect()
+            } else {
+                return;
+            }
+        };
+        for f in created {
+            let _ = self.world.vfs.borrow_mut().remove_file("/", &f);
+        }
+    }
+
+    /// Runs a simple command (the caller cleans up process substitution files).
+    pub async fn run_simple(&self, command: &Command, simple: &SimpleCommand, fds: Fds) -> Flow {
+        self.state.borrow_mut().subst_status = None;
+        let args = match self.expand_args(&simple.words, &fds).await {
+            Ok(args) => args,
+            Err(e) => return self.expand_failed(e, &fds, 1).await,
+        };
+        let mut temps = Vec::new();
+        for a in &simple.assignments {
+            match self.expand_assignment(a, &fds).await {
+                Ok(v) => temps.push(v),
+                Err(e) => return self.expand_failed(e, &fds, 1).await,
+            }
+        }
+        self.trace(&temps, &args, &fds).await;
+        if args.is_empty() {
+            for t in &temps {
+                if let Err(message) = self.apply_assignment(t, Scope::Normal) {
+                    self.report(&fds, &message).await;
+                    return Flow::Exit(1);
+                }
+            }
+            let status = self.state.borrow().subst_status.unwrap_or(0);
+            return match self.redirect(&command.redirects, fds).await {
+                Ok(_) => Flow::Normal(status),
+                Err(flow) => flow,
+            };
+        }
+        let fds = match self.redirect(&command.redirects, fds).await {
+            Ok(fds) => fds,
+            Err(flow) => return flow,
+        };
+        self.dispatch_with(args, temps, fds, true).await
+    }
+
+    async fn trace(&self, temps: &[AssignArg], args: &[ArgValue], fds: &Fds) {
+        if !self.state.borrow().opts.xtrace {
+            return;
+        }
+        for t in temps {
+            self.trace_line(fds, &quote_assign(t)).await;
+        }
+        if args.is_empty() {
+            return;
+        }
+        let words: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                ArgValue::Word(w) => quote::trace(w),
+                ArgValue::Assign(a) => quote_assign(a),
+            })
+            .collect();
+        self.trace_line(fds, &words.join(" ")).await;
+    }
+
+    /// Expands command arguments: words split and globbed, declaration assignments kept.
+    async fn expand_args(&self, args: &[Arg], fds: &Fds) -> Expanded<Vec<ArgValue>> {
+        let mut out = Vec::new();
+        for arg in args {
+            match arg {
+                Arg::Word(w) => {
+                    let fields = self.expand_fields(&[w], fds).await?;
+                    out.extend(fields.into_iter().map(ArgValue::Word));
+                }
+                Arg::Assign(a) => out.push(ArgValue::Assign(self.expand_assignment(a, fds).await?)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Expands the parts of an assignment.
+    pub async fn expand_assignment(&self, a: &Assignment, fds: &Fds) -> Expanded<AssignArg> {
+        let index = match &a.index {
+            Some(w) => Some(self.expand_string(w, fds).await?),
+            None => None,
+        };
+        let value = match &a.value {
+            AssignValue::Scalar(w) => AssignVal::Scalar(self.expand_string(w, fds).await?),
+            AssignValue::Array(elements) => {
+                let mut items = Vec::new();
+                for e in elements {
+                    match &e.index {
+                        Some(i) => {
+                            let key = self.expand_string(i, fds).await?;
+                            let value = self.expand_string(&e.value, fds).await?;
+                            items.push((Some(key), value));
+                        }
+                        None => {
+                            for v in self.expand_fields(&[&e.value], fds).await? {
+                                items.push((None, v));
+                            }
+                        }
+                    }
+                }
+                AssignVal::Array(items)
+            }
+        };
+        Ok(AssignArg {
+            name: a.name.clone(),
+            index,
+            append: a.append,
+            value,
+        })
+    }
+
+    /// The key a subscript text names in array `name`.
+    pub fn key_for(&self, name: &str, text: &str) -> Result<Key, String> {
+        if self.state.borrow().is_assoc(name) {
+            return Ok(Key::Assoc(text.to_string()));
+        }
+        let n = self.state.borrow_mut().eval_arith(text);
+        n.map(Key::Index).map_err(|e| e.to_string())
+    }
+
+    /// Performs an assignment.
+    pub fn apply_assignment(&self, a: &AssignArg, scope: Scope) -> Result<(), String> {
+        if scope == Scope::Local {
+            let mut s = self.state.borrow_mut();
+            s.check_writable(&a.name)?;
+            s.local_entry(&a.name);
+        }
+        if scope == Scope::Global {
+            let frames = std::mem::take(&mut self.state.borrow_mut().frames);
+            let result = self.apply_assignment(a, Scope::Normal);
+            self.state.borrow_mut().frames = frames;
+            return result;
+        }
+        match (&a.index, &a.value) {
+            (Some(index), AssignVal::Scalar(v)) => {
+                let key = self.key_for(&a.name, index)?;
+                self.state
+                    .borrow_mut()
+                    .assign_element(&a.name, key, v.clone(), a.append)
+            }
+            (None, AssignVal::Scalar(v)) => {
+                self.state.borrow_mut().assign(&a.name, v.clone(), a.append)
+            }
+            (_, AssignVal::Array(items)) => {
+                let mut elements = Vec::new();
+                for (k, v) in items {
+                    let key = match k {
+                        Some(k) => Some(self.key_for(&a.name, k)?),
+                        None => None,
+                    };
+                    elements.push((key, v.clone()));
+                }
+                self.state
+                    .borrow_mut()
+                    .assign_array(&a.name, elements, a.append)
+            }
+        }
+    }
+
+    /// Runs expanded arguments: a function, a builtin, an applet or a script.
+    pub fn dispatch_with(
+        &self,
+        args: Vec<ArgValue>,
+        temps: Vec<AssignArg>,
+        fds: Fds,
+        functions: bool,
+    ) -> LocalFuture<'_, Flow> {
+        Box::pin(self.dispatch_inner(args, temps, fds, functions))
+    }
+
+    async fn dispatch_inner(
+        &self,
+        args: Vec<ArgValue>,
+        temps: Vec<AssignArg>,
+        fds: Fds,
+        functions: bool,
+    ) -> Flow {
+        let argv: Vec<String> = args.iter().map(ArgValue::text).collect();
+        let Some(name) = argv.first().cloned() else {
+            return Flow::Normal(0);
+        };
+        let stdout = fds.out(1).map(Rc::downgrade);
+        let func = if functions {
+            self.state.borrow().funcs.get(&name).cloned()
+        } else {
+            None
+        };
+        let flow = if let Some(body) = func {
+            let call = self.call_function(&name, body, argv[1..].to_vec(), fds);
+            if temps.is_empty() {
+                call.await
+            } else {
+                self.with_temps(&temps, call).await
+            }
+        } else if let Some(builtin) = builtins::lookup(&name) {
+            let ctx = builtins::Ctx {
+                sh: self.clone(),
+                argv,
+                args,
+                fds,
+            };
+            if temps.is_empty() {
+                (builtin.run)(ctx).await
+            } else {
+                self.with_temps(&temps, (builtin.run)(ctx)).await
+            }
+        } else if name.contains('/') {
+            self.run_path(&name, argv, &temps, fds).await
+        } else if let Some(applet) = applets::lookup(&name) {
+            self.run_applet(applet, argv, &temps, fds).await
+        } else {
+            let message = format!("{name}: command not found{}", missing_hint(&name));
+            self.report(&fds, &message).await;
+            Flow::Normal(127)
+        };
+        if stdout
+            .and_then(|w| w.upgrade())
+            .is_some_and(|h| h.broken.get())
+        {
+            return Flow::Exit(141);
+        }
+        flow
+    }
+
+    /// Runs `body` with prefix assignments as a temporary scope (`IFS=, read a b`).
+    async fn with_temps<F: std::future::Future<Output = Flow>>(
+        &self,
+        temps: &[AssignArg],
+        body: F,
+    ) -> Flow {
+        if temps.is_empty() {
+            return body.await;
+        }
+        let mut frame = HashMap::new();
+        for t in temps {
+            frame.insert(
+                t.name.clone(),
+                Var {
+                    value: Some(Value::Str(t.scalar())),
+                    attrs: Attrs {
+                        export: true,
+                        ..Attrs::default()
+                    },
+                },
+            );
+        }
+        self.state.borrow_mut().frames.push(frame);
+        let depth = self.state.borrow().frames.len();
+        let flow = body.await;
+        let mut s = self.state.borrow_mut();
+        if s.frames.len() >= depth {
+            s.frames.truncate(depth - 1);
+        }
+        flow
+    }
+
+    /// Calls a shell function with `args` as its positional parameters.
+    pub async fn call_function(
+        &self,
+        name: &str,
+        body: Rc<Command>,
+        args: Vec<String>,
+        fds: Fds,
+    ) -> Flow {
+        if self.state.borrow().call_stack.len() >= MAX_FUNC_DEPTH {
+            let message =
+                format!("{name}: maximum function nesting level exceeded ({MAX_FUNC_DEPTH})");
+            self.report(&fds, &message).await;
+            return Flow::Exit(1);
+        }
+        let (saved_positional, saved_loops) = {
+            let mut s = self.state.borrow_mut();
+            let positional = std::mem::replace(&mut s.positional, args);
+            s.frames.push(HashMap::new());
+            s.call_stack.push(name.to_string());
+            (positional, std::mem::replace(&mut s.loop_depth, 0))
+        };
+        self.update_funcname();
+        let line = self.state.borrow().line;
+        let flow = self.run_command(&body, fds).await;
+        {
+            let mut s = self.state.borrow_mut();
+            s.positional = saved_positional;
+            s.loop_depth = saved_loops;
+            s.frames.pop();
+            s.call_stack.pop();
+            s.line = line;
+        }
+        self.update_funcname();
+        match flow {
+            Flow::Normal(s) | Flow::Return(s) => Flow::Normal(s),
+            Flow::Exit(s) => Flow::Exit(s),
+            Flow::Break(_) | Flow::Continue(_) => Flow::Normal(0),
+        }
+    }
+
+    fn update_funcname(&self) {
+        let names: Vec<String> = self
+            .state
+            .borrow()
+            .call_stack
+            .iter()
+            .rev()
+            .cloned()
+            .collect();
+        if names.is_empty() {
+            self.state.borrow_mut().globals.remove("FUNCNAME");
+            return;
+        }
+        let map: BTreeMap<i64, String> = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| (i as i64, n))
+            .collect();
+        self.state.borrow_mut().globals.insert(
+            "FUNCNAME".into(),
+            Var {
+                value: Some(Value::Indexed(Rc::new(map))),
+                attrs: Attrs {
+                    array: true,
+                    ..Attrs::default()
+                },
+            },
+        );
+    }
+
+    /// Runs an applet with the descriptor table (consumed: handles only it holds are moved in).
+    pub async fn run_applet(
+        &self,
+        applet: &'static Applet,
+        argv: Vec<String>,
+        temps: &[AssignArg],
+        fds: Fds,
+    ) -> Flow {
+        let (env, cwd) = {
+            let s = self.state.borrow();
+            let mut env = s.environment();
+            for t in temps {
+                env.insert(t.name.clone(), t.scalar());
+            }
+            (env, s.cwd.clone())
+        };
+        let name = argv.first().cloned().unwrap_or_default();
+        let io = applet_io(fds, &name, &self.world.deadline);
+        let (stdin, stdout, stderr, tasks) = io.split();
+        let host: Rc<dyn Host> = Rc::new(ShellHost::new(self.clone()));
+        let ctx = Ctx {
+            name,
+            args: argv.get(1..).unwrap_or_default().to_vec(),
+            stdin,
+            stdout,
+            stderr,
+            cwd,
+            env: Rc::new(env),
+            vfs: Rc::clone(&self.world.vfs),
+            host,
+        };
+        Flow::Normal(drive((applet.run)(ctx), tasks).await)
+    }
+
+    /// A command given as a path: `/bin/NAME` and `/usr/bin/NAME` are applets; anything else
+    /// is a file in the VFS, run as a script.
+    async fn run_path(
+        &self,
+        path: &str,
+        mut argv: Vec<String>,
+        temps: &[AssignArg],
+        fds: Fds,
+    ) -> Flow {
+        for dir in [
+            "/bin/",
+            "/usr/bin/",
+            "/usr/local/bin/",
+            "/sbin/",
+            "/usr/sbin/",
+        ] {
+            let Some(name) = path.strip_prefix(dir) else {
+                continue;
+            };
+            if let Some(applet) = applets::lookup(name) {
+                argv[0] = name.to_string();
+                return self.run_applet(applet, argv, temps, fds).await;
+            }
+            if builtins::lookup(name).is_some()
+                && matches!(
+                    name,
+                    "bash" | "sh" | "true" | "false" | "test" | "[" | "pwd" | "kill"
+                )
+            {
+                argv[0] = name.to_string();
+                let args = argv.iter().cloned().map(ArgValue::Word).collect();
+                return self.dispatch_with(args, temps.to_vec(), fds, true).await;
+            }
+        }
+        let cwd = self.state.borrow().cwd.clone();
+        let read = self.world.vfs.borrow().read_shared(&cwd, path);
+        let data = match read {
+            Ok(data) => data,
+            Err(e) => {
+                let status = if e.code == crate::vfs::Errno::ENOENT {
+                    127
+                } else {
+                    126
+                };
+                self.report(&fds, &e.to_string()).await;
+                return Flow::Normal(status);
+            }
+        };
+        let text = String::from_utf8_lossy(&data).into_owned();
+        let args = argv.get(1..).unwrap_or_default().to_vec();
+        self.exec_script(path, &text, args, temps, fds).await
+    }
+
+    /// Runs a script file's text as a new process would: `#!` names the interpreter (a shell,
+    /// or an applet such as awk); otherwise it is a shell script.
+    pub async fn exec_script(
+        &self,
+        path: &str,
+        text: &str,
+        args: Vec<String>,
+        temps: &[AssignArg],
+        fds: Fds,
+    ) -> Flow {
+        if let Some(line) = text.strip_prefix("#!") {
+            let line = line.lines().next().unwrap_or_default();
+            let mut words = line.split_whitespace();
+            let interp = words.next().unwrap_or_default();
+            let mut program = interp.rsplit('/').next().unwrap_or_default().to_string();
+            let mut extra: Vec<String> = words.map(str::to_string).collect();
+            if program == "env" {
+                extra.retain(|w| !w.starts_with('-'));
+                if extra.is_empty() {
+                    program.clear();
+                } else {
+                    program = extra.remove(0);
+                }
+            }
+            if !matches!(
+                program.as_str(),
+                "bash" | "sh" | "dash" | "ksh" | "zsh" | ""
+            ) {
+                let Some(applet) = applets::lookup(&program) else {
+                    let message =
+                        format!("{path}: {interp}: bad interpreter: No such file or directory");
+                    self.report(&fds, &message).await;
+                    return Flow::Normal(126);
+                };
+                let mut argv = vec![program.clone()];
+                argv.extend(extra);
+                argv.push(path.to_string());
+                argv.extend(args);
+                return self.run_applet(applet, argv, temps, fds).await;
+            }
+        }
+        let child = match self.child_shell(path, args, temps) {
+            Ok(child) => child,
+            Err(message) => {
+                self.report(&fds, &message).await;
+                return Flow::Normal(1);
+            }
+        };
+        Flow::Normal(child.run_script_text(text, fds).await)
+    }
+
+    /// A new shell process: the exported variables, the working directory, no functions or
+    /// options; `$0` and the positional parameters given.
+    pub fn child_shell(
+        &self,
+        arg0: &str,
+        args: Vec<String>,
+        temps: &[AssignArg],
+    ) -> Result<Sh, String> {
+        let parent = self.state.borrow();
+        if parent.depth >= MAX_DEPTH {
+            return Err(format!(
+                "{arg0}: maximum nesting level exceeded ({MAX_DEPTH})"
+            ));
+        }
+        let mut child = State::new(Rc::clone(&parent.clock));
+        for (name, value) in parent.environment() {
+            let _ = child.assign(&name, value, false);
+            if let Some(var) = child.var_mut(&name) {
+                var.attrs.export = true;
+            }
+        }
+        for t in temps {
+            let _ = child.assign(&t.name, t.scalar(), false);
+            if let Some(var) = child.var_mut(&t.name) {
+                var.attrs.export = true;
+            }
+        }
+        let level = parent
+            .get("SHLVL")
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(1)
+            + 1;
+        let _ = child.assign("SHLVL", level.to_string(), false);
+        child.cwd = parent.cwd.clone();
+        child.depth = parent.depth + 1;
+        child.arg0 = arg0.to_string();
+        child.positional = args;
+        child.random = Rc::clone(&parent.random);
+        child.start_ms = parent.start_ms;
+        drop(parent);
+        Ok(Sh {
+            state: Rc::new(RefCell::new(child)),
+            world: Rc::clone(&self.world),
+        })
+    }
+}
+
+/// A hint for programs people expect on a Linux box that this sandbox does not have.
+fn missing_hint(name: &str) -> &'static str {
+    match name {
+        "python" | "python3" | "pip" | "pip3" | "node" | "npm" | "npx" | "ruby" | "perl" | "go"
+        | "cargo" | "rustc" | "gcc" | "cc" | "make" | "java" => {
+            " (this sandbox runs the shell and JavaScript only; `help` lists the commands)"
+        }
+        "curl" | "wget" | "ssh" | "scp" | "git" | "nc" | "ping" => {
+            " (there is no network here; host tools are called with `tool NAME`, see `tool --list`)"
+        }
+        "sudo" | "su" | "apt" | "apt-get" | "yum" | "apk" | "brew" | "docker" | "systemctl" => {
+            " (nothing can be installed or administered in this sandbox; `help` lists the commands)"
+        }
+        _ => "",
+    }
+}
+
+fn quote_assign(a: &AssignArg) -> String {
+    let mut out = a.name.clone();
+    if let Some(i) = &a.index {
+        out.push_str(&format!("[{i}]"));
+    }
+    out.push_str(if a.append { "+=" } else { "=" });
+    match &a.value {
+        AssignVal::Scalar(s) => out.push_str(&quote::trace(s)),
+        AssignVal::Array(items) => {
+            let parts: Vec<String> = items.iter().map(|(_, v)| quote::trace(v)).collect();
+            out.push_str(&format!("({})", parts.join(" ")));
+        }
+    }
+    out
+}
+
+/// The host as applets see it: everything goes to the real host, except `exec` (used by
+/// `xargs` and `find -exec`), which runs a command line in this shell (a subshell of it).
+pub struct ShellHost {
+    sh: Sh,
+}
+
+impl ShellHost {
+    /// The host applets of `sh` see.
+    pub fn new(sh: Sh) -> ShellHost {
+        ShellHost { sh }
+    }
+}
+
+impl Host for ShellHost {
+    fn call_tool(
+        &self,
+        name: &str,
+        args_json: String,
+    ) -> LocalFuture<'static, Result<String, HostError>> {
+        self.sh.world.host.call_tool(name, args_json)
+    }
+
+    fn sleep(&self, ms: f64) -> LocalFuture<'static, ()> {
+        self.sh.world.host.sleep(ms)
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.sh.world.host.now_ms()
+    }
+
+    fn tools(&self) -> Vec<ToolInfo> {
+        self.sh.world.host.tools()
+    }
+
+    fn exec(
+        &self,
+        argv: Vec<String>,
+        cwd: String,
+        stdin: Input,
+        stdout: Output,
+        stderr: Output,
+    ) -> LocalFuture<'static, i32> {
+        let sh = self.sh.clone();
+        Box::pin(async move {
+            let sub = match sh.subshell() {
+                Ok(sub) => sub,
+                Err(_) => return 126,
+            };
+            {
+                let mut s = sub.state.borrow_mut();
+                let _ = s.assign("PWD", cwd.clone(), false);
+                s.cwd = cwd;
+            }
+            let fds = Fds::new(
+                InHandle::stream(stdin),
+                OutHandle::new(OutKind::Stream(RefCell::new(Some(stdout)))),
+                OutHandle::new(OutKind::Stream(RefCell::new(Some(stderr)))),
+            );
+            let args = argv.into_iter().map(ArgValue::Word).collect();
+            sub.dispatch_with(args, Vec::new(), fds, true)
+                .await
+                .status()
+        })
+    }
+}

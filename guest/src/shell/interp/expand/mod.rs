@@ -1,0 +1,571 @@
+//! Word expansion, in bash's order: brace → tilde → parameter, arithmetic and command
+//! substitution (left to right) → field splitting on `IFS` (only unquoted expansion results)
+//! → pathname expansion → quote removal.
+//!
+//! A word expands to *fields* made of *pieces*; each piece remembers whether it was quoted
+//! (never split, never a pattern character) and whether it came from an unquoted expansion
+//! (split on `IFS`). Quoted `"$@"` and array expansions start new fields.
+
+pub mod brace;
+pub mod glob;
+mod param;
+pub mod pattern;
+
+use std::rc::Rc;
+
+use super::io::{Fds, OutHandle, OutKind};
+use super::state::MAX_VALUE;
+use super::{Flow, Sh};
+use crate::shell::ast::{Word, WordPart};
+use pattern::{PChar, Pattern};
+
+/// A stretch of expanded text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Piece {
+    /// The text.
+    pub text: String,
+    /// It was quoted: literal, never split or globbed.
+    pub quoted: bool,
+    /// It came from an unquoted expansion: split on `IFS`.
+    pub split: bool,
+}
+
+/// One field before splitting.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Field {
+    /// Its pieces.
+    pub pieces: Vec<Piece>,
+    /// It had quotes: kept even when empty.
+    pub keep: bool,
+}
+
+impl Field {
+    fn text(&self) -> String {
+        self.pieces.iter().map(|p| p.text.as_str()).collect()
+    }
+
+    fn chars(&self) -> Vec<PChar> {
+        self.pieces
+            .iter()
+            .flat_map(|p| p.text.chars().map(move |c| (c, p.quoted)))
+            .collect()
+    }
+}
+
+/// Why an expansion failed. The message is printed as `bash: line N: message`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExpandError {
+    /// The shell must stop (unbound variable, `${x?}`, bad arithmetic): exit status 1.
+    Fatal(String),
+    /// The command fails with status 1 (ambiguous redirect, failglob...).
+    Failed(String),
+    /// Stopped by control flow (the deadline inside a substitution).
+    Flow(Flow),
+}
+
+/// The result of expanding something.
+pub type Expanded<T> = Result<T, ExpandError>;
+
+/// Collects pieces into fields.
+#[derive(Default)]
+pub struct Builder {
+    fields: Vec<Field>,
+    cur: Field,
+    size: usize,
+}
+
+impl Builder {
+    fn push(&mut self, text: &str, quoted: bool, split: bool) -> Expanded<()> {
+        self.size += text.len();
+        if self.size > MAX_VALUE {
+            return Err(ExpandError::Fatal(format!(
+                "expansion too large (more than {MAX_VALUE} bytes)"
+            )));
+        }
+        if quoted {
+            self.cur.keep = true;
+        }
+        match self.cur.pieces.last_mut() {
+            Some(last) if last.quoted == quoted && last.split == split => last.text.push_str(text),
+            _ => self.cur.pieces.push(Piece {
+                text: text.to_string(),
+                quoted,
+                split: split && !quoted,
+            }),
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self) {
+        self.cur.keep = true;
+    }
+
+    fn break_field(&mut self) {
+        let cur = std::mem::take(&mut self.cur);
+        self.fields.push(cur);
+    }
+
+    fn append_fields(&mut self, fields: Vec<Field>) -> Expanded<()> {
+        for (i, field) in fields.into_iter().enumerate() {
+            if i > 0 {
+                self.break_field();
+            }
+            if field.keep {
+                self.keep();
+            }
+            for piece in field.pieces {
+                self.push(&piece.text, piece.quoted, piece.split)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Vec<Field> {
+        self.break_field();
+        self.fields
+    }
+}
+
+/// Splits a field on `ifs` (only its `split` pieces).
+fn split_field(field: Field, ifs: &str) -> Vec<Field> {
+    if ifs.is_empty() || !field.pieces.iter().any(|p| p.split) {
+        return vec![field];
+    }
+    let is_ws = |c: char| c == ' ' || c == '\t' || c == '\n';
+    let mut out = Vec::new();
+    let mut cur = Field::default();
+    let mut has = field.keep && field.pieces.iter().all(|p| !p.split);
+    let mut ws_ended = false;
+    for piece in field.pieces {
+        if !piece.split {
+            if piece.quoted {
+                cur.keep = true;
+            }
+            has = has || !piece.text.is_empty() || piece.quoted;
+            push_piece(&mut cur, &piece.text, piece.quoted);
+            ws_ended = false;
+            continue;
+        }
+        for c in piece.text.chars() {
+            if ifs.contains(c) {
+                if is_ws(c) {
+                    if has {
+                        out.push(std::mem::take(&mut cur));
+                        has = false;
+                        ws_ended = true;
+                    }
+                } else {
+                    if has || !ws_ended {
+                        cur.keep = true;
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    has = false;
+                    ws_ended = false;
+                }
+                continue;
+            }
+            let mut buf = [0u8; 4];
+            push_piece(&mut cur, c.encode_utf8(&mut buf), false);
+            has = true;
+            ws_ended = false;
+        }
+    }
+    if has {
+        out.push(cur);
+    }
+    out
+}
+
+fn push_piece(field: &mut Field, text: &str, quoted: bool) {
+    match field.pieces.last_mut() {
+        Some(last) if last.quoted == quoted => last.text.push_str(text),
+        _ => field.pieces.push(Piece {
+            text: text.to_string(),
+            quoted,
+            split: false,
+        }),
+    }
+}
+
+impl Sh {
+    /// Expands command words: brace expansion, then everything else, splitting and globbing.
+    pub async fn expand_fields(&self, words: &[&Word], fds: &Fds) -> Expanded<Vec<String>> {
+        let mut out = Vec::new();
+        for word in words {
+            if !brace::has_braces(word) {
+                let fields = self.expand_word(word, false, fds).await?;
+                self.finish_fields(fields, &mut out)?;
+                continue;
+            }
+            let braced = brace::expand(word).map_err(ExpandError::Fatal)?;
+            for w in &braced {
+                let fields = self.expand_word(w, false, fds).await?;
+                self.finish_fields(fields, &mut out)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Splits and globs fields into argument strings.
+    fn finish_fields(&self, fields: Vec<Field>, out: &mut Vec<String>) -> Expanded<()> {
+        let ifs = self.state.borrow().ifs();
+        let (noglob, nullglob, failglob) = {
+            let s = self.state.borrow();
+            (s.opts.noglob, s.opts.nullglob, s.opts.failglob)
+        };
+        for field in fields {
+            for f in split_field(field, &ifs) {
+                if f.pieces.is_empty() && !f.keep {
+                    continue;
+                }
+                let chars = f.chars();
+                if noglob || !pattern::has_glob(&chars) {
+                    out.push(f.text());
+                    continue;
+                }
+                let matches = self.glob(&chars)?;
+                if matches.is_empty() {
+                    if failglob {
+                        return Err(ExpandError::Fatal(format!("no match: {}", f.text())));
+                    }
+                    if !nullglob {
+                        out.push(f.text());
+                    }
+                    continue;
+                }
+                out.extend(matches);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pathname expansion of one pattern.
+    pub fn glob(&self, chars: &[PChar]) -> Expanded<Vec<String>> {
+        let (cwd, opts) = {
+            let s = self.state.borrow();
+            let opts = glob::GlobOpts {
+                dotglob: s.opts.dotglob,
+                nocase: s.opts.nocaseglob,
+                globstar: s.opts.globstar,
+            };
+            (s.cwd.clone(), opts)
+        };
+        let vfs = self.world.vfs.borrow();
+        glob::expand(&vfs, &cwd, chars, opts).map_err(ExpandError::Failed)
+    }
+
+    /// Expands a word to one string, without splitting or globbing (assignments, `case`,
+    /// `[[ ]]` operands, redirection targets, here-documents).
+    pub async fn expand_string(&self, word: &Word, fds: &Fds) -> Expanded<String> {
+        let fields = self.expand_word(word, true, fds).await?;
+        let texts: Vec<String> = fields.iter().map(Field::text).collect();
+        Ok(texts.join(" "))
+    }
+
+    /// Expands a word into a pattern: quoted characters match literally.
+    pub async fn expand_pattern(&self, word: &Word, fds: &Fds) -> Expanded<Pattern> {
+        let chars = self.expand_pchars(word, fds).await?;
+        Ok(Pattern::new(&chars))
+    }
+
+    /// Expands a word to characters that remember whether they were quoted.
+    pub async fn expand_pchars(&self, word: &Word, fds: &Fds) -> Expanded<Vec<PChar>> {
+        let fields = self.expand_word(word, true, fds).await?;
+        let mut chars = Vec::new();
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                chars.push((' ', true));
+            }
+            chars.extend(f.chars());
+        }
+        Ok(chars)
+    }
+
+    /// Expands a word into fields (before splitting). `assign`: the context of an assignment
+    /// or other no-split word (pieces are treated as quoted for splitting purposes by the
+    /// caller, which does not split).
+    pub async fn expand_word(
+        &self,
+        word: &Word,
+        _no_split: bool,
+        fds: &Fds,
+    ) -> Expanded<Vec<Field>> {
+        let mut b = Builder::default();
+        self.expand_parts(&word.parts, &mut b, false, false, fds)
+            .await?;
+        Ok(b.finish())
+    }
+
+    /// Expands parts into `b`. `quoted`: inside double quotes. `operand`: inside a `${x:-...}`
+    /// operand, where unquoted literal text is split like an expansion result.
+    fn expand_parts<'a>(
+        &'a self,
+        parts: &'a [WordPart],
+        b: &'a mut Builder,
+        quoted: bool,
+        operand: bool,
+        fds: &'a Fds,
+    ) -> crate::task::LocalFuture<'a, Expanded<()>> {
+        Box::pin(async move {
+            for part in parts {
+                self.expand_part(part, b, quoted, operand, fds).await?;
+            }
+            Ok(())
+        })
+    }
+
+    async fn expand_part(
+        &self,
+        part: &WordPart,
+        b: &mut Builder,
+        quoted: bool,
+        operand: bool,
+        fds: &Fds,
+    ) -> Expanded<()> {
+        match part {
+            WordPart::Literal(s) => b.push(s, quoted, operand && !quoted),
+            WordPart::SingleQuoted(s) => b.push(s, true, false),
+            WordPart::DoubleQuoted(inner) => {
+                if let [WordPart::Param(pe)] = inner.as_slice() {
+                    let value = self.param(pe, true, fds).await?;
+                    if value.is_empty_list() {
+                        return Ok(());
+                    }
+                    b.keep();
+                    return self.push_value(value, b, true);
+                }
+                b.push("", true, false)?;
+                self.expand_parts(inner, b, true, operand, fds).await
+            }
+            WordPart::Param(pe) => {
+                let value = self.param(pe, quoted, fds).await?;
+                self.push_value(value, b, quoted)
+            }
+            WordPart::CommandSubst(program) => {
+                let text = self.command_subst(program, fds).await?;
+                b.push(&text, quoted, !quoted)
+            }
+            WordPart::Arith(word) => {
+                let n = self.arith_word(word, fds).await?;
+                b.push(&n.to_string(), quoted, !quoted)
+            }
+            WordPart::ProcessSubst { output, program } => {
+                let path = self.process_subst(*output, program, fds).await?;
+                b.push(&path, true, false)
+            }
+            WordPart::Tilde(user) => {
+                let text = self.tilde(user);
+                b.push(&text, true, false)
+            }
+            WordPart::BadSubstitution(text) => {
+                Err(ExpandError::Fatal(format!("{text}: bad substitution")))
+            }
+            WordPart::BraceList(_) | WordPart::BraceSeq(_) => {
+                let text = super::unparse::word(&Word {
+                    parts: vec![part.clone()],
+                });
+                b.push(&text, quoted, false)
+            }
+        }
+    }
+
+    fn tilde(&self, user: &str) -> String {
+        let s = self.state.borrow();
+        match user {
+            "" => s
+                .get("HOME")
+                .unwrap_or_else(|| crate::vfs::WORKSPACE.into()),
+            "+" => s.get("PWD").unwrap_or_else(|| s.cwd.clone()),
+            "-" => s.get("OLDPWD").unwrap_or_else(|| "~-".into()),
+            "user" => crate::vfs::WORKSPACE.into(),
+            "root" => "/root".into(),
+            other => format!("~{other}"),
+        }
+    }
+
+    /// Evaluates arithmetic text (a word expanded like a double-quoted string).
+    pub async fn arith_word(&self, word: &Word, fds: &Fds) -> Expanded<i64> {
+        let text = self.expand_string(word, fds).await?;
+        self.arith_text(&text)
+    }
+
+    /// Evaluates arithmetic text.
+    pub fn arith_text(&self, text: &str) -> Expanded<i64> {
+        let result = self.state.borrow_mut().eval_arith(text);
+        result.map_err(|e| ExpandError::Fatal(e.to_string()))
+    }
+
+    /// Runs `$(...)` in a subshell, capturing stdout; trailing newlines removed.
+    pub async fn command_subst(
+        &self,
+        program: &crate::shell::ast::Program,
+        fds: &Fds,
+    ) -> Expanded<String> {
+        if let Some(word) = read_only_redirect(program) {
+            return self.read_file_subst(word, fds).await;
+        }
+        let sub = self.subshell().map_err(ExpandError::Fatal)?;
+        {
+            let mut s = sub.state.borrow_mut();
+            s.opts.errexit = false;
+            s.xtrace_level += 1;
+        }
+        let buf = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut sub_fds = fds.clone();
+        sub_fds.set(
+            1,
+            Some(super::io::Fd::Out(OutHandle::new(OutKind::Buffer(
+                Rc::clone(&buf),
+            )))),
+        );
+        let flow = sub.run_list(program, &sub_fds).await;
+        drop(sub_fds);
+        let status = flow.status();
+        self.state.borrow_mut().subst_status = Some(status);
+        if self.world.deadline_hit() {
+            return Err(ExpandError::Flow(Flow::Exit(124)));
+        }
+        let bytes = std::mem::take(&mut *buf.borrow_mut());
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        Ok(text)
+    }
+
+    /// `$(< file)`: the file's contents, trailing newlines removed.
+    async fn read_file_subst(&self, word: &Word, fds: &Fds) -> Expanded<String> {
+        let path = self.expand_string(word, fds).await?;
+        let cwd = self.state.borrow().cwd.clone();
+        let read = self
+            .world
+            .vfs
+            .borrow()
+            .read(&cwd, &path)
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        match read {
+            Ok(mut text) => {
+                while text.ends_with('\n') {
+                    text.pop();
+                }
+                self.state.borrow_mut().subst_status = Some(0);
+                Ok(text)
+            }
+            Err(e) => {
+                self.report(fds, &e.to_string()).await;
+                self.state.borrow_mut().subst_status = Some(1);
+                Ok(String::new())
+            }
+        }
+    }
+
+    /// `<(cmd)`: runs the command, keeps its output in a temporary file, expands to its path.
+    async fn process_subst(
+        &self,
+        output: bool,
+        program: &crate::shell::ast::Program,
+        fds: &Fds,
+    ) -> Expanded<String> {
+        if output {
+            return Err(ExpandError::Failed(
+                ">(...) process substitution is not supported; write to a file and run the \
+                 command on it afterwards"
+                    .into(),
+            ));
+        }
+        let text = {
+            let sub = self.subshell().map_err(ExpandError::Fatal)?;
+            let buf = Rc::new(std::cell::RefCell::new(Vec::new()));
+            let mut sub_fds = fds.clone();
+            sub_fds.set(
+                1,
+                Some(super::io::Fd::Out(OutHandle::new(OutKind::Buffer(
+                    Rc::clone(&buf),
+                )))),
+            );
+            sub.run_list(program, &sub_fds).await;
+            let bytes = std::mem::take(&mut *buf.borrow_mut());
+            bytes
+        };
+        let path = self.world.temp_path("psub");
+        let written = self.world.vfs.borrow_mut().write("/", &path, &text);
+        written.map_err(|e| ExpandError::Failed(e.to_string()))?;
+        self.world.temp_files.borrow_mut().push(path.clone());
+        Ok(path)
+    }
+}
+
+/// The file of `$(< file)`: a program that is one simple command with no words and one `<`.
+fn read_only_redirect(program: &crate::shell::ast::Program) -> Option<&Word> {
+    use crate::shell::ast::{CommandKind, RedirectKind};
+    let [item] = program.items.as_slice() else {
+        return None;
+    };
+    let [command] = item.and_or.first.commands.as_slice() else {
+        return None;
+    };
+    let CommandKind::Simple(simple) = &command.kind else {
+        return None;
+    };
+    let simple_only = item.and_or.rest.is_empty() && !item.and_or.first.negated;
+    match command.redirects.as_slice() {
+        [r] if simple_only
+            && simple.words.is_empty()
+            && simple.assignments.is_empty()
+            && r.fd.is_none() =>
+        {
+            match &r.kind {
+                RedirectKind::Read(w) => Some(w),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(pieces: &[(&str, bool, bool)]) -> Field {
+        Field {
+            pieces: pieces
+                .iter()
+                .map(|&(t, q, s)| Piece {
+                    text: t.into(),
+                    quoted: q,
+                    split: s,
+                })
+                .collect(),
+            keep: pieces.iter().any(|p| p.1),
+        }
+    }
+
+    fn split(pieces: &[(&str, bool, bool)], ifs: &str) -> Vec<String> {
+        split_field(field(pieces), ifs)
+            .iter()
+            .map(Field::text)
+            .collect()
+    }
+
+    #[test]
+    fn splitting_follows_posix() {
+        assert_eq!(split(&[(" a  b ", false, true)], " \t\n"), ["a", "b"]);
+        assert_eq!(split(&[(",a,,b,", false, true)], ","), ["", "a", "", "b"]);
+        assert_eq!(split(&[("a , b", false, true)], " ,"), ["a", "b"]);
+        assert_eq!(
+            split(&[("x", false, false), (" a", false, true)], " "),
+            ["x", "a"]
+        );
+        assert_eq!(
+            split(&[("", true, false), (" a", false, true)], " "),
+            ["", "a"]
+        );
+        assert_eq!(split(&[("a b", true, false)], " "), ["a b"]);
+        assert_eq!(
+            split(&[("p", false, true), ("q r", true, false)], " "),
+            ["pq r"]
+        );
+        assert!(split(&[("   ", false, true)], " ").is_empty());
+    }
+}

@@ -1,0 +1,749 @@
+//! Parameter expansion: `$x`, `${x:-w}`, `${#x}`, `${x#pat}`, `${x/pat/rep}`, `${x:1:2}`,
+//! `${x^^}`, `${x@Q}`, `${!x}`, `${!pre*}`, `${a[@]}`, `${!a[@]}`... on scalars, arrays and
+//! the positional parameters.
+
+use super::pattern::{PChar, Pattern};
+use super::{Builder, ExpandError, Expanded, Field};
+use crate::shell::ast::{
+    Param, ParamExpansion, ParamOp, ReplaceMode, SpecialParam, Subscript, Word,
+};
+use crate::shell::interp::io::Fds;
+use crate::shell::interp::quote;
+use crate::shell::interp::state::{is_name, Key, Value};
+use crate::shell::interp::Sh;
+
+/// The value of a parameter while operators apply to it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PVal {
+    /// Unset.
+    Unset,
+    /// A string.
+    Str(String),
+    /// Several values (`$@`, `${a[@]}`); `star`: joined when quoted.
+    List {
+        /// The values.
+        items: Vec<String>,
+        /// Written with `*`.
+        star: bool,
+    },
+    /// Already expanded fields (an operand word such as `${x:-"a b"}`).
+    Fields(Vec<Field>),
+}
+
+impl PVal {
+    /// A list with no elements (quoted `"$@"` then expands to no word at all).
+    pub fn is_empty_list(&self) -> bool {
+        matches!(self, PVal::List { items, star: false } if items.is_empty())
+    }
+}
+
+/// What the parameter was, for slicing and assignment.
+enum Base {
+    Positional,
+    Array(Vec<i64>),
+    Other,
+}
+
+impl Sh {
+    /// Expands a `$...` / `${...}`.
+    pub(super) async fn param(
+        &self,
+        pe: &ParamExpansion,
+        quoted: bool,
+        fds: &Fds,
+    ) -> Expanded<PVal> {
+        match &pe.op {
+            ParamOp::PrefixNames { star } => {
+                let Param::Var(prefix) = &pe.param else {
+                    return Ok(PVal::Str(String::new()));
+                };
+                let names = self.state.borrow().names();
+                let items = names
+                    .into_iter()
+                    .filter(|n| n.starts_with(prefix.as_str()))
+                    .collect();
+                return Ok(PVal::List { items, star: *star });
+            }
+            ParamOp::Keys => {
+                let (name, star) = match &pe.param {
+                    Param::Element { name, index } => (name, matches!(index, Subscript::Star)),
+                    Param::Var(name) => (name, false),
+                    _ => return Ok(PVal::Str(String::new())),
+                };
+                let items = self
+                    .state
+                    .borrow()
+                    .var(name)
+                    .map(|v| v.keys())
+                    .unwrap_or_default();
+                return Ok(PVal::List { items, star });
+            }
+            _ => {}
+        }
+        let (mut value, mut base, mut shown) = self.lookup(&pe.param, fds).await?;
+        if pe.indirect {
+            let target = match &value {
+                PVal::Str(s) => s.clone(),
+                PVal::List { items, .. } => items.join(" "),
+                _ => String::new(),
+            };
+            if value == PVal::Unset {
+                return Err(ExpandError::Failed(format!(
+                    "{shown}: invalid indirect expansion"
+                )));
+            }
+            let param = parse_param(&target)
+                .ok_or_else(|| ExpandError::Failed(format!("{target}: invalid variable name")))?;
+            (value, base, shown) = self.lookup(&param, fds).await?;
+        }
+        self.apply(pe, value, base, &shown, quoted, fds).await
+    }
+
+    /// The value of a parameter, its kind, and its name for messages.
+    async fn lookup(&self, param: &Param, fds: &Fds) -> Expanded<(PVal, Base, String)> {
+        let s = || self.state.borrow();
+        Ok(match param {
+            Param::Var(name) => {
+                let value = s().get(name).map_or(PVal::Unset, PVal::Str);
+                (value, Base::Other, name.clone())
+            }
+            Param::Positional(0) => (PVal::Str(s().arg0.clone()), Base::Other, "0".into()),
+            Param::Positional(n) => {
+                let value = s()
+                    .positional
+                    .get(*n as usize - 1)
+                    .cloned()
+                    .map_or(PVal::Unset, PVal::Str);
+                (value, Base::Other, format!("${n}"))
+            }
+            Param::Special(sp) => {
+                let st = s();
+                let value = match sp {
+                    SpecialParam::At | SpecialParam::Star => PVal::List {
+                        items: st.positional.clone(),
+                        star: *sp == SpecialParam::Star,
+                    },
+                    SpecialParam::Count => PVal::Str(st.positional.len().to_string()),
+                    SpecialParam::Status => PVal::Str(st.status.to_string()),
+                    SpecialParam::Pid => PVal::Str("1000".into()),
+                    SpecialParam::LastBackground => st
+                        .jobs
+                        .last()
+                        .map_or(PVal::Unset, |(pid, _)| PVal::Str(pid.to_string())),
+                    SpecialParam::Flags => PVal::Str(st.opts.letters()),
+                };
+                let base = match sp {
+                    SpecialParam::At | SpecialParam::Star => Base::Positional,
+                    _ => Base::Other,
+                };
+                (value, base, special_name(*sp).into())
+            }
+            Param::Element { name, index } => match index {
+                Subscript::All | Subscript::Star => {
+                    let st = s();
+                    let var = st.var(name);
+                    let items = var.map(|v| v.elements()).unwrap_or_default();
+                    let indices = match var.and_then(|v| v.value.as_ref()) {
+                        Some(Value::Indexed(map)) => map.keys().copied().collect(),
+                        Some(Value::Str(_)) => vec![0],
+                        _ => Vec::new(),
+                    };
+                    let is_assoc =
+                        matches!(var.and_then(|v| v.value.as_ref()), Some(Value::Assoc(_)));
+                    let star = matches!(index, Subscript::Star);
+                    let base = if is_assoc {
+                        Base::Other
+                    } else {
+                        Base::Array(indices)
+                    };
+                    (
+                        PVal::List { items, star },
+                        base,
+                        format!("{name}[{}]", if star { '*' } else { '@' }),
+                    )
+                }
+                Subscript::Index(word) => {
+                    let key = self.subscript(name, word, fds).await?;
+                    let shown = format!("{name}[{}]", key.clone().text());
+                    let value = self
+                        .state
+                        .borrow()
+                        .element(name, &key)
+                        .map_or(PVal::Unset, PVal::Str);
+                    (value, Base::Other, shown)
+                }
+            },
+        })
+    }
+
+    /// Resolves a subscript: text for associative arrays, arithmetic for indexed ones.
+    pub async fn subscript(&self, name: &str, word: &Word, fds: &Fds) -> Expanded<Key> {
+        let text = self.expand_string(word, fds).await?;
+        if self.state.borrow().is_assoc(name) {
+            return Ok(Key::Assoc(text));
+        }
+        Ok(Key::Index(self.arith_text(&text)?))
+    }
+
+    fn unbound(&self, shown: &str) -> ExpandError {
+        ExpandError::Fatal(format!("{shown}: unbound variable"))
+    }
+
+    async fn apply(
+        &self,
+        pe: &ParamExpansion,
+        value: PVal,
+        base: Base,
+        shown: &str,
+        quoted: bool,
+        fds: &Fds,
+    ) -> Expanded<PVal> {
+        let nounset = self.state.borrow().opts.nounset;
+        let unset = value == PVal::Unset;
+        let null = match &value {
+            PVal::Unset => true,
+            PVal::Str(s) => s.is_empty(),
+            PVal::List { items, .. } => items.is_empty() || items.iter().all(String::is_empty),
+            PVal::Fields(_) => false,
+        };
+        let missing = |colon: bool| unset || (colon && null);
+        match &pe.op {
+            ParamOp::Default { colon, word } => {
+                return if missing(*colon) {
+                    self.operand(word, quoted, fds).await
+                } else {
+                    Ok(value)
+                };
+            }
+            ParamOp::Alternative { colon, word } => {
+                return if missing(*colon) {
+                    Ok(PVal::Str(String::new()))
+                } else {
+                    self.operand(word, quoted, fds).await
+                };
+            }
+            ParamOp::Assign { colon, word } => {
+                if !missing(*colon) {
+                    return Ok(value);
+                }
+                let text = self.expand_string(word, fds).await?;
+                self.assign_param(&pe.param, shown, &text, fds).await?;
+                return Ok(PVal::Str(text));
+            }
+            ParamOp::Error { colon, word } => {
+                if !missing(*colon) {
+                    return Ok(value);
+                }
+                let message = match word {
+                    Some(w) => self.expand_string(w, fds).await?,
+                    None if *colon => "parameter null or not set".into(),
+                    None => "parameter not set".into(),
+                };
+                let shown = shown.strip_prefix('$').unwrap_or(shown);
+                return Err(ExpandError::Fatal(format!("{shown}: {message}")));
+            }
+            _ => {}
+        }
+        if unset && nounset && !matches!(pe.op, ParamOp::Keys | ParamOp::PrefixNames { .. }) {
+            return Err(self.unbound(shown));
+        }
+        match &pe.op {
+            ParamOp::Plain => Ok(value),
+            ParamOp::Length => Ok(PVal::Str(match &value {
+                PVal::List { items, .. } => items.len().to_string(),
+                PVal::Str(s) => s.chars().count().to_string(),
+                _ => "0".into(),
+            })),
+            ParamOp::RemovePrefix { longest, pattern } => {
+                let p = self.expand_pattern(pattern, fds).await?;
+                Ok(map(value, |s| remove_prefix(s, &p, *longest)))
+            }
+            ParamOp::RemoveSuffix { longest, pattern } => {
+                let p = self.expand_pattern(pattern, fds).await?;
+                Ok(map(value, |s| remove_suffix(s, &p, *longest)))
+            }
+            ParamOp::Replace {
+                mode,
+                pattern,
+                replacement,
+            } => {
+                let chars = self.expand_pchars(pattern, fds).await?;
+                if chars.is_empty() {
+                    return Ok(value);
+                }
+                let p = Pattern::new(&chars);
+                let rep = self.expand_pchars(replacement, fds).await?;
+                Ok(map(value, |s| replace(s, &p, &rep, *mode)))
+            }
+            ParamOp::Substring { offset, length } => {
+                let off = self.arith_word(offset, fds).await?;
+                let len = match length {
+                    Some(w) => Some(self.arith_word(w, fds).await?),
+                    None => None,
+                };
+                self.substring(value, base, off, len)
+            }
+            ParamOp::Upper { all, pattern } | ParamOp::Lower { all, pattern } => {
+                let upper = matches!(pe.op, ParamOp::Upper { .. });
+                let p = match pattern {
+                    Some(w) => Some(self.expand_pattern(w, fds).await?),
+                    None => None,
+                };
+                Ok(map(value, |s| change_case(s, upper, *all, p.as_ref())))
+            }
+            ParamOp::Transform(c) => Ok(self.transform(*c, value, &pe.param)),
+            _ => Ok(value),
+        }
+    }
+
+    /// An operand word (`${x:-word}`), expanded with the quoting of the expansion itself.
+    async fn operand(&self, word: &Word, quoted: bool, fds: &Fds) -> Expanded<PVal> {
+        let mut b = Builder::default();
+        self.expand_parts(&word.parts, &mut b, quoted, true, fds)
+            .await?;
+        Ok(PVal::Fields(b.finish()))
+    }
+
+    async fn assign_param(
+        &self,
+        param: &Param,
+        shown: &str,
+        text: &str,
+        fds: &Fds,
+    ) -> Expanded<()> {
+        let result = match param {
+            Param::Var(name) => self.state.borrow_mut().assign(name, text.into(), false),
+            Param::Element {
+                name,
+                index: Subscript::Index(w),
+            } => {
+                let key = self.subscript(name, w, fds).await?;
+                self.state
+                    .borrow_mut()
+                    .assign_element(name, key, text.into(), false)
+            }
+            _ => Err(format!("{shown}: cannot assign in this way")),
+        };
+        result.map_err(ExpandError::Fatal)
+    }
+
+    fn substring(&self, value: PVal, base: Base, off: i64, len: Option<i64>) -> Expanded<PVal> {
+        match value {
+            PVal::List { items, star } => {
+                let items = match base {
+                    Base::Positional => {
+                        let mut all = vec![self.state.borrow().arg0.clone()];
+                        all.extend(items);
+                        let start = if off < 0 { all.len() as i64 + off } else { off };
+                        slice_items(all, start.max(0), len)
+                    }
+                    Base::Array(indices) => {
+                        let end = indices.last().map_or(0, |i| i + 1);
+                        let start = if off < 0 { end + off } else { off };
+                        if start < 0 {
+                            Vec::new()
+                        } else {
+                            let from = indices
+                                .iter()
+                                .position(|&i| i >= start)
+                                .unwrap_or(items.len());
+                            slice_items(items.into_iter().skip(from).collect(), 0, len)
+                        }
+                    }
+                    Base::Other => slice_items(items, off.max(0), len),
+                };
+                Ok(PVal::List { items, star })
+            }
+            PVal::Str(s) => {
+                let chars: Vec<char> = s.chars().collect();
+                let n = chars.len() as i64;
+                let start = if off < 0 { n + off } else { off };
+                if start < 0 || start > n {
+                    return Ok(PVal::Str(String::new()));
+                }
+                let end = match len {
+                    None => n,
+                    Some(l) if l < 0 => {
+                        let end = n + l;
+                        if end < start {
+                            return Err(ExpandError::Fatal(format!(
+                                "{l}: substring expression < 0"
+                            )));
+                        }
+                        end
+                    }
+                    Some(l) => (start + l).min(n),
+                };
+                Ok(PVal::Str(
+                    chars[start as usize..end as usize].iter().collect(),
+                ))
+            }
+            other => Ok(other),
+        }
+    }
+
+    fn transform(&self, c: char, value: PVal, param: &Param) -> PVal {
+        let state = self.state.borrow();
+        let var_name = match param {
+            Param::Var(n) | Param::Element { name: n, .. } => Some(n.as_str()),
+            _ => None,
+        };
+        match c {
+            'Q' => map(value, |s| quote::q(&s)),
+            'E' => map(value, |s| quote::unescape_c(&s)),
+            'P' => value,
+            'U' => map(value, |s| s.to_uppercase()),
+            'L' => map(value, |s| s.to_lowercase()),
+            'u' => map(value, |s| change_case(s, true, false, None)),
+            'a' => {
+                let attrs = var_name.and_then(|n| state.var(n)).map(|v| v.attrs);
+                let mut flags = String::new();
+                if let Some(a) = attrs {
+                    for (on, f) in [
+                        (a.array, 'a'),
+                        (a.assoc, 'A'),
+                        (a.integer, 'i'),
+                        (a.lower, 'l'),
+                        (a.readonly, 'r'),
+                        (a.upper, 'u'),
+                        (a.export, 'x'),
+                    ] {
+                        if on {
+                            flags.push(f);
+                        }
+                    }
+                }
+                map(value, |_| flags.clone())
+            }
+            'A' => {
+                let Some(name) = var_name else {
+                    return value;
+                };
+                map(value, |s| format!("{name}={}", quote::q(&s)))
+            }
+            'K' | 'k' => {
+                let Some(name) = var_name else {
+                    return map(value, |s| quote::q(&s));
+                };
+                let Some(var) = state.var(name) else {
+                    return value;
+                };
+                let pairs: Vec<String> = var
+                    .keys()
+                    .into_iter()
+                    .zip(var.elements())
+                    .map(|(k, v)| {
+                        if c == 'K' {
+                            format!("{k} {}", quote::double(&v))
+                        } else {
+                            format!("{k} {v}")
+                        }
+                    })
+                    .collect();
+                PVal::Str(pairs.join(" "))
+            }
+            _ => value,
+        }
+    }
+
+    /// Pushes a parameter's value into the builder.
+    pub(super) fn push_value(&self, value: PVal, b: &mut Builder, quoted: bool) -> Expanded<()> {
+        match value {
+            PVal::Unset => Ok(()),
+            PVal::Str(s) => b.push(&s, quoted, !quoted),
+            PVal::Fields(fields) => b.append_fields(fields),
+            PVal::List { items, star } => {
+                if quoted && star {
+                    let sep = self
+                        .state
+                        .borrow()
+                        .ifs()
+                        .chars()
+                        .next()
+                        .map(String::from)
+                        .unwrap_or_default();
+                    return b.push(&items.join(&sep), true, false);
+                }
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        b.break_field();
+                    }
+                    b.push(item, quoted, !quoted)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn slice_items(items: Vec<String>, start: i64, len: Option<i64>) -> Vec<String> {
+    let n = items.len() as i64;
+    if start >= n {
+        return Vec::new();
+    }
+    let end = match len {
+        None => n,
+        Some(l) if l < 0 => (n + l).max(start),
+        Some(l) => (start + l).min(n),
+    };
+    items
+        .into_iter()
+        .skip(start as usize)
+        .take((end - start).max(0) as usize)
+        .collect()
+}
+
+fn special_name(sp: SpecialParam) -> &'static str {
+    match sp {
+        SpecialParam::At => "@",
+        SpecialParam::Star => "*",
+        SpecialParam::Count => "#",
+        SpecialParam::Status => "?",
+        SpecialParam::Pid => "$",
+        SpecialParam::LastBackground => "!",
+        SpecialParam::Flags => "-",
+    }
+}
+
+/// `name`, `name[sub]`, a positional number or a special character, as `${!ref}` names them.
+fn parse_param(text: &str) -> Option<Param> {
+    if let Ok(n) = text.parse::<u32>() {
+        return Some(Param::Positional(n));
+    }
+    let special = match text {
+        "@" => Some(SpecialParam::At),
+        "*" => Some(SpecialParam::Star),
+        "#" => Some(SpecialParam::Count),
+        "?" => Some(SpecialParam::Status),
+        "$" => Some(SpecialParam::Pid),
+        "!" => Some(SpecialParam::LastBackground),
+        "-" => Some(SpecialParam::Flags),
+        _ => None,
+    };
+    if let Some(sp) = special {
+        return Some(Param::Special(sp));
+    }
+    if let Some((name, rest)) = text.split_once('[') {
+        let sub = rest.strip_suffix(']')?;
+        if !is_name(name) {
+            return None;
+        }
+        let index = match sub {
+            "@" => Subscript::All,
+            "*" => Subscript::Star,
+            s => Subscript::Index(Word::literal(s)),
+        };
+        return Some(Param::Element {
+            name: name.into(),
+            index,
+        });
+    }
+    is_name(text).then(|| Param::Var(text.into()))
+}
+
+/// Applies `f` to a string or to every element of a list.
+fn map(value: PVal, mut f: impl FnMut(String) -> String) -> PVal {
+    match value {
+        PVal::Str(s) => PVal::Str(f(s)),
+        PVal::List { items, star } => PVal::List {
+            items: items.into_iter().map(f).collect(),
+            star,
+        },
+        other => other,
+    }
+}
+
+fn remove_prefix(s: String, p: &Pattern, longest: bool) -> String {
+    if let Some(lit) = p.literal() {
+        return match s.strip_prefix(lit.as_str()) {
+            Some(rest) => rest.to_string(),
+            None => s,
+        };
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    let mut ends: Box<dyn Iterator<Item = usize>> = if longest {
+        Box::new((0..=n).rev())
+    } else {
+        Box::new(0..=n)
+    };
+    match ends.find(|&i| p.matches_chars(&chars[..i])) {
+        Some(i) => chars[i..].iter().collect(),
+        None => s,
+    }
+}
+
+fn remove_suffix(s: String, p: &Pattern, longest: bool) -> String {
+    if let Some(lit) = p.literal() {
+        return match s.strip_suffix(lit.as_str()) {
+            Some(rest) => rest.to_string(),
+            None => s,
+        };
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    let mut starts: Box<dyn Iterator<Item = usize>> = if longest {
+        Box::new(0..=n)
+    } else {
+        Box::new((0..=n).rev())
+    };
+    match starts.find(|&i| p.matches_chars(&chars[i..])) {
+        Some(i) => chars[..i].iter().collect(),
+        None => s,
+    }
+}
+
+/// The replacement for one match: unquoted `&` stands for the matched text (bash 5.2's
+/// `patsub_replacement`).
+fn replacement(rep: &[PChar], matched: &[char]) -> String {
+    let mut out = String::new();
+    for &(c, quoted) in rep {
+        if c == '&' && !quoted {
+            out.extend(matched);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    match mode {
+        ReplaceMode::Prefix => match (0..=n).rev().find(|&j| p.matches_chars(&chars[..j])) {
+            Some(j) => {
+                let mut out = replacement(rep, &chars[..j]);
+                out.extend(&chars[j..]);
+                out
+            }
+            None => s,
+        },
+        ReplaceMode::Suffix => match (0..=n).find(|&i| p.matches_chars(&chars[i..])) {
+            Some(i) => {
+                let mut out: String = chars[..i].iter().collect();
+                out.push_str(&replacement(rep, &chars[i..]));
+                out
+            }
+            None => s,
+        },
+        ReplaceMode::First | ReplaceMode::All => {
+            let all = mode == ReplaceMode::All;
+            let literal = p.literal().map(|l| l.chars().collect::<Vec<char>>());
+            let mut out = String::new();
+            let mut i = 0;
+            let mut replaced = false;
+            while i < n {
+                if replaced && !all {
+                    break;
+                }
+                let end = match &literal {
+                    Some(lit) => {
+                        (chars[i..].starts_with(lit) && !lit.is_empty()).then_some(i + lit.len())
+                    }
+                    None => (i + 1..=n).rev().find(|&j| p.matches_chars(&chars[i..j])),
+                };
+                match end {
+                    Some(j) => {
+                        out.push_str(&replacement(rep, &chars[i..j]));
+                        i = j;
+                        replaced = true;
+                    }
+                    None => {
+                        out.push(chars[i]);
+                        i += 1;
+                    }
+                }
+            }
+            out.extend(&chars[i..]);
+            out
+        }
+    }
+}
+
+fn change_case(s: String, upper: bool, all: bool, p: Option<&Pattern>) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        let eligible = (all || i == 0) && p.is_none_or(|p| p.matches(&c.to_string()));
+        if eligible {
+            if upper {
+                out.extend(c.to_uppercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pat(s: &str) -> Pattern {
+        Pattern::from_text(s)
+    }
+
+    fn rep(s: &str) -> Vec<PChar> {
+        s.chars().map(|c| (c, false)).collect()
+    }
+
+    #[test]
+    fn prefix_suffix_and_replace() {
+        let s = || "path/to/file.tar.gz".to_string();
+        assert_eq!(remove_prefix(s(), &pat("*/"), false), "to/file.tar.gz");
+        assert_eq!(remove_prefix(s(), &pat("*/"), true), "file.tar.gz");
+        assert_eq!(remove_suffix(s(), &pat(".*"), false), "path/to/file.tar");
+        assert_eq!(remove_suffix(s(), &pat(".*"), true), "path/to/file");
+        assert_eq!(
+            replace("abcabc".into(), &pat("b*"), &rep("X"), ReplaceMode::First),
+            "aX"
+        );
+        assert_eq!(
+            replace("abcabc".into(), &pat("b"), &rep(""), ReplaceMode::All),
+            "acac"
+        );
+        assert_eq!(
+            replace("abcabc".into(), &pat("[ac]"), &rep("."), ReplaceMode::All),
+            ".b..b."
+        );
+        assert_eq!(
+            replace("abcabc".into(), &pat("a"), &rep("Z"), ReplaceMode::Prefix),
+            "Zbcabc"
+        );
+        assert_eq!(
+            replace("abcabc".into(), &pat("c"), &rep("Z"), ReplaceMode::Suffix),
+            "abcabZ"
+        );
+        assert_eq!(
+            replace("abc".into(), &pat("b"), &rep("[&]"), ReplaceMode::First),
+            "a[b]c"
+        );
+    }
+
+    #[test]
+    fn case_changes() {
+        assert_eq!(change_case("abcabc".into(), true, false, None), "Abcabc");
+        assert_eq!(
+            change_case("abcabc".into(), true, true, Some(&pat("[ab]"))),
+            "ABcABc"
+        );
+        assert_eq!(change_case("ABC".into(), false, false, None), "aBC");
+    }
+
+    #[test]
+    fn indirect_names() {
+        assert_eq!(parse_param("x"), Some(Param::Var("x".into())));
+        assert_eq!(parse_param("3"), Some(Param::Positional(3)));
+        assert!(matches!(
+            parse_param("a[@]"),
+            Some(Param::Element {
+                index: Subscript::All,
+                ..
+            })
+        ));
+        assert_eq!(parse_param("1x"), None);
+    }
+}

@@ -1,0 +1,217 @@
+//! Quoting values back into shell syntax, the ways bash prints them: `${x@Q}`, `declare -p`,
+//! `set -x` traces, `printf %q`-style.
+
+/// Characters that make a word need quoting in a `set -x` trace.
+fn needs_quotes(s: &str) -> bool {
+    s.is_empty()
+        || s.chars().any(|c| {
+            matches!(
+                c,
+                ' ' | '\t'
+                    | '\n'
+                    | '\''
+                    | '"'
+                    | '\\'
+                    | '$'
+                    | '`'
+                    | '|'
+                    | '&'
+                    | ';'
+                    | '('
+                    | ')'
+                    | '<'
+                    | '>'
+                    | '*'
+                    | '?'
+                    | '['
+                    | ']'
+                    | '{'
+                    | '}'
+                    | '!'
+                    | '^'
+            ) || c.is_control()
+        })
+        || s.starts_with('#')
+        || s.starts_with('~')
+}
+
+/// `'text'`, with embedded single quotes as `'\''`.
+pub fn single(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// `$'text'` with C escapes, for values holding control characters.
+pub fn ansi_c(s: &str) -> String {
+    let mut out = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\x0b' => out.push_str("\\v"),
+            '\x0c' => out.push_str("\\f"),
+            '\x1b' => out.push_str("\\E"),
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+fn has_control(s: &str) -> bool {
+    s.chars().any(|c| c.is_control())
+}
+
+/// `${x@Q}`: always quoted, `$'...'` when control characters need it.
+pub fn q(s: &str) -> String {
+    if has_control(s) {
+        ansi_c(s)
+    } else {
+        single(s)
+    }
+}
+
+/// A word in a `set -x` trace: bare when safe, else single-quoted.
+pub fn trace(s: &str) -> String {
+    if needs_quotes(s) {
+        single(s)
+    } else {
+        s.to_string()
+    }
+}
+
+/// A value in `declare -p`: `"text"` with `\ " $ `` ` `` escaped, or `$'...'`.
+pub fn double(s: &str) -> String {
+    if has_control(s) && s.chars().any(|c| c.is_control() && c != '\n') {
+        return ansi_c(s);
+    }
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// `printf %q` / `${x@Q}`-like quoting that leaves safe words bare (for `declare -f` output
+/// and messages that show a command).
+pub fn word(s: &str) -> String {
+    if !needs_quotes(s) {
+        return s.to_string();
+    }
+    if has_control(s) {
+        return ansi_c(s);
+    }
+    single(s)
+}
+
+/// Decodes C escapes as `$'...'`, `echo -e` and `${x@E}` do: `\n \t \\ \e \xHH \uHHHH
+/// \NNN \cX`...
+pub fn unescape_c(s: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        if c != '\\' || i >= chars.len() {
+            out.push(c);
+            continue;
+        }
+        let e = chars[i];
+        i += 1;
+        let simple = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'f' => Some('\x0c'),
+            'v' => Some('\x0b'),
+            'e' | 'E' => Some('\x1b'),
+            '\\' => Some('\\'),
+            '\'' => Some('\''),
+            '"' => Some('"'),
+            '?' => Some('?'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            continue;
+        }
+        let digits = |i: &mut usize, max: usize, radix: u32| {
+            let mut v = 0u32;
+            let mut n = 0;
+            while n < max && *i < chars.len() {
+                match chars[*i].to_digit(radix) {
+                    Some(d) => {
+                        v = v * radix + d;
+                        *i += 1;
+                        n += 1;
+                    }
+                    None => break,
+                }
+            }
+            (v, n)
+        };
+        match e {
+            'x' => match digits(&mut i, 2, 16) {
+                (v, n) if n > 0 => out.push(char::from_u32(v).unwrap_or('?')),
+                _ => out.push_str("\\x"),
+            },
+            'u' | 'U' => {
+                let max = if e == 'u' { 4 } else { 8 };
+                match digits(&mut i, max, 16) {
+                    (v, n) if n > 0 => out.push(char::from_u32(v).unwrap_or('?')),
+                    _ => {
+                        out.push('\\');
+                        out.push(e);
+                    }
+                }
+            }
+            '0'..='7' => {
+                i -= 1;
+                let (v, _) = digits(&mut i, 3, 8);
+                out.push(char::from_u32(v & 0xff).unwrap_or('?'));
+            }
+            'c' if i < chars.len() => {
+                let ctl = chars[i];
+                i += 1;
+                out.push(char::from_u32(ctl.to_ascii_uppercase() as u32 ^ 0x40).unwrap_or('?'));
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_styles() {
+        assert_eq!(q("a b"), "'a b'");
+        assert_eq!(q("it's"), "'it'\\''s'");
+        assert_eq!(q("t\tab"), "$'t\\tab'");
+        assert_eq!(q(""), "''");
+        assert_eq!(trace("a=b"), "a=b");
+        assert_eq!(trace("-n"), "-n");
+        assert_eq!(trace("a*"), "'a*'");
+        assert_eq!(trace("#x"), "'#x'");
+        assert_eq!(trace("x#"), "x#");
+        assert_eq!(double("it's \"q\" $x"), "\"it's \\\"q\\\" \\$x\"");
+        assert_eq!(double("a\tb"), "$'a\\tb'");
+    }
+}

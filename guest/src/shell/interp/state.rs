@@ -1,0 +1,978 @@
+//! The shell's state: variables (scalars, indexed and associative arrays, attributes, local
+//! scopes), functions, positional parameters, options, the working directory and `$?`.
+//!
+//! A subshell is a clone of the whole state (arrays and functions are shared until written, so
+//! a clone is cheap). Nothing here does I/O; the expander and executor read and write it
+//! between awaits, never across one.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use super::assoc::Assoc;
+use crate::shell::arith::{self, ArithError, ArithVars, ArrayIndex};
+use crate::shell::ast::Command;
+
+/// Longest value a variable may hold, in bytes.
+pub const MAX_VALUE: usize = 64 << 20;
+/// Deepest nesting of function calls.
+pub const MAX_FUNC_DEPTH: usize = 200;
+/// Deepest nesting of commands: every command counts one level, and `eval`, `source`,
+/// substitutions, subshells and scripts one more each (a function call is its command and
+/// its body: `f() { f; }` recurses 100 deep, `f() { if ...; then f; fi; }` 66).
+///
+/// Polling nested futures nests calls on the machine stack, which under WebAssembly is
+/// wasmtime's `max_wasm_stack` (512 KiB by default) or the browser's. Measured on the release
+/// wasm build under wasmtime's defaults, the costliest construct (a function whose body is a
+/// `for` around a `while` around an `if`) exhausts 512 KiB at about 440 levels; simple
+/// recursion (`f() { if ...; then f; fi; }`) at about 530. 200 levels keep the shell under
+/// half of that, leaving the rest to the applet running at the deepest level.
+pub const MAX_DEPTH: usize = 200;
+
+/// What a variable holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A string.
+    Str(String),
+    /// An indexed array (sparse).
+    Indexed(Rc<BTreeMap<i64, String>>),
+    /// An associative array.
+    Assoc(Rc<Assoc>),
+}
+
+/// Variable attributes (`declare -x -r -i -l -u -a -A`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Attrs {
+    /// `-x`: passed to commands' environment.
+    pub export: bool,
+    /// `-r`: cannot be assigned or unset.
+    pub readonly: bool,
+    /// `-i`: assignments are evaluated arithmetically.
+    pub integer: bool,
+    /// `-l`: values are lower-cased.
+    pub lower: bool,
+    /// `-u`: values are upper-cased.
+    pub upper: bool,
+    /// `-a`: an indexed array (possibly still empty).
+    pub array: bool,
+    /// `-A`: an associative array.
+    pub assoc: bool,
+}
+
+/// A variable: its value (None: declared but unset) and attributes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Var {
+    /// The value.
+    pub value: Option<Value>,
+    /// The attributes.
+    pub attrs: Attrs,
+}
+
+impl Var {
+    /// The value as a string: a scalar, or element 0 / key "0" of an array.
+    pub fn scalar(&self) -> Option<String> {
+        match self.value.as_ref()? {
+            Value::Str(s) => Some(s.clone()),
+            Value::Indexed(map) => map.get(&0).cloned(),
+            Value::Assoc(map) => map.get("0").cloned(),
+        }
+    }
+
+    /// Every element (one for a scalar), in index order.
+    pub fn elements(&self) -> Vec<String> {
+        match &self.value {
+            None => Vec::new(),
+            Some(Value::Str(s)) => vec![s.clone()],
+            Some(Value::Indexed(map)) => map.values().cloned().collect(),
+            Some(Value::Assoc(map)) => map.iter().map(|(_, v)| v.clone()).collect(),
+        }
+    }
+
+    /// The indices or keys of every element.
+    pub fn keys(&self) -> Vec<String> {
+        match &self.value {
+            None => Vec::new(),
+            Some(Value::Str(_)) => vec!["0".into()],
+            Some(Value::Indexed(map)) => map.keys().map(i64::to_string).collect(),
+            Some(Value::Assoc(map)) => map.keys().cloned().collect(),
+        }
+    }
+
+    fn is_array(&self) -> bool {
+        self.attrs.array
+            || self.attrs.assoc
+            || matches!(self.value, Some(Value::Indexed(_) | Value::Assoc(_)))
+    }
+}
+
+/// `set -o` and `shopt` options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `-e`.
+    pub errexit: bool,
+    /// `-u`.
+    pub nounset: bool,
+    /// `-o pipefail`.
+    pub pipefail: bool,
+    /// `-x`.
+    pub xtrace: bool,
+    /// `-f`.
+    pub noglob: bool,
+    /// `-C`.
+    pub noclobber: bool,
+    /// `-a`.
+    pub allexport: bool,
+    /// `-v` (accepted; input lines are not echoed).
+    pub verbose: bool,
+    /// `shopt nullglob`.
+    pub nullglob: bool,
+    /// `shopt failglob`.
+    pub failglob: bool,
+    /// `shopt dotglob`.
+    pub dotglob: bool,
+    /// `shopt nocaseglob`.
+    pub nocaseglob: bool,
+    /// `shopt nocasematch`.
+    pub nocasematch: bool,
+    /// `shopt globstar`.
+    pub globstar: bool,
+}
+
+/// The `set -o` names, with their one-letter flags.
+pub const SET_OPTIONS: &[(&str, Option<char>)] = &[
+    ("allexport", Some('a')),
+    ("errexit", Some('e')),
+    ("noclobber", Some('C')),
+    ("noglob", Some('f')),
+    ("nounset", Some('u')),
+    ("pipefail", None),
+    ("verbose", Some('v')),
+    ("xtrace", Some('x')),
+];
+
+/// The `shopt` names this shell knows (others are accepted and ignored by `shopt -s`).
+pub const SHOPT_OPTIONS: &[&str] = &[
+    "dotglob",
+    "extglob",
+    "failglob",
+    "globstar",
+    "nocaseglob",
+    "nocasematch",
+    "nullglob",
+];
+
+impl Options {
+    /// The flag behind a `set -o` or `shopt` name.
+    pub fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "errexit" => &mut self.errexit,
+            "nounset" => &mut self.nounset,
+            "pipefail" => &mut self.pipefail,
+            "xtrace" => &mut self.xtrace,
+            "noglob" => &mut self.noglob,
+            "noclobber" => &mut self.noclobber,
+            "allexport" => &mut self.allexport,
+            "verbose" => &mut self.verbose,
+            "nullglob" => &mut self.nullglob,
+            "failglob" => &mut self.failglob,
+            "dotglob" => &mut self.dotglob,
+            "nocaseglob" => &mut self.nocaseglob,
+            "nocasematch" => &mut self.nocasematch,
+            "globstar" => &mut self.globstar,
+            _ => return None,
+        })
+    }
+
+    /// The value of a `set -o` or `shopt` name (`extglob` is always on).
+    pub fn get(&self, name: &str) -> Option<bool> {
+        if name == "extglob" {
+            return Some(true);
+        }
+        self.clone().flag(name).map(|f| *f)
+    }
+
+    /// The flag behind a one-letter `set` option.
+    pub fn letter(&mut self, c: char) -> Option<&mut bool> {
+        let name = SET_OPTIONS.iter().find(|(_, l)| *l == Some(c))?.0;
+        self.flag(name)
+    }
+
+    /// `$-`, in bash's order.
+    pub fn letters(&self) -> String {
+        [
+            (self.allexport, 'a'),
+            (self.errexit, 'e'),
+            (self.noglob, 'f'),
+            (true, 'h'),
+            (self.nounset, 'u'),
+            (self.verbose, 'v'),
+            (self.xtrace, 'x'),
+            (true, 'B'),
+            (self.noclobber, 'C'),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, c)| *c)
+        .collect()
+    }
+}
+
+/// A function: its definition (shared by every copy of the state).
+pub type Function = Rc<Command>;
+
+/// The state of one shell (the session, or a subshell's copy).
+#[derive(Clone)]
+pub struct State {
+    /// Global variables.
+    pub globals: HashMap<String, Var>,
+    /// Local scopes, innermost last: one per running function.
+    pub frames: Vec<HashMap<String, Var>>,
+    /// Functions by name.
+    pub funcs: BTreeMap<String, Function>,
+    /// `$1`...
+    pub positional: Vec<String>,
+    /// `$0`.
+    pub arg0: String,
+    /// Options.
+    pub opts: Options,
+    /// The working directory (absolute, logical).
+    pub cwd: String,
+    /// `$?`.
+    pub status: i32,
+    /// The line of the command running (`$LINENO`, error messages).
+    pub line: usize,
+    /// Nesting of everything that runs code again (see [`MAX_DEPTH`]).
+    pub depth: usize,
+    /// Names of the running functions, innermost last (`FUNCNAME`).
+    pub call_stack: Vec<String>,
+    /// Nesting of loops (for `break` and `continue`).
+    pub loop_depth: usize,
+    /// Inside a condition (`if`, `while`, `&&`...): `set -e` does not apply.
+    pub errexit_off: usize,
+    /// `$BASH_SUBSHELL`.
+    pub subshell: usize,
+    /// The status of the last command substitution of the current command.
+    pub subst_status: Option<i32>,
+    /// Traps set (accepted, never run except `EXIT`).
+    pub traps: BTreeMap<String, String>,
+    /// The random generator's state (`$RANDOM`).
+    pub random: Rc<Cell<u64>>,
+    /// When the session started, ms since the epoch (`$SECONDS`).
+    pub start_ms: f64,
+    /// Milliseconds since the epoch, through the host.
+    pub clock: Rc<dyn Fn() -> f64>,
+    /// Files being sourced, innermost last (`return` is allowed; messages name the file).
+    pub sourcing: Vec<String>,
+    /// `pushd` directories.
+    pub dirstack: Vec<String>,
+    /// `getopts`: the `OPTIND` it last saw and the position inside a group of letters.
+    pub getopts: (usize, usize),
+    /// Command substitutions deep (`set -x` repeats the first character of `PS4` per level).
+    pub xtrace_level: usize,
+    /// Commands run with `&` (in the foreground): their pretend process id and status.
+    pub jobs: Vec<(u32, i32)>,
+    /// Redirections made permanent by `exec`, picked up by the running list.
+    pub exec_fds: Option<super::io::Fds>,
+}
+
+/// Whether `name` is a valid variable name.
+pub fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+impl State {
+    /// A fresh session state with bash's default variables.
+    pub fn new(clock: Rc<dyn Fn() -> f64>) -> State {
+        let now = clock();
+        let mut state = State {
+            globals: HashMap::new(),
+            frames: Vec::new(),
+            funcs: BTreeMap::new(),
+            positional: Vec::new(),
+            arg0: "bash".into(),
+            opts: Options::default(),
+            cwd: crate::vfs::WORKSPACE.into(),
+            status: 0,
+            line: 0,
+            depth: 0,
+            call_stack: Vec::new(),
+            loop_depth: 0,
+            errexit_off: 0,
+            subshell: 0,
+            subst_status: None,
+            traps: BTreeMap::new(),
+            random: Rc::new(Cell::new((now as u64) ^ 0x5DEE_CE66)),
+            start_ms: now,
+            clock,
+            sourcing: Vec::new(),
+            dirstack: Vec::new(),
+            getopts: (1, 0),
+            exec_fds: None,
+            jobs: Vec::new(),
+            xtrace_level: 0,
+        };
+        state.set_defaults();
+        state
+    }
+
+    fn set_defaults(&mut self) {
+        let exported = [
+            ("HOME", crate::vfs::WORKSPACE),
+            ("PWD", crate::vfs::WORKSPACE),
+            ("OLDPWD", crate::vfs::WORKSPACE),
+            ("PATH", "/bin:/usr/bin"),
+            ("USER", "user"),
+            ("LOGNAME", "user"),
+            ("SHELL", "/bin/bash"),
+            ("LANG", "C.UTF-8"),
+            ("TERM", "dumb"),
+            ("SHLVL", "1"),
+        ];
+        for (name, value) in exported {
+            self.put_global(name, value, true);
+        }
+        let plain = [
+            ("IFS", " \t\n"),
+            ("PS4", "+ "),
+            ("HOSTNAME", "sandbox"),
+            ("HOSTTYPE", "wasm32"),
+            ("OSTYPE", "linux-gnu"),
+            ("MACHTYPE", "wasm32-unknown-linux-gnu"),
+            ("BASH", "/bin/bash"),
+            ("BASH_VERSION", "5.2.15(1)-release"),
+            ("UID", "1000"),
+            ("EUID", "1000"),
+            ("PPID", "999"),
+            ("OPTIND", "1"),
+        ];
+        for (name, value) in plain {
+            self.put_global(name, value, false);
+        }
+        let versinfo = ["5", "2", "15", "1", "release", "wasm32-unknown-linux-gnu"];
+        let map = versinfo
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as i64, v.to_string()))
+            .collect();
+        self.globals.insert(
+            "BASH_VERSINFO".into(),
+            Var {
+                value: Some(Value::Indexed(Rc::new(map))),
+                attrs: Attrs {
+                    readonly: true,
+                    ..Attrs::default()
+                },
+            },
+        );
+    }
+
+    fn put_global(&mut self, name: &str, value: &str, export: bool) {
+        self.globals.insert(
+            name.into(),
+            Var {
+                value: Some(Value::Str(value.into())),
+                attrs: Attrs {
+                    export,
+                    ..Attrs::default()
+                },
+            },
+        );
+    }
+
+    /// Forgets variables, functions and options; back to `/workspace`.
+    pub fn reset(&mut self) {
+        let fresh = State::new(Rc::clone(&self.clock));
+        *self = fresh;
+    }
+
+    /// The variable `name` as the current scope sees it.
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        for frame in self.frames.iter().rev() {
+            if let Some(var) = frame.get(name) {
+                return Some(var);
+            }
+        }
+        self.globals.get(name)
+    }
+
+    /// The variable `name`, mutable, where the current scope sees it.
+    pub fn var_mut(&mut self, name: &str) -> Option<&mut Var> {
+        let at = self.frames.iter().rposition(|f| f.contains_key(name));
+        match at {
+            Some(i) => self.frames[i].get_mut(name),
+            None => self.globals.get_mut(name),
+        }
+    }
+
+    /// The variable `name`, created (unset, no attributes) in the global scope if it does not
+    /// exist in any scope.
+    pub fn var_entry(&mut self, name: &str) -> &mut Var {
+        let at = self.frames.iter().rposition(|f| f.contains_key(name));
+        match at {
+            Some(i) => self.frames[i].entry(name.into()).or_default(),
+            None => self.globals.entry(name.into()).or_default(),
+        }
+    }
+
+    /// Creates `name` as a local of the innermost function (or returns it if it already is).
+    pub fn local_entry(&mut self, name: &str) -> &mut Var {
+        let Some(frame) = self.frames.last_mut() else {
+            return self.globals.entry(name.into()).or_default();
+        };
+        if !frame.contains_key(name) {
+            // A new local starts unset but keeps the export attribute of what it shadows.
+            frame.insert(name.into(), Var::default());
+        }
+        frame.entry(name.into()).or_default()
+    }
+
+    /// The value of a dynamic variable (`RANDOM`, `SECONDS`, `LINENO`...), if `name` is one.
+    pub fn dynamic(&self, name: &str) -> Option<String> {
+        Some(match name {
+            "RANDOM" => self.next_random().to_string(),
+            "SECONDS" => (((self.clock)() - self.start_ms) / 1000.0)
+                .floor()
+                .to_string(),
+            "EPOCHSECONDS" => ((self.clock)() / 1000.0).floor().to_string(),
+            "EPOCHREALTIME" => format!("{:.6}", (self.clock)() / 1000.0),
+            "LINENO" => self.line.to_string(),
+            "BASH_SUBSHELL" => self.subshell.to_string(),
+            "BASHPID" => (1000 + self.subshell).to_string(),
+            "SHELLOPTS" => self.shellopts(),
+            _ => return None,
+        })
+    }
+
+    fn shellopts(&self) -> String {
+        let mut on: Vec<&str> = vec!["braceexpand", "hashall", "interactive-comments"];
+        for (name, _) in SET_OPTIONS {
+            if self.opts.get(name) == Some(true) {
+                on.push(name);
+            }
+        }
+        on.sort_unstable();
+        on.join(":")
+    }
+
+    /// The next `$RANDOM` (0..32767).
+    pub fn next_random(&self) -> u32 {
+        // xorshift64*, reduced to 15 bits.
+        let mut x = self.random.get().max(1);
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.random.set(x);
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 49) as u32 & 0x7fff
+    }
+
+    /// The scalar value of `name` (element 0 of an array); dynamic variables included.
+    pub fn get(&self, name: &str) -> Option<String> {
+        if let Some(var) = self.var(name) {
+            return var.scalar();
+        }
+        self.dynamic(name)
+    }
+
+    /// Whether `name` is set (an array with elements, a scalar, or a dynamic variable).
+    pub fn is_set(&self, name: &str) -> bool {
+        match self.var(name) {
+            Some(var) => match &var.value {
+                Some(Value::Indexed(m)) => !m.is_empty(),
+                Some(Value::Assoc(m)) => !m.is_empty(),
+                Some(Value::Str(_)) => true,
+                None => false,
+            },
+            None => self.dynamic(name).is_some(),
+        }
+    }
+
+    /// `$IFS` (the default when unset).
+    pub fn ifs(&self) -> String {
+        match self.var("IFS") {
+            Some(var) => var.scalar().unwrap_or_default(),
+            None => " \t\n".into(),
+        }
+    }
+
+    /// Fails if `name` is readonly.
+    pub fn check_writable(&self, name: &str) -> Result<(), String> {
+        match self.var(name) {
+            Some(var) if var.attrs.readonly => Err(format!("{name}: readonly variable")),
+            _ => Ok(()),
+        }
+    }
+
+    /// Applies `-i`, `-l`, `-u` to a value about to be stored in `name`.
+    fn transform(
+        &mut self,
+        name: &str,
+        value: String,
+        append_to: Option<&str>,
+    ) -> Result<String, String> {
+        let attrs = self.var(name).map(|v| v.attrs).unwrap_or_default();
+        let mut value = value;
+        if attrs.integer {
+            let n = self.arith(&value).map_err(|e| e.to_string())?;
+            let base = match append_to {
+                Some(old) => self.arith(old).map_err(|e| e.to_string())?,
+                None => 0,
+            };
+            return Ok(base.wrapping_add(n).to_string());
+        }
+        if let Some(old) = append_to {
+            value = format!("{old}{value}");
+        }
+        if attrs.lower {
+            value = value.to_lowercase();
+        } else if attrs.upper {
+            value = value.to_uppercase();
+        }
+        if value.len() > MAX_VALUE {
+            return Err(format!(
+                "{name}: value too large (more than {MAX_VALUE} bytes)"
+            ));
+        }
+        Ok(value)
+    }
+
+    fn arith(&mut self, text: &str) -> Result<i64, ArithError> {
+        arith::eval_str(text, &mut ArithEnv { state: self })
+    }
+
+    /// `name=value` (or `name+=value`): sets the scalar, or element 0 of an array.
+    pub fn assign(&mut self, name: &str, value: String, append: bool) -> Result<(), String> {
+        self.check_writable(name)?;
+        if name == "RANDOM" {
+            if let Ok(seed) = value.trim().parse::<u64>() {
+                self.random.set(seed ^ 0x5DEE_CE66);
+            }
+        }
+        let is_array = self.var(name).is_some_and(Var::is_array);
+        if is_array {
+            let key = match self.var(name) {
+                Some(v) if v.attrs.assoc || matches!(v.value, Some(Value::Assoc(_))) => {
+                    Key::Assoc("0".into())
+                }
+                _ => Key::Index(0),
+            };
+            return self.assign_element(name, key, value, append);
+        }
+        let plain = self
+            .var(name)
+            .is_none_or(|v| !(v.attrs.integer || v.attrs.lower || v.attrs.upper));
+        if append && plain {
+            // `s+=x` in a loop: append in place.
+            let allexport = self.opts.allexport;
+            let var = self.var_entry(name);
+            match &mut var.value {
+                Some(Value::Str(s)) => {
+                    if s.len() + value.len() > MAX_VALUE {
+                        return Err(format!(
+                            "{name}: value too large (more than {MAX_VALUE} bytes)"
+                        ));
+                    }
+                    s.push_str(&value);
+                }
+                slot => *slot = Some(Value::Str(value)),
+            }
+            var.attrs.export |= allexport;
+            return Ok(());
+        }
+        let old = if append { self.get(name) } else { None };
+        let value = self.transform(name, value, old.as_deref().or(append.then_some("")))?;
+        let allexport = self.opts.allexport;
+        let var = self.var_entry(name);
+        var.value = Some(Value::Str(value));
+        var.attrs.export |= allexport;
+        Ok(())
+    }
+
+    /// `name[key]=value` (or `+=`).
+    pub fn assign_element(
+        &mut self,
+        name: &str,
+        key: Key,
+        value: String,
+        append: bool,
+    ) -> Result<(), String> {
+        self.check_writable(name)?;
+        let old = if append {
+            self.element(name, &key)
+        } else {
+            None
+        };
+        let value = self.transform(name, value, old.as_deref().or(append.then_some("")))?;
+        let var = self.var_entry(name);
+        match (&mut var.value, key) {
+            (Some(Value::Assoc(map)), key) => {
+                Rc::make_mut(map).insert(key.text(), value);
+            }
+            (slot, Key::Assoc(key)) if var.attrs.assoc || slot.is_none() => {
+                let mut map = Assoc::default();
+                map.insert(key, value);
+                *slot = Some(Value::Assoc(Rc::new(map)));
+            }
+            (slot, key) => {
+                let mut map = match slot.take() {
+                    Some(Value::Indexed(map)) => map,
+                    Some(Value::Str(s)) => Rc::new(BTreeMap::from([(0, s)])),
+                    _ => Rc::default(),
+                };
+                let index = match key {
+                    Key::Index(i) => i,
+                    Key::Assoc(text) => text.trim().parse().unwrap_or(0),
+                };
+                let index = match index {
+                    i if i < 0 => {
+                        let end = map.keys().next_back().map_or(0, |k| k + 1);
+                        if end + i < 0 {
+                            *slot = Some(Value::Indexed(map));
+                            return Err(format!("{name}[{i}]: bad array subscript"));
+                        }
+                        end + i
+                    }
+                    i => i,
+                };
+                Rc::make_mut(&mut map).insert(index, value);
+                *slot = Some(Value::Indexed(map));
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces (or with `append`, extends) `name` with array elements: `(index, value)`
+    /// pairs, where a `None` index means "after the last one".
+    pub fn assign_array(
+        &mut self,
+        name: &str,
+        elements: Vec<(Option<Key>, String)>,
+        append: bool,
+    ) -> Result<(), String> {
+        self.check_writable(name)?;
+        let assoc = self
+            .var(name)
+            .is_some_and(|v| v.attrs.assoc || matches!(v.value, Some(Value::Assoc(_))));
+        // The old value is taken out and changed in place (no copy unless a subshell shares
+        // it), so `a+=(x)` in a loop stays linear.
+        let old = if append {
+            self.var_entry(name).value.take()
+        } else {
+            None
+        };
+        if assoc {
+            let mut map = match old {
+                Some(Value::Assoc(map)) => Rc::try_unwrap(map).unwrap_or_else(|rc| (*rc).clone()),
+                _ => Assoc::default(),
+            };
+            let mut result = Ok(());
+            for (key, value) in elements {
+                let key = key.map(Key::text).unwrap_or_default();
+                match self.transform(name, value, None) {
+                    Ok(value) => map.insert(key, value),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.var_entry(name).value = Some(Value::Assoc(Rc::new(map)));
+            return result;
+        }
+        let mut map = match old {
+            Some(Value::Indexed(map)) => Rc::try_unwrap(map).unwrap_or_else(|rc| (*rc).clone()),
+            Some(Value::Str(s)) => BTreeMap::from([(0, s)]),
+            _ => BTreeMap::new(),
+        };
+        let mut next = map.keys().next_back().map_or(0, |k| k + 1);
+        let mut result = Ok(());
+        for (key, value) in elements {
+            let index = match key {
+                Some(Key::Index(i)) if i < 0 => next + i,
+                Some(Key::Index(i)) => i,
+                Some(Key::Assoc(text)) => text.trim().parse().unwrap_or(0),
+                None => next,
+            };
+            match self.transform(name, value, None) {
+                Ok(value) => {
+                    map.insert(index, value);
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            next = index + 1;
+        }
+        let allexport = self.opts.allexport;
+        let var = self.var_entry(name);
+        var.value = Some(Value::Indexed(Rc::new(map)));
+        var.attrs.array = true;
+        var.attrs.export |= allexport;
+        result
+    }
+
+    /// Element `key` of `name` (a scalar is element 0).
+    pub fn element(&self, name: &str, key: &Key) -> Option<String> {
+        let var = self.var(name)?;
+        match (&var.value, key) {
+            (Some(Value::Assoc(map)), key) => map.get(&key.as_text()).cloned(),
+            (Some(Value::Indexed(map)), Key::Index(i)) => {
+                let i = if *i < 0 {
+                    map.keys().next_back().map_or(0, |k| k + 1) + i
+                } else {
+                    *i
+                };
+                map.get(&i).cloned()
+            }
+            (Some(Value::Str(s)), Key::Index(0 | -1)) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` is an associative array.
+    pub fn is_assoc(&self, name: &str) -> bool {
+        self.var(name)
+            .is_some_and(|v| v.attrs.assoc || matches!(v.value, Some(Value::Assoc(_))))
+    }
+
+    /// `unset name`: removes it from the innermost scope that has it (a local of the running
+    /// function stays declared, unset).
+    pub fn unset(&mut self, name: &str) -> Result<(), String> {
+        if let Some(var) = self.var(name) {
+            if var.attrs.readonly {
+                return Err(format!("{name}: cannot unset: readonly variable"));
+            }
+        }
+        let at = self.frames.iter().rposition(|f| f.contains_key(name));
+        match at {
+            Some(i) if i + 1 == self.frames.len() => {
+                if let Some(var) = self.frames[i].get_mut(name) {
+                    var.value = None;
+                    var.attrs = Attrs::default();
+                }
+            }
+            Some(i) => {
+                self.frames[i].remove(name);
+            }
+            None => {
+                self.globals.remove(name);
+            }
+        }
+        Ok(())
+    }
+
+    /// `unset 'name[key]'`.
+    pub fn unset_element(&mut self, name: &str, key: &Key) -> Result<(), String> {
+        self.check_writable(name)?;
+        let Some(var) = self.var_mut(name) else {
+            return Ok(());
+        };
+        match (&mut var.value, key) {
+            (Some(Value::Assoc(map)), key) => {
+                Rc::make_mut(map).remove(&key.as_text());
+            }
+            (Some(Value::Indexed(map)), Key::Index(i)) => {
+                let i = if *i < 0 {
+                    map.keys().next_back().map_or(0, |k| k + 1) + i
+                } else {
+                    *i
+                };
+                Rc::make_mut(map).remove(&i);
+            }
+            (Some(Value::Str(_)), Key::Index(0)) => var.value = None,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The exported variables, as commands see their environment.
+    pub fn environment(&self) -> BTreeMap<String, String> {
+        let mut env = BTreeMap::new();
+        let scopes = std::iter::once(&self.globals).chain(self.frames.iter());
+        for scope in scopes {
+            for (name, var) in scope {
+                match (var.attrs.export, var.scalar()) {
+                    (true, Some(value)) => {
+                        env.insert(name.clone(), value);
+                    }
+                    _ => {
+                        env.remove(name);
+                    }
+                }
+            }
+        }
+        env
+    }
+
+    /// Every variable name visible, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.globals.keys().cloned().collect();
+        for frame in &self.frames {
+            names.extend(frame.keys().cloned());
+        }
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Evaluates arithmetic text against the variables.
+    pub fn eval_arith(&mut self, text: &str) -> Result<i64, ArithError> {
+        self.arith(text)
+    }
+}
+
+/// An array subscript, resolved: a number for indexed arrays, text for associative ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// An index (negative counts from the end).
+    Index(i64),
+    /// A key.
+    Assoc(String),
+}
+
+impl Key {
+    /// The key as text.
+    pub fn as_text(&self) -> String {
+        self.clone().text()
+    }
+
+    /// The key as text.
+    pub fn text(self) -> String {
+        match self {
+            Key::Index(i) => i.to_string(),
+            Key::Assoc(s) => s,
+        }
+    }
+}
+
+/// The state as arithmetic sees it: unset is 0, `nounset` makes it an error.
+pub struct ArithEnv<'a> {
+    /// The state.
+    pub state: &'a mut State,
+}
+
+impl ArithEnv<'_> {
+    fn key(&self, name: &str, index: ArrayIndex<'_>) -> Key {
+        match index {
+            ArrayIndex::Key(k) => Key::Assoc(k.to_string()),
+            ArrayIndex::Int(i) if self.state.is_assoc(name) => Key::Assoc(i.to_string()),
+            ArrayIndex::Int(i) => Key::Index(i),
+        }
+    }
+}
+
+impl ArithVars for ArithEnv<'_> {
+    fn get(
+        &mut self,
+        name: &str,
+        index: Option<ArrayIndex<'_>>,
+    ) -> Result<Option<String>, ArithError> {
+        let value = match index {
+            None => self.state.get(name),
+            Some(i) => {
+                let key = self.key(name, i);
+                self.state.element(name, &key)
+            }
+        };
+        if value.is_none() && self.state.opts.nounset {
+            let shown = match index {
+                Some(ArrayIndex::Int(i)) => format!("{name}[{i}]"),
+                Some(ArrayIndex::Key(k)) => format!("{name}[{k}]"),
+                None => name.to_string(),
+            };
+            return Err(ArithError::new(format!("{shown}: unbound variable")));
+        }
+        Ok(value)
+    }
+
+    fn set(
+        &mut self,
+        name: &str,
+        index: Option<ArrayIndex<'_>>,
+        value: i64,
+    ) -> Result<(), ArithError> {
+        let result = match index {
+            None => self.state.assign(name, value.to_string(), false),
+            Some(i) => {
+                let key = self.key(name, i);
+                self.state
+                    .assign_element(name, key, value.to_string(), false)
+            }
+        };
+        result.map_err(ArithError::new)
+    }
+
+    fn is_associative(&mut self, name: &str) -> bool {
+        self.state.is_assoc(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        State::new(Rc::new(|| 1_700_000_000_000.0))
+    }
+
+    #[test]
+    fn locals_shadow_and_unset_reveals() {
+        let mut s = state();
+        assert_eq!(s.assign("x", "0".into(), false), Ok(()));
+        s.frames.push(HashMap::new());
+        s.local_entry("x").value = Some(Value::Str("1".into()));
+        assert_eq!(s.get("x").as_deref(), Some("1"));
+        s.frames.push(HashMap::new());
+        assert_eq!(s.assign("x", "2".into(), false), Ok(()));
+        assert_eq!(s.unset("x"), Ok(()));
+        assert_eq!(s.get("x").as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn integer_and_case_attributes() {
+        let mut s = state();
+        s.var_entry("i").attrs.integer = true;
+        assert_eq!(s.assign("i", "3+4".into(), false), Ok(()));
+        assert_eq!(s.assign("i", "1".into(), true), Ok(()));
+        assert_eq!(s.get("i").as_deref(), Some("8"));
+        s.var_entry("l").attrs.lower = true;
+        assert_eq!(s.assign("l", "AbC".into(), false), Ok(()));
+        assert_eq!(s.get("l").as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn sparse_arrays_and_negative_indices() {
+        let mut s = state();
+        let elements = vec![
+            (None, "a".into()),
+            (Some(Key::Index(5)), "b".into()),
+            (None, "c".into()),
+        ];
+        assert_eq!(s.assign_array("a", elements, false), Ok(()));
+        assert_eq!(
+            s.var("a").map(Var::keys),
+            Some(vec!["0".into(), "5".into(), "6".into()])
+        );
+        assert_eq!(s.element("a", &Key::Index(-1)).as_deref(), Some("c"));
+        assert!(s
+            .assign_element("a", Key::Index(-9), "x".into(), false)
+            .is_err());
+        assert_eq!(s.get("a").as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn readonly_refuses() {
+        let mut s = state();
+        s.var_entry("r").attrs.readonly = true;
+        assert_eq!(
+            s.assign("r", "1".into(), false),
+            Err("r: readonly variable".into())
+        );
+        assert_eq!(
+            s.unset("r"),
+            Err("r: cannot unset: readonly variable".into())
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! Interpreter tests.
+//!
+//! `cases.txt` is a table of scripts with the stdout, stderr and status that real
+//! `bash --norc --noprofile -c` gives for them on a machine with GNU coreutils, recorded by
+//! `record.py` (run in the same fixture: see [`FIXTURE`]). Each case runs here in a fresh
+//! session; cases that need applets not in the registry yet are skipped, and known
+//! deviations (with their reasons, in [`DEVIATIONS`]) must still differ. The other files test
+//! what bash cannot show: tool calls, deadlines, streaming, limits, saved sessions.
+
+mod cases;
+mod host;
+mod limits;
+mod session;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::task::Poll;
+
+use super::Shell;
+use crate::output;
+use crate::task::{run_until_stalled, Deadline, Input};
+use crate::vfs::{Vfs, VfsLimits};
+
+/// The files every case starts with, under `/workspace` (`record.py` writes the same ones).
+pub const FIXTURE: &[(&str, &str)] = &[
+    ("a.txt", "apple\nbanana\ncherry\n"),
+    ("b.txt", "one\ntwo\n"),
+    ("c.md", "# title\n"),
+    (".hidden", "secret\n"),
+    ("data.csv", "name,age\nalice,30\nbob,25\ncarol,35\n"),
+    ("empty.txt", ""),
+    ("src/main.rs", "fn main() {}\n"),
+    ("src/lib.rs", "pub fn f() {}\n"),
+    ("src/util/mod.rs", "mod x;\n"),
+    (
+        "script.sh",
+        "#!/bin/bash\necho \"script: $# ${1:-none}\"\nexit 3\n",
+    ),
+];
+
+/// What a script printed and its status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: i32,
+}
+
+/// A session over a fresh fixture.
+pub struct Harness {
+    pub shell: Shell,
+    pub vfs: Rc<RefCell<Vfs>>,
+    pub deadline: Rc<Deadline>,
+    pub host: Rc<host::CaseHost>,
+}
+
+impl Harness {
+    pub fn new() -> Harness {
+        let mut vfs = Vfs::new(VfsLimits::default(), Box::new(|| 1_700_000_000_000.0));
+        for (path, contents) in FIXTURE {
+            if let Some((dir, _)) = path.rsplit_once('/') {
+                let _ = vfs.mkdir_all("/workspace", dir);
+            }
+            let _ = vfs.write("/workspace", path, contents.as_bytes());
+        }
+        let vfs = Rc::new(RefCell::new(vfs));
+        let out = Rc::new(RefCell::new(output::Output {
+            cap: 1 << 30,
+            ..output::Output::default()
+        }));
+        let deadline = Rc::new(Deadline::default());
+        let host = Rc::new(host::CaseHost::new(Rc::clone(&vfs)));
+        let shell = Shell::new(Rc::clone(&vfs), host.clone(), out, Rc::clone(&deadline));
+        Harness {
+            shell,
+            vfs,
+            deadline,
+            host,
+        }
+    }
+
+    /// Runs `script` with `stdin`, capturing its output.
+    pub fn run_with_stdin(&self, script: &str, stdin: &str) -> Outcome {
+        let mut future = self
+            .shell
+            .capture(script, Input::bytes(Rc::new(stdin.as_bytes().to_vec())));
+        match run_until_stalled(&mut future) {
+            Poll::Ready((status, out, err)) => Outcome {
+                stdout: String::from_utf8_lossy(&out).into_owned(),
+                stderr: String::from_utf8_lossy(&err).into_owned(),
+                status,
+            },
+            Poll::Pending => Outcome {
+                stdout: String::new(),
+                stderr: "STALLED".into(),
+                status: -1,
+            },
+        }
+    }
+
+    /// Runs `script` with empty stdin.
+    pub fn run(&self, script: &str) -> Outcome {
+        self.run_with_stdin(script, "")
+    }
+
+    /// A file's contents.
+    pub fn file(&self, path: &str) -> String {
+        match self.vfs.borrow().read("/workspace", path) {
+            Ok(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            Err(e) => format!("<{e}>"),
+        }
+    }
+}
+
+/// Runs one script in a fresh session.
+pub fn run(script: &str) -> Outcome {
+    Harness::new().run(script)
+}
+
+/// Runs `$CORRAL_SCRIPT` in a fresh session and prints the outcome:
+/// `CORRAL_SCRIPT='echo hi' cargo test adhoc_script -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn adhoc_script() {
+    let script = std::env::var("CORRAL_SCRIPT").unwrap_or_default();
+    let o = run(&script);
+    println!(
+        "--- stdout\n{}--- stderr\n{}--- status {}",
+        o.stdout, o.stderr, o.status
+    );
+}

@@ -1,0 +1,120 @@
+"""The shell through the public API: sessions, tools, JavaScript's shell(), recovery."""
+
+from __future__ import annotations
+
+import pytest
+
+from corral import Limits, MethodCapability, Param, Sandbox, create_bash_tool
+
+
+def get_weather(city: str, days: int = 1) -> dict[str, object]:
+    """Get weather for a city."""
+    return {"city": city, "temp": 72, "days": days}
+
+
+def transfer_money(amount: float, currency: str) -> str:
+    """Move money."""
+    return f"sent {amount} {currency}"
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    return Sandbox(
+        tools=[get_weather, transfer_money],
+        capabilities=[
+            MethodCapability("get_weather"),
+            MethodCapability("transfer_money", [Param("amount") <= 1000]),
+        ],
+        limits=Limits(timeout=2),
+    )
+
+
+def sh(sandbox: Sandbox, code: str, stdin: str | None = None) -> tuple[str, str, int]:
+    result = sandbox.execute(code, language="shell", stdin=stdin)
+    return result.stdout, result.stderr, result.exit_code
+
+
+def test_echo_and_status(sandbox: Sandbox) -> None:
+    assert sh(sandbox, "echo hello world") == ("hello world\n", "", 0)
+    assert sh(sandbox, "exit 3") == ("", "", 3)
+    assert sh(sandbox, "nosuchcommand") == (
+        "",
+        "bash: line 1: nosuchcommand: command not found\n",
+        127,
+    )
+
+
+def test_the_session_persists_between_executions(sandbox: Sandbox) -> None:
+    sh(sandbox, 'cd /tmp; X=5; export Y=6; f() { echo "f:$1"; }')
+    assert sh(sandbox, "pwd; echo $X $Y; f a") == ("/tmp\n5 6\nf:a\n", "", 0)
+    sandbox.reset_shell()
+    assert sh(sandbox, 'pwd; echo "[$X]"') == ("/workspace\n[]\n", "", 0)
+
+
+def test_stdin_reaches_the_script(sandbox: Sandbox) -> None:
+    assert sh(sandbox, 'read -r a b; echo "$b-$a"', stdin="one two\n") == ("two-one\n", "", 0)
+
+
+def test_tool_from_the_shell(sandbox: Sandbox) -> None:
+    out, err, status = sh(sandbox, "tool get_weather --city SF --days 3")
+    assert (out, err, status) == (
+        '{\n  "city": "SF",\n  "temp": 72,\n  "days": 3\n}\n',
+        "",
+        0,
+    )
+    assert sh(sandbox, "tool transfer_money --amount 5000 --currency USD") == (
+        "",
+        "tool: transfer_money denied: amount <= 1000 failed (amount = 5000)\n",
+        1,
+    )
+    result = sandbox.execute("tool transfer_money --amount 5000 --currency USD", language="shell")
+    (call,) = result.tool_calls
+    assert (call.method, call.allowed, call.params) == (
+        "transfer_money",
+        False,
+        {"amount": 5000, "currency": "USD"},
+    )
+
+
+def test_javascript_shell_functions(sandbox: Sandbox) -> None:
+    sh(sandbox, "cd /tmp")
+    code = """
+    const here = shell('pwd');
+    const weather = await shell.exec('tool get_weather --city LA');
+    let failure;
+    try { shell('exit 4') } catch (e) { failure = [e.exitCode, e.message] }
+    fs.writeFileSync('from-js.txt', 'x');
+    return [here, JSON.parse(weather.stdout).city, weather.exitCode, failure];
+    """
+    assert sandbox.execute(code).return_value == [
+        "/tmp\n",
+        "LA",
+        0,
+        [4, "command failed with exit code 4: exit 4"],
+    ]
+    assert sandbox.fs.read_text("/tmp/from-js.txt") == "x"
+    error = sandbox.execute("shell('tool get_weather --city X')").error
+    assert error == (
+        "Error: shell(cmd) cannot wait for tools or sleep; use `await shell.exec(cmd)` "
+        "for this command"
+    )
+
+
+def test_shell_timeout_and_recovery_keep_the_session(sandbox: Sandbox) -> None:
+    sh(sandbox, "KEEP=yes; cd /tmp")
+    result = sandbox.execute("while true; do :; done", language="shell")
+    assert (result.exit_code, result.error_kind) == (124, "timeout")
+    assert sh(sandbox, "echo $KEEP; pwd") == ("yes\n/tmp\n", "", 0)
+
+
+def test_snapshot_and_fork_carry_the_session(sandbox: Sandbox) -> None:
+    sh(sandbox, "NAME=kept; cd /tmp; echo data > f")
+    fork = sandbox.fork()
+    assert sh(fork, "echo $NAME; pwd; cat f") == ("kept\n/tmp\ndata\n", "", 0)
+
+
+def test_bash_tool_picks_the_language() -> None:
+    tool = create_bash_tool(tools=[get_weather])
+    assert tool.run("echo auto") == "auto\n"
+    assert tool.run("return 7") == "7"
+    assert tool.run("tool get_weather --city SF | head -c 1") == "{"
