@@ -319,7 +319,8 @@ class Sandbox:
 
     @property
     def commands(self) -> frozenset[str]:
-        """The shell's command names (applets and builtins), for :func:`detect_language`."""
+        """The shell's command names (applets and builtins), for
+        :func:`~corral.language.detect_language`."""
         if self._commands is None:
             # Asked from inside execute() (which holds the lock) or before any execution.
             self._commands = frozenset(self._driver.commands())

@@ -47,7 +47,7 @@ class SandboxTool:
 
     @property
     def description(self) -> str:
-        """A description of the tool for the model: the languages, and the tools it can call."""
+        """The tool's description for the model (its languages and the tools it can call)."""
         if self.language == "javascript":
             lines = [
                 "Run JavaScript in an isolated sandbox. The code is the body of an async "
