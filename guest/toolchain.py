@@ -9,6 +9,10 @@ Two toolchains are supported, tried in this order:
    compiled from source with ``-Zbuild-std``. Missing packages are installed with ``apt-get``
    when running as root (set ``CORRAL_NO_INSTALL=1`` to forbid that).
 
+After cargo, binaryen's ``wasm-opt`` shrinks the module (``-Oz``, names and producers
+stripped); its output is cached by the input's hash. ``wasm-opt`` comes from the ``binaryen``
+package (installed like the others on Debian); ``CORRAL_NO_WASM_OPT=1`` skips the step.
+
 The step is idempotent and silent when everything is present. Usage::
 
     python guest/toolchain.py check      # report the toolchain that would be used
@@ -21,6 +25,7 @@ Stdlib only: this runs inside the wheel build backend before anything else is in
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -53,6 +58,11 @@ DEBIAN_PROBES = {
         "/usr/lib/llvm-16/lib/clang/16/lib/wasi/libclang_rt.builtins-wasm32.a"
     ),
 }
+
+
+# -Oz: the module's size is what users download and compile; the hot paths are in QuickJS (C,
+# compiled -O2 by clang) and in Rust code compiled at the profile's opt-level.
+WASM_OPT_FLAGS = ("-Oz", "--strip-debug", "--strip-producers", "--strip-target-features")
 
 
 class ToolchainError(RuntimeError):
@@ -101,15 +111,18 @@ def missing_debian_packages() -> list[str]:
     return [pkg for pkg, probe in DEBIAN_PROBES.items() if not Path(probe).exists()]
 
 
-def install_debian_packages(packages: list[str]) -> None:
-    """Install ``packages`` with apt-get, or raise naming them when that is not possible."""
-    can_install = (
+def _can_install() -> bool:
+    return (
         os.environ.get("CORRAL_NO_INSTALL") != "1"
         and shutil.which("apt-get") is not None
         and hasattr(os, "geteuid")
         and os.geteuid() == 0
     )
-    if not can_install:
+
+
+def install_debian_packages(packages: list[str]) -> None:
+    """Install ``packages`` with apt-get, or raise naming them when that is not possible."""
+    if not _can_install():
         raise ToolchainError(
             "no wasm32-wasip1 toolchain found. Either install rustup's wasm32-wasip1 target "
             "(`rustup target add wasm32-wasip1`) and a WASI SDK (set WASI_SDK=/path), or install "
@@ -154,6 +167,42 @@ def debian_toolchain() -> Toolchain:
     return Toolchain("debian", cargo, env)
 
 
+def find_wasm_opt() -> str | None:
+    """The ``wasm-opt`` to shrink the module with (None: skipped by ``CORRAL_NO_WASM_OPT=1``)."""
+    if os.environ.get("CORRAL_NO_WASM_OPT") == "1":
+        return None
+    found = shutil.which("wasm-opt")
+    if found is None and _can_install():
+        print("corral: installing binaryen (wasm-opt)", file=sys.stderr)
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        quiet = {"stdout": subprocess.DEVNULL}
+        subprocess.run(["apt-get", "update", "-q"], check=True, env=env, **quiet)  # type: ignore[call-overload]
+        subprocess.run(  # type: ignore[call-overload]
+            ["apt-get", "install", "-y", "-q", "binaryen"], check=True, env=env, **quiet
+        )
+        found = shutil.which("wasm-opt")
+    if found is None:
+        raise ToolchainError(
+            "wasm-opt not found: install binaryen (apt-get install binaryen, brew install "
+            "binaryen, or npm's binaryen package), or set CORRAL_NO_WASM_OPT=1 to ship the "
+            "larger unoptimized module"
+        )
+    return found
+
+
+def shrink(built: Path, wasm_opt: str) -> Path:
+    """``built`` after ``wasm-opt``, cached in the target directory by content and flags."""
+    digest = hashlib.sha256(built.read_bytes())
+    digest.update(" ".join(WASM_OPT_FLAGS).encode())
+    cached = target_dir() / "wasm-opt" / f"{digest.hexdigest()[:32]}.wasm"
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(".tmp")
+        subprocess.run([wasm_opt, *WASM_OPT_FLAGS, str(built), "-o", str(tmp)], check=True)
+        tmp.replace(cached)
+    return cached
+
+
 def find_toolchain() -> Toolchain:
     """The toolchain to build with: rustup's when complete, else Debian's."""
     return rustup_toolchain() or debian_toolchain()
@@ -178,6 +227,9 @@ def build(out: Path | None = None) -> Path:
         env = dict(os.environ, **tc.env, CARGO_TARGET_DIR=str(target_dir()))
         subprocess.run(tc.cargo, cwd=GUEST_DIR, env=env, check=True)
         built = target_dir() / TARGET / "release" / "corral_guest.wasm"
+        wasm_opt = find_wasm_opt()
+        if wasm_opt is not None:
+            built = shrink(built, wasm_opt)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp")
@@ -199,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cmd == "check":
             tc = find_toolchain()
             print(f"{tc.kind}: {' '.join(tc.cargo)}")
+            print(f"wasm-opt: {find_wasm_opt() or 'skipped (CORRAL_NO_WASM_OPT=1)'}")
         else:
             print(build(args.out))
     except ToolchainError as exc:

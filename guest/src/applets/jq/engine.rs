@@ -103,10 +103,38 @@ pub fn compile(code: &str, names: &[String]) -> Result<Filter, Vec<CompileError>
         .map_err(|errs| super::errors::compile_errors(code, errs))
 }
 
+/// jaq's standard definitions that call jaq natives we do not link in (its regex, time, format
+/// and log natives, which ours replace): they are not loaded, since jaq compiles every
+/// definition. Each is either defined again in our `defs.jq` or not a jq builtin at all
+/// (`scan_`, `@htmld`, `@urid`).
+const DROPPED: [&str; 20] = [
+    "stderr",
+    "debug",
+    "halt_error",
+    "test",
+    "scan_",
+    "scan",
+    "match",
+    "capture",
+    "split",
+    "splits",
+    "sub",
+    "gsub",
+    "todate",
+    "fromdate",
+    "@html",
+    "@htmld",
+    "@uri",
+    "@urid",
+    "@base64",
+    "@base64d",
+];
+
 /// jaq's core and standard definitions, then ours (later ones shadow earlier ones).
 fn prelude() -> impl Iterator<Item = Def<&'static str>> {
     let ours = jaq_core::load::parse(funs::DEFS, |p| p.defs()).unwrap_or_default();
-    jaq_core::defs().chain(jaq_std::defs()).chain(ours)
+    let jaq_std = jaq_std::defs().filter(|d| !DROPPED.contains(&d.name));
+    jaq_core::defs().chain(jaq_std).chain(ours)
 }
 
 /// Our native filters, our overrides first.

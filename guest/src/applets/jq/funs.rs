@@ -9,6 +9,7 @@ use jaq_core::{Bind, Cv, Exn, RunPtr, ValXs};
 
 use super::engine::{JqData, NativeFun};
 use super::map::Map;
+use super::math;
 use super::paths;
 use super::strings;
 use super::time;
@@ -20,14 +21,17 @@ pub const DEFS: &str = include_str!("defs.jq");
 type Cvj<'a> = Cv<'a, JqData>;
 type Out<'a> = ValXs<'a, Val>;
 
-/// Every native filter: ours, then jaq's core and standard library (math and the rest), and
+/// Every native filter: ours (math included), then jaq's core and base standard library, and
 /// jaq's `limit` again as `_limit` for our `limit`, which handles negative counts like jq.
 pub fn all() -> Vec<NativeFun> {
-    let mut funs: Vec<NativeFun> = ours().into_vec().into_iter().map(run::<JqData>).collect();
+    let mut funs: Vec<NativeFun> = (ours().into_vec().into_iter())
+        .chain(math::funs().into_vec())
+        .map(run::<JqData>)
+        .collect();
     funs.extend(jaq_core::funs::<JqData>());
     let limit = jaq_core::funs::<JqData>().find(|(name, _, _)| *name == "limit");
     funs.extend(limit.map(|(_, args, f)| ("_limit", args, f)));
-    funs.extend(jaq_std::funs::<JqData>());
+    funs.extend(jaq_std::base_funs::<JqData>());
     funs
 }
 

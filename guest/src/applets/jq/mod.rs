@@ -9,6 +9,7 @@ mod funs;
 mod input;
 mod json;
 mod map;
+mod math;
 mod num;
 mod paths;
 mod strings;
