@@ -10,6 +10,7 @@
 //! step, so an execution without tool calls is one call into the guest.
 
 pub mod applets;
+pub mod entropy;
 pub mod fsops;
 pub mod guesthost;
 pub mod hostops;

@@ -179,6 +179,9 @@ pub struct HostOp {
     /// Milliseconds to wait (sleeps).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ms: Option<f64>,
+    /// Who made the call, `js` or `shell` (calls), so the host's hints show the caller's syntax.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'static str>,
 }
 
 /// Why an execution failed.

@@ -312,6 +312,10 @@ impl Guest {
                         tool: Some(tool),
                         args: Some(writer.push(args.as_bytes())),
                         ms: None,
+                        from: Some(match op.owner {
+                            Owner::Js => "js",
+                            Owner::Shell => "shell",
+                        }),
                     },
                     OpKind::Sleep { ms } => HostOp {
                         id: op.id,
@@ -319,6 +323,7 @@ impl Guest {
                         tool: None,
                         args: None,
                         ms: Some(ms),
+                        from: None,
                     },
                 }
             })

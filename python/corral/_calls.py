@@ -179,7 +179,7 @@ class CallDispatcher:
             _refuse(op, batch, params, stamp, "tool", message, rule=message)
             return None
         try:
-            validate_arguments(tool, params)
+            validate_arguments(tool, params, caller=op.caller)
         except ToolArgumentError as error:
             _refuse(op, batch, params, stamp, "argument", str(error), rule=str(error))
             return None

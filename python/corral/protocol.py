@@ -76,6 +76,7 @@ class HostOp:
     tool: str = ""
     args: bytes = b""  # JSON text of the call's arguments
     ms: float = 0.0  # how long a sleep lasts
+    caller: str = "js"  # who called: "js" or "shell" (hints use the caller's syntax)
 
 
 @dataclass(frozen=True)
@@ -326,7 +327,9 @@ def _parse_step(reply: bytes) -> _Step:
 def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
     if op["kind"] == "sleep":
         return HostOp(int(op["id"]), "sleep", ms=float(op["ms"]))
-    return HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), _slice(blob, op["args"]))
+    args = _slice(blob, op["args"])
+    caller = str(op.get("from", "js"))
+    return HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), args, caller=caller)
 
 
 def _finish(outcome: RawOutcome, output: _Output) -> RawOutcome:

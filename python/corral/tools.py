@@ -626,24 +626,26 @@ def _call_kwargs(tool: ToolDefinition, args: Mapping[str, Any], validated: bool)
     return kwargs
 
 
-def validate_arguments(tool: ToolDefinition, args: object) -> None:
+def validate_arguments(tool: ToolDefinition, args: object, *, caller: str = "js") -> None:
     """Check ``args`` against the tool's parameter schema (a practical subset of JSON Schema).
 
     Checked: unknown parameters (when ``additionalProperties`` is false), missing required
     parameters, ``type``, ``enum``, ``anyOf``, array ``items``/``prefixItems``, and nested
     objects. A None value is accepted for a parameter whose schema default is None.
+    ``caller`` (``"js"`` or ``"shell"``) picks the syntax of the call-form hint for missing
+    parameters: ``pay({amount: ...})`` or ``tool pay --amount ...``.
 
     Raises:
         ToolArgumentError: with a message the model can act on.
     """
     if not isinstance(args, Mapping) or not all(isinstance(key, str) for key in args):
         raise ToolArgumentError(tool.name, f"arguments must be an object, got {_what(args)}")
-    problem = _top_level_problem(tool, args)
+    problem = _top_level_problem(tool, args, caller)
     if problem is not None:
         raise ToolArgumentError(tool.name, problem)
 
 
-def _top_level_problem(tool: ToolDefinition, args: Mapping[str, Any]) -> str | None:
+def _top_level_problem(tool: ToolDefinition, args: Mapping[str, Any], caller: str) -> str | None:
     schema = tool.parameters
     properties: Mapping[str, Any] = schema.get("properties", {})
     unknown = _unknown_key_problem(schema, args, "parameter")
@@ -651,7 +653,7 @@ def _top_level_problem(tool: ToolDefinition, args: Mapping[str, Any]) -> str | N
         return unknown
     missing = [key for key in schema.get("required", []) if key not in args]
     if missing:
-        return _missing_problem(tool, missing)
+        return _missing_problem(tool, missing, caller)
     for key, value in args.items():
         prop = properties.get(key, {})
         if value is None and "default" in prop and prop["default"] is None:
@@ -683,10 +685,13 @@ def _known_list(noun: str, known: list[str]) -> str:
     return f"{noun}s: {', '.join(known)}" if known else f"it takes no {noun}s"
 
 
-def _missing_problem(tool: ToolDefinition, missing: list[str]) -> str:
+def _missing_problem(tool: ToolDefinition, missing: list[str], caller: str) -> str:
     names = ", ".join(repr(key) for key in missing)
     noun = "parameter" if len(missing) == 1 else "parameters"
     required = tool.parameters.get("required", [])
+    if caller == "shell":
+        flags = "".join(f" --{key} ..." for key in required)
+        return f"missing required {noun} {names} (call as tool {tool.name}{flags})"
     example = ", ".join(f"{_js_key(key)}: ..." for key in required)
     return f"missing required {noun} {names} (call as {tool.js_name}({{{example}}}))"
 

@@ -91,31 +91,6 @@ struct PreludeTool<'a> {
     parameters: &'a serde_json::Value,
 }
 
-/// Four random words from the host (WASI `random_get`), to seed `Math.random`: the host
-/// records or fixes them, so scripts replay exactly and can be made deterministic.
-#[cfg(target_os = "wasi")]
-fn random_words() -> Vec<u32> {
-    #[link(wasm_import_module = "wasi_snapshot_preview1")]
-    extern "C" {
-        fn random_get(buf: *mut u8, len: usize) -> u16;
-    }
-    let mut bytes = [0u8; 16];
-    // SAFETY: the buffer is valid for 16 bytes; the host fills it (or leaves zeros on error).
-    unsafe { random_get(bytes.as_mut_ptr(), bytes.len()) };
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
-}
-
-/// Native builds (unit tests) take their seed from the standard library's hasher keys.
-#[cfg(not(target_os = "wasi"))]
-fn random_words() -> Vec<u32> {
-    use std::hash::{BuildHasher, RandomState};
-    let state = RandomState::new();
-    (0..4u32).map(|i| state.hash_one(i) as u32).collect()
-}
-
 /// JS-visible name of a tool: `. / - :` become `_`.
 pub fn js_name(name: &str) -> String {
     name.chars()
@@ -352,7 +327,9 @@ fn install(
     )?;
     native.set(
         "seed",
-        Function::new(ctx.clone(), || -> Vec<u32> { random_words() })?,
+        Function::new(ctx.clone(), || -> Vec<u32> {
+            crate::entropy::random_words().to_vec()
+        })?,
     )?;
     let input = Rc::clone(shared);
     native.set(

@@ -83,12 +83,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 ctx.print_status(&format!("{pretty}\n")).await
             }
             Err(e) => {
-                let line = if e.kind == "capability" {
-                    format!("tool: {}\n", e.message)
-                } else {
-                    format!("tool: {name}: {}\n", e.message)
-                };
-                ctx.fds.eprint(&line).await;
+                // The host's messages name the tool already.
+                ctx.fds.eprint(&format!("tool: {}\n", e.message)).await;
                 Flow::Normal(1)
             }
         }

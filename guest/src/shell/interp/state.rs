@@ -303,7 +303,7 @@ impl State {
             subshell: 0,
             subst_status: None,
             traps: BTreeMap::new(),
-            random: Rc::new(Cell::new((now as u64) ^ 0x5DEE_CE66)),
+            random: Rc::new(Cell::new(crate::entropy::random_u64())),
             start_ms: now,
             clock,
             sourcing: Vec::new(),

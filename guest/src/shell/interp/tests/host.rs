@@ -46,9 +46,10 @@ impl Host for CaseHost {
                 kind: "capability".into(),
                 message: "transfer_money denied: amount <= 1000 failed (amount = 5000)".into(),
             }),
+            // Like the real host, messages name the tool.
             _ => Err(HostError {
                 kind: "tool".into(),
-                message: "it broke".into(),
+                message: format!("{name} failed: RuntimeError: it broke"),
             }),
         };
         Box::pin(async move { result })

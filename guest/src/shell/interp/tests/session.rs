@@ -237,7 +237,10 @@ fn tool_errors_are_one_line() {
             1
         )
     );
-    assert_eq!(run("tool broken"), failed("tool: broken: it broke\n", 1));
+    assert_eq!(
+        run("tool broken"),
+        failed("tool: broken failed: RuntimeError: it broke\n", 1)
+    );
     assert_eq!(
         run("tool echo --n five"),
         failed("tool: echo: --n: expected an integer, got 'five'\n", 1)
