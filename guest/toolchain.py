@@ -160,7 +160,7 @@ def debian_toolchain() -> Toolchain:
         "RQUICKJS_SYS_NO_WASI_SDK": "1",
         "CC_wasm32_wasip1": "clang-16",
         "AR_wasm32_wasip1": "llvm-ar-16",
-        "CFLAGS_wasm32_wasip1": "-isystem /usr/include/wasm32-wasi -O2",
+        "CFLAGS_wasm32_wasip1": "-isystem /usr/include/wasm32-wasi",
     }
     cargo = ["/usr/bin/cargo", "build", "--release", "--target", TARGET]
     cargo += ["-Zbuild-std=std,panic_abort"]
