@@ -64,6 +64,17 @@ def test_quotas_refuse_and_keep_existing_data() -> None:
     assert sandbox.fs.listdir() == ["a", "d", "e"]
 
 
+def test_a_shell_redirect_past_a_quota_fails_loudly_and_keeps_data() -> None:
+    sandbox = Sandbox(limits=Limits(max_file_size=100))
+    sandbox.fs.write("small", b"keep\n")
+    result = sandbox.execute("seq 100 > big; echo $?; seq 100 >> small; echo $?", language="shell")
+    assert result.stdout == "1\n1\n"
+    assert result.stderr == (
+        "seq: write error: big: File too large\nseq: write error: small: File too large\n"
+    )
+    assert sandbox.fs.read("small") == b"keep\n"
+
+
 def test_snapshot_and_from_snapshot_and_fork() -> None:
     sandbox = Sandbox()
     sandbox.fs.write("a.txt", "one")

@@ -1,7 +1,8 @@
 //! `echo [-neE] [ARG]...`: print the arguments.
 
+use crate::applets::common::warn;
 use crate::applets::{Applet, Ctx};
-use crate::task::LocalFuture;
+use crate::task::{LocalFuture, WriteError};
 
 /// The `echo` applet.
 pub const APPLET: Applet = Applet {
@@ -35,9 +36,20 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     })
 }
 
+/// Writes `text`: status 0, or 1 on failure (a refused write is reported, a closed pipe is not).
 async fn finish(ctx: &mut Ctx, text: &str) -> i32 {
-    let written = ctx.stdout.write_str(text).await;
-    i32::from(written.is_err() || ctx.stdout.flush().await.is_err())
+    let mut written = ctx.stdout.write_str(text).await;
+    if written.is_ok() {
+        written = ctx.stdout.flush().await;
+    }
+    match written {
+        Ok(()) => 0,
+        Err(WriteError::BrokenPipe) => 1,
+        Err(WriteError::Refused(message)) => {
+            warn(ctx, format_args!("write error: {message}")).await;
+            1
+        }
+    }
 }
 
 /// Leading option words (only exact combinations of n, e, E count, as in bash).

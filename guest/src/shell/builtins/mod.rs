@@ -69,9 +69,18 @@ impl Ctx {
         self.argv.get(1..).unwrap_or_default()
     }
 
-    /// Writes to stdout; false if that failed.
+    /// Writes to stdout; false if that failed. A refused write (a quota, a bad descriptor) is
+    /// reported like bash's `NAME: write error: ...`; a broken pipe is quiet.
     pub async fn out(&self, text: &str) -> bool {
-        self.fds.print(text).await
+        match self.fds.write(1, text.as_bytes()).await {
+            Ok(()) => true,
+            Err(crate::task::WriteError::BrokenPipe) => false,
+            Err(crate::task::WriteError::Refused(message)) => {
+                let line = format!("{}: write error: {message}", self.name());
+                self.sh.report(&self.fds, &line).await;
+                false
+            }
+        }
     }
 
     /// Prints `bash: line N: NAME: message` and returns `status`.

@@ -512,11 +512,6 @@ impl Fds {
         }
     }
 
-    /// Writes to stdout, ignoring failures (a builtin's result is its status).
-    pub async fn print(&self, text: &str) -> bool {
-        self.write(1, text.as_bytes()).await.is_ok()
-    }
-
     /// Writes to stderr, ignoring failures.
     pub async fn eprint(&self, text: &str) {
         let _ = self.write(2, text.as_bytes()).await;
@@ -613,6 +608,14 @@ fn output_for(
         Ok(owned) => Rc::new(owned),
         Err(shared) => shared,
     };
+    // A file takes the applet's writes directly, so a refused write (a quota) reaches the
+    // applet, which reports it and fails, instead of ending a pump that nobody hears from.
+    // A runaway writer stops at the quota.
+    if let OutKind::File { .. } = handle.kind {
+        if let Some(sink) = handle.direct_sink() {
+            return Output::new(sink);
+        }
+    }
     let (reader, writer) = pipe();
     pumps.push(Box::pin(pump(reader, handle, Rc::clone(deadline))));
     Output::new(Sink::Pipe(writer))

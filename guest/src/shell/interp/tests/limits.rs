@@ -2,6 +2,7 @@
 //! that must end.
 
 use super::{run, Harness, Outcome};
+use crate::vfs::VfsLimits;
 
 fn runs_on_big_stack(script: &'static str) -> Outcome {
     // Debug builds poll nested futures with large frames; release wasm is far leaner.
@@ -219,4 +220,24 @@ fn random_scripts_never_panic_or_stall() {
         });
     let joined = handle.map(|h| h.join());
     assert!(matches!(joined, Ok(Ok(()))), "a random script panicked");
+}
+
+#[test]
+fn a_redirect_past_a_quota_fails_loudly_and_keeps_the_data() {
+    let h = Harness::with_limits(VfsLimits {
+        max_file_size: 100,
+        ..VfsLimits::default()
+    });
+    let o = h.run(
+        "echo keep > small; seq 100 > big; echo \"big $?\"; seq 100 >> small; echo \"small $?\"\n\
+         { seq 100; } > grp; echo \"grp $?\"; echo $(seq 60) > b2; echo \"echo $?\"; cat small",
+    );
+    assert_eq!(o.stdout, "big 1\nsmall 1\ngrp 1\necho 1\nkeep\n");
+    assert_eq!(
+        o.stderr,
+        "seq: write error: big: File too large\n\
+         seq: write error: small: File too large\n\
+         seq: write error: grp: File too large\n\
+         echo: write error: b2: File too large\n"
+    );
 }

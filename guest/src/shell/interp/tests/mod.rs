@@ -56,7 +56,12 @@ pub struct Harness {
 
 impl Harness {
     pub fn new() -> Harness {
-        let mut vfs = Vfs::new(VfsLimits::default(), Box::new(|| 1_700_000_000_000.0));
+        Harness::with_limits(VfsLimits::default())
+    }
+
+    /// A session whose VFS has the quotas `limits`.
+    pub fn with_limits(limits: VfsLimits) -> Harness {
+        let mut vfs = Vfs::new(limits, Box::new(|| 1_700_000_000_000.0));
         for (path, contents) in FIXTURE {
             if let Some((dir, _)) = path.rsplit_once('/') {
                 let _ = vfs.mkdir_all("/workspace", dir);
