@@ -23,18 +23,21 @@ impl Sh {
     /// Parses and runs a whole script (the body of [`super::Shell::run`], `bash -c`, `eval`,
     /// `source`). A syntax error prints bash's message and is status 2.
     pub async fn run_script_text(&self, script: &str, fds: Fds) -> i32 {
-        let program = match crate::shell::parse(script) {
-            Ok(program) => program,
-            Err(e) => {
-                self.syntax_error(script, &e, &fds, "").await;
-                self.state.borrow_mut().status = 2;
-                return 2;
-            }
+        let (program, error) = match crate::shell::parse(script) {
+            Ok(program) => (program, None),
+            // Like bash, which reads a script command by command: the commands on the lines
+            // before the one that does not parse run first.
+            Err(e) => (complete_lines_before(script, e.line), Some(e)),
         };
         let flow = self.run_list(&program, &fds).await;
-        let status = match flow {
-            Flow::Exit(s) | Flow::Normal(s) | Flow::Return(s) => s,
-            Flow::Break(_) | Flow::Continue(_) => 0,
+        let status = match (flow, error) {
+            (Flow::Exit(s), _) => s,
+            (_, Some(e)) if !self.world.deadline_hit() => {
+                self.syntax_error(script, &e, &fds, "").await;
+                2
+            }
+            (Flow::Normal(s) | Flow::Return(s), _) => s,
+            (Flow::Break(_) | Flow::Continue(_), _) => 0,
         };
         let status = if self.world.deadline_hit() {
             TIMEOUT_STATUS
@@ -631,4 +634,23 @@ impl Sh {
         }
         let _ = state.assign_array(name, elements, false);
     }
+}
+
+/// How many lines back from a syntax error to look for where the failing command starts.
+const MAX_LOOKBACK: usize = 256;
+
+/// The commands that end on the lines before `error_line`: the longest prefix of whole lines
+/// (at most [`MAX_LOOKBACK`] lines shorter) that parses. Empty if none does.
+fn complete_lines_before(script: &str, error_line: usize) -> List {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(script.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let last = error_line
+        .saturating_sub(1)
+        .min(starts.len().saturating_sub(1));
+    let first = last.saturating_sub(MAX_LOOKBACK).max(1);
+    (first..=last)
+        .rev()
+        .find_map(|lines| crate::shell::parse(&script[..starts[lines]]).ok())
+        .unwrap_or(List { items: Vec::new() })
 }

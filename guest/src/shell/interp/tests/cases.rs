@@ -15,11 +15,6 @@ const DEVIATIONS: &[(&str, &str)] = &[
          (`$!` and `wait $!` still work)",
     ),
     (
-        "parse-error-runs-nothing",
-        "the whole script is parsed before anything runs, so a syntax error on a later line \
-         prevents the earlier lines from running",
-    ),
-    (
         "alias-unsupported",
         "aliases are refused with a message that says to define a function instead",
     ),

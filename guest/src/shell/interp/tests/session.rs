@@ -127,11 +127,20 @@ fn run_writes_to_the_execution_output() {
 }
 
 #[test]
-fn syntax_errors_are_status_2_and_run_nothing() {
+fn syntax_errors_are_status_2_after_the_lines_before_them_ran() {
+    let o = run("echo hi\nfor x in; do\n");
     assert_eq!(
-        run("echo hi\nfor x in; do\n"),
-        failed("bash: line 3: syntax error: unexpected end of file\n", 2)
+        (o.stdout.as_str(), o.stderr.as_str(), o.status),
+        (
+            "hi\n",
+            "bash: line 3: syntax error: unexpected end of file\n",
+            2
+        )
     );
+    // The failing command started on line 2: the `if` does not run, line 1 does.
+    let o = run("echo a\nif true; then\necho b\nfi fi\necho c");
+    assert_eq!((o.stdout.as_str(), o.status), ("a\n", 2));
+    assert_eq!(run("exit 3\nfi").status, 3);
     assert_eq!(
         run("echo a; done"),
         failed("bash: line 1: syntax error near unexpected token `done'\nbash: line 1: `echo a; done'\n", 2)
