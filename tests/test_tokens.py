@@ -637,3 +637,34 @@ def test_mutated_tokens(path: list[int], value: object) -> None:
     except TokenError:
         return
     assert changed == TEMPLATE or capabilities == [MethodCapability("a/b", [amount <= 1], 1, True)]
+
+
+# --------------------------------------------------------------------------------------------
+# Regexes added by a token's holder run on the host: they must not backtrack exponentially
+
+
+def test_a_narrowing_regex_must_run_in_linear_time() -> None:
+    slow = [
+        MethodCapability("payments/charges/create", [amount <= 5, Param("to").matches("(a+)+b")])
+    ]
+    assert refused(root().attenuate, slow) == (
+        "cannot attenuate: capability 'payments/charges/create': a narrowing `matches` regex "
+        "must run in linear time, and '(a+)+b' repeats a group that repeats or branches inside"
+    )
+    # Forged by appending the link by hand: refused when verified.
+    link = TokenLink(tuple(slow))
+    parent = root()
+    hand_made = CapabilityToken(
+        (*parent.links, link), link.signed(bytes.fromhex(parent.signature)).hex()
+    )
+    assert "must run in linear time" in verify_refusal(hand_made)
+    to = Param("to").matches(r"acct_[0-9a-f]+")
+    safe = [MethodCapability("payments/charges/create", [amount <= 5, to], max_calls=3)]
+    assert root().attenuate(safe).verify(KEY, now=NOW) == safe
+
+
+def test_the_root_key_holder_may_use_any_regex_and_narrowers_may_keep_it() -> None:
+    caps = [MethodCapability("payments/**", [Param("to").matches(r"(\w+\.)*\w+")])]
+    token = CapabilityToken.mint(KEY, caps, now=NOW)
+    narrower = [MethodCapability("payments/refunds", [Param("to").matches(r"(\w+\.)*\w+")])]
+    assert token.attenuate(narrower).verify(KEY, now=NOW) == narrower

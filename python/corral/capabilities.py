@@ -39,6 +39,7 @@ import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from re import _parser as _sre_parser  # type: ignore[attr-defined]
 from typing import Any, ClassVar, Final, TypeVar
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "NotIn",
     "Param",
     "StartsWith",
+    "backtracking_risk",
     "capabilities_from_dict",
     "constraint_from_json",
     "constraint_from_spec",
@@ -1578,6 +1580,74 @@ def _budget_within(child: int | None, parent: int | None) -> bool:
     return parent is None or (child is not None and child <= parent)
 
 
+def _regexes(constraints: Iterable[Constraint]) -> set[str]:
+    """Every ``matches`` regex in ``constraints``, however nested."""
+    found: set[str] = set()
+    for item in constraints:
+        if isinstance(item, Matches):
+            found.add(item.regex)
+        elif isinstance(item, AllOf | AnyOf):
+            found |= _regexes(item.constraints)
+    return found
+
+
+def backtracking_risk(regex: str) -> str | None:
+    """Why ``regex`` could take exponential time in Python's backtracking engine, or None.
+
+    The host checks ``matches`` constraints with ``re``, whose worst case is exponential.
+    A regex that the holder of a token adds when narrowing it (the root key's holder is
+    trusted, a token's holder is not) must be free of the constructs that cause that: a
+    repetition of something that itself repeats or branches (``(a+)+``, ``(a|b)*``),
+    back-references and lookarounds.
+
+    >>> backtracking_risk("[a-z0-9.]+@example[.]com") is None
+    True
+    >>> backtracking_risk("(a+)+b")
+    'repeats a group that repeats or branches inside'
+    """
+    try:
+        tree = _sre_parser.parse(regex)
+    except re.error as error:
+        return f"is not a valid regex ({error})"
+    return _tree_risk(tree, inside_repeat=False)
+
+
+_NESTED = "repeats a group that repeats or branches inside"
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def _tree_risk(items: Any, inside_repeat: bool) -> str | None:
+    """Walk a parsed regex (``re._parser``'s tree of ``(opcode, argument)`` pairs)."""
+    for op, arg in items:
+        problem, children, repeats = _node_risk(str(op), arg, inside_repeat)
+        if problem is not None:
+            return problem
+        for child in children:
+            problem = _tree_risk(child, inside_repeat or repeats)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _node_risk(name: str, arg: Any, inside_repeat: bool) -> tuple[str | None, list[Any], bool]:
+    """One node: its own problem, the subtrees to walk, and whether it repeats them."""
+    if name in ("GROUPREF", "GROUPREF_EXISTS"):
+        return "uses a back-reference", [], False
+    if name in ("ASSERT", "ASSERT_NOT"):
+        return "uses a lookaround", [], False
+    if name in _REPEATS:
+        low, high, body = arg
+        repeats = bool(high != low)
+        return (_NESTED if inside_repeat and repeats else None), [body], repeats
+    if name == "BRANCH":
+        return (_NESTED if inside_repeat else None), list(arg[1]), False
+    if name == "SUBPATTERN":
+        return None, [arg[-1]], False
+    if name == "ATOMIC_GROUP":
+        return None, [arg], False
+    return None, [], False
+
+
 def is_attenuation(
     children: Sequence[MethodCapability], parents: Sequence[MethodCapability]
 ) -> str | None:
@@ -1599,7 +1669,15 @@ def is_attenuation(
     """
     work = _Work()
     room: list[int | None] = [parent.max_calls for parent in parents]
+    trusted = {regex for parent in parents for regex in _regexes(parent.constraints)}
     for child in children:
+        for regex in _regexes(child.constraints) - trusted:
+            problem = backtracking_risk(regex)
+            if problem is not None:
+                return (
+                    f"capability {child.method_pattern!r}: a narrowing `matches` regex must "
+                    f"run in linear time, and {regex!r} {problem}"
+                )
         within = [i for i, parent in enumerate(parents) if _is_subset(child, parent, work)]
         if not within:
             return (
