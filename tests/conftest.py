@@ -1,10 +1,35 @@
-"""Shared fixtures: sandboxes are cheap (the compiled module is cached per process)."""
+"""Shared fixtures: sandboxes are cheap (the compiled module is cached per process).
+
+The same suite runs natively and inside Pyodide (``nox -s pyodide``). A test that cannot run in
+Pyodide by its nature says why with ``@pytest.mark.needs_native("reason")``; under Pyodide it
+is skipped with that reason, natively it runs.
+"""
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
 from corral import Limits, Sandbox
+
+IN_PYODIDE = sys.platform == "emscripten"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_native(reason): cannot run inside Pyodide, for the reason given"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if not IN_PYODIDE:
+        return
+    for item in items:
+        marker = item.get_closest_marker("needs_native")
+        if marker is not None:
+            reason = marker.args[0] if marker.args else "needs a native host"
+            item.add_marker(pytest.mark.skip(reason=f"needs a native host: {reason}"))
 
 
 def get_weather(city: str) -> dict[str, object]:

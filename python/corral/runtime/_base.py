@@ -38,6 +38,9 @@ class Instance(Protocol):
     def write(self, ptr: int, data: bytes) -> None:
         """Copy ``data`` into linear memory at ``ptr``."""
 
+    def memory_size(self) -> int:
+        """The current size of linear memory in bytes."""
+
 
 class Backend(Protocol):
     """Compiles and instantiates the guest module."""
@@ -46,6 +49,10 @@ class Backend(Protocol):
 
     def load(self, wasm: bytes) -> object:
         """Compile (or fetch from a cache) the module; the result is opaque to callers."""
+
+    async def load_async(self, wasm: bytes) -> object:
+        """Like :meth:`load`, without blocking the event loop (a browser's main thread may
+        only compile large modules this way); later :meth:`load` calls hit the cache."""
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> Instance:
         """Instantiate ``module`` with ``shim``'s imports and a linear-memory cap in bytes."""

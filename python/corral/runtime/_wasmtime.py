@@ -8,6 +8,7 @@ backstop for guest code that the guest's own interrupt checks cannot stop.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import functools
@@ -118,6 +119,10 @@ class WasmtimeBackend:
                 self._modules[key] = module
             return module
 
+    async def load_async(self, wasm: bytes) -> wasmtime.Module:
+        """:meth:`load` in a worker thread, so the event loop keeps running meanwhile."""
+        return await asyncio.to_thread(self.load, wasm)
+
     def _load_uncached(self, wasm: bytes, path: Path) -> wasmtime.Module:
         if path.exists():
             try:
@@ -210,6 +215,10 @@ class WasmtimeInstance:
         if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
             raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
         return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
+
+    def memory_size(self) -> int:
+        """The current size of linear memory in bytes."""
+        return int(self._memory.data_len(self._store))
 
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""
