@@ -10,10 +10,16 @@ from __future__ import annotations
 import sys
 
 import pytest
+from hypothesis import settings
 
 from corral import Limits, Sandbox
 
 IN_PYODIDE = sys.platform == "emscripten"
+if IN_PYODIDE:
+    # A first call that compiles its code lazily takes far longer than the rest: per-example
+    # deadlines only measure the engine's warm-up there.
+    settings.register_profile("pyodide", deadline=None)
+    settings.load_profile("pyodide")
 
 
 def pytest_configure(config: pytest.Config) -> None:

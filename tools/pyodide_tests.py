@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).parent))
-from pyodide_dist import BASE_WHEELS, TEST_WHEELS, ensure_dist, wheels  # noqa: E402
+from pyodide_dist import BASE_WHEELS, TEST_WHEELS, ensure_dist, wheels
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = Path(__file__).resolve().parent
@@ -110,7 +110,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ".tar": "application/x-tar",
     }
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: the run's own output is what matters
 
 
