@@ -7,7 +7,7 @@ is accepted and ignored. The linear-memory cap is real: the module is rewritten 
 it imports its memory, and each instance gets a ``WebAssembly.Memory`` whose ``maximum`` is the
 cap, so ``memory.grow`` fails past it exactly as under wasmtime's store limits.
 
-Chrome refuses to compile large modules synchronously on a page's main thread;
+Chrome refuses to compile modules over 8 MB synchronously on a page's main thread;
 :meth:`PyodideBackend.load` then says to ``await corral.load()`` first, which compiles
 asynchronously (:meth:`PyodideBackend.load_async`) into the per-page cache. In a Web Worker
 and under Node the synchronous path works.
@@ -146,7 +146,7 @@ class PyodideBackend:
         """The compiled module, compiling synchronously the first time.
 
         Allowed in a Web Worker and under Node; on a browser's main thread Chrome refuses it
-        for a module this size: ``await corral.load()`` first.
+        for modules over 8 MB: ``await corral.load()`` first.
         """
         key = self._key(wasm)
         compiled = self._modules.get(key)
