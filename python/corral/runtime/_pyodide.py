@@ -15,6 +15,7 @@ and under Node the synchronous path works.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import importlib
@@ -136,7 +137,7 @@ class PyodideBackend:
 
     @staticmethod
     def _key(wasm: bytes) -> str:
-        return hashlib.sha256(wasm).hexdigest()
+        return _module_key(wasm)
 
     def cached(self, wasm: bytes) -> bool:
         """Whether ``wasm`` is compiled already (``Sandbox()`` then needs no compilation)."""
@@ -191,6 +192,12 @@ class PyodideBackend:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
         assert isinstance(module, CompiledModule)
         return PyodideInstance(module, shim, memory_limit)
+
+
+@functools.lru_cache(maxsize=8)
+def _module_key(wasm: bytes) -> str:
+    # Memoised: hashing the 7 MB module costs tens of milliseconds per Sandbox() under Pyodide.
+    return hashlib.sha256(wasm).hexdigest()
 
 
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
