@@ -41,6 +41,7 @@ int(pytest.main(list(_args)))
   return status;
 }
 
+// Timings in a browser without cross-origin isolation are coarsened to 0.1 ms.
 export async function runBench(pyodide, io) {
   await install(pyodide, io, (manifest) => [manifest.corral]);
   await pyodide.runPythonAsync(`
@@ -63,7 +64,8 @@ await corral.load()
 numbers = {"load_compile_ms": ms(start)}
 start = time.perf_counter()
 sandbox = corral.Sandbox()
-numbers["sandbox_ms"] = ms(start)
+numbers["first_sandbox_ms"] = ms(start)
+numbers["next_sandbox_median_ms"] = median_ms(corral.Sandbox, 20)
 assert sandbox.execute("return 1+2").return_value == 3
 assert sandbox.execute("echo hi", language="shell").stdout == "hi\\n"
 numbers["execute_js_median_ms"] = median_ms(lambda: sandbox.execute("return 1+2"), 200)
