@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s build|tests|lint|docs|bench|demo``.
+"""Developer sessions: ``nox -s build|tests|lint|docs|pyodide|bench|demo``.
 
 The guest (``guest/``) is built by ``guest/toolchain.py``, which finds or installs a
 wasm32-wasip1 toolchain; cargo's target directory lives in the user cache directory, so
@@ -28,6 +28,7 @@ PY_SOURCES = (
     "noxfile.py",
     "guest/toolchain.py",
     "guest/hatch_build.py",
+    "tools",
 )
 
 nox.options.sessions = ["tests"]
@@ -88,6 +89,21 @@ def docs(session: nox.Session) -> None:
         "sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html"
     )
     session.run("sphinx-build", "-W", "-q", "-b", "doctest", "docs", "docs/_build/doctest")
+
+
+@nox.session
+def pyodide(session: nox.Session) -> None:
+    """The test suite inside Pyodide, under Node and in headless Chromium, against the wheel
+    that micropip installs (see docs/browser.rst). ``nox -s pyodide -- --runtime node`` runs
+    one runtime; arguments after a second ``--`` go to pytest."""
+    _build_guest(session)
+    session.run(
+        "python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(DIST), ".",
+        env={"CORRAL_WASM": str(WASM)},
+    )  # fmt: skip
+    wheel = max(DIST.glob("corral-*-py3-none-any.whl"), key=lambda p: p.stat().st_mtime)
+    session.install("playwright")
+    session.run("python", "tools/pyodide_tests.py", "--wheel", str(wheel), *session.posargs)
 
 
 @nox.session

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import struct
 import subprocess
 import sys
@@ -9,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+import corral
 from corral import Sandbox, precompile_module
 from corral._module import wasm_bytes
 from corral._wasi import EBADF, Entropy, GuestExit, WasiShim
 from corral.runtime import get_backend
-from corral.runtime._wasmtime import WasmtimeBackend
 
 
 class FakeMemory:
@@ -63,6 +64,7 @@ def test_wasi_proc_exit_raises() -> None:
         shim_with(FakeMemory()).proc_exit(3)
 
 
+@pytest.mark.needs_native("inspects the module with wasmtime")
 def test_the_guest_imports_only_a_few_wasi_functions() -> None:
     import wasmtime
 
@@ -81,6 +83,7 @@ def test_the_guest_imports_only_a_few_wasi_functions() -> None:
     } <= exports
 
 
+@pytest.mark.needs_native("the wasmtime disk cache")
 def test_precompile_writes_the_disk_cache_atomically(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,18 +91,26 @@ def test_precompile_writes_the_disk_cache_atomically(
     path = precompile_module()
     assert path is not None and path.parent == tmp_path / "modules" and path.suffix == ".cwasm"
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary files left
+    from corral.runtime._wasmtime import WasmtimeBackend
+
     fresh = WasmtimeBackend()  # a new engine: no in-process cache
     assert fresh.cache_path(wasm_bytes()) == path
     fresh.load(wasm_bytes())  # deserialised from the file
 
 
+@pytest.mark.needs_native("the wasmtime disk cache")
 def test_cache_key_depends_on_the_module() -> None:
+    from corral.runtime._wasmtime import WasmtimeBackend
+
     backend = get_backend()
     assert isinstance(backend, WasmtimeBackend)
     assert backend.cache_key(b"\0asm") != backend.cache_key(wasm_bytes())
 
 
+@pytest.mark.needs_native("the wasmtime disk cache")
 def test_corrupt_cache_file_is_recompiled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from corral.runtime._wasmtime import WasmtimeBackend
+
     monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path))
     fresh = WasmtimeBackend()
     path = fresh.cache_path(wasm_bytes())
@@ -107,6 +118,13 @@ def test_corrupt_cache_file_is_recompiled(tmp_path: Path, monkeypatch: pytest.Mo
     path.write_bytes(b"garbage")
     fresh.load(wasm_bytes())
     assert path.read_bytes() != b"garbage"
+
+
+def test_load_compiles_once_then_sandboxes_only_instantiate() -> None:
+    asyncio.run(corral.load())
+    backend = get_backend()
+    assert backend.load(wasm_bytes()) is backend.load(wasm_bytes())
+    assert Sandbox().execute("return 1 + 2").return_value == 3
 
 
 def test_second_sandbox_reuses_the_compiled_module() -> None:
@@ -126,6 +144,7 @@ def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.needs_native("runs the CLI in a subprocess")
 def test_cli_run() -> None:
     done = run_cli("run", "-c", "console.log('hi'); return 2")
     assert (done.returncode, done.stdout) == (0, "hi\n2\n")
@@ -141,6 +160,7 @@ def test_cli_run() -> None:
     )
 
 
+@pytest.mark.needs_native("runs the CLI in a subprocess")
 def test_cli_demo_runs() -> None:
     done = run_cli("demo")
     assert done.returncode == 0, done.stderr
@@ -148,6 +168,7 @@ def test_cli_demo_runs() -> None:
     assert "TimeoutError: execution exceeded the 0.5 s time limit" in done.stdout
 
 
+@pytest.mark.needs_native("runs the CLI in a subprocess")
 def test_cli_precompile(tmp_path: Path) -> None:
     import os
 
@@ -161,6 +182,7 @@ def test_cli_precompile(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout.strip().startswith(str(tmp_path))
 
 
+@pytest.mark.needs_native("runs Python in a subprocess")
 def test_the_package_imports_without_wasmtime() -> None:
     # Under Pyodide there is no wasmtime: only the wasmtime backend may import it.
     code = (
@@ -171,3 +193,29 @@ def test_the_package_imports_without_wasmtime() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+@pytest.mark.needs_native("inspects the module with wasmtime")
+def test_the_browser_rewrite_imports_the_memory_and_stays_valid() -> None:
+    # The Pyodide backend caps each instance's memory by giving it an imported memory.
+    import wasmtime
+
+    from corral.runtime._pyodide import import_memory
+
+    rewritten, pages = import_memory(wasm_bytes())
+    module = wasmtime.Module(wasmtime.Engine(), rewritten)  # validates the rewritten module
+    memories = [i for i in module.imports if isinstance(i.type, wasmtime.MemoryType)]
+    assert [(i.module, i.name) for i in memories] == [("corral", "memory")]
+    assert memories[0].type.limits.min == pages > 0
+    assert "memory" in {e.name for e in module.exports}
+    with pytest.raises(ValueError, match="not a WebAssembly module"):
+        import_memory(b"nope")
+
+
+def test_memory_size_is_whole_pages_and_grows_with_use() -> None:
+    sandbox = Sandbox()
+    instance = sandbox._driver.instance
+    before = instance.memory_size()
+    assert before > 0 and before % 65536 == 0
+    sandbox.execute("globalThis.big = 'x'.repeat(8 * 1024 * 1024)")
+    assert instance.memory_size() > before

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ._calls import ApprovalRequest
-from ._module import precompile_module
+from ._module import load, precompile_module
 from .audit import AuditEntry, AuditLog
 from .capabilities import (
     CapabilityError,
@@ -47,6 +47,7 @@ __all__ = [
     "Trace",
     "create_bash_tool",
     "create_sandbox_tool",
+    "load",
     "precompile_module",
     "replay",
     "replay_all",

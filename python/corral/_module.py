@@ -1,4 +1,5 @@
-"""Where the guest module comes from, and ahead-of-time compilation into the disk cache."""
+"""Where the guest module comes from; loading it ahead of time (asynchronously, or into the
+disk cache)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from .runtime import get_backend
 
-__all__ = ["precompile_module", "wasm_bytes", "wasm_path"]
+__all__ = ["load", "precompile_module", "wasm_bytes", "wasm_path"]
 
 
 def wasm_path() -> Path:
@@ -43,3 +44,20 @@ def precompile_module() -> Path | None:
         return None
     path: Path = precompile(wasm_bytes())
     return path
+
+
+async def load() -> None:
+    """Compile the guest module without blocking the event loop, once per process (or page).
+
+    Afterwards creating a :class:`~corral.sandbox.Sandbox` only instantiates the compiled
+    module, which is synchronous everywhere. On a browser page's main thread, call it before
+    the first ``Sandbox()``: Chrome refuses to compile modules over 8 MB synchronously there.
+    In a Web Worker, under Node and natively it is optional (the first ``Sandbox()`` compiles
+    synchronously), so portable code can always call it::
+
+        import corral
+
+        await corral.load()
+        sandbox = corral.Sandbox()
+    """
+    await get_backend().load_async(wasm_bytes())

@@ -3,7 +3,8 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from .._wasi import WasiShim
 
@@ -38,6 +39,9 @@ class Instance(Protocol):
     def write(self, ptr: int, data: bytes) -> None:
         """Copy ``data`` into linear memory at ``ptr``."""
 
+    def memory_size(self) -> int:
+        """The current size of linear memory in bytes."""
+
 
 class Backend(Protocol):
     """Compiles and instantiates the guest module."""
@@ -47,5 +51,15 @@ class Backend(Protocol):
     def load(self, wasm: bytes) -> object:
         """Compile (or fetch from a cache) the module; the result is opaque to callers."""
 
+    async def load_async(self, wasm: bytes) -> object:
+        """Like :meth:`load`, without blocking the event loop (a browser's main thread may
+        only compile large modules this way); later :meth:`load` calls hit the cache."""
+
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> Instance:
         """Instantiate ``module`` with ``shim``'s imports and a linear-memory cap in bytes."""
+
+    def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run the awaitable ``make()`` builds to completion from synchronous code (a sync
+        ``execute()`` whose tools are async): natively on a fresh event loop, in a helper
+        thread when this thread already runs one; under Pyodide by suspending on the page's
+        event loop (WebAssembly stack switching)."""

@@ -8,6 +8,7 @@ backstop for guest code that the guest's own interrupt checks cannot stop.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import functools
@@ -18,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,10 @@ class WasmtimeBackend:
                 self._modules[key] = module
             return module
 
+    async def load_async(self, wasm: bytes) -> wasmtime.Module:
+        """:meth:`load` in a worker thread, so the event loop keeps running meanwhile."""
+        return await asyncio.to_thread(self.load, wasm)
+
     def _load_uncached(self, wasm: bytes, path: Path) -> wasmtime.Module:
         if path.exists():
             try:
@@ -141,10 +147,36 @@ class WasmtimeBackend:
             Path(tmp).unlink(missing_ok=True)
             raise
 
+    def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
+        runs a loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(_await(make))
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = asyncio.run(_await(make))
+            except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+                box["error"] = error
+
+        thread = threading.Thread(target=target, name="corral-tools")
+        thread.start()
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
         assert isinstance(module, wasmtime.Module)
         return WasmtimeInstance(self, module, shim, memory_limit)
+
+
+async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
 
 
 @functools.lru_cache(maxsize=8)
@@ -210,6 +242,10 @@ class WasmtimeInstance:
         if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
             raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
         return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
+
+    def memory_size(self) -> int:
+        """The current size of linear memory in bytes."""
+        return int(self._memory.data_len(self._store))
 
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""

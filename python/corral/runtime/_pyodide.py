@@ -1,0 +1,342 @@
+"""The browser backend: the JavaScript engine's own ``WebAssembly``, reached from Pyodide.
+
+The only module that imports ``js`` and ``pyodide``. There is no epoch deadline in the browser:
+the guest's own checks (the interrupt handler, the shell's loop checks, the memory limit, the
+quotas) end a runaway execution, and the ``deadline`` argument of :meth:`PyodideInstance.call`
+is accepted and ignored. The linear-memory cap is real: the module is rewritten once so that
+it imports its memory, and each instance gets a ``WebAssembly.Memory`` whose ``maximum`` is the
+cap, so ``memory.grow`` fails past it exactly as under wasmtime's store limits.
+
+Chrome refuses to compile modules over 8 MB synchronously on a page's main thread;
+:meth:`PyodideBackend.load` then says to ``await corral.load()`` first, which compiles
+asynchronously (:meth:`PyodideBackend.load_async`) into the per-page cache. In a Web Worker
+and under Node the synchronous path works.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import hashlib
+import importlib
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .._wasi import GuestExit, WasiFunction, WasiShim
+from ._base import GuestTrap
+
+__all__ = [
+    "CompiledModule",
+    "LinearMemory",
+    "PyodideBackend",
+    "PyodideInstance",
+    "import_memory",
+]
+
+PAGE = 64 * 1024
+MAX_PAGES = 65536  # 4 GiB: all a wasm32 memory can address
+MEMORY_MODULE = "corral"  # the rewritten module imports its memory as corral.memory
+_MEMORY_SECTION = 5
+_IMPORT_SECTION = 2
+_MEMORY_KIND = 2
+
+
+def _js() -> Any:
+    """Pyodide's ``js`` module (the page's or the worker's global scope), imported lazily."""
+    return importlib.import_module("js")
+
+
+def _ffi() -> Any:
+    """``pyodide.ffi``, imported lazily: natively this module must import without it."""
+    return importlib.import_module("pyodide.ffi")
+
+
+def _read_leb(data: bytes | bytearray, pos: int) -> tuple[int, int]:
+    """An unsigned LEB128 number at ``pos``: its value and the position after it."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, pos
+
+
+def _leb(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _name(text: str) -> bytes:
+    return _leb(len(text)) + text.encode()
+
+
+def import_memory(wasm: bytes) -> tuple[bytes, int]:
+    """Rewrite ``wasm`` so that it imports its one memory as ``corral.memory`` instead of
+    defining it; returns the new module and the memory's minimum size in pages.
+
+    The memory keeps index 0 (imported memories come first), so its export and every
+    instruction stay valid. A host can then give each instance a memory with its own
+    ``maximum``: the browser's way to cap linear memory per instance.
+    """
+    if wasm[:8] != b"\0asm\x01\0\0\0":
+        raise ValueError("not a WebAssembly module (version 1)")
+    sections: list[tuple[int, bytes]] = []
+    pos = 8
+    while pos < len(wasm):
+        section_id = wasm[pos]
+        size, start = _read_leb(wasm, pos + 1)
+        sections.append((section_id, wasm[start : start + size]))
+        pos = start + size
+    memories = [body for section_id, body in sections if section_id == _MEMORY_SECTION]
+    if len(memories) != 1:
+        raise ValueError("the module must define exactly one memory section")
+    count, at = _read_leb(memories[0], 0)
+    flags = memories[0][at]
+    if count != 1 or flags not in (0, 1):
+        raise ValueError("the module must define one unshared 32-bit memory")
+    minimum, _ = _read_leb(memories[0], at + 1)
+    entry = _name(MEMORY_MODULE) + _name("memory") + bytes([_MEMORY_KIND, 0]) + _leb(minimum)
+    out = bytearray(wasm[:8])
+    for section_id, body in sections:
+        if section_id == _MEMORY_SECTION:
+            continue
+        if section_id == _IMPORT_SECTION:
+            imports, at = _read_leb(body, 0)
+            new_body = _leb(imports + 1) + body[at:] + entry
+        else:
+            new_body = body
+        out += bytes([section_id]) + _leb(len(new_body)) + new_body
+    if not any(section_id == _IMPORT_SECTION for section_id, _ in sections):
+        raise ValueError("the module has no import section")  # the guest always imports WASI
+    return bytes(out), minimum
+
+
+class CompiledModule:
+    """A compiled (memory-importing) module and the minimum size of its memory."""
+
+    def __init__(self, module: Any, min_pages: int) -> None:
+        self.module = module
+        self.min_pages = min_pages
+
+
+class PyodideBackend:
+    """Compiles with ``WebAssembly`` and caches compiled modules for the page's lifetime."""
+
+    name = "pyodide"
+
+    def __init__(self) -> None:
+        self._modules: dict[str, CompiledModule] = {}
+
+    @staticmethod
+    def _key(wasm: bytes) -> str:
+        return _module_key(wasm)
+
+    def cached(self, wasm: bytes) -> bool:
+        """Whether ``wasm`` is compiled already (``Sandbox()`` then needs no compilation)."""
+        return self._key(wasm) in self._modules
+
+    def load(self, wasm: bytes) -> CompiledModule:
+        """The compiled module, compiling synchronously the first time.
+
+        Allowed in a Web Worker and under Node; on a browser's main thread Chrome refuses it
+        for modules over 8 MB: ``await corral.load()`` first.
+        """
+        key = self._key(wasm)
+        compiled = self._modules.get(key)
+        if compiled is None:
+            rewritten, min_pages = import_memory(wasm)
+            js, ffi = _js(), _ffi()
+            try:
+                module = js.WebAssembly.Module.new(ffi.to_js(rewritten))
+            except ffi.JsException as error:
+                raise RuntimeError(
+                    "this browser refuses to compile the corral module synchronously on the "
+                    "main thread; run `await corral.load()` once before creating a Sandbox, "
+                    f"or run Pyodide in a Web Worker ({_js_error(error)})"
+                ) from error
+            compiled = self._modules[key] = CompiledModule(module, min_pages)
+        return compiled
+
+    async def load_async(self, wasm: bytes) -> CompiledModule:
+        """Compile ``wasm`` with ``WebAssembly.compile`` (allowed everywhere) into the cache."""
+        key = self._key(wasm)
+        compiled = self._modules.get(key)
+        if compiled is None:
+            rewritten, min_pages = import_memory(wasm)
+            module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))
+            compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
+        return compiled
+
+    def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Wait for ``make()`` on the page's event loop, suspending this call (JSPI); needs
+        WebAssembly stack switching and Python code run from async JavaScript (as
+        ``runPythonAsync`` does)."""
+        ffi = _ffi()
+        if not ffi.can_run_sync():
+            raise RuntimeError(
+                "a synchronous execute() cannot wait for an async tool here: this JavaScript "
+                "runtime has no WebAssembly stack switching, or Python was not called from async "
+                "code; use `await sandbox.aexecute(...)`"
+            )
+        return ffi.run_sync(_await(make))
+
+    def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> PyodideInstance:
+        """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
+        assert isinstance(module, CompiledModule)
+        return PyodideInstance(module, shim, memory_limit)
+
+
+@functools.lru_cache(maxsize=8)
+def _module_key(wasm: bytes) -> str:
+    # Memoised: hashing the 7 MB module costs tens of milliseconds per Sandbox() under Pyodide.
+    return hashlib.sha256(wasm).hexdigest()
+
+
+async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
+
+
+def _import(fn: WasiFunction) -> Callable[..., int | None]:
+    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt)."""
+    func = fn.func
+
+    def call(*args: Any) -> int | None:
+        return func(*(int(arg) for arg in args))
+
+    return call
+
+
+class LinearMemory:
+    """A guest's ``WebAssembly.Memory``, read and written through fresh ``Uint8Array`` views.
+
+    The WASI shim holds this, not the instance: the import functions hold the shim, and the
+    JavaScript instance holds the import functions, so a shim that held the instance would make
+    a cycle through JavaScript that neither garbage collector can see, and every instance (with
+    its address-space reservation) would leak.
+    """
+
+    def __init__(self, memory: Any) -> None:
+        self.memory = memory
+
+    def size(self) -> int:
+        """The current size in bytes."""
+        return int(self.memory.buffer.byteLength)
+
+    def _view(self, ptr: int, length: int) -> Any:
+        # A fresh view every time: growing memory detaches the old buffer.
+        buffer = self.memory.buffer
+        if ptr < 0 or length < 0 or ptr + length > buffer.byteLength:
+            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+        return _js().Uint8Array.new(buffer, ptr, length)
+
+    def read(self, ptr: int, length: int) -> bytes:
+        """Copy bytes out of linear memory."""
+        return bytes(self._view(ptr, length).to_bytes()) if length else b""
+
+    def write(self, ptr: int, data: bytes) -> None:
+        """Copy bytes into linear memory."""
+        if data:
+            self._view(ptr, len(data)).assign(data)
+
+
+def _new_memory(initial: int, maximum: int) -> Any:
+    """A ``WebAssembly.Memory``; when the engine is out of address space for another one,
+    collect Python's garbage (it may hold the last references to dead instances) and retry."""
+    js, ffi = _js(), _ffi()
+    descriptor = js.Object.new()
+    descriptor.initial = initial
+    descriptor.maximum = maximum
+    try:
+        return js.WebAssembly.Memory.new(descriptor)
+    except ffi.JsException:
+        gc.collect()
+        return js.WebAssembly.Memory.new(descriptor)
+
+
+class PyodideInstance:
+    """One guest instance: its ``WebAssembly.Instance``, exports and memory."""
+
+    def __init__(self, compiled: CompiledModule, shim: WasiShim, memory_limit: int) -> None:
+        js, ffi = _js(), _ffi()
+        maximum = max(compiled.min_pages, min(MAX_PAGES, memory_limit // PAGE))
+        self._memory = LinearMemory(_new_memory(compiled.min_pages, maximum))
+        proxies = [(name, ffi.create_proxy(_import(fn))) for name, fn in shim.functions().items()]
+        wasi = js.Object.new()
+        for name, proxy in proxies:
+            setattr(wasi, name, proxy)
+        own = js.Object.new()
+        own.memory = self._memory.memory
+        imports = js.Object.new()
+        setattr(imports, "wasi_snapshot_preview1", wasi)  # noqa: B010 - a JS property
+        setattr(imports, MEMORY_MODULE, own)
+        # Destroy the import proxies when this instance goes away (they hold the shim).
+        weakref.finalize(self, _destroy, [proxy for _, proxy in proxies])
+        try:
+            instance = js.WebAssembly.Instance.new(compiled.module, imports)
+        except ffi.JsException as error:
+            raise GuestTrap(
+                "trap", f"the guest could not be instantiated ({_js_error(error)})"
+            ) from error
+        self._exports = instance.exports
+        shim.bind(self._memory)
+        self.call("_initialize")
+
+    def call(self, name: str, *args: int, deadline: float | None = None) -> int:
+        """Call an export. ``deadline`` is ignored: there is no epoch backstop in the browser;
+        the guest's own interrupt checks end a runaway execution."""
+        func = getattr(self._exports, name)
+        try:
+            result = func(*args)
+        except GuestTrap:
+            raise
+        except GuestExit as exit_:
+            raise GuestTrap("exit", f"the guest aborted (exit code {exit_.code})") from exit_
+        except _ffi().JsException as error:
+            raise _classify(error) from error
+        except RecursionError as error:  # the JavaScript stack ran out in a Python frame
+            raise GuestTrap("stack_overflow", "stack overflow: recursion too deep") from error
+        return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
+
+    def memory_size(self) -> int:
+        """The current size of linear memory in bytes."""
+        return self._memory.size()
+
+    def read(self, ptr: int, length: int) -> bytes:
+        """Copy bytes out of linear memory."""
+        return self._memory.read(ptr, length)
+
+    def write(self, ptr: int, data: bytes) -> None:
+        """Copy bytes into linear memory."""
+        self._memory.write(ptr, data)
+
+
+def _destroy(proxies: list[Any]) -> None:
+    for proxy in proxies:
+        proxy.destroy()
+
+
+def _js_error(error: Any) -> str:
+    name = str(getattr(error, "name", "") or "Error")
+    message = str(getattr(error, "message", "") or error)
+    return f"{name}: {message}"
+
+
+def _classify(error: Any) -> GuestTrap:
+    """A JavaScript exception out of the guest, as the same trap kinds wasmtime reports."""
+    text = _js_error(error)
+    if "call stack size" in text or "too much recursion" in text:
+        return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
+    if "out of bounds" in text and "memory" in text:
+        # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
+        return GuestTrap(
+            "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
+        )
+    return GuestTrap("trap", f"the guest trapped ({text})")
