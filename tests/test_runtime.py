@@ -171,3 +171,12 @@ def test_the_package_imports_without_wasmtime() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "ok\n", "")
+
+
+def test_memory_bytes_is_the_peak_linear_memory_and_grows_with_the_files() -> None:
+    sandbox = Sandbox()
+    before = sandbox.memory_bytes
+    assert before > 0 and before % 65536 == 0  # whole wasm pages
+    sandbox.fs.write("big.bin", b"\x00" * (8 << 20))
+    sandbox.fs.remove("big.bin")
+    assert sandbox.memory_bytes >= before + (8 << 20)  # memory never shrinks: a peak

@@ -38,6 +38,13 @@ class Instance(Protocol):
     def write(self, ptr: int, data: bytes) -> None:
         """Copy ``data`` into linear memory at ``ptr``."""
 
+    def memory_size(self) -> int:
+        """The current size of linear memory in bytes.
+
+        WebAssembly memory grows and never shrinks, so this is also the peak size since the
+        instance was created.
+        """
+
 
 class Backend(Protocol):
     """Compiles and instantiates the guest module."""

@@ -220,6 +220,10 @@ class WasmtimeInstance:
         if data:
             ctypes.memmove(self._base(ptr, len(data)), data, len(data))
 
+    def memory_size(self) -> int:
+        """The current (and, since memory never shrinks, peak) linear-memory size in bytes."""
+        return int(self._memory.data_len(self._store))
+
 
 def _classify(trap: wasmtime.Trap) -> GuestTrap:
     code = trap.trap_code
