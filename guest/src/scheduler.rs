@@ -260,12 +260,16 @@ impl Guest {
         }
         drop(output);
         let ops = if outcome.is_some() { Vec::new() } else { ops };
+        let session = outcome
+            .is_some()
+            .then(|| writer.push(&self.shell.save_state()));
         Ok(writer.finish(&StepReply {
             status,
             ops,
             stdout,
             stderr,
             outcome,
+            session,
         }))
     }
 
