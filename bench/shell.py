@@ -233,7 +233,8 @@ class Corral(ShellSubject):
     name = "corral"
     dist = "corral"
     notes: ClassVar[dict[str, str]] = {
-        "place": "corral: `Sandbox.fs.write(path, bytes)` (host → guest VFS, no guest code).",
+        "place": "corral: `Sandbox.fs.write(path, bytes)` (host → guest VFS, no guest code; "
+        "the default trace recording keeps a copy of the bytes on the host).",
         "memory": "corral: `Sandbox.memory_bytes` (linear-memory size, i.e. its peak) of a "
         "fresh sandbox after placing the files and running the case once; includes the files.",
     }
@@ -249,10 +250,8 @@ class Corral(ShellSubject):
         from corral import Limits, Sandbox
 
         mib = 1 << 20
-        return Sandbox(
-            limits=Limits(timeout=600, max_file_size=128 * mib, max_fs_bytes=256 * mib),
-            record=False,
-        )
+        # Default settings (trace recording on) but for limits large enough for the files.
+        return Sandbox(limits=Limits(timeout=600, max_file_size=128 * mib, max_fs_bytes=256 * mib))
 
     def version(self) -> str:
         return self._version
