@@ -287,25 +287,35 @@ class Bashkit(ShellSubject):
     notes: ClassVar[dict[str, str]] = {
         "place": "bashkit: its in-memory files are capped at 10 MB (not configurable from "
         "Python), so the files are written to a host directory mounted read-only at "
-        "/workspace (`FileSystem.real` + `Bash.mount`): commands read the host's files.",
+        "/workspace (`FileSystem.real` + `Bash.mount`): commands read the host's files. A "
+        "session takes 1000 executions at most: a fresh one is made every 900.",
     }
 
+    SESSION_CALLS = 900
+    """A ``Bash`` session refuses its 1001st ``execute``; a fresh one (same mount) is made
+    after this many (inside that sample: one sample in 900)."""
+
     def __init__(self) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="corral-shell-bench-bashkit-")
+        self._calls = 0
+        self.bash = self._new()
+
+    def _new(self) -> Any:
         import bashkit
 
-        self._tmp = tempfile.TemporaryDirectory(prefix="corral-shell-bench-bashkit-")
-        self.bash = bashkit.Bash(cwd="/workspace", timeout_seconds=600)
+        bash = bashkit.Bash(cwd="/workspace", timeout_seconds=600)
+        real = bashkit.FileSystem.real(self._tmp.name, writable=False)
+        bash.mount("/workspace", real, read_only=True)
+        return bash
 
     def place(self, files: dict[str, bytes]) -> None:
-        import bashkit
-
         for name, data in files.items():
             (Path(self._tmp.name) / name).write_bytes(data)
-        self.bash.mount(
-            "/workspace", bashkit.FileSystem.real(self._tmp.name, writable=False), read_only=True
-        )
 
     def run(self, command: str) -> str:
+        self._calls += 1
+        if self._calls % self.SESSION_CALLS == 0:
+            self.bash = self._new()
         result = self.bash.execute_sync(command)
         if result.exit_code:
             raise RuntimeError(f"exit {result.exit_code}: {result.stderr[:200]}")
@@ -457,7 +467,11 @@ def run_case(
             )
             continue
         timed = Timed(lambda s=subject: s.run(case.command), note=note)  # type: ignore[misc]
-        outcomes[subject.name] = measure(timed, runs, case.warmup)
+        try:
+            outcomes[subject.name] = measure(timed, runs, case.warmup)
+        except Exception as error:
+            outcomes[subject.name] = Failed(f"{subject.name}, {case.id}: {error}"[:300])
+            continue
         if subject.name == "native":
             native_ns = outcomes[subject.name].median  # type: ignore[union-attr]
     return outcomes
