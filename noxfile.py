@@ -108,10 +108,22 @@ def pyodide(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks against peers installed from PyPI in the same run (see bench/README.md)."""
+    """Both benchmarks (the JavaScript spine, then the shell suite) against peers installed
+    from PyPI in the same run (see bench/README.md)."""
     _build_guest(session)
     session.install("-e", ".[bench]")
     session.run("python", "bench/run.py", *session.posargs)
+    session.run("python", "bench/shell.py", *_shell_bench_args(session.posargs))
+
+
+def _shell_bench_args(args: list[str]) -> list[str]:
+    """The spine's arguments for the shell suite: ``--json X.json`` becomes ``X-shell.json``."""
+    out = list(args)
+    for i, arg in enumerate(out[:-1]):
+        if arg == "--json":
+            path = Path(out[i + 1])
+            out[i + 1] = str(path.with_name(f"{path.stem}-shell{path.suffix}"))
+    return out
 
 
 @nox.session

@@ -219,3 +219,25 @@ def test_memory_size_is_whole_pages_and_grows_with_use() -> None:
     assert before > 0 and before % 65536 == 0
     sandbox.execute("globalThis.big = 'x'.repeat(8 * 1024 * 1024)")
     assert instance.memory_size() > before
+
+
+def test_memory_bytes_is_the_peak_linear_memory_and_grows_with_the_files() -> None:
+    sandbox = Sandbox()
+    before = sandbox.memory_bytes
+    assert before > 0 and before % 65536 == 0  # whole wasm pages
+    sandbox.fs.write("big.bin", b"\x00" * (8 << 20))
+    sandbox.fs.remove("big.bin")
+    assert sandbox.memory_bytes >= before + (8 << 20)  # memory never shrinks: a peak
+
+
+def test_a_large_host_write_costs_the_guest_about_two_copies_at_its_peak() -> None:
+    # The inbox that carried it (freed after the call) and the file; the checkpoint's
+    # snapshot references the file in place instead of copying it.
+    sandbox = Sandbox()
+    before = sandbox.memory_bytes
+    data = bytes(range(256)) * (64 << 10)  # 16 MiB
+    sandbox.fs.write("big.bin", data)
+    assert sandbox.memory_bytes - before < 2.5 * len(data)
+    assert sandbox.execute("wc -c < big.bin", language="shell").stdout == f"{len(data)}\n"
+    assert sandbox.fs.read("big.bin") == data
+    assert Sandbox.from_snapshot(sandbox.snapshot()).fs.read("big.bin") == data

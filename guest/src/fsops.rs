@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{Frame, FrameWriter, ProtocolError, Range};
-use crate::vfs::{FileKind, Stat, Vfs, VfsError};
+use crate::vfs::{FileKind, Piece, Stat, Vfs, VfsError};
 
 /// Paths given by the host are relative to the starting directory.
 const CWD: &str = "/workspace";
@@ -48,7 +48,29 @@ struct Reply {
     entries: Option<Vec<EntryReply>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     exists: Option<bool>,
+    /// A snapshot, in order: `[0, offset, length]` a range of the blob, `[1, address, length]`
+    /// bytes in linear memory (a large file's contents, not copied), valid until the next call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pieces: Option<Vec<(u8, u32, u32)>>,
     generation: u64,
+}
+
+/// Files at least this large are referenced in a snapshot, not copied. Only inside the module
+/// is an address something the host can read, so elsewhere (unit tests) everything is copied.
+const SHARE_FROM: usize = if cfg!(target_arch = "wasm32") {
+    64 * 1024
+} else {
+    usize::MAX
+};
+
+fn snapshot_pieces(vfs: &Vfs, writer: &mut FrameWriter) -> Vec<(u8, u32, u32)> {
+    let pieces = vfs.snapshot_pieces(SHARE_FROM);
+    let (base, _) = writer.push(&pieces.bytes);
+    let pieces = pieces.pieces.iter().map(|piece| match piece {
+        Piece::Copied(range) => (0, base + range.start as u32, range.len() as u32),
+        Piece::Shared(contents) => (1, contents.as_ptr() as usize as u32, contents.len() as u32),
+    });
+    pieces.collect()
 }
 
 #[derive(Serialize)]
@@ -128,7 +150,7 @@ fn apply(
             reply.entries = Some(listed.collect());
         }),
         "snapshot" => {
-            reply.data = Some(writer.push(&vfs.snapshot()));
+            reply.pieces = Some(snapshot_pieces(vfs, writer));
             Ok(())
         }
         "restore" => vfs.restore(data),

@@ -46,12 +46,18 @@ pub extern "C" fn corral_inbox(len: u32) -> u32 {
     })
 }
 
+/// An inbox up to this size is kept between calls; a larger one is freed after the call that
+/// used it, and the host asks for a new one (the host's `INBOX_KEPT` is the same).
+const INBOX_KEPT: usize = 4 * 1024 * 1024;
+
 /// Runs `f` on the first `len` bytes of the inbox.
 fn with_inbox<T>(len: u32, f: impl FnOnce(&[u8]) -> T) -> T {
     // Taken out while in use: nothing writes to the inbox during a call into the guest.
     let inbox = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
     let result = f(inbox.get(..len as usize).unwrap_or_default());
-    INBOX.with(|slot| *slot.borrow_mut() = inbox);
+    if inbox.len() <= INBOX_KEPT {
+        INBOX.with(|slot| *slot.borrow_mut() = inbox);
+    }
     result
 }
 

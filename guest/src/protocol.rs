@@ -219,6 +219,10 @@ pub struct StepReply {
     pub stderr: Range,
     /// Set when `status` is `done`.
     pub outcome: Option<Outcome>,
+    /// With the outcome: the shell session as `shell_save` gives it, so that the host's
+    /// checkpoint after an execution needs no second call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<Range>,
 }
 
 /// A reply that only says whether a call worked.

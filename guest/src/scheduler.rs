@@ -178,15 +178,18 @@ impl Guest {
             None => Vec::new(),
         };
         let timeout = Duration::from_millis(job.timeout_ms);
-        let deadline = Instant::now() + timeout;
-        self.deadline.set(Some(deadline));
         let task = match job.language.as_str() {
             "javascript" => {
+                let deadline = Instant::now() + timeout;
+                self.deadline.set(Some(deadline));
                 *self.js.shared.stdin.borrow_mut() = String::from_utf8_lossy(&stdin).into_owned();
                 self.js.start(code, deadline)?;
                 Task::Js
             }
-            "shell" => Task::Shell(self.shell.run(code, Input::bytes(Rc::new(stdin)))),
+            "shell" => {
+                self.deadline.start_lazily(timeout);
+                Task::Shell(self.shell.run(code, Input::bytes(Rc::new(stdin))))
+            }
             other => return Err(GuestError(format!("unsupported language {other:?}"))),
         };
         self.exec = Some(Execution {
@@ -260,12 +263,16 @@ impl Guest {
         }
         drop(output);
         let ops = if outcome.is_some() { Vec::new() } else { ops };
+        let session = outcome
+            .is_some()
+            .then(|| writer.push(&self.shell.save_state()));
         Ok(writer.finish(&StepReply {
             status,
             ops,
             stdout,
             stderr,
             outcome,
+            session,
         }))
     }
 

@@ -39,6 +39,10 @@ __all__ = [
 # The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
 # own interrupt check should end the execution well before.
 BACKSTOP_GRACE = 0.5
+INBOX_KEPT = 4 * 1024 * 1024
+"""The guest keeps an inbox up to this size between calls and frees a larger one after the
+call that used it (a 50 MB file written once must not stay as a 50 MB inbox); the guest's
+``INBOX_KEPT`` is the same."""
 
 
 class ProtocolError(RuntimeError):
@@ -102,6 +106,7 @@ class RawOutcome:
     error: str | None = None
     recovered: bool = False  # the instance was replaced after a trap
     fs_generation: int = 0  # the guest's filesystem change counter at the end
+    session: bytes | None = None  # the shell session at the end, if the guest sent it
 
 
 # Sent back into an execution generator instead of results: end it now with this error kind.
@@ -173,18 +178,29 @@ class Driver:
         return header, blob
 
     def files(self) -> bytes:
-        """A snapshot of the sandbox's files."""
-        header, blob = self.fs({"op": "snapshot"})
-        return _slice(blob, header["data"])
+        """A snapshot of the sandbox's files.
 
-    def checkpoint(self, generation: int) -> None:
+        The guest replies with pieces: ranges of the reply's blob, and large files' contents
+        where they are in linear memory (so a snapshot costs the guest no copy of them).
+        """
+        header, blob = self.fs({"op": "snapshot"})
+        pieces = header.get("pieces")
+        if not isinstance(pieces, list):
+            raise ProtocolError(f"malformed snapshot reply: {header!r:.200}")
+        return b"".join(
+            _slice(blob, [start, length]) if where == 0 else self.instance.read(start, length)
+            for where, start, length in pieces
+        )
+
+    def checkpoint(self, generation: int, session: bytes | None = None) -> None:
         """Keep a copy of the files (if they changed since the last copy) and of the shell
         session: a trap rolls back to them. Called after every completed execution and every
-        host change."""
+        host change. ``session``: the session if the caller has it already (an execution's
+        outcome carries it)."""
         if generation != self._files_generation:
             self._files = self.files()
             self._files_generation = generation
-        self._session = self.session()
+        self._session = self.session() if session is None else session
 
     def session(self) -> bytes:
         """The shell session (cwd, variables, functions, options) as bytes."""
@@ -208,10 +224,12 @@ class Driver:
         reply."""
         address, capacity = self._inbox
         if len(frame) > capacity:
-            capacity = max(len(frame), 2 * capacity, 64 * 1024)
+            capacity = max(len(frame), min(2 * capacity, INBOX_KEPT), 64 * 1024)
             address = self.instance.call("corral_inbox", capacity)
             self._inbox = (address, capacity)
         self.instance.write(address, frame)
+        if capacity > INBOX_KEPT:
+            self._inbox = (0, 0)  # the guest frees an inbox this large after the call
         packed = self.instance.call(export, len(frame), deadline=deadline)
         return self.instance.read(packed >> 32, packed & 0xFFFF_FFFF)
 
@@ -234,7 +252,7 @@ class Driver:
                 output.stdout += step.stdout
                 output.stderr += step.stderr
                 if step.outcome is not None:
-                    self.checkpoint(step.outcome.fs_generation)
+                    self.checkpoint(step.outcome.fs_generation, step.outcome.session)
                     return _finish(step.outcome, output)
                 answer = yield step.ops
                 reply = self._resume(answer, backstop)
@@ -319,6 +337,7 @@ def _parse_step(reply: bytes) -> _Step:
                 value=None if value is None else _slice(blob, value),
                 error_kind=error.get("kind"),
                 error=error.get("message"),
+                session=_slice(blob, header["session"]) if "session" in header else None,
             )
         return _Step(_slice(blob, header["stdout"]), _slice(blob, header["stderr"]), ops, outcome)
     except (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import copy
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 __all__ = ["ExecutionResult", "ToolCall"]
@@ -76,7 +77,10 @@ class ExecutionResult:
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-able data (tool results that are not JSON become strings
         when serialised)."""
-        data = asdict(self)
+        # What asdict() gives, without its recursive walk over every field (a measurable part
+        # of a trivial execution): only the returned value can hold mutable data to copy.
+        data = {field.name: getattr(self, field.name) for field in _RESULT_FIELDS}
+        data["return_value"] = copy.deepcopy(self.return_value)
         data["tool_calls"] = [asdict(call) for call in self.tool_calls]
         return data
 
@@ -85,3 +89,6 @@ class ExecutionResult:
         """The inverse of :meth:`to_dict`."""
         calls = tuple(ToolCall(**call) for call in data.get("tool_calls", ()))
         return cls(**{**data, "tool_calls": calls})
+
+
+_RESULT_FIELDS = fields(ExecutionResult)

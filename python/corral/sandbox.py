@@ -315,6 +315,17 @@ class Sandbox:
         options = {**self._init, "capabilities": None, "token": child_token}
         return Sandbox(**{**options, "limits": limits or self.limits}, sandbox_id=child_id)
 
+    # --- resources --------------------------------------------------------------------------
+
+    @property
+    def memory_bytes(self) -> int:
+        """The guest's linear memory in bytes: its files, heap and buffers (read-only).
+
+        WebAssembly memory never shrinks, so this is the peak since the guest instance was
+        created (a new sandbox, or a fresh instance after a trap, starts small again).
+        """
+        return self._driver.instance.memory_size()
+
     # --- the shell session ------------------------------------------------------------------
 
     @property

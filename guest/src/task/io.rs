@@ -65,7 +65,12 @@ impl PipeReader {
                 };
             }
             let take = state.buf.len().min(CHUNK);
-            let chunk: Vec<u8> = state.buf.drain(..take).collect();
+            let mut chunk = Vec::with_capacity(take);
+            let (front, back) = state.buf.as_slices();
+            let from_front = front.len().min(take);
+            chunk.extend_from_slice(&front[..from_front]);
+            chunk.extend_from_slice(&back[..take - from_front]);
+            state.buf.drain(..take);
             progress();
             Poll::Ready(Some(chunk))
         })
@@ -126,8 +131,11 @@ enum Source {
 /// A command's standard input (or any input it opens), with line reading on top.
 pub struct Input {
     source: Source,
-    /// Bytes read from a pipe but not yet consumed by a line read.
+    /// Bytes read from a pipe but not yet consumed by a line read: `pending[start..]`.
     pending: Vec<u8>,
+    /// Where the unconsumed part of `pending` begins (lines are taken from the front without
+    /// moving the rest).
+    start: usize,
 }
 
 impl Input {
@@ -136,6 +144,7 @@ impl Input {
         Input {
             source: Source::Empty,
             pending: Vec::new(),
+            start: 0,
         }
     }
 
@@ -144,6 +153,7 @@ impl Input {
         Input {
             source: Source::Bytes { data, pos: 0 },
             pending: Vec::new(),
+            start: 0,
         }
     }
 
@@ -152,13 +162,14 @@ impl Input {
         Input {
             source: Source::Pipe(reader),
             pending: Vec::new(),
+            start: 0,
         }
     }
 
     /// The next chunk of bytes, or None at the end.
     pub async fn read_chunk(&mut self) -> Option<Vec<u8>> {
-        if !self.pending.is_empty() {
-            return Some(std::mem::take(&mut self.pending));
+        if let Some(rest) = self.take_pending() {
+            return Some(rest);
         }
         match &mut self.source {
             Source::Empty => None,
@@ -178,24 +189,42 @@ impl Input {
     /// Appends the next line (with its `\n`, if it has one) to `line`; false at the end.
     pub async fn read_line_into(&mut self, line: &mut Vec<u8>) -> bool {
         if let Source::Bytes { data, pos } = &mut self.source {
-            if self.pending.is_empty() {
+            if self.start >= self.pending.len() {
                 return read_line_from_bytes(data, pos, line);
             }
         }
         loop {
-            if let Some(at) = self.pending.iter().position(|&b| b == b'\n') {
-                line.extend(self.pending.drain(..=at));
+            let rest = &self.pending[self.start..];
+            if let Some(at) = rest.iter().position(|&b| b == b'\n') {
+                line.extend_from_slice(&rest[..=at]);
+                self.start += at + 1;
                 return true;
             }
             match self.read_more().await {
-                Some(chunk) => self.pending.extend_from_slice(&chunk),
+                Some(chunk) => {
+                    self.pending.drain(..self.start);
+                    self.start = 0;
+                    self.pending.extend_from_slice(&chunk);
+                }
                 None => {
-                    let done = self.pending.is_empty();
-                    line.append(&mut self.pending);
-                    return !done;
+                    let rest = self.take_pending();
+                    let found = rest.is_some();
+                    line.extend_from_slice(&rest.unwrap_or_default());
+                    return found;
                 }
             }
         }
+    }
+
+    /// The unconsumed pending bytes, if any, leaving none.
+    fn take_pending(&mut self) -> Option<Vec<u8>> {
+        let start = std::mem::take(&mut self.start);
+        let mut pending = std::mem::take(&mut self.pending);
+        if start >= pending.len() {
+            return None;
+        }
+        pending.drain(..start);
+        Some(pending)
     }
 
     /// The next line (with its `\n`, if it has one), or None at the end.
@@ -206,7 +235,13 @@ impl Input {
 
     /// Everything up to the end.
     pub async fn read_all(&mut self) -> Vec<u8> {
-        let mut all = std::mem::take(&mut self.pending);
+        let mut all = self.take_pending().unwrap_or_default();
+        if let Source::Bytes { data, pos } = &mut self.source {
+            // A file or here-document: one exact copy instead of growing chunk by chunk.
+            all.extend_from_slice(data.get(*pos..).unwrap_or_default());
+            *pos = data.len();
+            return all;
+        }
         while let Some(chunk) = self.read_more().await {
             all.extend_from_slice(&chunk);
         }
@@ -215,9 +250,12 @@ impl Input {
 
     /// The next chunk from the source itself (not from `pending`).
     async fn read_more(&mut self) -> Option<Vec<u8>> {
-        let pending = std::mem::take(&mut self.pending);
+        let (pending, start) = (
+            std::mem::take(&mut self.pending),
+            std::mem::take(&mut self.start),
+        );
         let chunk = self.read_chunk().await;
-        self.pending = pending;
+        (self.pending, self.start) = (pending, start);
         chunk
     }
 }
@@ -310,6 +348,13 @@ impl Output {
 
     /// Writes `data` (buffered; passed on in chunks).
     pub async fn write(&mut self, data: &[u8]) -> Result<(), WriteError> {
+        if self.buf.is_empty() && data.len() >= CHUNK {
+            // Large writes (sort's whole output) go straight on: no second copy in `buf`.
+            return match &mut self.sink {
+                Sink::Pipe(writer) => writer.write(data).await,
+                sink => write_now(sink, data),
+            };
+        }
         self.buf.extend_from_slice(data);
         if self.buf.len() >= CHUNK {
             self.flush().await?;
@@ -366,6 +411,33 @@ mod tests {
         drop(writer);
         assert_eq!(ready(input.read_line()), Some(b"abc\n".to_vec()));
         assert_eq!(ready(input.read_all()), b"x".to_vec());
+    }
+
+    #[test]
+    fn many_lines_from_one_pipe_chunk_then_the_rest() {
+        let (reader, mut writer) = pipe();
+        let mut input = Input::pipe(reader);
+        assert_eq!(ready(writer.write(b"a\nbb\nccc\ndd")), Ok(()));
+        assert_eq!(ready(input.read_line()), Some(b"a\n".to_vec()));
+        assert_eq!(ready(input.read_line()), Some(b"bb\n".to_vec()));
+        assert_eq!(ready(writer.write(b"d\ne")), Ok(()));
+        drop(writer);
+        assert_eq!(ready(input.read_line()), Some(b"ccc\n".to_vec()));
+        assert_eq!(ready(input.read_line()), Some(b"ddd\n".to_vec()));
+        assert_eq!(ready(input.read_chunk()), Some(b"e".to_vec()));
+        assert_eq!(ready(input.read_line()), None);
+    }
+
+    #[test]
+    fn a_large_write_goes_straight_through_in_order() {
+        let buffer = Rc::new(RefCell::new(Vec::new()));
+        let mut out = Output::new(Sink::Buffer(Rc::clone(&buffer)));
+        let big = vec![b'x'; CHUNK];
+        assert_eq!(ready(out.write(&big)), Ok(()));
+        assert_eq!(buffer.borrow().len(), CHUNK);
+        assert_eq!(ready(out.write(b"y")), Ok(()));
+        assert_eq!(ready(out.flush()), Ok(()));
+        assert_eq!(buffer.borrow().last(), Some(&b'y'));
     }
 
     #[test]

@@ -38,6 +38,8 @@ fn progress_count() -> u64 {
 #[derive(Default)]
 pub struct Deadline {
     at: Cell<Option<std::time::Instant>>,
+    /// Armed by [`Deadline::start_lazily`]: the budget, counted from the first clock reading.
+    budget: Cell<Option<std::time::Duration>>,
     calls: Cell<u32>,
     expired: Cell<bool>,
 }
@@ -48,8 +50,18 @@ impl Deadline {
     /// Arms (or disarms) the deadline for a new execution.
     pub fn set(&self, at: Option<std::time::Instant>) {
         self.at.set(at);
+        self.budget.set(None);
         self.calls.set(0);
         self.expired.set(false);
+    }
+
+    /// Arms the deadline `budget` after the first clock reading (the `CHECK_EVERY`-th check),
+    /// not now: a short script then never reads the clock (a call out to the host, a good
+    /// part of a trivial execution's cost). What runs before that reading is at most
+    /// `CHECK_EVERY` checks' worth of work, and the host's own deadline still bounds it.
+    pub fn start_lazily(&self, budget: std::time::Duration) {
+        self.set(None);
+        self.budget.set(Some(budget));
     }
 
     /// Whether [`Deadline::expired`] has found the execution out of time.
@@ -67,10 +79,11 @@ impl Deadline {
         if !calls.is_multiple_of(CHECK_EVERY) {
             return false;
         }
-        let late = self
-            .at
-            .get()
-            .is_some_and(|at| std::time::Instant::now() >= at);
+        let now = std::time::Instant::now();
+        if let Some(budget) = self.budget.take() {
+            self.at.set(Some(now + budget));
+        }
+        let late = self.at.get().is_some_and(|at| now >= at);
         self.expired.set(late);
         late
     }
@@ -167,6 +180,19 @@ pub async fn yield_now() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lazy_deadline_starts_at_the_first_clock_reading() {
+        let deadline = Deadline::default();
+        deadline.start_lazily(std::time::Duration::ZERO);
+        let checks: Vec<bool> = (0..CHECK_EVERY).map(|_| deadline.expired()).collect();
+        assert!(!checks[..CHECK_EVERY as usize - 1].iter().any(|&late| late));
+        assert!(checks[CHECK_EVERY as usize - 1] && deadline.fired());
+        deadline.start_lazily(std::time::Duration::from_secs(3600));
+        assert!(!(0..3 * CHECK_EVERY).any(|_| deadline.expired()));
+        deadline.set(None);
+        assert!(!(0..2 * CHECK_EVERY).any(|_| deadline.expired()));
+    }
 
     #[test]
     fn pipeline_stages_stream_through_a_bounded_pipe() {

@@ -29,6 +29,7 @@ mod write;
 pub use error::{Errno, VfsError};
 pub use node::{FileKind, Stat};
 pub use path::{resolve, NAME_MAX, PATH_MAX};
+pub use snapshot::{Piece, Pieces};
 pub use tree::{VfsLimits, VfsUsage};
 
 use tree::Tree;

@@ -23,11 +23,34 @@ const FILE: u8 = 0;
 const DIR: u8 = 1;
 const LINK: u8 = 2;
 
+/// A snapshot in pieces: records copied into `bytes`, large file contents referenced where
+/// they are, so that taking a snapshot does not copy the files (see [`Vfs::snapshot_pieces`]).
+pub struct Pieces<'a> {
+    /// The copied parts.
+    pub bytes: Vec<u8>,
+    /// The snapshot, in order: ranges of `bytes`, and file contents in place.
+    pub pieces: Vec<Piece<'a>>,
+}
+
+/// One part of a [`Pieces`] snapshot.
+pub enum Piece<'a> {
+    /// A range of [`Pieces::bytes`].
+    Copied(std::ops::Range<usize>),
+    /// A file's contents, where the file keeps them.
+    Shared(&'a [u8]),
+}
+
 impl Vfs {
     /// Everything in `/workspace` and `/tmp` (kinds, modes, mtimes, contents, link targets),
     /// as bytes that [`Vfs::restore`] turns back into the same tree.
     pub fn snapshot(&self) -> Vec<u8> {
-        encode(&self.tree)
+        encode(&self.tree, usize::MAX).bytes
+    }
+
+    /// The bytes of [`Vfs::snapshot`] as pieces whose concatenation they are: file contents of
+    /// `share_from` bytes or more are referenced, not copied.
+    pub fn snapshot_pieces(&self, share_from: usize) -> Pieces<'_> {
+        encode(&self.tree, share_from)
     }
 
     /// Replaces `/workspace` and `/tmp` with the contents of a snapshot, all or nothing.
@@ -41,29 +64,70 @@ impl Vfs {
     }
 }
 
-fn encode(tree: &Tree) -> Vec<u8> {
-    let mut out = MAGIC.to_vec();
+/// An encoding under way: `bytes` from `copied_from` on are not yet in a piece.
+struct Encoder<'a> {
+    bytes: Vec<u8>,
+    pieces: Vec<Piece<'a>>,
+    copied_from: usize,
+    share_from: usize,
+}
+
+impl<'a> Encoder<'a> {
+    /// File contents: referenced when large, else copied.
+    fn contents(&mut self, contents: &'a [u8]) {
+        if contents.len() < self.share_from {
+            self.bytes.extend_from_slice(contents);
+            return;
+        }
+        self.cut();
+        self.pieces.push(Piece::Shared(contents));
+    }
+
+    /// Closes the copied range under way.
+    fn cut(&mut self) {
+        if self.copied_from < self.bytes.len() {
+            self.pieces
+                .push(Piece::Copied(self.copied_from..self.bytes.len()));
+            self.copied_from = self.bytes.len();
+        }
+    }
+}
+
+fn encode(tree: &Tree, share_from: usize) -> Pieces<'_> {
+    let mut encoder = Encoder {
+        bytes: MAGIC.to_vec(),
+        pieces: Vec::new(),
+        copied_from: 0,
+        share_from,
+    };
+    let out = &mut encoder;
     // Pre-order with an explicit stack: a directory's record, then each child's in name order.
     let mut stack: Vec<(Option<&str>, Ino)> =
         tree.writable.iter().rev().map(|&ino| (None, ino)).collect();
     while let Some((name, ino)) = stack.pop() {
         if let Some(name) = name {
-            put_u32_bytes(&mut out, name.as_bytes());
+            put_u32_bytes(&mut out.bytes, name.as_bytes());
         }
         let Ok(node) = tree.node(ino) else {
-            encode_node(&mut out, &Node::file(Rc::default(), 0.0));
+            encode_node(&mut out.bytes, &Node::file(Rc::default(), 0.0));
             continue;
         };
-        encode_node(&mut out, node);
+        let contents = encode_node(&mut out.bytes, node);
+        out.contents(contents);
         if let Data::Dir(entries) = &node.data {
             stack.extend(entries.iter().rev().map(|(n, &i)| (Some(n.as_str()), i)));
         }
     }
-    out
+    encoder.cut();
+    Pieces {
+        bytes: encoder.bytes,
+        pieces: encoder.pieces,
+    }
 }
 
-/// A node's own record (a directory's entries follow it).
-fn encode_node(out: &mut Vec<u8>, node: &Node) {
+/// A node's own record (a directory's entries follow it), but for a file's contents, which it
+/// returns: they come next.
+fn encode_node<'n>(out: &mut Vec<u8>, node: &'n Node) -> &'n [u8] {
     let kind = match node.data {
         Data::Dir(_) => DIR,
         Data::Symlink(_) => LINK,
@@ -75,13 +139,14 @@ fn encode_node(out: &mut Vec<u8>, node: &Node) {
     match &node.data {
         Data::File(bytes) => {
             out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
-            out.extend_from_slice(bytes);
+            return bytes;
         }
         Data::Symlink(target) => put_u32_bytes(out, target.as_bytes()),
         Data::Dir(entries) => out.extend_from_slice(&(entries.len() as u32).to_le_bytes()),
         // Never in a writable area; written as an empty file to keep the record well-formed.
         Data::DevNull => out.extend_from_slice(&0u64.to_le_bytes()),
     }
+    &[]
 }
 
 fn put_u32_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
@@ -249,6 +314,31 @@ mod tests {
         ];
         assert!(ok.iter().all(Result::is_ok), "{ok:?}");
         vfs
+    }
+
+    #[test]
+    fn pieces_concatenate_to_the_snapshot_and_share_large_files() {
+        let vfs = sample();
+        for share_from in [0, 1, 5, 6, usize::MAX] {
+            let pieces = vfs.snapshot_pieces(share_from);
+            let mut joined = Vec::new();
+            for piece in &pieces.pieces {
+                match piece {
+                    Piece::Copied(range) => joined.extend_from_slice(&pieces.bytes[range.clone()]),
+                    Piece::Shared(contents) => joined.extend_from_slice(contents),
+                }
+            }
+            assert_eq!(joined, vfs.snapshot(), "share_from {share_from}");
+        }
+        let shared = vfs.snapshot_pieces(6).pieces;
+        let sizes: Vec<usize> = shared
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Shared(contents) => Some(contents.len()),
+                Piece::Copied(_) => None,
+            })
+            .collect();
+        assert_eq!(sizes, vec![13, 9]); // src/main.rs and /tmp/t; not bin.dat (5 bytes)
     }
 
     #[test]

@@ -40,7 +40,11 @@ class Instance(Protocol):
         """Copy ``data`` into linear memory at ``ptr``."""
 
     def memory_size(self) -> int:
-        """The current size of linear memory in bytes."""
+        """The current size of linear memory in bytes.
+
+        WebAssembly memory grows and never shrinks, so this is also the peak size since the
+        instance was created.
+        """
 
 
 class Backend(Protocol):

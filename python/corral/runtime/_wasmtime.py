@@ -243,10 +243,6 @@ class WasmtimeInstance:
             raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
         return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
 
-    def memory_size(self) -> int:
-        """The current size of linear memory in bytes."""
-        return int(self._memory.data_len(self._store))
-
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""
         return ctypes.string_at(self._base(ptr, length), length) if length else b""
@@ -255,6 +251,10 @@ class WasmtimeInstance:
         """Copy bytes into linear memory."""
         if data:
             ctypes.memmove(self._base(ptr, len(data)), data, len(data))
+
+    def memory_size(self) -> int:
+        """The current (and, since memory never shrinks, peak) linear-memory size in bytes."""
+        return int(self._memory.data_len(self._store))
 
 
 def _classify(trap: wasmtime.Trap) -> GuestTrap:

@@ -31,6 +31,17 @@ const TABLE: Table = Table {
             "1.0~rc1\n1.0\n1.0.9\n1.0.10\n",
         ),
         (&["-k2", "-t", " ", "-u"], "a x\nb x\nc y\n", "a x\nc y\n"),
+        // whole lines: equal 8-byte prefixes fall back to the bytes; -r and -u on top
+        (
+            &[],
+            "abcdefgh2\nabcdefgh\nb\nabcdefgh1\n\nabcdefgh~\n",
+            "\nabcdefgh\nabcdefgh1\nabcdefgh2\nabcdefgh~\nb\n",
+        ),
+        (
+            &["-r", "-u"],
+            "abcdefgh2\nb\nabcdefgh2\nabcdefgh\n",
+            "b\nabcdefgh2\nabcdefgh\n",
+        ),
         (&["-r", "-k1,1", "-s"], "a 1\nb 2\na 3\n", "b 2\na 1\na 3\n"),
         (
             &["-n", "-k2", "-t", ","],
