@@ -1,0 +1,95 @@
+// The sandbox's home: Pyodide runs here, in a Web Worker, so the page stays responsive and a
+// runaway command can be stopped by terminating the worker (the page then starts a new one from
+// the last snapshot). Messages: the page sends {id, op, args}; the worker answers {id, ok, value}
+// or {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "ready" | "fatal"} events.
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+const here = (path) => new URL(path, self.location.href).href;
+let pyodide = null;
+let app = null;
+
+function progress(stage, fraction) {
+  self.postMessage({ type: "progress", stage, fraction });
+}
+
+// A Python bytes object (a PyProxy) as a transferable ArrayBuffer.
+function takeBytes(proxy) {
+  const array = proxy.toJs();
+  proxy.destroy();
+  return array.buffer;
+}
+
+async function boot({ timeout, snapshot }) {
+  const started = performance.now();
+  const timings = {};
+  const mark = (name) => (timings[name] = Math.round(performance.now() - started));
+  const manifest = await (await fetch(here("manifest.json"))).json();
+  progress(`Starting Python ${manifest.python} (Pyodide ${manifest.pyodide})`, 0.1);
+  pyodide = await loadPyodide({ indexURL: here("pyodide/") });
+  mark("pyodide");
+  progress("Installing micropip", 0.6);
+  await pyodide.loadPackage(manifest.wheels.map(here), { messageCallback: () => {} });
+  mark("micropip");
+  progress("Installing the corral wheel with micropip", 0.7);
+  const micropip = pyodide.pyimport("micropip");
+  await micropip.install.callKwargs(here(manifest.corral), { deps: false });
+  micropip.destroy();
+  mark("corral");
+  progress("Compiling the sandbox module", 0.85);
+  const source = await (await fetch(here("corral_demo.py"))).text();
+  pyodide.FS.writeFile("/home/pyodide/corral_demo.py", source);
+  await pyodide.runPythonAsync(`
+import corral
+if hasattr(corral, "load"):
+    await corral.load()
+`);
+  mark("module");
+  progress("Creating the sandbox", 0.95);
+  const demo = pyodide.pyimport("corral_demo");
+  const post = (text) => self.postMessage(JSON.parse(text));
+  app = demo.DemoApp(post, timeout, snapshot ? new Uint8Array(snapshot) : undefined);
+  demo.destroy();
+  mark("sandbox");
+  self.postMessage({ type: "ready", timings, version: manifest });
+}
+
+// The worker's operations: each returns [value, transferables].
+const ops = {
+  run({ code, language }) {
+    const result = JSON.parse(app.run(code, language));
+    const snapshot = takeBytes(app.snapshot());
+    return [{ result, snapshot }, [snapshot]];
+  },
+  replay: () => [JSON.parse(app.replay()), []],
+  capabilities: () => [JSON.parse(app.capabilities()), []],
+  csvExample: () => [app.csv_example(), []],
+  tree: () => [JSON.parse(app.tree()), []],
+  view: ({ path }) => [JSON.parse(app.view(path)), []],
+  size: ({ path }) => [app.size(path), []],
+  read({ path }) {
+    const data = takeBytes(app.read(path));
+    return [data, [data]];
+  },
+  write({ path, data }) {
+    app.write(path, new Uint8Array(data));
+    const snapshot = takeBytes(app.snapshot());
+    return [{ snapshot }, [snapshot]];
+  },
+};
+
+self.onmessage = async ({ data }) => {
+  if (data.op === "boot") {
+    try {
+      await boot(data.args);
+    } catch (error) {
+      self.postMessage({ type: "fatal", message: String(error && error.message ? error.message : error) });
+    }
+    return;
+  }
+  try {
+    const [value, transfer] = ops[data.op](data.args || {});
+    self.postMessage({ id: data.id, ok: true, value }, transfer);
+  } catch (error) {
+    self.postMessage({ id: data.id, ok: false, error: String(error && error.message ? error.message : error) });
+  }
+};
