@@ -123,8 +123,7 @@ function showResult(result) {
   if (out && !out.endsWith("\n")) out += "\n";
   editor.write(out);
   if (result.stderr) editor.write(red(result.stderr.endsWith("\n") ? result.stderr : result.stderr + "\n"));
-  if (result.error_kind === "timeout") editor.write(yellow(`[stopped by the ${TIMEOUT} s time limit]\n`));
-  else if (result.exit_code !== 0) editor.write(dim(`[exit ${result.exit_code}]\n`));
+  if (result.exit_code !== 0) editor.write(dim(`[exit ${result.exit_code}]\n`));
 }
 
 async function runLine(code) {

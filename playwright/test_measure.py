@@ -1,0 +1,36 @@
+"""Measured, not asserted: time to a ready prompt with a warm cache, and the round trip of
+``echo hi`` from the terminal. Printed at the end of the run and saved as measurements.json."""
+
+from __future__ import annotations
+
+import statistics
+
+from conftest import MEASUREMENTS, Demo, new_demo
+from playwright.sync_api import BrowserContext
+
+WARM_LOADS = 3
+ROUND_TRIPS = 30
+
+
+def test_ready_time_with_a_warm_cache(context: BrowserContext, base_url: str) -> None:
+    times = []
+    for _ in range(WARM_LOADS + 1):  # the first load fills the cache (if nothing did before)
+        demo = new_demo(context)
+        times.append(demo.open(base_url))
+        demo.page.close()
+    warm = times[1:]
+    MEASUREMENTS["ready_ms_warm_median"] = round(statistics.median(warm))
+    MEASUREMENTS["ready_ms_warm_all"] = [round(t) for t in warm]
+    MEASUREMENTS["ready_target_ms"] = 4000
+
+
+def test_echo_round_trip_from_the_terminal(demo: Demo) -> None:
+    for _ in range(5):  # warm up
+        assert demo.run("echo hi") == "hi\n"
+    before = demo.page.evaluate("window.corralDemo.roundTrips.length")
+    for _ in range(ROUND_TRIPS):
+        assert demo.run("echo hi") == "hi\n"
+    trips = demo.page.evaluate("window.corralDemo.roundTrips")[before:]
+    MEASUREMENTS["echo_hi_round_trip_ms_median"] = round(statistics.median(trips), 2)
+    MEASUREMENTS["echo_hi_round_trip_ms_min_max"] = [round(min(trips), 2), round(max(trips), 2)]
+    MEASUREMENTS["round_trip_target_ms"] = 20
