@@ -71,7 +71,9 @@ def playwright() -> Iterator[Playwright]:
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     if not Path(CHROMIUM).is_file():
-        pytest.fail(f"no Chromium at {CHROMIUM}: `apt-get install -y chromium` (or set CORRAL_CHROMIUM)")
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: `apt-get install -y chromium` (or set CORRAL_CHROMIUM)"
+        )
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield browser
     browser.close()
@@ -134,7 +136,8 @@ class Demo:
         """Load the page and wait for the prompt; the ready time (ms since navigation)."""
         self.page.goto(url)
         self.page.wait_for_function(
-            "window.corralDemo && (window.corralDemo.ready || document.body.dataset.state === 'error')",
+            "window.corralDemo && (window.corralDemo.ready"
+            " || document.body.dataset.state === 'error')",
             timeout=READY_TIMEOUT_MS,
         )
         state = self.page.evaluate("document.body.dataset.state")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import screenshot
 from playwright.sync_api import BrowserContext
+
+from conftest import screenshot
 
 INSTALL_AND_RUN = """
 import micropip

@@ -47,7 +47,9 @@ def test_a_call_outside_the_constraints_is_denied_in_terminal_and_panel(demo: De
     assert "Mars" in denied.inner_text()
     assert "DENIED" in denied.inner_text().upper()
     demo.mode("javascript")
-    out = demo.run("try { await sales_records({region: 'US', limit: 50}) } catch (e) { return e.message }")
+    out = demo.run(
+        "try { await sales_records({region: 'US', limit: 50}) } catch (e) { return e.message }"
+    )
     assert out == "sales_records denied: limit <= 20 failed (limit = 50)\n"
     demo.mode("shell")
     assert demo.page.locator("#calls li.denied").count() == 2
@@ -78,7 +80,10 @@ def test_ctrl_c_stops_a_loop_and_the_terminal_keeps_working(demo: Demo) -> None:
     assert demo.page.evaluate("window.corralDemo.restarts") == restarts + 1
     screenshot(demo.page, "06-ctrl-c")
     # A new worker, restored from the snapshot of the last completed command.
-    assert demo.run("echo $KEPT; pwd; cat hello.txt") == "yes\n/workspace/notes\nhello from the sandbox\n"
+    assert (
+        demo.run("echo $KEPT; pwd; cat hello.txt")
+        == "yes\n/workspace/notes\nhello from the sandbox\n"
+    )
     demo.run("cd /workspace")
 
 

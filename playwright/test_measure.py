@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import statistics
 
-from conftest import MEASUREMENTS, Demo, new_demo
 from playwright.sync_api import BrowserContext
+
+from conftest import MEASUREMENTS, Demo, new_demo
 
 WARM_LOADS = 3
 ROUND_TRIPS = 30

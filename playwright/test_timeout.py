@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import Demo, new_demo, screenshot
 from playwright.sync_api import BrowserContext
+
+from conftest import Demo, new_demo, screenshot
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ VIEW_LIMIT = 64 * 1024  # bytes shown in the file viewer
 # The "50 MB CSV" example: 25,000 generated rows, doubled six times (1.6 M rows, ~51 MB), then
 # summarised by a pipeline. Only the summary leaves the sandbox.
 CSV_EXAMPLE = (
-    "awk 'BEGIN { split(\"EU US APAC LATAM\", R, \" \"); "
+    'awk \'BEGIN { split("EU US APAC LATAM", R, " "); '
     'split("widget gadget gizmo sprocket doohickey", P, " "); '
     "for (i = 1; i <= 25000; i++) "
     'printf "2026-%02d-%02d,%s,%s,%d,%.2f\\n", i % 12 + 1, i % 28 + 1, R[i % 4 + 1], '

@@ -32,7 +32,7 @@ CACHED = ("/pyodide/", "/vendor/", "/wheels/")  # long-lived: vendored at build 
 class DemoHandler(SimpleHTTPRequestHandler):
     """Static files with the right types and cache headers, and quiet logs."""
 
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}  # noqa: RUF012 - as the base
 
     def end_headers(self) -> None:
         if self.path.startswith(CACHED):
@@ -41,7 +41,7 @@ class DemoHandler(SimpleHTTPRequestHandler):
             self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
