@@ -73,11 +73,26 @@ def _run(cmd: list[str], cwd: Path | None = None) -> None:
         raise BuildError(f"{' '.join(cmd)} failed with status {e.returncode}") from e
 
 
+def ensure_npm() -> None:
+    """npm, installed from Debian's archive when missing and running as root (like the guest
+    toolchain; ``CORRAL_NO_INSTALL=1`` forbids it)."""
+    if shutil.which("npm"):
+        return
+    can_install = (
+        os.geteuid() == 0 and shutil.which("apt-get") and not os.environ.get("CORRAL_NO_INSTALL")
+    )
+    if not can_install:
+        raise BuildError("npm is needed to fetch Pyodide and xterm: apt-get install npm")
+    _run(["apt-get", "update", "-q"])
+    _run(["apt-get", "install", "-y", "-q", "npm"])
+
+
 def npm_package(name: str, version: str) -> Path:
     """The unpacked npm package ``name@version`` (fetched with ``npm pack`` once)."""
     target = cache_dir() / "npm" / f"{name.replace('/', '__')}-{version}"
     if (target / "package" / "package.json").is_file():
         return target / "package"
+    ensure_npm()
     with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
         _run(["npm", "pack", "--silent", f"{name}@{version}", "--pack-destination", tmp])
         (tarball,) = Path(tmp).glob("*.tgz")
