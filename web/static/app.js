@@ -29,6 +29,7 @@ const state = {
   mode: "shell",
   busy: false,
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
+  snapshotDue: null,    // resolves when the snapshot of the last command has arrived
   pending: new Map(),   // request id -> {resolve, reject}
   nextId: 1,
   lastRun: null,        // {code, language, result}
@@ -48,6 +49,7 @@ function startWorker(onProgress) {
     worker.onmessage = ({ data }) => {
       if (data.type === "progress") onProgress(data.stage, data.fraction);
       else if (data.type === "toolcall") showCall(data.entry);
+      else if (data.type === "snapshot") snapshotArrived(data.snapshot);
       else if (data.type === "ready") resolve(data);
       else if (data.type === "fatal") reject(new Error(data.message));
       else settle(data);
@@ -55,6 +57,16 @@ function startWorker(onProgress) {
     worker.onerror = (event) => reject(new Error(event.message || "the worker could not start"));
     worker.postMessage({ op: "boot", args: { timeout: TIMEOUT, snapshot: state.snapshot } });
   });
+}
+
+// The worker posts a snapshot after each command that may change the files (run, write).
+function expectSnapshot() {
+  state.snapshotDue = new Promise((resolve) => (state.snapshotArrived = resolve));
+}
+
+function snapshotArrived(snapshot) {
+  state.snapshot = snapshot;
+  state.snapshotArrived?.();
 }
 
 function settle({ id, ok, value, error }) {
@@ -135,8 +147,8 @@ async function runLine(code) {
   setState("running");
   try {
     const language = state.mode;
-    const { result, snapshot } = await call("run", { code, language });
-    state.snapshot = snapshot;
+    expectSnapshot();
+    const result = await call("run", { code, language });
     state.lastRun = { code, language, result };
     showResult(result);
     if (after) await after(result);
@@ -152,12 +164,14 @@ async function runLine(code) {
 
 async function interrupt() {
   if (!state.busy || document.body.dataset.state === "restarting") return;
+  setState("restarting");
+  // The worker posted the previous command's snapshot before it started this one.
+  await Promise.race([state.snapshotDue, new Promise((resolve) => setTimeout(resolve, 2000))]);
   state.worker.terminate();
   for (const waiter of state.pending.values()) waiter.reject(new Interrupted("interrupted"));
   state.pending.clear();
   editor.write("^C\n");
   editor.write(dim("[stopped: the sandbox restarts from the files and shell session of the last completed command]\n"));
-  setState("restarting");
   try {
     await startWorker(() => {});
     window.corralDemo.restarts++;
@@ -252,8 +266,8 @@ async function upload(file) {
   const data = await file.arrayBuffer();
   const path = `/workspace/${file.name}`;
   try {
-    const { snapshot } = await call("write", { path, data }, [data]);
-    state.snapshot = snapshot;
+    expectSnapshot();
+    await call("write", { path, data }, [data]);
     aside(() => editor.write(dim(`[uploaded ${path} (${formatSize(file.size)})]\n`)));
     state.viewing = path;
   } catch (error) {

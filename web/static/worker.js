@@ -46,13 +46,16 @@ async function boot({ timeout, snapshot }) {
   self.postMessage({ type: "ready", timings, version: await manifest });
 }
 
-// The worker's operations: each returns [value, transferables].
+// After a command (or an upload) completes: the files and shell session, for a restart. Posted
+// after the answer, so the prompt comes back first; the page gets it before the next command.
+function postSnapshot() {
+  const snapshot = takeBytes(app.snapshot());
+  self.postMessage({ type: "snapshot", snapshot }, [snapshot]);
+}
+
+// The worker's operations: each returns [value, transferables, what to do after answering].
 const ops = {
-  run({ code, language }) {
-    const result = JSON.parse(app.run(code, language));
-    const snapshot = takeBytes(app.snapshot());
-    return [{ result, snapshot }, [snapshot]];
-  },
+  run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
   replay: () => [JSON.parse(app.replay()), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   csvExample: () => [app.csv_example(), []],
@@ -63,26 +66,25 @@ const ops = {
     const data = takeBytes(app.read(path));
     return [data, [data]];
   },
-  write({ path, data }) {
-    app.write(path, new Uint8Array(data));
-    const snapshot = takeBytes(app.snapshot());
-    return [{ snapshot }, [snapshot]];
-  },
+  write: ({ path, data }) => [app.write(path, new Uint8Array(data)), [], postSnapshot],
 };
+
+const message = (error) => String(error && error.message ? error.message : error);
 
 self.onmessage = async ({ data }) => {
   if (data.op === "boot") {
     try {
       await boot(data.args);
     } catch (error) {
-      self.postMessage({ type: "fatal", message: String(error && error.message ? error.message : error) });
+      self.postMessage({ type: "fatal", message: message(error) });
     }
     return;
   }
   try {
-    const [value, transfer] = ops[data.op](data.args || {});
+    const [value, transfer, after] = ops[data.op](data.args || {});
     self.postMessage({ id: data.id, ok: true, value }, transfer);
+    if (after) after();
   } catch (error) {
-    self.postMessage({ id: data.id, ok: false, error: String(error && error.message ? error.message : error) });
+    self.postMessage({ id: data.id, ok: false, error: message(error) });
   }
 };
