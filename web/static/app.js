@@ -343,8 +343,8 @@ function fatal(error) {
 function missingFeatures() {
   const missing = [];
   if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") missing.push("WebAssembly");
-  if (typeof Worker !== "function") missing.push("Web Workers");
   if (typeof BigInt64Array !== "function") missing.push("BigInt");
+  if (typeof Worker !== "function") return [...missing, "Web Workers"];
   let moduleWorkers = false;
   try {
     const url = URL.createObjectURL(new Blob([""], { type: "text/javascript" }));
@@ -379,15 +379,15 @@ async function main() {
     setState("error");
     return;
   }
+  const booting = startWorker((stage, fraction) => {
+    $("overlay-text").textContent = stage + "…";
+    $("progress-bar").style.width = `${Math.round(fraction * 100)}%`;
+  });
   wireUp();
   term.open($("terminal"));
   fit.fit();
   try {
-    const ready = await startWorker((stage, fraction) => {
-      $("overlay-text").textContent = stage + "…";
-      $("progress-bar").style.width = `${Math.round(fraction * 100)}%`;
-    });
-    window.corralDemo.timings = ready.timings;
+    window.corralDemo.timings = (await booting).timings;
   } catch (error) {
     return fatal(error);
   }
