@@ -12,6 +12,11 @@ const color = (code) => (text) => `\x1b[${code}m${text}\x1b[0m`;
 const red = color("31"), dim = color("2"), yellow = color("33"), green = color("32"), bold = color("1");
 const PROMPTS = { shell: `${green("corral")}${dim("$")} `, javascript: `${yellow("js")}${dim(">")} ` };
 
+const MODE_HINTS = {
+  shell: "Shell: bash-like commands; `tool NAME --key value` calls a tool",
+  javascript: "JavaScript: the line is the body of an async function; tools are async functions",
+};
+
 const EXAMPLES = [
   ["shell", "tool get_weather --city Paris", "allowed"],
   ["shell", "tool get_weather --city Mars", "denied"],
@@ -283,9 +288,8 @@ function setMode(mode) {
   $("mode-js").classList.toggle("active", mode === "javascript");
   $("mode-shell").setAttribute("aria-selected", String(mode === "shell"));
   $("mode-js").setAttribute("aria-selected", String(mode === "javascript"));
-  if (editor.reading) aside(() => editor.write(dim(mode === "shell"
-    ? "[shell mode: bash-like commands, `tool NAME --key value` calls a tool]\n"
-    : "[JavaScript mode: the body of an async function; tools are async functions]\n")));
+  editor.setPrompt(PROMPTS[mode]);
+  $("mode-hint").textContent = MODE_HINTS[mode];
   term.focus();
 }
 
@@ -322,7 +326,8 @@ async function replayLast() {
   }
   state.busy = false;
   aside(() => {
-    editor.write(dim(`[replay: the trace's ${replayed.executions ?? "?"} executions run again, no tool called, no clock read]\n`));
+    editor.write(dim(`[replay of \`${state.lastRun.code}\` from the sandbox's trace: its ${replayed.executions ?? "?"} ` +
+      "executions run again, no tool called, no clock read]\n"));
     if (replayed.error) return editor.write(red(`replay failed: ${replayed.error}\n`));
     showResult(replayed.result);
     const same = replayed.identical && replayed.result.stdout === original.stdout;
@@ -357,6 +362,7 @@ function missingFeatures() {
 
 function wireUp() {
   $("timeout").textContent = TIMEOUT;
+  $("mode-hint").textContent = MODE_HINTS[state.mode];
   $("mode-shell").onclick = () => setMode("shell");
   $("mode-js").onclick = () => setMode("javascript");
   $("replay").onclick = replayLast;

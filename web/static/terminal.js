@@ -69,6 +69,21 @@ export class LineEditor {
     if (pending) this.receive(pending);
   }
 
+  // Change the prompt in place, keeping what was typed.
+  setPrompt(text) {
+    if (!this.reading) {
+      this.promptText = text;
+      return;
+    }
+    const cursor = this.cursor;
+    this.moveTo(0);
+    this.term.write("\r\x1b[J");
+    this.promptText = text;
+    this.write(text);
+    this.cursor = 0;
+    this.redraw(0, cursor);
+  }
+
   // Put `text` on the prompt line and run it, as if typed (the example buttons use this).
   submit(text) {
     if (!this.reading) return false;
