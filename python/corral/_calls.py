@@ -14,7 +14,6 @@ import dataclasses
 import inspect
 import json
 import math
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from .audit import now
 from .capabilities import Authorizer, CapabilityError
 from .protocol import Cancel, HostOp, OpResult
 from .results import ToolCall
+from .runtime import get_backend
 from .tools import ToolArgumentError, ToolDefinition, acall_tool, call_tool, validate_arguments
 
 __all__ = ["ApprovalRequest", "Approver", "CallDispatcher", "ToolHandler", "run_coroutine"]
@@ -373,27 +373,6 @@ async def _awaitable(value: Awaitable[Any]) -> Any:
 
 
 def run_coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
-    """Run the awaitable ``make()`` builds to completion from sync code, on a fresh event loop
-    (in a helper thread when this thread already runs a loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_call(make))
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(_call(make))
-        except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
-            box["error"] = error
-
-    thread = threading.Thread(target=target, name="corral-tools")
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
-
-
-async def _call(make: Callable[[], Awaitable[Any]]) -> Any:
-    return await make()
+    """Run the awaitable ``make()`` builds to completion from sync code (how depends on the
+    platform: see :meth:`corral.runtime.Backend.run_sync`)."""
+    return get_backend().run_sync(make)

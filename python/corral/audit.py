@@ -123,6 +123,18 @@ def _replace_params(entry: AuditEntry, params: Any) -> AuditEntry:
     return AuditEntry(**data)
 
 
+_clock_lock = threading.Lock()
+_last_time = 0.0
+TICK = 1e-6  # seconds between two readings of the audit clock, at least
+
+
 def now() -> float:
-    """The audit clock (wall time); one place, so tests can reason about ``since``."""
-    return time.time()
+    """The audit clock (wall time); one place, so tests can reason about ``since``.
+
+    Strictly increasing: where the wall clock is coarse (a browser's ``Date.now()`` counts
+    whole milliseconds) two events still get distinct, ordered timestamps.
+    """
+    global _last_time  # noqa: PLW0603 - the clock's one piece of state
+    with _clock_lock:
+        _last_time = max(time.time(), _last_time + TICK)
+        return _last_time

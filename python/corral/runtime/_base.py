@@ -3,7 +3,8 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from .._wasi import WasiShim
 
@@ -56,3 +57,9 @@ class Backend(Protocol):
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> Instance:
         """Instantiate ``module`` with ``shim``'s imports and a linear-memory cap in bytes."""
+
+    def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run the awaitable ``make()`` builds to completion from synchronous code (a sync
+        ``execute()`` whose tools are async): natively on a fresh event loop, in a helper
+        thread when this thread already runs one; under Pyodide by suspending on the page's
+        event loop (WebAssembly stack switching)."""

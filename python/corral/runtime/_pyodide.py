@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
@@ -166,10 +166,27 @@ class PyodideBackend:
             compiled = self._modules.setdefault(key, _Compiled(module, min_pages))
         return compiled
 
+    def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Wait for ``make()`` on the page's event loop, suspending this call (JSPI); needs
+        WebAssembly stack switching and Python code run from async JavaScript (as
+        ``runPythonAsync`` does)."""
+        ffi = _ffi()
+        if not ffi.can_run_sync():
+            raise RuntimeError(
+                "a synchronous execute() cannot wait for an async tool here: this JavaScript "
+                "runtime has no WebAssembly stack switching, or Python was not called from async "
+                "code; use `await sandbox.aexecute(...)`"
+            )
+        return ffi.run_sync(_await(make))
+
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> PyodideInstance:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
         assert isinstance(module, _Compiled)
         return PyodideInstance(module, shim, memory_limit)
+
+
+async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
 
 
 def _import(fn: WasiFunction) -> Callable[..., int | None]:

@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -146,10 +147,36 @@ class WasmtimeBackend:
             Path(tmp).unlink(missing_ok=True)
             raise
 
+    def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
+        runs a loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(_await(make))
+        box: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                box["value"] = asyncio.run(_await(make))
+            except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
+                box["error"] = error
+
+        thread = threading.Thread(target=target, name="corral-tools")
+        thread.start()
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
         assert isinstance(module, wasmtime.Module)
         return WasmtimeInstance(self, module, shim, memory_limit)
+
+
+async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
 
 
 @functools.lru_cache(maxsize=8)

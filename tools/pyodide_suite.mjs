@@ -1,0 +1,77 @@
+// Runs corral's pytest suite (or a short benchmark) inside a loaded Pyodide: shared by the Node
+// runner (pyodide_node.mjs) and the Web Worker of the Chromium runner (pyodide_worker.mjs).
+//
+// The staging directory (made by pyodide_tests.py) holds manifest.json, the wheels and
+// suite.tar (tests/ and pyproject.toml). `read(name)` returns one of its files as bytes,
+// `url(name)` its URL (a path under Node), `log(line)` reports a line of output.
+
+async function install(pyodide, { read, url, log }, names) {
+  const manifest = JSON.parse(new TextDecoder().decode(await read("manifest.json")));
+  const started = performance.now();
+  // micropip itself comes in with loadPackage, by URL: the lockfile's hashes are not PyPI's.
+  await pyodide.loadPackage(manifest.base.map(url), { messageCallback: () => {} });
+  pyodide.FS.mkdirTree("/tmp/wheels");
+  const local = [];
+  for (const name of names(manifest)) {
+    pyodide.FS.writeFile(`/tmp/wheels/${name}`, await read(name));
+    local.push(`emfs:/tmp/wheels/${name}`);
+  }
+  pyodide.globals.set("_wheels", pyodide.toPy(local));
+  // deps=False: everything is local, micropip must not ask an index.
+  await pyodide.runPythonAsync("import micropip\nawait micropip.install(_wheels, deps=False)");
+  log(`corral-pyodide: installed ${local.length + manifest.base.length} wheels in ${Math.round(performance.now() - started)} ms`);
+  return manifest;
+}
+
+export async function runSuite(pyodide, io) {
+  await install(pyodide, io, (manifest) => [manifest.corral, ...manifest.test]);
+  pyodide.FS.mkdirTree("/suite");
+  pyodide.unpackArchive(await io.read("suite.tar"), "tar", { extractDir: "/suite" });
+  pyodide.globals.set("_args", pyodide.toPy(io.args));
+  const started = performance.now();
+  const status = await pyodide.runPythonAsync(`
+import os, sys
+os.chdir("/suite")
+import pytest, corral
+print(f"corral-pyodide: corral {corral.__version__} from {os.path.dirname(corral.__file__)}, "
+      f"platform {sys.platform}, Python {sys.version.split()[0]}")
+int(pytest.main(list(_args)))
+`);
+  io.log(`corral-pyodide: pytest exited with ${status} after ${Math.round(performance.now() - started)} ms`);
+  return status;
+}
+
+export async function runBench(pyodide, io) {
+  await install(pyodide, io, (manifest) => [manifest.corral]);
+  await pyodide.runPythonAsync(`
+import json, statistics, time
+import corral
+
+def ms(start):
+    return round((time.perf_counter() - start) * 1000, 3)
+
+def median_ms(run, n):
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1000, 3)
+
+start = time.perf_counter()
+await corral.load()
+numbers = {"load_compile_ms": ms(start)}
+start = time.perf_counter()
+sandbox = corral.Sandbox()
+numbers["sandbox_ms"] = ms(start)
+assert sandbox.execute("return 1+2").return_value == 3
+assert sandbox.execute("echo hi", language="shell").stdout == "hi\\n"
+numbers["execute_js_median_ms"] = median_ms(lambda: sandbox.execute("return 1+2"), 200)
+numbers["execute_shell_echo_median_ms"] = median_ms(
+    lambda: sandbox.execute("echo hi", language="shell"), 200
+)
+numbers["memory_bytes"] = sandbox._driver.instance.memory_size()
+print("corral-pyodide-bench: " + json.dumps(numbers))
+`);
+  return 0;
+}
