@@ -3,14 +3,14 @@
 Everything the page loads is copied into the output at build time, so the site works from any
 static host and no request ever leaves its origin:
 
-- Pyodide's runtime from the npm package ``pyodide`` (fetched with ``npm pack``),
-- the terminal from the npm packages ``@xterm/xterm`` and ``@xterm/addon-fit``,
-- the ``micropip`` and ``packaging`` wheels from PyPI (``pip download``), at the versions
-  Pyodide's lockfile names,
+- Pyodide's runtime from the npm package ``pyodide`` and the ``micropip`` and ``packaging``
+  wheels from PyPI, at the versions Pyodide's lockfile names (both through
+  ``tools/pyodide_dist.py``, shared with the Pyodide test runner),
+- the terminal from the npm packages ``@xterm/xterm`` and ``@xterm/addon-fit`` (``npm pack``),
 - the corral wheel (built from this checkout, or given with ``--wheel``),
 - the page's own files from ``web/static`` and the worker-side app ``web/corral_demo.py``.
 
-Downloads are cached in ``$XDG_CACHE_HOME/corral/web`` so a rebuild works offline. Usage::
+Downloads are cached in ``$XDG_CACHE_HOME/corral`` so a rebuild works offline. Usage::
 
     python web/build.py [--out build/web] [--wheel build/dist/corral-...whl]
 """
@@ -18,6 +18,7 @@ Downloads are cached in ``$XDG_CACHE_HOME/corral/web`` so a rebuild works offlin
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -26,10 +27,10 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
-PYODIDE_VERSION = "314.0.7"
 XTERM_VERSION = "6.0.0"
 XTERM_FIT_VERSION = "0.11.0"
 # What the page needs from each npm package: path in the package -> path in the site.
@@ -49,7 +50,6 @@ XTERM_FILES = {
     },
     "@xterm/addon-fit": {"lib/addon-fit.mjs": "addon-fit.mjs"},
 }
-PYODIDE_WHEELS = ("packaging", "micropip")  # in install order
 
 
 class BuildError(RuntimeError):
@@ -105,35 +105,26 @@ def npm_package(name: str, version: str) -> Path:
     return target / "package"
 
 
-def pyodide_wheels(lock: dict[str, object]) -> list[Path]:
-    """The micropip and packaging wheels at the versions of Pyodide's lockfile (from PyPI)."""
-    packages = lock["packages"]
-    assert isinstance(packages, dict)
-    pins = [f"{name}=={packages[name]['version']}" for name in PYODIDE_WHEELS]
-    names = [packages[name]["file_name"] for name in PYODIDE_WHEELS]
-    target = cache_dir() / "wheels"
-    if not all((target / n).is_file() for n in names):
-        python = str(lock["info"]["python"])  # type: ignore[index]
-        _run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary=:all:",
-                "--python-version",
-                ".".join(python.split(".")[:2]),
-                "-d",
-                str(target),
-                *pins,
-            ]
-        )
-    missing = [n for n in names if not (target / n).is_file()]
-    if missing:
-        raise BuildError(f"pip download did not produce {missing}")
-    return [target / n for n in names]
+def pyodide_dist() -> ModuleType:
+    """``tools/pyodide_dist.py``: the one place that fetches Pyodide and its wheels."""
+    spec = importlib.util.spec_from_file_location(
+        "pyodide_dist", ROOT / "tools" / "pyodide_dist.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pyodide_files(dist_tool: ModuleType) -> tuple[Path, list[Path]]:
+    """Pyodide's directory and the micropip and packaging wheels (fetched once)."""
+    try:
+        dist: Path = dist_tool.ensure_dist()
+    except FileNotFoundError:  # no npm to fetch it with
+        ensure_npm()
+        dist = dist_tool.ensure_dist()
+    extra: list[Path] = dist_tool.wheels(dist_tool.BASE_WHEELS)
+    return dist, extra
 
 
 def corral_wheel(explicit: Path | None) -> Path:
@@ -155,9 +146,9 @@ def _copy(source: Path, target: Path) -> None:
 def build(out: Path, wheel: Path | None = None) -> Path:
     """Assemble the site in ``out`` (replaced) and return it."""
     wheel = corral_wheel(wheel)
-    pyodide = npm_package("pyodide", PYODIDE_VERSION)
+    dist_tool = pyodide_dist()
+    pyodide, extra_wheels = pyodide_files(dist_tool)
     lock = json.loads((pyodide / "pyodide-lock.json").read_text())
-    extra_wheels = pyodide_wheels(lock)
 
     if out.exists():
         shutil.rmtree(out)
@@ -173,7 +164,7 @@ def build(out: Path, wheel: Path | None = None) -> Path:
     for path in [*extra_wheels, wheel]:
         _copy(path, out / "wheels" / path.name)
     manifest = {
-        "pyodide": PYODIDE_VERSION,
+        "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
         "wheels": [f"wheels/{p.name}" for p in extra_wheels],
         "corral": f"wheels/{wheel.name}",
