@@ -52,7 +52,7 @@ function startWorker(onProgress) {
     const worker = new Worker("worker.js", { type: "module" });
     state.worker = worker;
     worker.onmessage = ({ data }) => {
-      if (data.type === "progress") onProgress(data.stage, data.fraction);
+      if (data.type === "progress") onProgress(data);
       else if (data.type === "toolcall") showCall(data.entry);
       else if (data.type === "snapshot") snapshotArrived(data.snapshot);
       else if (data.type === "ready") resolve(data);
@@ -335,6 +335,16 @@ async function replayLast() {
   });
 }
 
+function showProgress({ stage, fraction, next, seconds }) {
+  const bar = $("progress-bar");
+  $("overlay-text").textContent = stage + "…";
+  bar.style.transition = "none";
+  bar.style.width = `${fraction * 100}%`;
+  void bar.offsetWidth; // start the transition from there
+  bar.style.transition = `width ${seconds}s ease-out`;
+  bar.style.width = `${next * 98}%`;
+}
+
 function fatal(error) {
   setState("error");
   $("overlay").hidden = false;
@@ -385,10 +395,7 @@ async function main() {
     setState("error");
     return;
   }
-  const booting = startWorker((stage, fraction) => {
-    $("overlay-text").textContent = stage + "…";
-    $("progress-bar").style.width = `${Math.round(fraction * 100)}%`;
-  });
+  const booting = startWorker(showProgress);
   wireUp();
   term.open($("terminal"));
   fit.fit();

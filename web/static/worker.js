@@ -8,8 +8,9 @@ const here = (path) => new URL(path, self.location.href).href;
 let pyodide = null;
 let app = null;
 
-function progress(stage, fraction) {
-  self.postMessage({ type: "progress", stage, fraction });
+// A loading stage starts: the bar is at `fraction` and creeps towards `next` over about `seconds`.
+function progress(stage, fraction, next, seconds) {
+  self.postMessage({ type: "progress", stage, fraction, next, seconds });
 }
 
 // A Python bytes object (a PyProxy) as a transferable ArrayBuffer.
@@ -25,19 +26,19 @@ async function boot({ timeout, snapshot }) {
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
   const manifest = fetch(here("manifest.json")).then((r) => r.json());
   const source = fetch(here("corral_demo.py")).then((r) => r.text());
-  progress("Starting Python (Pyodide)", 0.1);
+  progress("Starting Python (Pyodide)", 0.05, 0.7, 4);
   pyodide = await loadPyodide({ indexURL: here("pyodide/") });
   mark("pyodide");
   // The same wheel a user installs with micropip.install; Pyodide's own loader unpacks it
   // without importing micropip, which saves a second on a first visit.
-  progress("Installing the corral wheel", 0.7);
+  progress("Installing the corral wheel", 0.7, 0.8, 0.5);
   await pyodide.loadPackage(here((await manifest).corral), { messageCallback: () => {} });
   mark("corral");
-  progress("Compiling the sandbox module", 0.85);
+  progress("Compiling the sandbox module", 0.8, 0.95, 0.6);
   pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
   await pyodide.runPythonAsync("import corral\nawait corral.load()");
   mark("module");
-  progress("Creating the sandbox", 0.95);
+  progress("Creating the sandbox", 0.95, 1, 0.2);
   const demo = pyodide.pyimport("corral_demo");
   const post = (text) => self.postMessage(JSON.parse(text));
   app = demo.DemoApp(post, timeout, snapshot ? new Uint8Array(snapshot) : undefined);
