@@ -5,6 +5,8 @@ The tests of this module share one page (one sandbox), in order.
 
 from __future__ import annotations
 
+from playwright.sync_api import FilePayload
+
 from conftest import Demo, screenshot
 
 
@@ -66,6 +68,30 @@ def test_files_written_by_a_command_appear_in_the_file_tree(demo: Demo) -> None:
     )
     assert "/workspace/notes/hello.txt" in demo.page.inner_text("#viewer-path")
     screenshot(demo.page, "05-files")
+
+
+def test_upload_then_download_a_file(demo: Demo) -> None:
+    upload: FilePayload = {"name": "up.csv", "mimeType": "text/csv", "buffer": b"a,b\n1,2\n"}
+    demo.page.set_input_files("#upload", files=[upload])
+    demo.page.locator('#tree li[data-path="/workspace/up.csv"]').wait_for()
+    assert demo.run("cut -d, -f2 up.csv") == "b\n2\n"
+    demo.page.locator('#tree li[data-path="/workspace/up.csv"]').click()
+    demo.page.wait_for_function(
+        "document.getElementById('viewer-text').textContent === 'a,b\\n1,2\\n'"
+    )
+    with demo.page.expect_download() as download:
+        demo.page.click("#download")
+    assert download.value.suggested_filename == "up.csv"
+    assert download.value.path().read_bytes() == b"a,b\n1,2\n"
+
+
+def test_an_example_button_runs_its_command(demo: Demo) -> None:
+    mark = len(demo.transcript)
+    denied = demo.page.locator("#calls li.denied").count()
+    demo.page.locator("#examples button", has_text="--region APAC").click()
+    out = demo.wait_prompt(mark)
+    assert out.startswith("tool: sales_records denied: region in ['EU', 'US'] failed")
+    demo.page.wait_for_function(f"document.querySelectorAll('#calls li.denied').length > {denied}")
 
 
 def test_ctrl_c_stops_a_loop_and_the_terminal_keeps_working(demo: Demo) -> None:

@@ -49,6 +49,7 @@ class Interrupted extends Error {}
 
 function startWorker(onProgress) {
   return new Promise((resolve, reject) => {
+    window.corralDemo.workerStartedMs ??= performance.now();
     const worker = new Worker("worker.js", { type: "module" });
     state.worker = worker;
     worker.onmessage = ({ data }) => {
