@@ -28,6 +28,33 @@ def test_commands_and_pipelines_print_their_output(demo: Demo) -> None:
     screenshot(demo.page, "02-pipelines")
 
 
+def test_line_editing_and_history(demo: Demo) -> None:
+    keys = demo.page.keyboard
+    assert demo.run("echo abc") == "abc\n"
+    mark = len(demo.transcript)
+    keys.press("ArrowUp")  # echo abc
+    for _ in range(3):
+        keys.press("ArrowLeft")
+    keys.type("X")
+    keys.press("Enter")
+    assert demo.wait_prompt(mark) == "Xabc\n"
+    mark = len(demo.transcript)
+    keys.press("ArrowUp")  # echo Xabc
+    keys.press("ArrowUp")  # echo abc
+    keys.press("Backspace")
+    keys.press("Home")
+    keys.press("Delete")  # "cho ab"
+    keys.type("e")
+    keys.press("Enter")
+    assert demo.wait_prompt(mark) == "ab\n"
+    mark = len(demo.transcript)
+    keys.type("echo never run")
+    keys.press("Control+c")  # at the prompt: drop the line
+    demo.page.wait_for_function(
+        "(mark) => window.corralDemo.transcript.slice(mark).endsWith('^C\\ncorral$ ')", arg=mark
+    )
+
+
 def test_a_javascript_tool_call_shows_in_the_tool_panel(demo: Demo) -> None:
     demo.mode("javascript")
     out = demo.run("const w = await get_weather({city: 'Paris'}); return w.temp_c + 1")

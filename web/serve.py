@@ -1,7 +1,7 @@
 """Serve the built demo on localhost (``nox -s demo``; the end-to-end tests use :func:`serve`).
 
 Any static host works; this one sets the types the page needs (``.mjs``, ``.wasm``) and lets
-the browser cache the vendored files (Pyodide, xterm, wheels) while revalidating the page's own.
+the browser cache the vendored files (Pyodide, xterm) while revalidating the page's own.
 Usage::
 
     python web/serve.py [build/web] [--port 8000]
@@ -26,7 +26,9 @@ TYPES = {
     ".py": "text/x-python",
     ".json": "application/json",
 }
-CACHED = ("/pyodide/", "/vendor/", "/wheels/")  # long-lived: vendored at build time
+# Long-lived: pinned versions vendored at build time. The corral wheel keeps its name across
+# rebuilds, so wheels/ is revalidated like the page's own files.
+CACHED = ("/pyodide/", "/vendor/")
 
 
 class DemoHandler(SimpleHTTPRequestHandler):

@@ -122,6 +122,7 @@ export class LineEditor {
 
   interrupt() {
     this.moveTo(this.line.length);
+    this.transcript += this.line.join("");
     this.write("^C\n");
     this.prompt(this.promptText);
   }
