@@ -7,7 +7,7 @@ import { LineEditor } from "./terminal.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-const TIMEOUT = Number(params.get("timeout")) || 20;
+const TIMEOUT = Math.min(Math.max(Number(params.get("timeout")) || 20, 0.5), 600); // seconds
 const color = (code) => (text) => `\x1b[${code}m${text}\x1b[0m`;
 const red = color("31"), dim = color("2"), yellow = color("33"), green = color("32"), bold = color("1");
 const PROMPTS = { shell: `${green("corral")}${dim("$")} `, javascript: `${yellow("js")}${dim(">")} ` };
@@ -181,6 +181,7 @@ async function interrupt() {
   try {
     await startWorker(() => {});
     window.corralDemo.restarts++;
+    state.lastRun = null; // the new sandbox's trace starts here
   } catch (error) {
     return fatal(error);
   }
