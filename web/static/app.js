@@ -394,6 +394,7 @@ async function main() {
     $("overlay").className = "overlay error";
     $("overlay-text").textContent = `This browser lacks ${missing.join(", ")}, which the sandbox needs. ` +
       "Use a recent Chrome, Edge, Firefox or Safari.";
+    $("overlay-detail").textContent = "";
     setState("error");
     return;
   }
