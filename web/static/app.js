@@ -35,6 +35,7 @@ const state = {
   busy: false,
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
   snapshotDue: null,    // resolves when the snapshot of the last command has arrived
+  snapshotArrived: null,
   pending: new Map(),   // request id -> {resolve, reject}
   nextId: 1,
   lastRun: null,        // {code, language, result}
@@ -60,18 +61,25 @@ function startWorker(onProgress) {
       else if (data.type === "fatal") reject(new Error(data.message));
       else settle(data);
     };
-    worker.onerror = (event) => reject(new Error(event.message || "the worker could not start"));
+    worker.onerror = (event) => {
+      const message = event.message || "the worker stopped";
+      if (window.corralDemo.ready && state.worker === worker) restart(`[the sandbox's worker failed (${message}); restarting]`);
+      else reject(new Error(message));
+    };
     worker.postMessage({ op: "boot", args: { timeout: TIMEOUT, snapshot: state.snapshot } });
   });
 }
 
-// The worker posts a snapshot after each command that may change the files (run, write).
-function expectSnapshot() {
+// The worker posts a snapshot after each command that may change the files (run, write), after
+// its answer. Before the next such command the page waits for it (it is already on its way), so
+// that a Ctrl-C during that command restarts from it.
+async function expectSnapshot() {
+  await state.snapshotDue;
   state.snapshotDue = new Promise((resolve) => (state.snapshotArrived = resolve));
 }
 
 function snapshotArrived(snapshot) {
-  state.snapshot = snapshot;
+  if (snapshot) state.snapshot = snapshot;
   state.snapshotArrived?.();
 }
 
@@ -153,13 +161,14 @@ async function runLine(code) {
   setState("running");
   try {
     const language = state.mode;
-    expectSnapshot();
+    await expectSnapshot();
     const result = await call("run", { code, language });
     state.lastRun = { code, language, result };
     showResult(result);
     if (after) await after(result);
   } catch (error) {
     if (error instanceof Interrupted) return;
+    snapshotArrived(null); // none comes after an error
     editor.write(red(`corral: ${error.message}\n`));
   }
   state.busy = false;
@@ -168,16 +177,20 @@ async function runLine(code) {
   refreshPanels();
 }
 
-async function interrupt() {
+function interrupt() {
   if (!state.busy || document.body.dataset.state === "restarting") return;
+  editor.write("^C\n");
+  restart("[stopped: the sandbox restarts from the files and shell session of the last completed command]");
+}
+
+// Replace the worker by a new one that starts from the last snapshot.
+async function restart(reason) {
   setState("restarting");
-  // The worker posted the previous command's snapshot before it started this one.
-  await Promise.race([state.snapshotDue, new Promise((resolve) => setTimeout(resolve, 2000))]);
   state.worker.terminate();
   for (const waiter of state.pending.values()) waiter.reject(new Interrupted("interrupted"));
   state.pending.clear();
-  editor.write("^C\n");
-  editor.write(dim("[stopped: the sandbox restarts from the files and shell session of the last completed command]\n"));
+  state.snapshotDue = null;
+  editor.write(dim(`${reason}\n`));
   try {
     await startWorker(() => {});
     window.corralDemo.restarts++;
@@ -273,11 +286,12 @@ async function upload(file) {
   const data = await file.arrayBuffer();
   const path = `/workspace/${file.name}`;
   try {
-    expectSnapshot();
+    await expectSnapshot();
     await call("write", { path, data }, [data]);
     aside(() => editor.write(dim(`[uploaded ${path} (${formatSize(file.size)})]\n`)));
     state.viewing = path;
   } catch (error) {
+    snapshotArrived(null);
     aside(() => editor.write(red(`upload failed: ${error.message}\n`)));
   }
   refreshPanels();
