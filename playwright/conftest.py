@@ -17,7 +17,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Route, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    Route,
+    ViewportSize,
+    sync_playwright,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "web"))
@@ -35,6 +43,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+VIEWPORT: ViewportSize = {"width": 1400, "height": 860}
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 READY_TIMEOUT_MS = 90_000  # a cold start on a slow CI machine
 COMMAND_TIMEOUT_MS = 60_000
@@ -102,7 +111,7 @@ def outside() -> OutsideRequests:
 @pytest.fixture(scope="session")
 def context(browser: Browser, outside: OutsideRequests) -> Iterator[BrowserContext]:
     """One browser context (one HTTP cache) for the session, with outside requests blocked."""
-    context = browser.new_context(viewport={"width": 1400, "height": 860})
+    context = browser.new_context(viewport=VIEWPORT)
     context.route("**/*", outside.route)
     yield context
     context.close()
