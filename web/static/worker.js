@@ -1,7 +1,8 @@
 // The sandbox's home: Pyodide runs here, in a Web Worker, so the page stays responsive and a
 // runaway command can be stopped by terminating the worker (the page then starts a new one from
 // the last snapshot). Messages: the page sends {id, op, args}; the worker answers {id, ok, value}
-// or {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "ready" | "fatal"} events.
+// or {id, ok: false, error}, and posts {type: "progress" | "ready" | "fatal" | "toolcall" |
+// "snapshot"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, self.location.href).href;
@@ -30,7 +31,7 @@ async function boot({ timeout, snapshot }) {
   pyodide = await loadPyodide({ indexURL: here("pyodide/") });
   mark("pyodide");
   // The same wheel a user installs with micropip.install; Pyodide's own loader unpacks it
-  // without importing micropip, which saves a second on a first visit.
+  // without importing micropip (about half a second here).
   progress("Installing the corral wheel", 0.7, 0.8, 0.5);
   await pyodide.loadPackage(here((await manifest).corral), { messageCallback: () => {} });
   mark("corral");
