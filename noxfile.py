@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s build|tests|lint|docs|bench|web|demo|e2e``.
+"""Developer sessions: ``nox -s build|tests|lint|docs|pyodide|bench|web|demo|e2e``.
 
 The guest (``guest/``) is built by ``guest/toolchain.py``, which finds or installs a
 wasm32-wasip1 toolchain; cargo's target directory lives in the user cache directory, so
@@ -33,6 +33,7 @@ PY_SOURCES = (
     "playwright",
     "guest/toolchain.py",
     "guest/hatch_build.py",
+    "tools",
 )
 
 nox.options.sessions = ["tests"]
@@ -41,6 +42,16 @@ nox.options.reuse_existing_virtualenvs = True
 
 def _build_guest(session: nox.Session) -> None:
     session.run("python", "guest/toolchain.py", "build", "--out", str(WASM), external=True)
+
+
+def _build_wheel(session: nox.Session) -> Path:
+    """The guest, then the py3-none-any wheel carrying it (in build/dist)."""
+    _build_guest(session)
+    session.run(
+        "python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(DIST), ".",
+        external=True, env={"CORRAL_WASM": str(WASM)},
+    )  # fmt: skip
+    return max(DIST.glob("corral-*-py3-none-any.whl"), key=lambda p: p.stat().st_mtime)
 
 
 def _cargo(session: nox.Session, *args: str) -> None:
@@ -98,6 +109,16 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session
+def pyodide(session: nox.Session) -> None:
+    """The test suite inside Pyodide, under Node and in headless Chromium, against the wheel
+    that micropip installs (see docs/browser.rst). ``nox -s pyodide -- --runtime node`` runs
+    one runtime; arguments after a second ``--`` go to pytest."""
+    wheel = _build_wheel(session)
+    session.install("playwright")
+    session.run("python", "tools/pyodide_tests.py", "--wheel", str(wheel), *session.posargs)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks against peers installed from PyPI in the same run (see bench/README.md)."""
     _build_guest(session)
@@ -107,12 +128,7 @@ def bench(session: nox.Session) -> None:
 
 def _build_web(session: nox.Session) -> None:
     """The guest, the wheel (carrying that module) and the static site in build/web."""
-    _build_guest(session)
-    session.run(
-        "python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(DIST), ".",
-        external=True, env={"CORRAL_WASM": str(WASM)},
-    )  # fmt: skip
-    wheel = max(DIST.glob("corral-*-py3-none-any.whl"), key=lambda p: p.stat().st_mtime)
+    wheel = _build_wheel(session)
     session.run(
         "python", "web/build.py", "--wheel", str(wheel), "--out", str(WEB_OUT), external=True
     )

@@ -10,10 +10,19 @@ from __future__ import annotations
 import sys
 
 import pytest
+from hypothesis import settings
 
 from corral import Limits, Sandbox
 
 IN_PYODIDE = sys.platform == "emscripten"
+# How much slower pure-Python host code runs: CPython compiled to WebAssembly takes about twice
+# as long as natively. Time bounds on host-side work scale with it.
+SLOWER = 2.0 if IN_PYODIDE else 1.0
+if IN_PYODIDE:
+    # A first call that compiles its code lazily takes far longer than the rest: per-example
+    # deadlines only measure the engine's warm-up there.
+    settings.register_profile("pyodide", deadline=None)
+    settings.load_profile("pyodide")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -54,6 +54,8 @@ def load_deviations() -> dict[str, str]:
     return deviations
 
 
+pytestmark = pytest.mark.needs_native("runs the machine's real bash in a subprocess")
+
 CASES = load_cases()
 DEVIATIONS = load_deviations()
 

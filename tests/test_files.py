@@ -84,6 +84,15 @@ def test_files_roll_back_to_the_last_completed_execution_after_a_trap() -> None:
     result = sandbox.execute("function f() { return f() + 1 } f()")
     assert result.error_kind == "stack_overflow"
     assert sandbox.fs.read_text("kept.txt") == "before"
+
+
+@pytest.mark.needs_native(
+    "QuickJS does not poll its interrupt handler in Array.prototype.join; only wasmtime's "
+    "epoch backstop stops it (a browser has no such backstop in-process)"
+)
+def test_files_roll_back_after_a_backstop_timeout() -> None:
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    sandbox.fs.write("kept.txt", "before")
     result = sandbox.execute("Array.prototype.join.call({length: 2 ** 32 - 1}, ',')")
     assert result.error_kind == "timeout"
     assert sandbox.fs.read_text("kept.txt") == "before"

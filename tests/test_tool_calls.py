@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from typing import Any
 
@@ -226,6 +227,31 @@ def test_execute_inside_a_running_loop_still_runs_async_tools() -> None:
         return Sandbox(tools=[twice]).execute("return await twice({x: 4})").return_value
 
     assert asyncio.run(main()) == 8
+
+
+@pytest.mark.skipif(
+    sys.platform != "emscripten", reason="calls JavaScript functions of the page: Pyodide only"
+)
+def test_tools_that_call_javascript_functions_of_the_page() -> None:
+    import js
+    from pyodide.code import run_js
+
+    run_js("globalThis.jsDouble = async (x) => { await null; return x * 2 }")
+    run_js("globalThis.jsPlace = (city) => ({city, country: city === 'Oslo' ? 'NO' : '?'})")
+
+    async def double(x: int) -> int:
+        """Double a number in JavaScript."""
+        return int(await js.jsDouble(x))
+
+    def place(city: str) -> dict[str, str]:
+        """Where a city is, according to the page."""
+        return dict(js.jsPlace(city).to_py())
+
+    sandbox = Sandbox(tools=[double, place])
+    code = "return [await double({x: 21}), await place({city: 'Oslo'})]"
+    expected = [42, {"city": "Oslo", "country": "NO"}]
+    assert asyncio.run(sandbox.aexecute(code)).return_value == expected
+    assert sandbox.execute(code).return_value == expected  # sync, waiting on the JS promise
 
 
 def test_tool_handler_and_definitions_without_functions() -> None:

@@ -33,7 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).parent))
-from pyodide_dist import BASE_WHEELS, TEST_WHEELS, ensure_dist, wheels  # noqa: E402
+from pyodide_dist import BASE_WHEELS, TEST_WHEELS, ensure_dist, wheels
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = Path(__file__).resolve().parent
@@ -46,8 +46,13 @@ CHROMIUM_ARGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-quic",
     "--no-first-run",
 )
+# Node flags that turn WebAssembly stack switching (JSPI) on, newest first; none is needed once
+# Node has it on by default.
+JSPI_FLAGS = ("--experimental-wasm-jspi", "--experimental-wasm-stack-switching")
+_HAS_JSPI = "process.exit(WebAssembly.Suspending || WebAssembly.Function ? 0 : 1)"
 SUITE_TIMEOUT = 30 * 60  # seconds a whole run may take in the browser
 _SKIP_DIRS = {"__pycache__", ".hypothesis", ".pytest_cache"}
 
@@ -89,8 +94,8 @@ def run_node(dist: Path, staging: Path, args: Sequence[str], *, bench: bool = Fa
     """The suite (or the benchmark) under Node; pytest's exit status."""
     command = [
         "node",
-        # JSPI: lets synchronous Python wait for a promise (asyncio.run in a sync test).
-        "--experimental-wasm-stack-switching",
+        # JSPI lets synchronous Python wait for a promise (asyncio.run in a sync test).
+        *jspi_flags(),
         str(TOOLS / "pyodide_node.mjs"),
         str(dist),
         str(staging),
@@ -98,6 +103,16 @@ def run_node(dist: Path, staging: Path, args: Sequence[str], *, bench: bool = Fa
         *args,
     ]
     return subprocess.run(command, check=False).returncode
+
+
+def jspi_flags() -> list[str]:
+    """The flags this ``node`` needs for JSPI (none if it has it on by default)."""
+    for flags in ([], *([flag] for flag in JSPI_FLAGS)):
+        probe = subprocess.run(["node", *flags, "-e", _HAS_JSPI], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return flags
+    print("corral-pyodide: this node has no JSPI: tests that need it will fail")
+    return []
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -110,7 +125,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ".tar": "application/x-tar",
     }
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: the run's own output is what matters
 
 

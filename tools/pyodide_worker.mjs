@@ -5,12 +5,32 @@ import { runSuite, runBench } from "./pyodide_suite.mjs";
 
 const log = (line) => postMessage({ log: line });
 
+// Raw writes, posted a whole line at a time (pytest's progress dots come one by one).
+function lineWriter() {
+  const decoder = new TextDecoder();
+  let pending = "";
+  return {
+    write(bytes) {
+      pending += decoder.decode(bytes, { stream: true });
+      const lines = pending.split("\n");
+      pending = lines.pop();
+      lines.forEach(log);
+      return bytes.length;
+    },
+    flush() {
+      if (pending) log(pending);
+      pending = "";
+    },
+  };
+}
+
 onmessage = async ({ data: { args, bench } }) => {
   try {
     const started = performance.now();
     const pyodide = await loadPyodide({ indexURL: new URL("./pyodide/", import.meta.url).href });
-    pyodide.setStdout({ batched: log });
-    pyodide.setStderr({ batched: log });
+    const out = lineWriter();
+    pyodide.setStdout({ write: out.write });
+    pyodide.setStderr({ write: out.write });
     log(`corral-pyodide: Pyodide ${pyodide.version} loaded in ${Math.round(performance.now() - started)} ms`);
     const read = async (name) => {
       const response = await fetch(new URL(name, import.meta.url));
@@ -19,7 +39,9 @@ onmessage = async ({ data: { args, bench } }) => {
     };
     const url = (name) => new URL(name, import.meta.url).href;
     const run = bench ? runBench : runSuite;
-    postMessage({ status: await run(pyodide, { read, url, args, log }) });
+    const status = await run(pyodide, { read, url, args, log });
+    out.flush();
+    postMessage({ status });
   } catch (error) {
     log(`corral-pyodide: the worker failed: ${error.stack || error}`);
     postMessage({ status: 3 });

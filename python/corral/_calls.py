@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _json
 from .audit import now
 from .capabilities import Authorizer, CapabilityError
 from .protocol import Cancel, HostOp, OpResult
@@ -169,8 +170,8 @@ class CallDispatcher:
             return None  # not a tool call: answered by _sleep_*
         stamp = now()
         try:
-            params = json.loads(op.args)
-        except ValueError:
+            params = _json.loads(op.args)
+        except (ValueError, RecursionError):
             params = None
         tool = self.tools.get(op.tool)
         if tool is None:

@@ -49,9 +49,10 @@ def precompile_module() -> Path | None:
 async def load() -> None:
     """Compile the guest module without blocking the event loop, once per process (or page).
 
-    Afterwards creating a :class:`~corral.Sandbox` only instantiates the compiled module, which
-    is synchronous everywhere. In a browser page's main thread this is required before the
-    first ``Sandbox()``: Chrome refuses to compile a module this large synchronously there.
+    Afterwards creating a :class:`~corral.sandbox.Sandbox` only instantiates the compiled
+    module, which is synchronous everywhere. In a browser page's main thread this is required
+    before the first ``Sandbox()``: Chrome refuses to compile a module this large
+    synchronously there.
     In a Web Worker, under Node and natively it is optional (the first ``Sandbox()`` compiles
     synchronously), so portable code can always call it::
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _json
 from ._wasi import WasiShim
 from .runtime import Backend, GuestTrap, Instance
 
@@ -57,7 +58,7 @@ def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) 
 def decode_frame(frame: bytes) -> tuple[dict[str, Any], bytes]:
     """Split a frame into its parsed header and its blob."""
     (length,) = struct.unpack_from("<I", frame)
-    header = json.loads(frame[4 : 4 + length])
+    header = _json.loads(frame[4 : 4 + length])
     if not isinstance(header, dict):
         raise ProtocolError("frame header is not an object")
     return header, frame[4 + length :]
@@ -319,7 +320,15 @@ def _parse_step(reply: bytes) -> _Step:
                 error=error.get("message"),
             )
         return _Step(_slice(blob, header["stdout"]), _slice(blob, header["stderr"]), ops, outcome)
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, struct.error) as error:
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        struct.error,
+    ) as error:
         raise GuestTrap("protocol", f"the guest sent a malformed reply ({error!r})") from error
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
-import json
 import struct
 import threading
 import time
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from . import _json
 from ._calls import Approver, CallDispatcher, ToolHandler
 from ._module import wasm_bytes
 from ._wasi import Entropy, WasiShim
@@ -480,7 +480,7 @@ def _result(raw: RawOutcome, records: Iterable[ToolCall], duration_ms: float) ->
         stdout=raw.stdout.decode("utf-8", "replace"),
         stderr=raw.stderr.decode("utf-8", "replace"),
         exit_code=raw.exit_code,
-        return_value=None if raw.value is None else json.loads(raw.value),
+        return_value=None if raw.value is None else _json.loads(raw.value),
         error=raw.error,
         error_kind=raw.error_kind,
         tool_calls=tuple(records),

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from . import _json
 from .capabilities import MethodCapability, is_attenuation
 
 __all__ = [
@@ -496,7 +497,7 @@ def _decode(text: object) -> object:
         raise TokenError("token is not URL-safe base64: its length is impossible")
     try:
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-        return json.loads(raw.decode("utf-8"))
+        return _json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as error:
         raise TokenError(f"token is not base64 of JSON ({type(error).__name__})") from None
 

@@ -30,6 +30,7 @@ import functools
 import inspect
 import json
 import re
+import textwrap
 import types
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -214,9 +215,16 @@ def _docstring(func: Callable[..., Any]) -> str:
     """The function's docstring, dedented; a partial's comes from the wrapped function."""
     target = func.func if isinstance(func, functools.partial) else func
     raw = getattr(target, "__doc__", None)
+    if not isinstance(raw, str):
+        return ""
+    first, _, rest = raw.partition("\n")
+    if first.strip() and any(line.strip() and not line[0].isspace() for line in rest.split("\n")):
+        # Python 3.13+ strips the indentation of every line but the first when it compiles a
+        # docstring; give it back, so that both read the same as on older versions.
+        raw = first + "\n" + textwrap.indent(rest, "    ")
     # The leading newline makes cleandoc dedent the first line like the others, so a docstring
     # that opens with a header ("Args:") keeps its entries indented under it.
-    return inspect.cleandoc("\n" + raw) if isinstance(raw, str) else ""
+    return inspect.cleandoc("\n" + raw)
 
 
 def _tool_name(func: Callable[..., Any], name: str | None) -> str:

@@ -7,13 +7,15 @@ is accepted and ignored. The linear-memory cap is real: the module is rewritten 
 it imports its memory, and each instance gets a ``WebAssembly.Memory`` whose ``maximum`` is the
 cap, so ``memory.grow`` fails past it exactly as under wasmtime's store limits.
 
-Chrome refuses to compile large modules synchronously on a page's main thread; :meth:`load`
-then says to ``await corral.load()`` first, which compiles asynchronously (:meth:`load_async`)
-into the per-page cache. In a Web Worker and under Node the synchronous path works.
+Chrome refuses to compile large modules synchronously on a page's main thread;
+:meth:`PyodideBackend.load` then says to ``await corral.load()`` first, which compiles
+asynchronously (:meth:`PyodideBackend.load_async`) into the per-page cache. In a Web Worker
+and under Node the synchronous path works.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib
 import weakref
@@ -23,7 +25,13 @@ from typing import Any
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ._base import GuestTrap
 
-__all__ = ["PyodideBackend", "PyodideInstance", "import_memory"]
+__all__ = [
+    "CompiledModule",
+    "LinearMemory",
+    "PyodideBackend",
+    "PyodideInstance",
+    "import_memory",
+]
 
 PAGE = 64 * 1024
 MAX_PAGES = 65536  # 4 GiB: all a wasm32 memory can address
@@ -110,7 +118,7 @@ def import_memory(wasm: bytes) -> tuple[bytes, int]:
     return bytes(out), minimum
 
 
-class _Compiled:
+class CompiledModule:
     """A compiled (memory-importing) module and the minimum size of its memory."""
 
     def __init__(self, module: Any, min_pages: int) -> None:
@@ -124,7 +132,7 @@ class PyodideBackend:
     name = "pyodide"
 
     def __init__(self) -> None:
-        self._modules: dict[str, _Compiled] = {}
+        self._modules: dict[str, CompiledModule] = {}
 
     @staticmethod
     def _key(wasm: bytes) -> str:
@@ -134,7 +142,7 @@ class PyodideBackend:
         """Whether ``wasm`` is compiled already (``Sandbox()`` then needs no compilation)."""
         return self._key(wasm) in self._modules
 
-    def load(self, wasm: bytes) -> _Compiled:
+    def load(self, wasm: bytes) -> CompiledModule:
         """The compiled module, compiling synchronously the first time.
 
         Allowed in a Web Worker and under Node; on a browser's main thread Chrome refuses it
@@ -153,17 +161,17 @@ class PyodideBackend:
                     "main thread; run `await corral.load()` once before creating a Sandbox, "
                     f"or run Pyodide in a Web Worker ({_js_error(error)})"
                 ) from error
-            compiled = self._modules[key] = _Compiled(module, min_pages)
+            compiled = self._modules[key] = CompiledModule(module, min_pages)
         return compiled
 
-    async def load_async(self, wasm: bytes) -> _Compiled:
+    async def load_async(self, wasm: bytes) -> CompiledModule:
         """Compile ``wasm`` with ``WebAssembly.compile`` (allowed everywhere) into the cache."""
         key = self._key(wasm)
         compiled = self._modules.get(key)
         if compiled is None:
             rewritten, min_pages = import_memory(wasm)
             module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))
-            compiled = self._modules.setdefault(key, _Compiled(module, min_pages))
+            compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
         return compiled
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
@@ -181,7 +189,7 @@ class PyodideBackend:
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> PyodideInstance:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
-        assert isinstance(module, _Compiled)
+        assert isinstance(module, CompiledModule)
         return PyodideInstance(module, shim, memory_limit)
 
 
@@ -199,22 +207,66 @@ def _import(fn: WasiFunction) -> Callable[..., int | None]:
     return call
 
 
+class LinearMemory:
+    """A guest's ``WebAssembly.Memory``, read and written through fresh ``Uint8Array`` views.
+
+    The WASI shim holds this, not the instance: the import functions hold the shim, and the
+    JavaScript instance holds the import functions, so a shim that held the instance would make
+    a cycle through JavaScript that neither garbage collector can see, and every instance (with
+    its address-space reservation) would leak.
+    """
+
+    def __init__(self, memory: Any) -> None:
+        self.memory = memory
+
+    def size(self) -> int:
+        """The current size in bytes."""
+        return int(self.memory.buffer.byteLength)
+
+    def _view(self, ptr: int, length: int) -> Any:
+        # A fresh view every time: growing memory detaches the old buffer.
+        buffer = self.memory.buffer
+        if ptr < 0 or length < 0 or ptr + length > buffer.byteLength:
+            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+        return _js().Uint8Array.new(buffer, ptr, length)
+
+    def read(self, ptr: int, length: int) -> bytes:
+        """Copy bytes out of linear memory."""
+        return bytes(self._view(ptr, length).to_bytes()) if length else b""
+
+    def write(self, ptr: int, data: bytes) -> None:
+        """Copy bytes into linear memory."""
+        if data:
+            self._view(ptr, len(data)).assign(data)
+
+
+def _new_memory(initial: int, maximum: int) -> Any:
+    """A ``WebAssembly.Memory``; when the engine is out of address space for another one,
+    collect Python's garbage (it may hold the last references to dead instances) and retry."""
+    js, ffi = _js(), _ffi()
+    descriptor = js.Object.new()
+    descriptor.initial = initial
+    descriptor.maximum = maximum
+    try:
+        return js.WebAssembly.Memory.new(descriptor)
+    except ffi.JsException:
+        gc.collect()
+        return js.WebAssembly.Memory.new(descriptor)
+
+
 class PyodideInstance:
     """One guest instance: its ``WebAssembly.Instance``, exports and memory."""
 
-    def __init__(self, compiled: _Compiled, shim: WasiShim, memory_limit: int) -> None:
+    def __init__(self, compiled: CompiledModule, shim: WasiShim, memory_limit: int) -> None:
         js, ffi = _js(), _ffi()
         maximum = max(compiled.min_pages, min(MAX_PAGES, memory_limit // PAGE))
-        descriptor = js.Object.new()
-        descriptor.initial = compiled.min_pages
-        descriptor.maximum = maximum
-        self._memory = js.WebAssembly.Memory.new(descriptor)
+        self._memory = LinearMemory(_new_memory(compiled.min_pages, maximum))
         proxies = [(name, ffi.create_proxy(_import(fn))) for name, fn in shim.functions().items()]
         wasi = js.Object.new()
         for name, proxy in proxies:
             setattr(wasi, name, proxy)
         own = js.Object.new()
-        own.memory = self._memory
+        own.memory = self._memory.memory
         imports = js.Object.new()
         setattr(imports, "wasi_snapshot_preview1", wasi)  # noqa: B010 - a JS property
         setattr(imports, MEMORY_MODULE, own)
@@ -227,7 +279,7 @@ class PyodideInstance:
                 "trap", f"the guest could not be instantiated ({_js_error(error)})"
             ) from error
         self._exports = instance.exports
-        shim.bind(self)
+        shim.bind(self._memory)
         self.call("_initialize")
 
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
@@ -248,23 +300,15 @@ class PyodideInstance:
 
     def memory_size(self) -> int:
         """The current size of linear memory in bytes."""
-        return int(self._memory.buffer.byteLength)
-
-    def _view(self, ptr: int, length: int) -> Any:
-        # A fresh view every time: growing memory detaches the old buffer.
-        buffer = self._memory.buffer
-        if ptr < 0 or length < 0 or ptr + length > buffer.byteLength:
-            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
-        return _js().Uint8Array.new(buffer, ptr, length)
+        return self._memory.size()
 
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""
-        return bytes(self._view(ptr, length).to_bytes()) if length else b""
+        return self._memory.read(ptr, length)
 
     def write(self, ptr: int, data: bytes) -> None:
         """Copy bytes into linear memory."""
-        if data:
-            self._view(ptr, len(data)).assign(data)
+        self._memory.write(ptr, data)
 
 
 def _destroy(proxies: list[Any]) -> None:

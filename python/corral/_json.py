@@ -1,0 +1,48 @@
+"""JSON decoding with a bound on nesting, for data from outside the host (the guest, tokens).
+
+CPython's decoder recurses in C once per nesting level. Natively that ends in a
+``RecursionError``; under Pyodide the same recursion can exhaust the JavaScript stack first,
+which is fatal to the whole interpreter. So untrusted JSON is checked before it is decoded, and
+anything nested deeper than :data:`MAX_DEPTH` raises ``RecursionError`` on every platform.
+
+>>> loads(b'{"a": [1, [2]]}')
+{'a': [1, [2]]}
+>>> loads("[" * 600 + "]" * 600)
+Traceback (most recent call last):
+    ...
+RecursionError: JSON nested deeper than 512 levels
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "loads"]
+
+MAX_DEPTH = 512
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]")
+
+
+def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads(data)``, but ``RecursionError`` when arrays and objects nest deeper than
+    ``max_depth``."""
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") > max_depth and _depth(raw) > max_depth:
+        raise RecursionError(f"JSON nested deeper than {max_depth} levels")
+    return json.loads(raw)
+
+
+def _depth(raw: bytes) -> int:
+    """The deepest nesting of brackets outside strings (only called for bracket-heavy data)."""
+    brackets = _NOT_BRACKET.sub(b"", _STRING.sub(b"", raw))
+    depth = deepest = 0
+    for byte in brackets:
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
