@@ -22,6 +22,7 @@ from playwright.sync_api import (
     BrowserContext,
     Page,
     Playwright,
+    Request,
     Route,
     ViewportSize,
     sync_playwright,
@@ -43,6 +44,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# Where requests cannot be intercepted (interception turns the HTTP cache off), outside hosts
+# do not resolve instead: a request can still not leave, and OutsideRequests.saw counts it.
+RESOLVE_ONLY_LOCALHOST = (
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
+)
 VIEWPORT: ViewportSize = {"width": 1400, "height": 860}
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 READY_TIMEOUT_MS = 90_000  # a cold start on a slow CI machine
@@ -94,13 +100,23 @@ class OutsideRequests:
     def __init__(self) -> None:
         self.urls: list[str] = []
 
+    @staticmethod
+    def local(url: str) -> bool:
+        parts = urlsplit(url)
+        return parts.hostname in LOCAL_HOSTS or parts.scheme in ("data", "blob")
+
     def route(self, route: Route) -> None:
-        url = route.request.url
-        if urlsplit(url).hostname in LOCAL_HOSTS or urlsplit(url).scheme in ("data", "blob"):
+        """Continue local requests, abort and count the others."""
+        if self.local(route.request.url):
             route.continue_()
         else:
-            self.urls.append(url)
+            self.urls.append(route.request.url)
             route.abort("blockedbyclient")
+
+    def saw(self, request: Request) -> None:
+        """Count a request seen without intercepting it (see :data:`RESOLVE_ONLY_LOCALHOST`)."""
+        if not self.local(request.url):
+            self.urls.append(request.url)
 
 
 @pytest.fixture(scope="session")

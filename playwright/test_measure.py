@@ -2,7 +2,9 @@
 ``echo hi`` from the terminal. Printed at the end of the run and saved as measurements.json.
 
 The warm-cache loads use a browser profile on disk, as a returning visitor has: its HTTP cache
-and V8's code cache for Pyodide's WebAssembly (an in-memory test context keeps neither well).
+and V8's code cache for Pyodide's WebAssembly. Requests there are not intercepted (Playwright's
+routing turns the HTTP cache off); outside hosts do not resolve, and any attempt still fails
+the test.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from conftest import (
     CHROMIUM,
     CHROMIUM_ARGS,
     MEASUREMENTS,
+    RESOLVE_ONLY_LOCALHOST,
     VIEWPORT,
     Demo,
     OutsideRequests,
     new_demo,
 )
 
-WARM_LOADS = 3
+WARM_LOADS = 5
 ROUND_TRIPS = 30
 
 
@@ -32,9 +35,12 @@ def test_ready_time_with_a_warm_cache(
 ) -> None:
     MEASUREMENTS["load_average_1min_before"] = round(os.getloadavg()[0], 2)
     context = playwright.chromium.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=CHROMIUM, args=CHROMIUM_ARGS, viewport=VIEWPORT
+        str(tmp_path / "profile"),
+        executable_path=CHROMIUM,
+        args=[*CHROMIUM_ARGS, RESOLVE_ONLY_LOCALHOST],
+        viewport=VIEWPORT,
     )
-    context.route("**/*", outside.route)
+    context.on("request", outside.saw)  # not context.route: that would turn the cache off
     times = []
     try:
         for _ in range(WARM_LOADS + 1):  # the first load, with an empty profile, fills the cache
@@ -46,6 +52,7 @@ def test_ready_time_with_a_warm_cache(
         context.close()
     MEASUREMENTS["ready_ms_cold_new_profile"] = round(times[0])
     MEASUREMENTS["ready_ms_warm_median"] = round(statistics.median(times[1:]))
+    MEASUREMENTS["ready_ms_warm_best"] = round(min(times[1:]))
     MEASUREMENTS["ready_ms_warm_all"] = [round(t) for t in times[1:]]
     MEASUREMENTS["ready_stages_ms_last_warm_load (worker clock)"] = stages
     MEASUREMENTS["ready_target_ms"] = 4000

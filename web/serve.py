@@ -47,6 +47,16 @@ class DemoHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class DemoServer(ThreadingHTTPServer):
+    """A threading server that does not print a traceback when a browser hangs up."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 def serve(directory: Path, port: int = 0, host: str = "127.0.0.1") -> ThreadingHTTPServer:
     """Start serving ``directory`` in a background thread; ``port=0`` picks a free port.
 
@@ -55,7 +65,7 @@ def serve(directory: Path, port: int = 0, host: str = "127.0.0.1") -> ThreadingH
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no built site in {directory}: run `nox -s web` first")
     handler = functools.partial(DemoHandler, directory=str(directory))
-    server = ThreadingHTTPServer((host, port), handler)
+    server = DemoServer((host, port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
