@@ -18,6 +18,10 @@ IN_PYODIDE = sys.platform == "emscripten"
 # How much slower pure-Python host code runs: CPython compiled to WebAssembly takes about twice
 # as long as natively. Time bounds on host-side work scale with it.
 SLOWER = 2.0 if IN_PYODIDE else 1.0
+# How far past its time limit a runaway execution may end. Under Pyodide the guest's interrupt
+# checks run slower and further apart on a busy machine (seen: 0.35-0.6 s late with the load
+# average at 4x the cores), and there is no epoch backstop.
+TIMEOUT_SLACK = 0.6 if IN_PYODIDE else 0.1
 if IN_PYODIDE:
     # A first call that compiles its code lazily takes far longer than the rest: per-example
     # deadlines only measure the engine's warm-up there.

@@ -54,6 +54,7 @@ CHROMIUM_ARGS = (
 JSPI_FLAGS = ("--experimental-wasm-jspi", "--experimental-wasm-stack-switching")
 _HAS_JSPI = "process.exit(WebAssembly.Suspending || WebAssembly.Function ? 0 : 1)"
 SUITE_TIMEOUT = 30 * 60  # seconds a whole run may take in the browser
+RUNNER_FILES = ("pyodide_suite.mjs", "pyodide_worker.mjs", "pyodide_page.html", "pyodide_main.html")
 _SKIP_DIRS = {"__pycache__", ".hypothesis", ".pytest_cache"}
 
 
@@ -81,7 +82,12 @@ def stage(directory: Path, dist: Path, corral_wheel: Path) -> None:
         "corral": corral_wheel.name,
     }
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1))
-    for name in ("pyodide_suite.mjs", "pyodide_worker.mjs", "pyodide_page.html"):
+    for name in (
+        "pyodide_suite.mjs",
+        "pyodide_worker.mjs",
+        "pyodide_page.html",
+        "pyodide_main.html",
+    ):
         shutil.copyfile(TOOLS / name, directory / name)
     (directory / "pyodide").symlink_to(dist, target_is_directory=True)
 
@@ -144,8 +150,8 @@ def serve(directory: Path) -> Iterator[str]:
 
 
 def run_chromium(staging: Path, args: Sequence[str], *, bench: bool = False) -> int:
-    """The suite (or the benchmark) in a Web Worker in headless Chromium; pytest's status, or
-    1 if anything tried to reach beyond localhost."""
+    """The suite (or the benchmark) in a Web Worker in headless Chromium, then the main-thread
+    check; pytest's status, or 1 if anything tried to reach beyond localhost."""
     from playwright.sync_api import Route, sync_playwright
 
     outside: list[str] = []
@@ -163,15 +169,11 @@ def run_chromium(staging: Path, args: Sequence[str], *, bench: bool = False) -> 
         try:
             context = browser.new_context(service_workers="block")
             context.route("**/*", guard)
-            page = context.new_page()
-            page.on("console", lambda message: print(message.text, flush=True))
-            page.on("pageerror", lambda error: print(f"corral-pyodide: page error: {error}"))
             query = "?args=" + quote(json.dumps(list(args))) + ("&bench=1" if bench else "")
-            page.goto(base + "pyodide_page.html" + query)
-            page.wait_for_function(
-                "window.corralStatus !== null", timeout=SUITE_TIMEOUT * 1000, polling=500
-            )
-            status = int(page.evaluate("window.corralStatus"))
+            status = _run_page(context, base + "pyodide_page.html" + query)
+            # Then Pyodide on the page's own main thread: corral.load(), then the sync API.
+            main_thread = _run_page(context, base + "pyodide_main.html")
+            status = status or main_thread
         finally:
             browser.close()
     if outside:
@@ -180,6 +182,20 @@ def run_chromium(staging: Path, args: Sequence[str], *, bench: bool = False) -> 
             print(f"  {url}")
         return 1
     print("corral-pyodide: no request left localhost")
+    return status
+
+
+def _run_page(context: Any, url: str) -> int:
+    """Open ``url``, echo its console, and wait for its ``window.corralStatus``."""
+    page = context.new_page()
+    page.on("console", lambda message: print(message.text, flush=True))
+    page.on("pageerror", lambda error: print(f"corral-pyodide: page error: {error}"))
+    page.goto(url)
+    page.wait_for_function(
+        "window.corralStatus !== null", timeout=SUITE_TIMEOUT * 1000, polling=500
+    )
+    status = int(page.evaluate("window.corralStatus"))
+    page.close()
     return status
 
 

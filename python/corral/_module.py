@@ -50,9 +50,8 @@ async def load() -> None:
     """Compile the guest module without blocking the event loop, once per process (or page).
 
     Afterwards creating a :class:`~corral.sandbox.Sandbox` only instantiates the compiled
-    module, which is synchronous everywhere. In a browser page's main thread this is required
-    before the first ``Sandbox()``: Chrome refuses to compile a module this large
-    synchronously there.
+    module, which is synchronous everywhere. On a browser page's main thread, call it before
+    the first ``Sandbox()``: Chrome refuses to compile modules over 8 MB synchronously there.
     In a Web Worker, under Node and natively it is optional (the first ``Sandbox()`` compiles
     synchronously), so portable code can always call it::
 

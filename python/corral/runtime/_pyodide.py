@@ -7,7 +7,7 @@ is accepted and ignored. The linear-memory cap is real: the module is rewritten 
 it imports its memory, and each instance gets a ``WebAssembly.Memory`` whose ``maximum`` is the
 cap, so ``memory.grow`` fails past it exactly as under wasmtime's store limits.
 
-Chrome refuses to compile large modules synchronously on a page's main thread;
+Chrome refuses to compile modules over 8 MB synchronously on a page's main thread;
 :meth:`PyodideBackend.load` then says to ``await corral.load()`` first, which compiles
 asynchronously (:meth:`PyodideBackend.load_async`) into the per-page cache. In a Web Worker
 and under Node the synchronous path works.
@@ -15,6 +15,7 @@ and under Node the synchronous path works.
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import importlib
@@ -136,7 +137,7 @@ class PyodideBackend:
 
     @staticmethod
     def _key(wasm: bytes) -> str:
-        return hashlib.sha256(wasm).hexdigest()
+        return _module_key(wasm)
 
     def cached(self, wasm: bytes) -> bool:
         """Whether ``wasm`` is compiled already (``Sandbox()`` then needs no compilation)."""
@@ -146,7 +147,7 @@ class PyodideBackend:
         """The compiled module, compiling synchronously the first time.
 
         Allowed in a Web Worker and under Node; on a browser's main thread Chrome refuses it
-        for a module this size: ``await corral.load()`` first.
+        for modules over 8 MB: ``await corral.load()`` first.
         """
         key = self._key(wasm)
         compiled = self._modules.get(key)
@@ -191,6 +192,12 @@ class PyodideBackend:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
         assert isinstance(module, CompiledModule)
         return PyodideInstance(module, shim, memory_limit)
+
+
+@functools.lru_cache(maxsize=8)
+def _module_key(wasm: bytes) -> str:
+    # Memoised: hashing the 7 MB module costs tens of milliseconds per Sandbox() under Pyodide.
+    return hashlib.sha256(wasm).hexdigest()
 
 
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
