@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s build|tests|lint|docs|pyodide|bench|demo``.
+"""Developer sessions: ``nox -s build|tests|lint|docs|pyodide|bench|web|demo|e2e``.
 
 The guest (``guest/``) is built by ``guest/toolchain.py``, which finds or installs a
 wasm32-wasip1 toolchain; cargo's target directory lives in the user cache directory, so
@@ -16,6 +16,9 @@ import nox
 ROOT = Path(__file__).parent
 WASM = ROOT / "python" / "corral" / "corral.wasm"
 DIST = ROOT / "build" / "dist"
+WEB_OUT = ROOT / "build" / "web"
+CHROMIUM = "/usr/bin/chromium"
+E2E_DEPS = ("pytest>=8", "playwright>=1.50")  # Playwright drives Debian's Chromium: no download
 HOST_TARGET = (
     Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "corral" / "guest-host-target"
 )
@@ -26,6 +29,8 @@ PY_SOURCES = (
     "bench",
     "docs/conf.py",
     "noxfile.py",
+    "web",
+    "playwright",
     "guest/toolchain.py",
     "guest/hatch_build.py",
     "tools",
@@ -37,6 +42,16 @@ nox.options.reuse_existing_virtualenvs = True
 
 def _build_guest(session: nox.Session) -> None:
     session.run("python", "guest/toolchain.py", "build", "--out", str(WASM), external=True)
+
+
+def _build_wheel(session: nox.Session) -> Path:
+    """The guest, then the py3-none-any wheel carrying it (in build/dist)."""
+    _build_guest(session)
+    session.run(
+        "python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(DIST), ".",
+        external=True, env={"CORRAL_WASM": str(WASM)},
+    )  # fmt: skip
+    return max(DIST.glob("corral-*-py3-none-any.whl"), key=lambda p: p.stat().st_mtime)
 
 
 def _cargo(session: nox.Session, *args: str) -> None:
@@ -71,10 +86,12 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
-    session.install("-e", ".[lint,test]", "nox")
+    session.install("-e", ".[lint,test]", "nox", *E2E_DEPS)
     session.run("ruff", "check", *PY_SOURCES)
     session.run("ruff", "format", "--check", *PY_SOURCES)
     session.run("mypy", "--strict", "python/corral")
+    web = [*ROOT.glob("web/*.py"), *ROOT.glob("playwright/*.py")]
+    session.run("mypy", "--strict", *sorted(str(p.relative_to(ROOT)) for p in web))
     with session.chdir("guest"):
         _cargo(session, "clippy", "--all-targets", "--quiet", "--", "-D", "warnings")
         _cargo(session, "fmt", "--check")
@@ -96,12 +113,7 @@ def pyodide(session: nox.Session) -> None:
     """The test suite inside Pyodide, under Node and in headless Chromium, against the wheel
     that micropip installs (see docs/browser.rst). ``nox -s pyodide -- --runtime node`` runs
     one runtime; arguments after a second ``--`` go to pytest."""
-    _build_guest(session)
-    session.run(
-        "python", "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(DIST), ".",
-        env={"CORRAL_WASM": str(WASM)},
-    )  # fmt: skip
-    wheel = max(DIST.glob("corral-*-py3-none-any.whl"), key=lambda p: p.stat().st_mtime)
+    wheel = _build_wheel(session)
     session.install("playwright")
     session.run("python", "tools/pyodide_tests.py", "--wheel", str(wheel), *session.posargs)
 
@@ -126,9 +138,36 @@ def _shell_bench_args(args: list[str]) -> list[str]:
     return out
 
 
-@nox.session
+def _build_web(session: nox.Session) -> None:
+    """The guest, the wheel (carrying that module) and the static site in build/web."""
+    wheel = _build_wheel(session)
+    session.run(
+        "python", "web/build.py", "--wheel", str(wheel), "--out", str(WEB_OUT), external=True
+    )
+
+
+@nox.session(venv_backend="none")
+def web(session: nox.Session) -> None:
+    """The live shell demo as a static site in build/web (everything vendored at build time)."""
+    _build_web(session)
+
+
+@nox.session(venv_backend="none")
 def demo(session: nox.Session) -> None:
-    """A short tour of the sandbox: tools, a denied call, a timeout, recovery."""
-    _build_guest(session)
-    session.install("-e", ".")
-    session.run("corral", "demo")
+    """Build the live shell demo and serve it on localhost (``-- --port N`` to choose the port).
+    The terminal tour of the sandbox is ``corral demo``."""
+    _build_web(session)
+    session.run("python", "web/serve.py", str(WEB_OUT), *session.posargs, external=True)
+
+
+@nox.session
+def e2e(session: nox.Session) -> None:
+    """Build the demo, then the Playwright tests in Debian's Chromium (see playwright/README.md)."""
+    _build_web(session)
+    if not Path(CHROMIUM).is_file():
+        if os.geteuid() != 0:
+            session.error(f"no Chromium at {CHROMIUM}: run `apt-get install -y chromium` as root")
+        session.run("apt-get", "update", "-q", external=True)
+        session.run("apt-get", "install", "-y", "-q", "chromium", external=True)
+    session.install(*E2E_DEPS)
+    session.run("pytest", "playwright", *session.posargs)

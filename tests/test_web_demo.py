@@ -1,0 +1,90 @@
+"""The web demo's Python half (``web/corral_demo.py``), natively: the same code the page runs in
+Pyodide (the browser side is covered by ``playwright/``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.needs_native("web/ is not copied into the Pyodide test run")
+
+DEMO = Path(__file__).resolve().parent.parent / "web" / "corral_demo.py"
+
+
+@pytest.fixture(scope="module")
+def demo() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("corral_demo", DEMO)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(app: Any, code: str, language: str = "shell") -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(app.run(code, language))
+    return result
+
+
+def test_tool_calls_are_posted_with_their_decision(demo: ModuleType) -> None:
+    posted: list[str] = []
+    app = demo.DemoApp(posted.append)
+    assert run(app, "tool get_weather --city Paris | jq -r .sky")["stdout"] == "cloudy\n"
+    denied = run(app, "tool sales_records --region APAC")
+    assert denied["exit_code"] == 1
+    assert denied["stderr"] == (
+        "tool: sales_records denied: region in ['EU', 'US'] failed (region = 'APAC')\n"
+    )
+    entries = [json.loads(p)["entry"] for p in posted]
+    assert [(e["method"], e["decision"]) for e in entries] == [
+        ("get_weather", "allowed"),
+        ("sales_records", "denied"),
+    ]
+    caps = json.loads(app.capabilities())
+    assert [(c["pattern"], c["remaining"]) for c in caps] == [
+        ("sales_records", 50),
+        ("get_weather", 19),
+    ]
+
+
+def test_files_snapshot_and_restart(demo: ModuleType) -> None:
+    app = demo.DemoApp(lambda _: None)
+    run(app, "mkdir notes && echo hi > notes/a.txt && cd notes && KEPT=1")
+    app.write("/workspace/up.bin", b"\x00\x01")
+    tree = json.loads(app.tree())
+    assert {"path": "/workspace/notes/a.txt", "kind": "file", "size": 3} in tree
+    assert json.loads(app.view("/workspace/notes/a.txt"))["text"] == "hi\n"
+    assert app.read("/workspace/up.bin") == b"\x00\x01"
+    again = demo.DemoApp(lambda _: None, snapshot=app.snapshot())  # what Ctrl-C does
+    assert run(again, "echo $KEPT; pwd; cat a.txt")["stdout"] == "1\n/workspace/notes\nhi\n"
+
+
+def test_replay_reports_an_identical_output(demo: ModuleType) -> None:
+    app = demo.DemoApp(lambda _: None)
+    assert json.loads(app.replay()) == {"error": "nothing to replay yet: run a command first"}
+    first = run(
+        app, "const w = await get_weather({city: 'Tokyo'}); return [w, Math.random()]", "js"
+    )
+    replayed = json.loads(app.replay())
+    assert replayed["identical"] is True
+    assert replayed["result"]["stdout"] == first["stdout"]
+
+
+def test_the_csv_example_generates_50_mb_and_returns_a_summary(demo: ModuleType) -> None:
+    app = demo.DemoApp(lambda _: None, timeout=120)
+    generate, summarise = json.loads(app.csv_example())
+    assert run(app, generate)["exit_code"] == 0
+    assert app.size("sales.csv") == 50_864_032
+    out = run(app, summarise)["stdout"]
+    assert out.splitlines() == [
+        "US      10400000 units   531440000.00",
+        "LATAM   10400000 units   529360000.00",
+        "APAC    10000000 units   511280000.00",
+        "EU      10000000 units   508640000.00",
+    ]

@@ -1,0 +1,98 @@
+"""Serve the built demo on localhost (``nox -s demo``; the end-to-end tests use :func:`serve`).
+
+Any static host works; this one sets the types the page needs (``.mjs``, ``.wasm``) and lets
+the browser cache the vendored files (Pyodide, xterm) while revalidating the page's own.
+Usage::
+
+    python web/serve.py [build/web] [--port 8000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TYPES = {
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".wasm": "application/wasm",
+    ".whl": "application/zip",
+    ".zip": "application/zip",
+    ".py": "text/x-python",
+    ".json": "application/json",
+}
+# Long-lived: pinned versions vendored at build time. The corral wheel keeps its name across
+# rebuilds, so wheels/ is revalidated like the page's own files.
+CACHED = ("/pyodide/", "/vendor/")
+
+
+class DemoHandler(SimpleHTTPRequestHandler):
+    """Static files with the right types and cache headers, and quiet logs."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}  # noqa: RUF012 - as the base
+
+    def end_headers(self) -> None:
+        if self.path.startswith(CACHED):
+            self.send_header("Cache-Control", "public, max-age=86400")
+        else:
+            self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class DemoServer(ThreadingHTTPServer):
+    """A threading server that does not print a traceback when a browser hangs up."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+def serve(directory: Path, port: int = 0, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """Start serving ``directory`` in a background thread; ``port=0`` picks a free port.
+
+    Stop it with ``server.shutdown()``.
+    """
+    if not (directory / "index.html").is_file():
+        raise FileNotFoundError(f"no built site in {directory}: run `nox -s web` first")
+    handler = functools.partial(DemoHandler, directory=str(directory))
+    server = DemoServer((host, port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def url_of(server: ThreadingHTTPServer) -> str:
+    """The server's base URL."""
+    host, port = server.server_address[:2]
+    return f"http://{host!s}:{port}/"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Serve the built corral demo on localhost.")
+    parser.add_argument("directory", nargs="?", type=Path, default=ROOT / "build" / "web")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    try:
+        server = serve(args.directory, args.port)
+    except (FileNotFoundError, OSError) as e:
+        print(f"web/serve.py: {e}", file=sys.stderr)
+        return 1
+    print(f"corral demo: {url_of(server)}  (Ctrl-C to stop)", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
