@@ -62,6 +62,13 @@ impl Host for TestHost {
         stderr: Output,
     ) -> LocalFuture<'static, i32> {
         let vfs = Rc::clone(&self.vfs);
+        // There is no shell here: `sh -c "applet args"` runs the applet with the words.
+        let argv = match argv.as_slice() {
+            [sh, c, line] if sh == "sh" && c == "-c" => {
+                line.split_whitespace().map(str::to_string).collect()
+            }
+            _ => argv,
+        };
         Box::pin(async move {
             let Some((name, args)) = argv.split_first() else {
                 return 0;
