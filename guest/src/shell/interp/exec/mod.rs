@@ -533,7 +533,7 @@ impl Sh {
         let Some(word) = word else {
             return Ok(1);
         };
-        let text = match self.expand_string(word, fds).await {
+        let text = match self.expand_arith(word, fds).await {
             Ok(text) => text,
             Err(e) => return Err(self.expand_failed(e, fds, 1).await),
         };
@@ -623,7 +623,7 @@ impl Sh {
     }
 
     async fn run_arith_command(&self, word: &Word, fds: &Fds) -> Flow {
-        let text = match self.expand_string(word, fds).await {
+        let text = match self.expand_arith(word, fds).await {
             Ok(text) => text,
             Err(e) => return self.expand_failed(e, fds, 1).await,
         };

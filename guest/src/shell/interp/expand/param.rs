@@ -268,7 +268,8 @@ impl Sh {
                 replacement,
             } => {
                 let chars = self.expand_pchars(pattern, fds).await?;
-                if chars.is_empty() {
+                let anchored = matches!(mode, ReplaceMode::Prefix | ReplaceMode::Suffix);
+                if chars.is_empty() && !anchored {
                     return Ok(value);
                 }
                 let p = Pattern::new(&chars);
