@@ -57,6 +57,7 @@ impl Host for TestHost {
         &self,
         argv: Vec<String>,
         cwd: String,
+        env: Option<BTreeMap<String, String>>,
         stdin: Input,
         stdout: Output,
         stderr: Output,
@@ -86,7 +87,7 @@ impl Host for TestHost {
                 stdout,
                 stderr,
                 cwd,
-                env: Rc::new(BTreeMap::new()),
+                env: Rc::new(env.unwrap_or_default()),
                 vfs,
                 host,
             };
@@ -121,6 +122,7 @@ pub fn run_in(vfs: &Rc<RefCell<Vfs>>, name: &str, args: &[&str], stdin: &str) ->
     let mut future = host.exec(
         argv,
         "/workspace".to_string(),
+        None,
         Input::bytes(Rc::new(stdin.as_bytes().to_vec())),
         Output::new(Sink::Buffer(Rc::clone(&out))),
         Output::new(Sink::Buffer(Rc::clone(&err))),

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use super::code::Dest;
 use super::record::{Reader, RecSep};
-use crate::applets::common::run_forwarded;
+use crate::applets::common::{run_forwarded, Child};
 use crate::applets::Host;
 use crate::task::{Input, Output, Sink, WriteError};
 use crate::vfs::{Errno, Vfs};
@@ -382,7 +382,10 @@ impl Io {
         };
         run_forwarded(
             &*self.host,
-            &self.cwd,
+            Child {
+                cwd: &self.cwd,
+                env: None,
+            },
             argv,
             stdin,
             stdout,

@@ -299,7 +299,7 @@ fn exec_awk(args: &[&str], stdin: Input, stdout: Output) -> LocalFuture<'static,
         .map(str::to_string)
         .collect();
     let err = Output::new(Sink::Buffer(Rc::new(RefCell::new(Vec::new()))));
-    host.exec(argv, "/workspace".to_string(), stdin, stdout, err)
+    host.exec(argv, "/workspace".to_string(), None, stdin, stdout, err)
 }
 
 /// `awk 'BEGIN { while (1) print "y" }' | head -c 10` ends: a closed pipe stops awk (141).

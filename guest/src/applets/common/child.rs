@@ -4,6 +4,8 @@
 //! `Host::exec` takes the child's streams by value and our `Output`s cannot be shared, so the
 //! child writes into two pipes that we drain into our stdout and stderr while it runs.
 
+use std::collections::BTreeMap;
+
 use crate::applets::{Ctx, Host};
 use crate::task::{join_all, pipe, Input, LocalFuture, Output, PipeReader, Sink, WriteError};
 
@@ -22,13 +24,23 @@ pub async fn run_child_in(
     stdin: Input,
 ) -> Result<i32, WriteError> {
     let host = ctx.host.clone();
-    run_forwarded(&*host, cwd, argv, stdin, &mut ctx.stdout, &mut ctx.stderr).await
+    let child = Child { cwd, env: None };
+    run_forwarded(&*host, child, argv, stdin, &mut ctx.stdout, &mut ctx.stderr).await
 }
 
-/// Runs `argv` through `host` in `cwd`, its output forwarded to `stdout` and `stderr`.
+/// Where a child command runs: its working directory, and its environment when it is not
+/// the shell's.
+pub struct Child<'a> {
+    /// The working directory.
+    pub cwd: &'a str,
+    /// The exported environment it gets instead of the shell's.
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+/// Runs `argv` through `host` as `child` says, its output forwarded to `stdout` and `stderr`.
 pub async fn run_forwarded(
     host: &dyn Host,
-    cwd: &str,
+    child: Child<'_>,
     argv: Vec<String>,
     stdin: Input,
     stdout: &mut Output,
@@ -38,7 +50,8 @@ pub async fn run_forwarded(
     let (err_reader, err_writer) = pipe();
     let child = host.exec(
         argv,
-        cwd.to_string(),
+        child.cwd.to_string(),
+        child.env,
         stdin,
         Output::new(Sink::Pipe(out_writer)),
         Output::new(Sink::Pipe(err_writer)),

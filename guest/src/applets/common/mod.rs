@@ -4,7 +4,7 @@ mod args;
 mod child;
 
 pub use args::{getopt, Opt, OptSpec};
-pub use child::{run_child, run_child_in, run_forwarded};
+pub use child::{run_child, run_child_in, run_forwarded, Child};
 
 use std::fmt::Display;
 use std::rc::Rc;

@@ -673,6 +673,22 @@ fn missing_hint(name: &str) -> &'static str {
     }
 }
 
+/// Makes `env` the exported environment of `state`: the other exported variables are unset
+/// (`env -i`, `env -u NAME`), the given ones set and exported.
+fn replace_environment(state: &mut State, env: BTreeMap<String, String>) {
+    for name in state.names() {
+        let exported = state.var(&name).is_some_and(|v| v.attrs.export);
+        if exported && !env.contains_key(&name) {
+            let _ = state.unset(&name);
+        }
+    }
+    for (name, value) in env {
+        if state.assign(&name, value, false).is_ok() {
+            state.var_entry(&name).attrs.export = true;
+        }
+    }
+}
+
 /// A variable of a command's temporary environment.
 fn temp_var(t: &AssignArg) -> Var {
     Var {
@@ -738,6 +754,7 @@ impl Host for ShellHost {
         &self,
         argv: Vec<String>,
         cwd: String,
+        env: Option<BTreeMap<String, String>>,
         stdin: Input,
         stdout: Output,
         stderr: Output,
@@ -752,6 +769,9 @@ impl Host for ShellHost {
                 let mut s = sub.state.borrow_mut();
                 let _ = s.assign("PWD", cwd.clone(), false);
                 s.cwd = cwd;
+                if let Some(env) = env {
+                    replace_environment(&mut s, env);
+                }
             }
             let fds = Fds::new(
                 InHandle::stream(stdin),
