@@ -73,6 +73,7 @@ impl Host for GuestHost {
         &self,
         _argv: Vec<String>,
         _cwd: String,
+        _env: Option<std::collections::BTreeMap<String, String>>,
         _stdin: Input,
         _stdout: Output,
         _stderr: Output,

@@ -58,11 +58,13 @@ pub trait Host {
     /// The tools the code may call.
     fn tools(&self) -> Vec<ToolInfo>;
     /// Runs a command line (a builtin, function or applet) with these streams, as `xargs` and
-    /// `find -exec` need; resolves to its exit status.
+    /// `find -exec` need; resolves to its exit status. `env`: the exported environment it gets
+    /// instead of the shell's (`env -i`, `env NAME=VALUE`).
     fn exec(
         &self,
         argv: Vec<String>,
         cwd: String,
+        env: Option<BTreeMap<String, String>>,
         stdin: Input,
         stdout: Output,
         stderr: Output,

@@ -57,11 +57,19 @@ impl Host for TestHost {
         &self,
         argv: Vec<String>,
         cwd: String,
+        env: Option<BTreeMap<String, String>>,
         stdin: Input,
         stdout: Output,
         stderr: Output,
     ) -> LocalFuture<'static, i32> {
         let vfs = Rc::clone(&self.vfs);
+        // There is no shell here: `sh -c "applet args"` runs the applet with the words.
+        let argv = match argv.as_slice() {
+            [sh, c, line] if sh == "sh" && c == "-c" => {
+                line.split_whitespace().map(str::to_string).collect()
+            }
+            _ => argv,
+        };
         Box::pin(async move {
             let Some((name, args)) = argv.split_first() else {
                 return 0;
@@ -79,7 +87,7 @@ impl Host for TestHost {
                 stdout,
                 stderr,
                 cwd,
-                env: Rc::new(BTreeMap::new()),
+                env: Rc::new(env.unwrap_or_default()),
                 vfs,
                 host,
             };
@@ -114,6 +122,7 @@ pub fn run_in(vfs: &Rc<RefCell<Vfs>>, name: &str, args: &[&str], stdin: &str) ->
     let mut future = host.exec(
         argv,
         "/workspace".to_string(),
+        None,
         Input::bytes(Rc::new(stdin.as_bytes().to_vec())),
         Output::new(Sink::Buffer(Rc::clone(&out))),
         Output::new(Sink::Buffer(Rc::clone(&err))),

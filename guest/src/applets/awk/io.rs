@@ -1,6 +1,8 @@
 //! Awk's files: standard streams, `print > file` / `>> file` into the VFS (buffered, opened
-//! once until `close`), and `getline < file` readers. Commands (`| cmd`, `cmd | getline`) have
-//! no processes to run in the sandbox and are refused with a clear message.
+//! once until `close`), `getline < file` readers, and commands run with `sh -c` through the
+//! host: `system(cmd)`, `cmd | getline` (the command runs to completion and its output is
+//! read from a buffer), and `print | cmd` (what is printed is collected and the command runs
+//! with it as input at `close(cmd)` or at exit, its output after what awk printed before).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -8,11 +10,16 @@ use std::rc::Rc;
 
 use super::code::Dest;
 use super::record::{Reader, RecSep};
-use crate::task::{Input, Output, WriteError};
+use crate::applets::common::{run_forwarded, Child};
+use crate::applets::Host;
+use crate::task::{Input, Output, Sink, WriteError};
 use crate::vfs::{Errno, Vfs};
 
 /// Bytes buffered per output file before they are appended to the VFS.
 const FILE_BUFFER: usize = 64 * 1024;
+
+/// Bytes `print | cmd` may collect for one command before it is closed.
+const PIPE_LIMIT: usize = 64 << 20;
 
 /// Why an output operation stopped the program.
 #[derive(Debug)]
@@ -37,8 +44,13 @@ pub struct Io {
     stdin: Option<Input>,
     files: HashMap<Vec<u8>, OutFile>,
     readers: HashMap<Vec<u8>, Reader>,
+    /// `cmd | getline`: the command's output and its exit status.
+    commands: HashMap<Vec<u8>, (Reader, i32)>,
+    /// `print | cmd`: what was printed to each command, in the order they were opened.
+    pipes: Vec<(Vec<u8>, Vec<u8>)>,
     vfs: Rc<RefCell<Vfs>>,
     cwd: String,
+    host: Rc<dyn Host>,
 }
 
 /// The special file a name stands for, if any.
@@ -71,6 +83,7 @@ impl Io {
         stdin: Input,
         vfs: Rc<RefCell<Vfs>>,
         cwd: String,
+        host: Rc<dyn Host>,
     ) -> Self {
         Io {
             stdout,
@@ -78,8 +91,11 @@ impl Io {
             stdin: Some(stdin),
             files: HashMap::new(),
             readers: HashMap::new(),
+            commands: HashMap::new(),
+            pipes: Vec::new(),
             vfs,
             cwd,
+            host,
         }
     }
 
@@ -132,13 +148,7 @@ impl Io {
                     .await
                     .map_err(|e| write_error(e, "/dev/stderr"));
             }
-            (Dest::Pipe, _) => {
-                return Err(IoStop::Fatal(format!(
-                    "cannot open pipe `{}': commands cannot run from awk in this sandbox \
-                     (pipe the output of awk to the command instead)",
-                    String::from_utf8_lossy(name)
-                )));
-            }
+            (Dest::Pipe, _) => return self.collect_for_pipe(name, data),
             _ => {}
         }
         if !self.files.contains_key(name) {
@@ -253,6 +263,15 @@ impl Io {
         if self.readers.remove(name).is_some() {
             found = true;
         }
+        if let Some((_, status)) = self.commands.remove(name) {
+            return Ok(status);
+        }
+        if let Some(at) = self.pipes.iter().position(|(cmd, _)| cmd == name) {
+            let (cmd, data) = self.pipes.remove(at);
+            return self
+                .run_command(&cmd, Input::bytes(Rc::new(data)), None)
+                .await;
+        }
         if !found && special(name).is_some() {
             self.flush_named(name).await?;
             return Ok(0);
@@ -283,5 +302,96 @@ impl Io {
             Some(reader) => Ok(reader.next(rs, rec, rt).await),
             None => Ok(false),
         }
+    }
+
+    fn collect_for_pipe(&mut self, cmd: &[u8], data: &[u8]) -> Result<(), IoStop> {
+        let at = match self.pipes.iter().position(|(c, _)| c == cmd) {
+            Some(at) => at,
+            None => {
+                self.pipes.push((cmd.to_vec(), Vec::new()));
+                self.pipes.len() - 1
+            }
+        };
+        let collected = &mut self.pipes[at].1;
+        if collected.len() + data.len() > PIPE_LIMIT {
+            return Err(IoStop::Fatal(format!(
+                "print to \"{}\" failed (more than 64 MiB before close)",
+                String::from_utf8_lossy(cmd)
+            )));
+        }
+        collected.extend_from_slice(data);
+        Ok(())
+    }
+
+    /// `system(cmd)`: everything written so far is flushed first; resolves to the status.
+    pub async fn system(&mut self, cmd: &[u8]) -> Result<i32, IoStop> {
+        self.run_command(cmd, Input::empty(), None).await
+    }
+
+    /// `cmd | getline`: the next record of the command's output (run at the first call).
+    pub async fn read_command(
+        &mut self,
+        cmd: &[u8],
+        rs: &RecSep,
+        rec: &mut Vec<u8>,
+        rt: &mut Vec<u8>,
+    ) -> Result<bool, IoStop> {
+        if !self.commands.contains_key(cmd) {
+            let buffer = Rc::new(RefCell::new(Vec::new()));
+            let mut out = Output::new(Sink::Buffer(Rc::clone(&buffer)));
+            let status = self
+                .run_command(cmd, Input::empty(), Some(&mut out))
+                .await?;
+            drop(out);
+            let output = std::mem::take(&mut *buffer.borrow_mut());
+            let reader = Reader::new(Input::bytes(Rc::new(output)));
+            self.commands.insert(cmd.to_vec(), (reader, status));
+        }
+        match self.commands.get_mut(cmd) {
+            Some((reader, _)) => Ok(reader.next(rs, rec, rt).await),
+            None => Ok(false),
+        }
+    }
+
+    /// Runs the commands still open for `print | cmd`, then flushes everything (at exit).
+    pub async fn finish(&mut self) -> Result<(), IoStop> {
+        for (cmd, data) in std::mem::take(&mut self.pipes) {
+            self.run_command(&cmd, Input::bytes(Rc::new(data)), None)
+                .await?;
+        }
+        self.flush_all().await
+    }
+
+    /// Runs `sh -c cmd` after flushing every output; its stdout goes to `out` (else ours),
+    /// its stderr to ours. Resolves to its exit status.
+    async fn run_command(
+        &mut self,
+        cmd: &[u8],
+        stdin: Input,
+        out: Option<&mut Output>,
+    ) -> Result<i32, IoStop> {
+        self.flush_all().await?;
+        let argv = vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            String::from_utf8_lossy(cmd).into_owned(),
+        ];
+        let stdout = match out {
+            Some(out) => out,
+            None => &mut self.stdout,
+        };
+        run_forwarded(
+            &*self.host,
+            Child {
+                cwd: &self.cwd,
+                env: None,
+            },
+            argv,
+            stdin,
+            stdout,
+            &mut self.stderr,
+        )
+        .await
+        .map_err(|e| write_error(e, "standard output"))
     }
 }

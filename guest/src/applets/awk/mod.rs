@@ -129,7 +129,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             host,
             ..
         } = ctx;
-        let files = io::Io::new(stdout, stderr, stdin, vfs, cwd);
+        let files = io::Io::new(stdout, stderr, stdin, vfs, cwd, host.clone());
         Interp::new(setup, files, &env, host).run_program().await
     })
 }

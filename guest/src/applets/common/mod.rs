@@ -1,8 +1,10 @@
 //! Helpers every applet uses: GNU-style option parsing, error messages, opening inputs.
 
 mod args;
+mod child;
 
 pub use args::{getopt, Opt, OptSpec};
+pub use child::{run_child, run_child_in, run_forwarded, Child};
 
 use std::fmt::Display;
 use std::rc::Rc;

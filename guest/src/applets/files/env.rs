@@ -1,7 +1,7 @@
 //! `env [-i] [-u NAME] [NAME=VALUE]... [COMMAND [ARG]...]` and `printenv [NAME]...`.
 
-use super::shared::{conclude, out, parse_args, run_child, Res};
-use crate::applets::common::{warn, OptSpec};
+use super::shared::{conclude, out, parse_args, Res};
+use crate::applets::common::{run_forwarded, warn, Child, OptSpec};
 use crate::applets::{Applet, Ctx};
 use crate::task::{Input, LocalFuture, WriteError};
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// The `env` applet.
 pub const ENV: Applet = Applet {
     name: "env",
-    usage: "env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]\nPrint the environment, or run COMMAND in it.\n  -i, --ignore-environment  start with an empty environment\n  -u, --unset=NAME          remove NAME from the environment\n  -0, --null                end each output line with NUL, not newline\nCOMMAND runs only with the environment unchanged; write `NAME=VALUE COMMAND` in the\nshell to run a command with extra variables.",
+    usage: "env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]\nPrint the environment, or run COMMAND in it.\n  -i, --ignore-environment  start with an empty environment\n  -u, --unset=NAME          remove NAME from the environment\n  -0, --null                end each output line with NUL, not newline\nCOMMAND runs with the changed environment.",
     run: run_env,
 };
 
@@ -67,16 +67,22 @@ fn run_env(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             let result = print_all(&mut ctx, &env, nul).await;
             return conclude(&mut ctx, result.map(|()| 0)).await;
         }
-        if changed {
-            let message = format!(
-                "running '{}' with a changed environment is not supported here; use the shell form `NAME=VALUE {}` instead",
-                rest[0], rest[0]
-            );
-            warn(&mut ctx, message).await;
-            return 125;
-        }
         let stdin = std::mem::replace(&mut ctx.stdin, Input::empty());
-        match run_child(&mut ctx, rest.to_vec(), stdin).await {
+        let cwd = ctx.cwd.clone();
+        let child = Child {
+            cwd: &cwd,
+            env: changed.then_some(env),
+        };
+        let host = ctx.host.clone();
+        let ran = run_forwarded(
+            &*host,
+            child,
+            rest.to_vec(),
+            stdin,
+            &mut ctx.stdout,
+            &mut ctx.stderr,
+        );
+        match ran.await {
             Ok(status) => status,
             Err(WriteError::BrokenPipe) => 141,
             Err(WriteError::Refused(message)) => {
@@ -177,11 +183,11 @@ mod tests {
         assert_eq!(with_env("env", &["echo", "hi", "-n"]), ok("hi -n\n"));
         assert_eq!(with_env("env", &["cat"]), ok("in\n"));
         assert_eq!(with_env("env", &["nope-cmd"]).status, 127);
-        let changed = with_env("env", &["X=1", "echo"]);
-        assert_eq!(changed.status, 125);
-        assert!(changed
-            .stderr
-            .starts_with("env: running 'echo' with a changed environment"));
+        assert_eq!(with_env("env", &["-i", "Y=2", "env"]), ok("Y=2\n"));
+        assert_eq!(
+            with_env("env", &["-u", "HOME", "A=3", "printenv"]),
+            ok("A=3\nPATH=/bin\n")
+        );
         assert_eq!(
             run("env", &["-x"], ""),
             err(

@@ -720,9 +720,10 @@ impl Translator {
     }
 }
 
-/// One character as a class member of the `regex` crate (escaped when it could be syntax).
+/// One character as a class member of the `regex` crate (escaped when it could be syntax;
+/// `<` and `>` cannot be, the crate keeps `\<` and `\>` for word boundaries).
 fn class_char(c: char) -> String {
-    if c.is_ascii_punctuation() {
+    if c.is_ascii_punctuation() && !matches!(c, '<' | '>') {
         format!("\\{c}")
     } else if c.is_control() || c == ' ' {
         format!("\\x{{{:x}}}", u32::from(c))
@@ -796,6 +797,7 @@ mod tests {
             ("[[:digit:]x]", "[0-9x]"),
             ("[a-]", "[a\\-]"),
             ("[\\]", "[\\\\]"),
+            ("<[^>]*>", "<[^>]*>"),
             ("a\\.b", "a\\.b"),
             ("x\\{1\\}\\{2\\}", "(?:x{1}){2}"),
         ];

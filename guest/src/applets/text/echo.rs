@@ -1,5 +1,6 @@
 //! `echo [-neE] [ARG]...`: print the arguments.
 
+use super::printf::{expand_b, Escapes, Flow};
 use crate::applets::common::warn;
 use crate::applets::{Applet, Ctx};
 use crate::task::{LocalFuture, WriteError};
@@ -14,31 +15,27 @@ pub const APPLET: Applet = Applet {
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         let (newline, escapes, words) = parse(&ctx.args);
-        let mut text = String::new();
+        let mut text = Vec::new();
         for (i, word) in words.iter().enumerate() {
             if i > 0 {
-                text.push(' ');
+                text.push(b' ');
             }
-            if escapes {
-                let (decoded, stop) = decode(word);
-                text.push_str(&decoded);
-                if stop {
-                    return finish(&mut ctx, &text).await;
-                }
-            } else {
-                text.push_str(word);
+            if !escapes {
+                text.extend_from_slice(word.as_bytes());
+            } else if expand_b(word.as_bytes(), &mut text, Escapes::Echo) == Flow::Stop {
+                return finish(&mut ctx, &text).await;
             }
         }
         if newline {
-            text.push('\n');
+            text.push(b'\n');
         }
         finish(&mut ctx, &text).await
     })
 }
 
 /// Writes `text`: status 0, or 1 on failure (a refused write is reported, a closed pipe is not).
-async fn finish(ctx: &mut Ctx, text: &str) -> i32 {
-    let mut written = ctx.stdout.write_str(text).await;
+async fn finish(ctx: &mut Ctx, text: &[u8]) -> i32 {
+    let mut written = ctx.stdout.write(text).await;
     if written.is_ok() {
         written = ctx.stdout.flush().await;
     }
@@ -75,51 +72,6 @@ fn parse(args: &[String]) -> (bool, bool, &[String]) {
     (newline, escapes, &args[start..])
 }
 
-/// Decodes `echo -e` escapes; the flag is true at `\c` (stop printing).
-fn decode(word: &str) -> (String, bool) {
-    let mut out = String::new();
-    let mut chars = word.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('r') => out.push('\r'),
-            Some('a') => out.push('\x07'),
-            Some('b') => out.push('\x08'),
-            Some('f') => out.push('\x0c'),
-            Some('v') => out.push('\x0b'),
-            Some('e') => out.push('\x1b'),
-            Some('\\') => out.push('\\'),
-            Some('c') => return (out, true),
-            Some('0') => out.push(octal(&mut chars)),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    (out, false)
-}
-
-fn octal(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> char {
-    let mut value = 0u32;
-    for _ in 0..3 {
-        match chars.peek().and_then(|c| c.to_digit(8)) {
-            Some(d) => {
-                value = value * 8 + d;
-                chars.next();
-            }
-            None => break,
-        }
-    }
-    char::from_u32(value).unwrap_or('\0')
-}
-
 #[cfg(test)]
 mod tests {
     use crate::applets::testing::{ok, run};
@@ -134,5 +86,9 @@ mod tests {
         assert_eq!(run("echo", &["-nE", "\\t"], ""), ok("\\t"));
         assert_eq!(run("echo", &[], ""), ok("\n"));
         assert_eq!(run("echo", &["-e", "\\0101"], ""), ok("A\n"));
+        assert_eq!(
+            run("echo", &["-e", "\\x41\\x4a|\\101|\\u00e9|\\E|\\q"], ""),
+            ok("AJ|\\101|\u{e9}|\x1b|\\q\n")
+        );
     }
 }

@@ -58,6 +58,7 @@ fn set_flag(attrs: &mut Attrs, c: char) -> bool {
         'u' => attrs.upper = true,
         'r' => attrs.readonly = true,
         'x' => attrs.export = true,
+        'n' => attrs.nameref = true,
         _ => return false,
     }
     true
@@ -108,7 +109,7 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
                     flags.on.export = false;
                     true
                 }
-                ('n' | 't', Mode::Declare | Mode::Local) => true,
+                ('t', Mode::Declare | Mode::Local) => true,
                 (c, _) if sign == '-' => set_flag(&mut flags.on, c),
                 (c, _) => set_flag(&mut flags.off, c),
             };
@@ -204,6 +205,9 @@ fn declare_one(
     flags: Flags,
     scope: Scope,
 ) -> Result<(), String> {
+    if flags.on.nameref {
+        return declare_nameref(ctx, name, assign, flags, scope);
+    }
     {
         let mut state = ctx.sh.state.borrow_mut();
         let readonly = state.var(name).is_some_and(|v| v.attrs.readonly);
@@ -301,6 +305,45 @@ fn declare_one(
     Ok(())
 }
 
+/// `declare -n name[=target]`: makes `name` itself (not what it refers to) a reference.
+fn declare_nameref(
+    ctx: &Ctx,
+    name: &str,
+    assign: Option<&AssignArg>,
+    flags: Flags,
+    scope: Scope,
+) -> Result<(), String> {
+    let target = match assign.map(|a| &a.value) {
+        Some(AssignVal::Scalar(target)) if is_name(target) && target != name => {
+            Some(target.clone())
+        }
+        Some(AssignVal::Scalar(target)) => {
+            return Err(format!(
+                "`{target}': invalid variable name for name reference"
+            ));
+        }
+        Some(AssignVal::Array(_)) => {
+            return Err(format!("{name}: reference variable cannot be an array"));
+        }
+        None => None,
+    };
+    let mut state = ctx.sh.state.borrow_mut();
+    let var = match scope {
+        Scope::Local => state.local_entry(name),
+        Scope::Global => state.globals.entry(name.to_string()).or_default(),
+        Scope::Normal => state.raw_entry(name),
+    };
+    if var.attrs.readonly {
+        return Err(format!("{name}: readonly variable"));
+    }
+    var.attrs.nameref = true;
+    var.attrs.readonly |= flags.on.readonly;
+    if let Some(target) = target {
+        var.value = Some(Value::Str(target));
+    }
+    Ok(())
+}
+
 /// The attribute letters of a variable, as `declare -p` prints them.
 pub(crate) fn attr_letters(var: &Var) -> String {
     let a = var.attrs;
@@ -312,6 +355,7 @@ pub(crate) fn attr_letters(var: &Var) -> String {
         (assoc, 'A'),
         (a.integer, 'i'),
         (a.lower, 'l'),
+        (a.nameref, 'n'),
         (a.readonly, 'r'),
         (a.upper, 'u'),
         (a.export, 'x'),
@@ -361,7 +405,7 @@ async fn print_named(ctx: &Ctx, operands: &[ArgValue]) -> Flow {
     let mut status = 0;
     for arg in operands {
         let name = arg.text();
-        let var = ctx.sh.state.borrow().var(&name).cloned();
+        let var = ctx.sh.state.borrow().raw_var(&name).cloned();
         match var {
             Some(var) => out.push_str(&declaration(&name, &var)),
             None => {
@@ -379,7 +423,7 @@ async fn list_all(ctx: &Ctx, mode: Mode, flags: Flags) -> Flow {
     let state = ctx.sh.state.borrow().clone();
     let mut out = String::new();
     for name in state.names() {
-        let Some(var) = state.var(&name) else {
+        let Some(var) = state.raw_var(&name) else {
             continue;
         };
         let wanted = match mode {

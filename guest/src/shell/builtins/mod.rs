@@ -9,6 +9,7 @@ mod cd;
 mod command;
 mod declare;
 mod dirs;
+mod echo;
 mod eval;
 mod exec;
 mod exit;
@@ -130,6 +131,7 @@ const BUILTINS: &[&Builtin] = &[
     &loopctl::CONTINUE,
     &declare::DECLARE,
     &dirs::DIRS,
+    &echo::ECHO,
     &eval::EVAL,
     &exec::EXEC,
     &exit::EXIT,

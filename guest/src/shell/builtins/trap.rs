@@ -1,5 +1,6 @@
-//! `trap [-p] [action] [signal ...]`: `EXIT` traps run when the script ends; other signals
-//! are accepted and never fire (there are no signals in the sandbox).
+//! `trap [-p] [action] [signal ...]`: `EXIT` traps run when the script ends, `ERR` traps after
+//! a failing command; other signals are accepted and never fire (there are no signals in the
+//! sandbox).
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::quote;
@@ -10,7 +11,7 @@ use crate::task::LocalFuture;
 pub(crate) const TRAP: Builtin = Builtin {
     name: "trap",
     synopsis:
-        "trap [action] [signal ...] — EXIT traps run when the script ends; other signals never fire",
+        "trap [action] [signal ...] — EXIT runs when the script ends, ERR after a failure; signals never fire",
     run,
 };
 

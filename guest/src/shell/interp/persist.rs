@@ -75,6 +75,7 @@ fn attrs_text(a: Attrs) -> String {
         (a.upper, 'u'),
         (a.array, 'a'),
         (a.assoc, 'A'),
+        (a.nameref, 'n'),
     ]
     .iter()
     .filter(|(on, _)| *on)
@@ -93,6 +94,7 @@ fn attrs_parse(s: &str) -> Result<Attrs, String> {
             'u' => a.upper = true,
             'a' => a.array = true,
             'A' => a.assoc = true,
+            'n' => a.nameref = true,
             other => return Err(format!("unknown attribute {other:?}")),
         }
     }

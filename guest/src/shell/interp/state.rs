@@ -5,6 +5,7 @@
 //! a clone is cheap). Nothing here does I/O; the expander and executor read and write it
 //! between awaits, never across one.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -17,6 +18,10 @@ use crate::shell::ast::Command;
 pub const MAX_VALUE: usize = 64 << 20;
 /// Deepest nesting of function calls.
 pub const MAX_FUNC_DEPTH: usize = 200;
+
+/// Name references followed before giving up (bash warns of a loop at about this depth).
+const MAX_NAMEREF_HOPS: usize = 8;
+
 /// Deepest nesting of commands: every command counts one level, and `eval`, `source`,
 /// substitutions, subshells and scripts one more each (a function call is its command and
 /// its body: `f() { f; }` recurses 100 deep, `f() { if ...; then f; fi; }` 66).
@@ -40,7 +45,7 @@ pub enum Value {
     Assoc(Rc<Assoc>),
 }
 
-/// Variable attributes (`declare -x -r -i -l -u -a -A`).
+/// Variable attributes (`declare -x -r -i -l -u -a -A -n`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Attrs {
     /// `-x`: passed to commands' environment.
@@ -57,6 +62,8 @@ pub struct Attrs {
     pub array: bool,
     /// `-A`: an associative array.
     pub assoc: bool,
+    /// `-n`: a name reference: its value names the variable it stands for.
+    pub nameref: bool,
 }
 
 /// A variable: its value (None: declared but unset) and attributes.
@@ -387,8 +394,26 @@ impl State {
         *self = fresh;
     }
 
-    /// The variable `name` as the current scope sees it.
-    pub fn var(&self, name: &str) -> Option<&Var> {
+    /// The variable `name` stands for: itself, or where its name references lead (a chain
+    /// ends at a variable that is not a reference, or after a few hops, as a loop would).
+    pub fn resolve<'a>(&self, name: &'a str) -> Cow<'a, str> {
+        let mut name = Cow::Borrowed(name);
+        for _ in 0..MAX_NAMEREF_HOPS {
+            match self.raw_var(&name) {
+                Some(Var {
+                    value: Some(Value::Str(target)),
+                    attrs,
+                }) if attrs.nameref && is_name(target) && *target != *name => {
+                    name = Cow::Owned(target.clone());
+                }
+                _ => break,
+            }
+        }
+        name
+    }
+
+    /// The variable called `name` itself (a name reference is not followed).
+    pub fn raw_var(&self, name: &str) -> Option<&Var> {
         for frame in self.frames.iter().rev() {
             if let Some(var) = frame.get(name) {
                 return Some(var);
@@ -397,18 +422,30 @@ impl State {
         self.globals.get(name)
     }
 
+    /// The variable `name` as the current scope sees it.
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        self.raw_var(&self.resolve(name))
+    }
+
     /// The variable `name`, mutable, where the current scope sees it.
     pub fn var_mut(&mut self, name: &str) -> Option<&mut Var> {
-        let at = self.frames.iter().rposition(|f| f.contains_key(name));
+        let name = self.resolve(name).into_owned();
+        let at = self.frames.iter().rposition(|f| f.contains_key(&name));
         match at {
-            Some(i) => self.frames[i].get_mut(name),
-            None => self.globals.get_mut(name),
+            Some(i) => self.frames[i].get_mut(&name),
+            None => self.globals.get_mut(&name),
         }
     }
 
     /// The variable `name`, created (unset, no attributes) in the global scope if it does not
     /// exist in any scope.
     pub fn var_entry(&mut self, name: &str) -> &mut Var {
+        let name = self.resolve(name).into_owned();
+        self.raw_entry(&name)
+    }
+
+    /// Like [`State::var_entry`], without following a name reference.
+    pub fn raw_entry(&mut self, name: &str) -> &mut Var {
         let at = self.frames.iter().rposition(|f| f.contains_key(name));
         match at {
             Some(i) => self.frames[i].entry(name.into()).or_default(),
@@ -740,6 +777,8 @@ impl State {
     /// `unset name`: removes it from the innermost scope that has it (a local of the running
     /// function stays declared, unset).
     pub fn unset(&mut self, name: &str) -> Result<(), String> {
+        let resolved = self.resolve(name).into_owned();
+        let name = resolved.as_str();
         if let Some(var) = self.var(name) {
             if var.attrs.readonly {
                 return Err(format!("{name}: cannot unset: readonly variable"));
@@ -974,5 +1013,21 @@ mod tests {
             s.unset("r"),
             Err("r: cannot unset: readonly variable".into())
         );
+    }
+
+    #[test]
+    fn name_references_follow_to_the_target() {
+        let mut s = state();
+        let r = s.raw_entry("r");
+        r.attrs.nameref = true;
+        r.value = Some(Value::Str("t".into()));
+        assert_eq!(s.assign("r", "1".into(), false), Ok(()));
+        assert_eq!(
+            (s.get("t").as_deref(), s.resolve("r")),
+            (Some("1"), "t".into())
+        );
+        s.raw_entry("t").attrs.nameref = true;
+        s.raw_entry("t").value = Some(Value::Str("r".into()));
+        assert_eq!(s.resolve("r").len(), 1, "a loop ends after a few hops");
     }
 }

@@ -34,6 +34,9 @@ struct Operand {
     in_double_quotes: bool,
     /// Single quotes are ordinary characters.
     literal_single_quotes: bool,
+    /// A word (`${x:-word}`), which follows double-quote rules inside double quotes; in a
+    /// pattern or replacement a backslash quotes any character.
+    word: bool,
 }
 
 impl Operand {
@@ -42,6 +45,7 @@ impl Operand {
             stop,
             in_double_quotes,
             literal_single_quotes: false,
+            word: false,
         }
     }
 }
@@ -268,6 +272,7 @@ impl Lexer<'_> {
             stop: None,
             in_double_quotes: quoted,
             literal_single_quotes: quoted,
+            word: true,
         };
         let word = self.read_operand('}', operand)?;
         let word = Word {
@@ -332,7 +337,8 @@ impl Lexer<'_> {
                 });
             }
             match c {
-                '\\' => self.read_operand_backslash(&mut parts, operand.in_double_quotes),
+                '\\' => self
+                    .read_operand_backslash(&mut parts, operand.in_double_quotes && operand.word),
                 '\'' if !operand.literal_single_quotes => {
                     let text = self.read_single_quoted()?;
                     parts.quoted(&text);
@@ -355,14 +361,14 @@ impl Lexer<'_> {
         }
     }
 
-    /// A backslash in an operand: quotes the next character; inside double quotes only
-    /// before `$ ` " \ }`, else it stays.
-    fn read_operand_backslash(&mut self, parts: &mut Parts, in_double_quotes: bool) {
+    /// A backslash in an operand: quotes the next character; in a word inside double quotes
+    /// only before `$ ` " \ }`, else it stays.
+    fn read_operand_backslash(&mut self, parts: &mut Parts, dq_word: bool) {
         self.bump();
         match self.bump() {
             None => parts.literal('\\'),
             Some('\n') => {}
-            Some(c) if in_double_quotes && !matches!(c, '$' | '`' | '"' | '\\' | '}') => {
+            Some(c) if dq_word && !matches!(c, '$' | '`' | '"' | '\\' | '}') => {
                 parts.quoted(&format!("\\{c}"));
             }
             Some(c) => parts.quoted(&c.to_string()),

@@ -198,7 +198,8 @@ parses! {
     backslash_escapes: "echo a\\ b \\* \\$x" => "[echo a' 'b '*' '$'x]";
     adjacent_quotes: "echo a'b'\"c\"d" => "[echo a'b'\"c\"d]";
     ansi_c: "echo $'a\\tb\\n\\\\\\'\\\"'" => "[echo 'a\tb\n\\'\"']";
-    ansi_c_codes: "echo $'\\x41\\u00e9\\101\\0\\e\\a\\b\\f\\r\\v'" => "[echo 'Aé\u{41}\u{0}\u{1b}\u{7}\u{8}\u{c}\r\u{b}']";
+    ansi_c_codes: "echo $'\\x41\\u00e9\\101\\e\\a\\b\\f\\r\\v'" => "[echo 'Aé\u{41}\u{1b}\u{7}\u{8}\u{c}\r\u{b}']";
+    ansi_c_nul_ends_the_text: "echo $'a\\0b' $'\\x00'" => "[echo 'a' '']";
     ansi_c_control: "echo $'\\cA\\q'" => "[echo '\u{1}\\q']";
     ansi_c_in_double_quotes_is_literal: "echo \"$'x'\"" => "[echo \"$'x'\"]";
     locale_string: "echo $\"hi $x\"" => "[echo \"hi ${x}\"]";

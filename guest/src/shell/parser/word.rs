@@ -379,14 +379,20 @@ impl Lexer<'_> {
         })
     }
 
-    /// `$'...'`, at the quote: the decoded text.
+    /// `$'...'`, at the quote: the decoded text, which ends at a NUL (`\0`, `\x00`) as in
+    /// bash.
     fn read_ansi_c(&mut self) -> Result<String, ParseError> {
         self.bump();
         let mut text = String::new();
         loop {
             match self.bump() {
                 None => return Err(self.eof_error("'")),
-                Some('\'') => return Ok(text),
+                Some('\'') => {
+                    if let Some(nul) = text.find('\0') {
+                        text.truncate(nul);
+                    }
+                    return Ok(text);
+                }
                 Some('\\') => self.read_ansi_escape(&mut text),
                 Some(c) => text.push(c),
             }

@@ -90,12 +90,7 @@ impl Interp {
                 self.seed_rng(seed);
                 Value::Num(previous)
             }
-            Bf::System => {
-                return Err(Stop::fatal(
-                    "system() cannot run commands from awk in this sandbox \
-                     (run the command from the shell instead)",
-                ))
-            }
+            Bf::System => Value::Num(f64::from(self.io.system(&s(0)).await?)),
             Bf::Close => Value::Num(f64::from(self.io.close(&s(0)).await?)),
             Bf::Fflush => match args.first() {
                 None => {

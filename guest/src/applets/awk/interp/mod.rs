@@ -273,7 +273,7 @@ impl Interp {
                 status
             }
         };
-        match self.io.flush_all().await {
+        match self.io.finish().await {
             Ok(()) => status,
             Err(IoStop::BrokenPipe) => 141,
             Err(IoStop::Fatal(msg)) => {

@@ -768,15 +768,6 @@ impl Interp {
     async fn getline(&mut self, from: GetFrom, lv: Option<LVal>) -> Result<Value, Stop> {
         let key = lv.and_then(|lv| self.lv_key(lv));
         match from {
-            GetFrom::Cmd => {
-                let cmd = self.pop().to_bytes(&self.convfmt);
-                Err(Stop::fatal(format!(
-                    "cannot open pipe `{}': commands cannot run from awk in this sandbox \
-                     (run the command first and pipe its output into awk, or read a file \
-                     with `getline line < \"file\"')",
-                    String::from_utf8_lossy(&cmd)
-                )))
-            }
             GetFrom::Main => {
                 let mut rec = Vec::new();
                 if !self.read_main(&mut rec).await? {
@@ -786,23 +777,35 @@ impl Interp {
                 self.store_line(lv, key, rec)?;
                 Ok(Value::Num(1.0))
             }
-            GetFrom::File => {
+            GetFrom::File | GetFrom::Cmd => {
                 let name = self.pop().to_bytes(&self.convfmt);
-                let mut rec = Vec::new();
-                let mut rt = Vec::new();
-                match self
-                    .io
-                    .read_record(&name, &self.rs, &mut rec, &mut rt)
-                    .await
-                {
-                    Ok(true) => {
-                        self.globals[slot::RT as usize] = Value::str(&rt);
-                        self.store_line(lv, key, rec)?;
-                        Ok(Value::Num(1.0))
+                let (mut rec, mut rt) = (Vec::new(), Vec::new());
+                let got = if from == GetFrom::Cmd {
+                    let got = self
+                        .io
+                        .read_command(&name, &self.rs, &mut rec, &mut rt)
+                        .await?;
+                    if got {
+                        self.nr += 1.0;
+                        self.globals[slot::NR as usize] = Value::Num(self.nr);
                     }
-                    Ok(false) => Ok(Value::Num(0.0)),
-                    Err(_) => Ok(Value::Num(-1.0)),
+                    got
+                } else {
+                    match self
+                        .io
+                        .read_record(&name, &self.rs, &mut rec, &mut rt)
+                        .await
+                    {
+                        Ok(got) => got,
+                        Err(_) => return Ok(Value::Num(-1.0)),
+                    }
+                };
+                if !got {
+                    return Ok(Value::Num(0.0));
                 }
+                self.globals[slot::RT as usize] = Value::str(&rt);
+                self.store_line(lv, key, rec)?;
+                Ok(Value::Num(1.0))
             }
         }
     }

@@ -1,15 +1,13 @@
 //! Helpers the file applets share: writing with GNU exit codes, option parsing with `--help`,
-//! quoting names in messages, paths, modes and sizes, time and dates, globbing, and running
-//! child commands (`xargs`, `find -exec`).
+//! quoting names in messages, paths, modes and sizes, time and dates, globbing.
 
-mod child;
 mod fmt;
 mod glob;
 mod names;
 mod targets;
 mod time;
 
-pub use child::{run_child, run_child_in};
+pub use crate::applets::common::{run_child, run_child_in};
 pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
 pub use glob::Glob;
 pub use names::{

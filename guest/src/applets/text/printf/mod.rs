@@ -65,7 +65,7 @@ fn option_letter(args: &[String]) -> Option<char> {
 
 /// What the rest of the output should do after a piece of the format.
 #[derive(PartialEq)]
-enum Flow {
+pub(super) enum Flow {
     Go,
     /// `\c` in a `%b` argument: print nothing more.
     Stop,
@@ -117,7 +117,7 @@ impl<'a> Printer<'a> {
         let mut at = 0;
         while at < format.len() {
             match format[at] {
-                b'\\' => at = escape(format, at + 1, &mut self.out, false),
+                b'\\' => at = escape(format, at + 1, &mut self.out, Escapes::Format),
                 b'%' => match self.conversion(format, at + 1) {
                     Some((next, flow)) => {
                         if flow == Flow::Stop {
@@ -209,7 +209,7 @@ impl<'a> Printer<'a> {
             b'b' => {
                 let text = self.arg().unwrap_or("");
                 let mut decoded = Vec::new();
-                let flow = expand_b(text.as_bytes(), &mut decoded);
+                let flow = expand_b(text.as_bytes(), &mut decoded, Escapes::B);
                 self.pad_text(&decoded, spec);
                 return Some(flow);
             }
@@ -312,9 +312,20 @@ impl<'a> Printer<'a> {
 /// Status marking "stop formatting" after an invalid directive (reported as 1).
 const STOP_STATUS: i32 = -1;
 
+/// Which backslash escapes apply.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Escapes {
+    /// A format string: `\NNN`, `\"`, `\'`, `\?` too.
+    Format,
+    /// A `%b` argument: `\0NNN` or `\NNN`.
+    B,
+    /// `echo -e`: octal only as `\0NNN`.
+    Echo,
+}
+
 /// Decodes the escape after a backslash at `at` into `out`; returns where the text resumes.
-/// `in_b` selects `%b`'s rules (`\0NNN`, no `\"`), else the format's rules.
-fn escape(text: &[u8], at: usize, out: &mut Vec<u8>, in_b: bool) -> usize {
+fn escape(text: &[u8], at: usize, out: &mut Vec<u8>, rules: Escapes) -> usize {
+    let in_b = rules != Escapes::Format;
     let Some(&c) = text.get(at) else {
         out.push(b'\\');
         return at;
@@ -337,6 +348,10 @@ fn escape(text: &[u8], at: usize, out: &mut Vec<u8>, in_b: bool) -> usize {
         return at + 1;
     }
     match c {
+        b'1'..=b'7' if rules == Escapes::Echo => {
+            out.push(b'\\');
+            at
+        }
         b'0'..=b'7' => {
             // `%b` reads `\0` plus up to three digits; elsewhere up to three digits in all.
             let (skip, max) = if in_b && c == b'0' { (1, 3) } else { (0, 3) };
@@ -392,8 +407,9 @@ fn digits(text: &[u8], at: usize, max: usize, radix: u32) -> (u32, usize) {
     (value, end)
 }
 
-/// `%b`: the argument's escapes expanded; `\c` stops all further output.
-fn expand_b(text: &[u8], out: &mut Vec<u8>) -> Flow {
+/// `%b` (and `echo -e`): the argument's escapes expanded; `\c` stops all further output
+/// (the result is then [`Flow::Stop`]).
+pub(super) fn expand_b(text: &[u8], out: &mut Vec<u8>, rules: Escapes) -> Flow {
     let mut at = 0;
     while at < text.len() {
         if text[at] != b'\\' {
@@ -404,7 +420,7 @@ fn expand_b(text: &[u8], out: &mut Vec<u8>) -> Flow {
         if text.get(at + 1) == Some(&b'c') {
             return Flow::Stop;
         }
-        at = escape(text, at + 1, out, true);
+        at = escape(text, at + 1, out, rules);
     }
     Flow::Go
 }

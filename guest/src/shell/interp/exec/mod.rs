@@ -140,15 +140,56 @@ impl Sh {
             ran_last = last;
         }
         if let Flow::Normal(status) = flow {
-            let negated = match and_or.rest.last() {
-                Some((_, p)) => p.negated,
-                None => and_or.first.negated,
-            };
-            if status != 0 && ran_last && !negated && self.errexit_applies() {
-                return Flow::Exit(status);
+            let last = and_or.rest.last().map_or(&and_or.first, |(_, p)| p);
+            if status != 0 && ran_last && !last.negated && self.state.borrow().errexit_off == 0 {
+                if let Some(exit) = self.run_err_trap(last, status, fds).await {
+                    return exit;
+                }
+                if self.errexit_applies() {
+                    return Flow::Exit(status);
+                }
             }
         }
         flow
+    }
+
+    /// Runs the `ERR` trap after `pipeline` failed where `set -e` would apply: after a simple
+    /// command, a subshell, `(( ))`, `[[ ]]` or a multi-command pipeline (the commands inside
+    /// a compound command have had their turn), not in functions or subshells (which do not
+    /// inherit it). `$?` is the failure's status in the trap and after it. Some: the trap
+    /// exited.
+    async fn run_err_trap(&self, pipeline: &Pipeline, status: i32, fds: &Fds) -> Option<Flow> {
+        let fires = match pipeline.commands.as_slice() {
+            [one] => matches!(
+                one.kind,
+                CommandKind::Simple(_)
+                    | CommandKind::Subshell(_)
+                    | CommandKind::Arith(_)
+                    | CommandKind::Cond(_)
+            ),
+            _ => true,
+        };
+        let code = {
+            let mut s = self.state.borrow_mut();
+            if !fires || !s.call_stack.is_empty() || s.subshell > 0 {
+                return None;
+            }
+            // Removed while it runs, so a failure inside does not run it again.
+            s.traps.remove("ERR")?
+        };
+        let program = crate::shell::parse(&code).ok();
+        self.state.borrow_mut().status = status;
+        let flow = match &program {
+            Some(program) => self.run_list(program, fds).await,
+            None => Flow::Normal(status),
+        };
+        let mut s = self.state.borrow_mut();
+        s.traps.entry("ERR".into()).or_insert(code);
+        s.status = status;
+        match flow {
+            Flow::Exit(_) => Some(flow),
+            _ => None,
+        }
     }
 
     /// Whether `set -e` should stop the shell after a failure here.
@@ -495,7 +536,7 @@ impl Sh {
         let Some(word) = word else {
             return Ok(1);
         };
-        let text = match self.expand_string(word, fds).await {
+        let text = match self.expand_arith(word, fds).await {
             Ok(text) => text,
             Err(e) => return Err(self.expand_failed(e, fds, 1).await),
         };
@@ -585,7 +626,7 @@ impl Sh {
     }
 
     async fn run_arith_command(&self, word: &Word, fds: &Fds) -> Flow {
-        let text = match self.expand_string(word, fds).await {
+        let text = match self.expand_arith(word, fds).await {
             Ok(text) => text,
             Err(e) => return self.expand_failed(e, fds, 1).await,
         };

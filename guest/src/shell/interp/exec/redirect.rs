@@ -1,6 +1,7 @@
 //! Redirections, applied left to right to a copy of the descriptor table: files in the VFS
 //! (`>` creates or truncates at once, `>>` appends, `<` reads), duplication (`2>&1`),
-//! closing (`>&-`), here-documents and here-strings, `/dev/null`.
+//! closing (`>&-`), here-documents and here-strings, `/dev/null`, and the files bash opens as
+//! descriptors itself (`/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`).
 
 use std::rc::Rc;
 
@@ -50,23 +51,35 @@ impl Sh {
         match &r.kind {
             RedirectKind::Read(w) | RedirectKind::ReadWrite(w) => {
                 let path = self.target(w, fds).await?;
+                if let Some(source) = dev_fd(&path) {
+                    return dup(fds, &[input_fd], source);
+                }
                 let create = matches!(r.kind, RedirectKind::ReadWrite(_));
                 let handle = self.open_read(&path, create)?;
                 fds.set(input_fd, Some(Fd::In(handle)));
             }
             RedirectKind::Write(w) | RedirectKind::Clobber(w) => {
                 let path = self.target(w, fds).await?;
+                if let Some(source) = dev_fd(&path) {
+                    return dup(fds, &[output_fd], source);
+                }
                 let clobber = matches!(r.kind, RedirectKind::Clobber(_));
                 let handle = self.open_write(&path, Mode::Truncate { clobber })?;
                 fds.set(output_fd, Some(Fd::Out(handle)));
             }
             RedirectKind::Append(w) => {
                 let path = self.target(w, fds).await?;
+                if let Some(source) = dev_fd(&path) {
+                    return dup(fds, &[output_fd], source);
+                }
                 let handle = self.open_write(&path, Mode::Append)?;
                 fds.set(output_fd, Some(Fd::Out(handle)));
             }
             RedirectKind::WriteBoth(w) | RedirectKind::AppendBoth(w) => {
                 let path = self.target(w, fds).await?;
+                if let Some(source) = dev_fd(&path) {
+                    return dup(fds, &[1, 2], source);
+                }
                 let mode = match r.kind {
                     RedirectKind::AppendBoth(_) => Mode::Append,
                     _ => Mode::Truncate { clobber: false },
@@ -93,14 +106,7 @@ impl Sh {
                     }
                     return Err(ExpandError::Failed(format!("{text}: ambiguous redirect")));
                 };
-                match fds.get(source).cloned() {
-                    Some(target) => fds.set(fd, Some(target)),
-                    None => {
-                        return Err(ExpandError::Failed(format!(
-                            "{source}: Bad file descriptor"
-                        )))
-                    }
-                }
+                dup(fds, &[fd], source)?;
             }
             RedirectKind::HereDoc(h) => {
                 let text = if h.expand {
@@ -183,6 +189,29 @@ impl Sh {
             path: path.to_string(),
         }))
     }
+}
+
+/// The descriptor a path stands for when bash opens it itself.
+fn dev_fd(path: &str) -> Option<u32> {
+    match path {
+        "/dev/stdin" => Some(0),
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        _ => path.strip_prefix("/dev/fd/")?.parse().ok(),
+    }
+}
+
+/// Makes each of `to` a copy of descriptor `source`.
+fn dup(fds: &mut Fds, to: &[u32], source: u32) -> Result<(), ExpandError> {
+    let Some(target) = fds.get(source).cloned() else {
+        return Err(ExpandError::Failed(format!(
+            "{source}: Bad file descriptor"
+        )));
+    };
+    for &fd in to {
+        fds.set(fd, Some(target.clone()));
+    }
+    Ok(())
 }
 
 /// The text of a quoted here-document body.

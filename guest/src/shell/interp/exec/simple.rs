@@ -129,17 +129,15 @@ impl Sh {
             Ok(args) => args,
             Err(e) => return self.expand_failed(e, &fds, 1).await,
         };
-        let mut temps = Vec::new();
-        for a in &simple.assignments {
-            match self.expand_assignment(a, &fds).await {
-                Ok(v) => temps.push(v),
-                Err(e) => return self.expand_failed(e, &fds, 1).await,
-            }
-        }
-        self.trace(&temps, &args, &fds).await;
         if args.is_empty() {
-            for t in &temps {
-                if let Err(message) = self.apply_assignment(t, Scope::Normal) {
+            // Each assignment is expanded after the ones before it took effect.
+            for a in &simple.assignments {
+                let t = match self.expand_assignment(a, &fds).await {
+                    Ok(t) => t,
+                    Err(e) => return self.expand_failed(e, &fds, 1).await,
+                };
+                self.trace(std::slice::from_ref(&t), &args, &fds).await;
+                if let Err(message) = self.apply_assignment(&t, Scope::Normal) {
                     self.report(&fds, &message).await;
                     return Flow::Exit(1);
                 }
@@ -150,11 +148,51 @@ impl Sh {
                 Err(flow) => flow,
             };
         }
+        let temps = match self.expand_temps(&simple.assignments, &fds).await {
+            Ok(temps) => temps,
+            Err(e) => return self.expand_failed(e, &fds, 1).await,
+        };
+        self.trace(&temps, &args, &fds).await;
         let fds = match self.redirect(&command.redirects, fds).await {
             Ok(fds) => fds,
             Err(flow) => return flow,
         };
         self.dispatch_with(args, temps, fds, true).await
+    }
+
+    /// Expands the assignments before a command in order, each seeing the ones before it (as
+    /// bash's temporary environment does: `a=1 b=$a cmd` gives `b=1`).
+    async fn expand_temps(
+        &self,
+        assignments: &[Assignment],
+        fds: &Fds,
+    ) -> Expanded<Vec<AssignArg>> {
+        let mut temps = Vec::new();
+        let depth = {
+            let mut s = self.state.borrow_mut();
+            s.frames.push(HashMap::new());
+            s.frames.len()
+        };
+        let mut failure = None;
+        for a in assignments {
+            match self.expand_assignment(a, fds).await {
+                Ok(t) => {
+                    if let Some(frame) = self.state.borrow_mut().frames.get_mut(depth - 1) {
+                        frame.insert(t.name.clone(), temp_var(&t));
+                    }
+                    temps.push(t);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        self.state.borrow_mut().frames.truncate(depth - 1);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(temps),
+        }
     }
 
     async fn trace(&self, temps: &[AssignArg], args: &[ArgValue], fds: &Fds) {
@@ -349,19 +387,10 @@ impl Sh {
         if temps.is_empty() {
             return body.await;
         }
-        let mut frame = HashMap::new();
-        for t in temps {
-            frame.insert(
-                t.name.clone(),
-                Var {
-                    value: Some(Value::Str(t.scalar())),
-                    attrs: Attrs {
-                        export: true,
-                        ..Attrs::default()
-                    },
-                },
-            );
-        }
+        let frame = temps
+            .iter()
+            .map(|t| (t.name.clone(), temp_var(t)))
+            .collect();
         self.state.borrow_mut().frames.push(frame);
         let depth = self.state.borrow().frames.len();
         let flow = body.await;
@@ -644,6 +673,33 @@ fn missing_hint(name: &str) -> &'static str {
     }
 }
 
+/// Makes `env` the exported environment of `state`: the other exported variables are unset
+/// (`env -i`, `env -u NAME`), the given ones set and exported.
+fn replace_environment(state: &mut State, env: BTreeMap<String, String>) {
+    for name in state.names() {
+        let exported = state.var(&name).is_some_and(|v| v.attrs.export);
+        if exported && !env.contains_key(&name) {
+            let _ = state.unset(&name);
+        }
+    }
+    for (name, value) in env {
+        if state.assign(&name, value, false).is_ok() {
+            state.var_entry(&name).attrs.export = true;
+        }
+    }
+}
+
+/// A variable of a command's temporary environment.
+fn temp_var(t: &AssignArg) -> Var {
+    Var {
+        value: Some(Value::Str(t.scalar())),
+        attrs: Attrs {
+            export: true,
+            ..Attrs::default()
+        },
+    }
+}
+
 fn quote_assign(a: &AssignArg) -> String {
     let mut out = a.name.clone();
     if let Some(i) = &a.index {
@@ -698,6 +754,7 @@ impl Host for ShellHost {
         &self,
         argv: Vec<String>,
         cwd: String,
+        env: Option<BTreeMap<String, String>>,
         stdin: Input,
         stdout: Output,
         stderr: Output,
@@ -712,6 +769,9 @@ impl Host for ShellHost {
                 let mut s = sub.state.borrow_mut();
                 let _ = s.assign("PWD", cwd.clone(), false);
                 s.cwd = cwd;
+                if let Some(env) = env {
+                    replace_environment(&mut s, env);
+                }
             }
             let fds = Fds::new(
                 InHandle::stream(stdin),

@@ -385,8 +385,18 @@ impl Sh {
 
     /// Evaluates arithmetic text (a word expanded like a double-quoted string).
     pub async fn arith_word(&self, word: &Word, fds: &Fds) -> Expanded<i64> {
-        let text = self.expand_string(word, fds).await?;
+        let text = self.expand_arith(word, fds).await?;
         self.arith_text(&text)
+    }
+
+    /// Expands arithmetic text, which is read as if double-quoted (`${a[*]}` is joined with
+    /// the first character of `IFS`, so `IFS=+; $(( ${a[*]} ))` sums an array).
+    pub async fn expand_arith(&self, word: &Word, fds: &Fds) -> Expanded<String> {
+        let mut b = Builder::default();
+        self.expand_parts(&word.parts, &mut b, true, false, fds)
+            .await?;
+        let texts: Vec<String> = b.finish().iter().map(Field::text).collect();
+        Ok(texts.join(" "))
     }
 
     /// Evaluates arithmetic text.

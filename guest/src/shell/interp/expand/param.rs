@@ -81,7 +81,12 @@ impl Sh {
             _ => {}
         }
         let (mut value, mut base, mut shown) = self.lookup(&pe.param, fds).await?;
-        if pe.indirect {
+        if pe.indirect && self.nameref_target(&pe.param).is_some() {
+            // `${!ref}` of a name reference is the name it refers to.
+            value = self
+                .nameref_target(&pe.param)
+                .map_or(PVal::Unset, PVal::Str);
+        } else if pe.indirect {
             let target = match &value {
                 PVal::Str(s) => s.clone(),
                 PVal::List { items, .. } => items.join(" "),
@@ -97,6 +102,16 @@ impl Sh {
             (value, base, shown) = self.lookup(&param, fds).await?;
         }
         self.apply(pe, value, base, &shown, quoted, fds).await
+    }
+
+    /// The name a name reference refers to, if `param` is one.
+    fn nameref_target(&self, param: &Param) -> Option<String> {
+        let Param::Var(name) = param else {
+            return None;
+        };
+        let s = self.state.borrow();
+        let var = s.raw_var(name).filter(|v| v.attrs.nameref)?;
+        var.scalar()
     }
 
     /// The value of a parameter, its kind, and its name for messages.
@@ -268,7 +283,8 @@ impl Sh {
                 replacement,
             } => {
                 let chars = self.expand_pchars(pattern, fds).await?;
-                if chars.is_empty() {
+                let anchored = matches!(mode, ReplaceMode::Prefix | ReplaceMode::Suffix);
+                if chars.is_empty() && !anchored {
                     return Ok(value);
                 }
                 let p = Pattern::new(&chars);

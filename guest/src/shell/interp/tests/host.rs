@@ -112,6 +112,7 @@ impl Host for CaseHost {
         &self,
         _argv: Vec<String>,
         _cwd: String,
+        _env: Option<std::collections::BTreeMap<String, String>>,
         _stdin: Input,
         _stdout: Output,
         _stderr: Output,

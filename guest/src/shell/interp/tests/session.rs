@@ -287,6 +287,7 @@ fn applets_exec_commands_through_the_shell() {
     let mut future = host.exec(
         vec!["greet".into(), "you".into()],
         "/tmp".into(),
+        None,
         Input::empty(),
         Output::new(Sink::Buffer(Rc::clone(&out))),
         Output::new(Sink::Null),

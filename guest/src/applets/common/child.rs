@@ -1,9 +1,12 @@
-//! Running another command (`xargs`, `find -exec`) with its output forwarded to ours.
+//! Running another command (`xargs`, `find -exec`, awk's `system()`) with its output
+//! forwarded to ours.
 //!
 //! `Host::exec` takes the child's streams by value and our `Output`s cannot be shared, so the
 //! child writes into two pipes that we drain into our stdout and stderr while it runs.
 
-use crate::applets::Ctx;
+use std::collections::BTreeMap;
+
+use crate::applets::{Ctx, Host};
 use crate::task::{join_all, pipe, Input, LocalFuture, Output, PipeReader, Sink, WriteError};
 
 /// Runs `argv` in our working directory with `stdin`; resolves to its exit status, or the
@@ -20,31 +23,51 @@ pub async fn run_child_in(
     argv: Vec<String>,
     stdin: Input,
 ) -> Result<i32, WriteError> {
+    let host = ctx.host.clone();
+    let child = Child { cwd, env: None };
+    run_forwarded(&*host, child, argv, stdin, &mut ctx.stdout, &mut ctx.stderr).await
+}
+
+/// Where a child command runs: its working directory, and its environment when it is not
+/// the shell's.
+pub struct Child<'a> {
+    /// The working directory.
+    pub cwd: &'a str,
+    /// The exported environment it gets instead of the shell's.
+    pub env: Option<BTreeMap<String, String>>,
+}
+
+/// Runs `argv` through `host` as `child` says, its output forwarded to `stdout` and `stderr`.
+pub async fn run_forwarded(
+    host: &dyn Host,
+    child: Child<'_>,
+    argv: Vec<String>,
+    stdin: Input,
+    stdout: &mut Output,
+    stderr: &mut Output,
+) -> Result<i32, WriteError> {
     let (out_reader, out_writer) = pipe();
     let (err_reader, err_writer) = pipe();
-    let child = ctx.host.exec(
+    let child = host.exec(
         argv,
-        cwd.to_string(),
+        child.cwd.to_string(),
+        child.env,
         stdin,
         Output::new(Sink::Pipe(out_writer)),
         Output::new(Sink::Pipe(err_writer)),
     );
     let mut status = 0;
     let mut failure = None;
-    {
-        let stdout = &mut ctx.stdout;
-        let stderr = &mut ctx.stderr;
-        let tasks: Vec<LocalFuture<'_, Step>> = vec![
-            Box::pin(async move { Step::Exited(child.await) }),
-            Box::pin(forward(out_reader, stdout)),
-            Box::pin(forward(err_reader, stderr)),
-        ];
-        for step in join_all(tasks).await {
-            match step {
-                Step::Exited(code) => status = code,
-                Step::Forwarded(Err(e)) if failure.is_none() => failure = Some(e),
-                Step::Forwarded(_) => {}
-            }
+    let tasks: Vec<LocalFuture<'_, Step>> = vec![
+        Box::pin(async move { Step::Exited(child.await) }),
+        Box::pin(forward(out_reader, stdout)),
+        Box::pin(forward(err_reader, stderr)),
+    ];
+    for step in join_all(tasks).await {
+        match step {
+            Step::Exited(code) => status = code,
+            Step::Forwarded(Err(e)) if failure.is_none() => failure = Some(e),
+            Step::Forwarded(_) => {}
         }
     }
     match failure {
