@@ -319,7 +319,7 @@ class Sandbox:
 
     @property
     def memory_bytes(self) -> int:
-        """The guest's linear memory in bytes: its files, heap and buffers (read-only).
+        """The size of the guest's linear memory in bytes (its files, heap and buffers; read-only).
 
         WebAssembly memory never shrinks, so this is the peak since the guest instance was
         created (a new sandbox, or a fresh instance after a trap, starts small again).
