@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 __all__ = ["ExecutionResult", "ToolCall"]
@@ -81,7 +81,10 @@ class ExecutionResult:
         # of a trivial execution): only the returned value can hold mutable data to copy.
         data = {field.name: getattr(self, field.name) for field in _RESULT_FIELDS}
         data["return_value"] = copy.deepcopy(self.return_value)
-        data["tool_calls"] = [asdict(call) for call in self.tool_calls]
+        data["tool_calls"] = [
+            {field.name: getattr(call, field.name) for field in _CALL_FIELDS}
+            for call in self.tool_calls
+        ]
         return data
 
     @classmethod
@@ -92,3 +95,4 @@ class ExecutionResult:
 
 
 _RESULT_FIELDS = fields(ExecutionResult)
+_CALL_FIELDS = fields(ToolCall)
