@@ -241,3 +241,18 @@ def test_a_large_host_write_costs_the_guest_about_two_copies_at_its_peak() -> No
     assert sandbox.execute("wc -c < big.bin", language="shell").stdout == f"{len(data)}\n"
     assert sandbox.fs.read("big.bin") == data
     assert Sandbox.from_snapshot(sandbox.snapshot()).fs.read("big.bin") == data
+
+
+@pytest.mark.needs_native("calls wasmtime's C API")
+def test_exports_are_called_through_the_c_api_with_the_same_results() -> None:
+    import functools
+
+    sandbox = Sandbox()
+    instance = sandbox._driver.instance
+    direct = instance._exports["corral_inbox"]
+    assert not isinstance(direct, functools.partial)  # the fast path is in use
+    address = direct(100)
+    assert address > 0 and instance.call("corral_inbox", 100) == address  # the same inbox
+    assert sandbox.execute("echo hi", language="shell").stdout == "hi\n"
+    with pytest.raises(TypeError, match="expected 1 arguments"):
+        direct()
