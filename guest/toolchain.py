@@ -128,6 +128,10 @@ def install_debian_packages(packages: list[str]) -> None:
             "(`rustup target add wasm32-wasip1`) and a WASI SDK (set WASI_SDK=/path), or install "
             f"these Debian packages: apt-get install {' '.join(packages)}"
         )
+    _apt_install(packages)
+
+
+def _apt_install(packages: list[str]) -> None:
     print(f"corral: installing guest toolchain packages: {' '.join(packages)}", file=sys.stderr)
     quiet = {"stdout": subprocess.DEVNULL}
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
@@ -173,13 +177,7 @@ def find_wasm_opt() -> str | None:
         return None
     found = shutil.which("wasm-opt")
     if found is None and _can_install():
-        print("corral: installing binaryen (wasm-opt)", file=sys.stderr)
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        quiet = {"stdout": subprocess.DEVNULL}
-        subprocess.run(["apt-get", "update", "-q"], check=True, env=env, **quiet)  # type: ignore[call-overload]
-        subprocess.run(  # type: ignore[call-overload]
-            ["apt-get", "install", "-y", "-q", "binaryen"], check=True, env=env, **quiet
-        )
+        _apt_install(["binaryen"])
         found = shutil.which("wasm-opt")
     if found is None:
         raise ToolchainError(
