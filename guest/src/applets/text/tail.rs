@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, parse_size};
+use crate::applets::text::util::{finish, parse_args, parse_size, HeadedInputs};
 use crate::applets::{Applet, Ctx};
 use crate::task::{Input, LocalFuture, WriteError};
 
@@ -115,33 +115,11 @@ async fn tail_all(
     headers: bool,
     delim: u8,
 ) -> Result<i32, WriteError> {
-    let mut status = 0;
-    let mut first = true;
-    for path in paths {
-        let input = match open(ctx, path) {
-            Ok(input) => input,
-            Err(e) => {
-                let message = if e.is_dir {
-                    format!("error reading '{path}': {}", e.reason)
-                } else {
-                    format!("cannot open '{path}' for reading: {}", e.reason)
-                };
-                warn(ctx, message).await;
-                status = 1;
-                continue;
-            }
-        };
-        if headers {
-            let name = if path == "-" { "standard input" } else { path };
-            let sep = if first { "" } else { "\n" };
-            ctx.stdout
-                .write_str(&format!("{sep}==> {name} <==\n"))
-                .await?;
-        }
-        first = false;
+    let mut inputs = HeadedInputs::new(paths, headers);
+    while let Some(input) = inputs.next(ctx).await? {
         tail_one(ctx, input, amount, delim).await?;
     }
-    Ok(status)
+    Ok(inputs.status)
 }
 
 async fn tail_one(

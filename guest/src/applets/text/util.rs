@@ -68,6 +68,58 @@ pub fn open(ctx: &mut Ctx, path: &str) -> Result<Input, OpenError> {
     }
 }
 
+/// The operands of `head` and `tail`, opened in turn: one that cannot be opened is reported
+/// the way both do and skipped (the status becomes 1); with `headers`, GNU's `==> NAME <==`
+/// goes before each, separated by a blank line.
+pub struct HeadedInputs<'a> {
+    paths: std::slice::Iter<'a, String>,
+    headers: bool,
+    first: bool,
+    /// 1 once an operand could not be opened.
+    pub status: i32,
+}
+
+impl<'a> HeadedInputs<'a> {
+    /// The inputs of `paths`.
+    pub fn new(paths: &'a [String], headers: bool) -> Self {
+        HeadedInputs {
+            paths: paths.iter(),
+            headers,
+            first: true,
+            status: 0,
+        }
+    }
+
+    /// The next input, its header written; None after the last.
+    pub async fn next(&mut self, ctx: &mut Ctx) -> Result<Option<Input>, WriteError> {
+        for path in self.paths.by_ref() {
+            let input = match open(ctx, path) {
+                Ok(input) => input,
+                Err(e) => {
+                    let message = if e.is_dir {
+                        format!("error reading '{path}': {}", e.reason)
+                    } else {
+                        format!("cannot open '{path}' for reading: {}", e.reason)
+                    };
+                    warn(ctx, message).await;
+                    self.status = 1;
+                    continue;
+                }
+            };
+            if self.headers {
+                let name = if path == "-" { "standard input" } else { path };
+                let sep = if self.first { "" } else { "\n" };
+                ctx.stdout
+                    .write_str(&format!("{sep}==> {name} <==\n"))
+                    .await?;
+            }
+            self.first = false;
+            return Ok(Some(input));
+        }
+        Ok(None)
+    }
+}
+
 /// Opens `path` or prints `tool: path: reason` (the most common GNU wording).
 pub async fn open_or_warn(ctx: &mut Ctx, path: &str) -> Option<Input> {
     match open(ctx, path) {
