@@ -189,9 +189,7 @@ class CallDispatcher:
             message = str(CapabilityError(op.tool, closed))
             _refuse(op, batch, params, stamp, "capability", message, rule=closed)
             return None
-        decision = self.authorizer.check(op.tool, params)
-        if decision.allowed and not decision.requires_approval:
-            decision = self.authorizer.authorize(op.tool, params)  # charges the budgets
+        decision = self.authorizer.admit(op.tool, params)  # charges unless approval is due
         if not decision.allowed:
             message = str(decision.error())
             _refuse(op, batch, params, stamp, "capability", message, rule=decision.rule)

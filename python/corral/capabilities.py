@@ -30,6 +30,7 @@ and a subset relation (:func:`pattern_covers`, :meth:`Constraint.implies`,
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import operator
@@ -1862,6 +1863,18 @@ class Authorizer:
                 self._charge(index, method)
         return decision
 
+    def admit(self, method: str, params: Mapping[str, Any]) -> Decision:
+        """Decide a call once; charge the budgets now unless it waits for approval.
+
+        An allowed call that needs approval is charged later, by :meth:`authorize` once it is
+        approved, so a refused approval costs nothing.
+        """
+        with self._lock:
+            decision, index = self._decide(method, params)
+            if index is not None and not decision.requires_approval:
+                self._charge(index, method)
+        return decision
+
     def check(self, method: str, params: Mapping[str, Any]) -> Decision:
         """The decision :meth:`authorize` would make now, without charging any budget."""
         with self._lock:
@@ -1953,9 +1966,15 @@ class Authorizer:
             return f"{capability.constraints.describe()} failed (error while checking: {kind})"
 
 
+@functools.lru_cache(maxsize=4096)
+def _known_name_problem(name: str) -> str | None:
+    """:func:`_name_problem`, remembered: a sandbox calls the same few tools over and over."""
+    return _name_problem(name)
+
+
 def _request_problem(method: object, params: object) -> str | None:
     """Why a call request is malformed before any capability is consulted, or None."""
-    problem = _name_problem(method)
+    problem = _known_name_problem(method) if isinstance(method, str) else _name_problem(method)
     if problem is not None:
         return f"invalid tool name: {problem}"
     if not isinstance(params, Mapping):

@@ -724,7 +724,8 @@ def _value_problem(schema: Mapping[str, Any], value: object, where: str, depth: 
     """What is wrong with ``value`` under ``schema`` (``where`` is its path), or None."""
     if depth > _MAX_SCHEMA_DEPTH:
         return f"parameter {where!r} is nested too deeply"
-    for check in (_type_problem, _enum_problem, _any_of_problem, _array_problem, _object_problem):
+    composite = isinstance(value, (list, tuple, Mapping))
+    for check in _COMPOSITE_CHECKS if composite else _SCALAR_CHECKS:
         problem = check(schema, value, where, depth)
         if problem is not None:
             return problem
@@ -797,6 +798,11 @@ def _object_values_problem(
         if problem is not None:
             return problem
     return None
+
+
+# The checks that can fail for each kind of value (array and object checks pass scalars).
+_SCALAR_CHECKS: Final = (_type_problem, _enum_problem, _any_of_problem)
+_COMPOSITE_CHECKS: Final = (*_SCALAR_CHECKS, _array_problem, _object_problem)
 
 
 def _same_json(left: object, right: object) -> bool:
