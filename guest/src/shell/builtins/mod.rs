@@ -18,6 +18,7 @@ mod getopts;
 mod hash;
 mod help;
 mod jobs;
+mod kill;
 mod let_;
 mod local;
 mod loopctl;
@@ -141,6 +142,7 @@ const BUILTINS: &[&Builtin] = &[
     &hash::HASH,
     &help::HELP,
     &jobs::JOBS,
+    &kill::KILL,
     &let_::LET,
     &local::LOCAL,
     &exit::LOGOUT,

@@ -11,8 +11,8 @@
 //! `Return`, `Exit`), never to an error.
 //!
 //! Where it differs from bash, on purpose (each is tested):
-//! - `cmd &` runs `cmd` to completion in the foreground (there are no processes); `$!` and
-//!   `wait $!` still report it, and `$?` after the `&` is 0 as in bash.
+//! - `cmd &` runs `cmd` concurrently in a copy of the shell (see [`jobs`]); a script's run
+//!   ends once its background jobs have ended too (`bash -c` would leave them running).
 //! - The whole script is parsed before anything runs: a syntax error anywhere runs nothing.
 //! - Fatal expansion errors (`set -u`, `${x?}`, bad arithmetic) end the script with status 1,
 //!   as a bash script file does (`bash -c` says 127).
@@ -31,6 +31,7 @@ pub(crate) mod assoc;
 pub(crate) mod exec;
 pub(crate) mod expand;
 pub(crate) mod io;
+pub(crate) mod jobs;
 mod persist;
 pub(crate) mod quote;
 mod regex;
@@ -117,6 +118,8 @@ impl World {
 pub(crate) struct Sh {
     pub state: Rc<RefCell<State>>,
     pub world: Rc<World>,
+    /// The background jobs of the current run (shared with its subshells).
+    pub jobs: Rc<jobs::Jobs>,
 }
 
 impl Sh {
@@ -134,6 +137,7 @@ impl Sh {
         Ok(Sh {
             state: Rc::new(RefCell::new(copy)),
             world: Rc::clone(&self.world),
+            jobs: Rc::clone(&self.jobs),
         })
     }
 
@@ -204,6 +208,7 @@ impl Shell {
             sh: Sh {
                 state: Rc::new(RefCell::new(State::new(clock))),
                 world: Rc::new(world),
+                jobs: Rc::default(),
             },
         }
     }
@@ -242,9 +247,15 @@ impl Shell {
         })
     }
 
+    /// Runs `script` with a job table of its own; ends when the script and its jobs have.
     fn run_with(&self, script: String, fds: Fds) -> LocalFuture<'static, i32> {
-        let sh = self.sh.clone();
-        Box::pin(async move { sh.run_script_text(&script, fds).await })
+        let jobs = Rc::new(jobs::Jobs::new(fds.input(0).cloned()));
+        let sh = Sh {
+            jobs: Rc::clone(&jobs),
+            ..self.sh.clone()
+        };
+        let run = Box::pin(async move { sh.run_script_text(&script, fds).await });
+        Box::pin(jobs::with_jobs(run, jobs))
     }
 
     /// Forgets variables, functions and options; the working directory goes back to

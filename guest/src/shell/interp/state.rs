@@ -276,8 +276,11 @@ pub struct State {
     pub getopts: (usize, usize),
     /// Command substitutions deep (`set -x` repeats the first character of `PS4` per level).
     pub xtrace_level: usize,
-    /// Commands run with `&` (in the foreground): their pretend process id and status.
-    pub jobs: Vec<(u32, i32)>,
+    /// The process id of the newest background job (`$!`).
+    pub last_job: Option<u32>,
+    /// Which jobs are this shell's own (see [`super::jobs::Jobs`]): 0 for the script, the
+    /// job's pid inside a background job.
+    pub job_owner: u32,
     /// Redirections made permanent by `exec`, picked up by the running list.
     pub exec_fds: Option<super::io::Fds>,
 }
@@ -317,7 +320,8 @@ impl State {
             dirstack: Vec::new(),
             getopts: (1, 0),
             exec_fds: None,
-            jobs: Vec::new(),
+            last_job: None,
+            job_owner: 0,
             xtrace_level: 0,
         };
         state.set_defaults();

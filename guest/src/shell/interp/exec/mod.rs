@@ -92,19 +92,13 @@ impl Sh {
                 if self.world.deadline_hit() {
                     return Flow::Exit(TIMEOUT_STATUS);
                 }
-                // `&`: there are no background jobs; the command runs in the foreground (so
-                // `a & b & wait` still does all the work).
-                let mut flow = self.run_and_or(&item.and_or, &fds).await;
+                let flow = if item.background {
+                    self.start_job(&item.and_or, &fds).await
+                } else {
+                    self.run_and_or(&item.and_or, &fds).await
+                };
                 if let Some(new) = self.state.borrow_mut().exec_fds.take() {
                     fds = std::borrow::Cow::Owned(new);
-                }
-                if item.background {
-                    if let Flow::Normal(s) | Flow::Exit(s) = flow {
-                        let mut state = self.state.borrow_mut();
-                        let pid = 1001 + state.jobs.len() as u32;
-                        state.jobs.push((pid, s));
-                        flow = Flow::Normal(0);
-                    }
                 }
                 match flow {
                     Flow::Normal(s) => {
@@ -116,6 +110,40 @@ impl Sh {
             }
             Flow::Normal(status)
         })
+    }
+
+    /// `cmd &`: starts `and_or` as a background job in a copy of the shell; `$!` names it.
+    /// Status 0, at once. Its stdin is empty unless redirected, as in a non-interactive bash.
+    async fn start_job(&self, and_or: &AndOr, fds: &Fds) -> Flow {
+        let sub = match self.subshell() {
+            Ok(sub) => sub,
+            Err(message) => {
+                self.report(fds, &message).await;
+                return Flow::Normal(1);
+            }
+        };
+        let mut job_fds = fds.clone();
+        if fds
+            .input(0)
+            .is_some_and(|stdin| self.jobs.is_script_stdin(stdin))
+        {
+            job_fds.set(0, Some(Fd::In(InHandle::empty())));
+        }
+        let and_or = and_or.clone();
+        let shown = List {
+            items: vec![Item {
+                and_or: and_or.clone(),
+                background: false,
+            }],
+        };
+        let command = super::unparse::list(&shown).trim_end().to_string();
+        let owner = self.state.borrow().job_owner;
+        let pid = self.jobs.spawn(owner, command, |pid| {
+            sub.state.borrow_mut().job_owner = pid;
+            Box::pin(async move { sub.run_and_or(&and_or, &job_fds).await.status() })
+        });
+        self.state.borrow_mut().last_job = Some(pid);
+        Flow::Normal(0)
     }
 
     async fn run_and_or(&self, and_or: &AndOr, fds: &Fds) -> Flow {

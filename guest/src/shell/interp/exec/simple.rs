@@ -652,6 +652,7 @@ impl Sh {
         Ok(Sh {
             state: Rc::new(RefCell::new(child)),
             world: Rc::clone(&self.world),
+            jobs: Rc::clone(&self.jobs),
         })
     }
 }

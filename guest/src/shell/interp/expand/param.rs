@@ -142,9 +142,8 @@ impl Sh {
                     SpecialParam::Status => PVal::Str(st.status.to_string()),
                     SpecialParam::Pid => PVal::Str("1000".into()),
                     SpecialParam::LastBackground => st
-                        .jobs
-                        .last()
-                        .map_or(PVal::Unset, |(pid, _)| PVal::Str(pid.to_string())),
+                        .last_job
+                        .map_or(PVal::Unset, |pid| PVal::Str(pid.to_string())),
                     SpecialParam::Flags => PVal::Str(st.opts.letters()),
                 };
                 let base = match sp {

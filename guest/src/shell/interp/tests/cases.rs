@@ -10,11 +10,6 @@ use super::Harness;
 /// Cases where corral deliberately differs from bash, and why. Each must still differ.
 const DEVIATIONS: &[(&str, &str)] = &[
     (
-        "background-runs-in-foreground",
-        "there are no background jobs: `cmd &` runs cmd to completion, then the list goes on \
-         (`$!` and `wait $!` still work)",
-    ),
-    (
         "alias-unsupported",
         "aliases are refused with a message that says to define a function instead",
     ),

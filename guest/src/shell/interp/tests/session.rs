@@ -335,14 +335,70 @@ fn missing_programs_say_why() {
 }
 
 #[test]
-fn background_jobs_run_in_the_foreground() {
+fn background_jobs_run_beside_the_script() {
     assert_eq!(
         run("(echo one; exit 3) & echo \"launched $?\"; wait $!; echo \"job $?\"; wait 9999; echo $?"),
         Outcome {
-            stdout: "one\nlaunched 0\njob 3\n127\n".into(),
+            stdout: "launched 0\none\njob 3\n127\n".into(),
             stderr: "bash: line 1: wait: pid 9999 is not a child of this shell\n".into(),
             status: 0,
         }
+    );
+}
+
+#[test]
+fn jobs_interleave_and_the_run_waits_for_them() {
+    // Each job yields between lines, so their output interleaves with the script's.
+    let script = "for i in 1 2 3; do echo a$i; done & for i in 1 2 3; do echo b$i; done; echo end";
+    let out = run(script);
+    assert_eq!(out.status, 0);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 7, "{lines:?}");
+    for expected in ["a1", "a2", "a3", "b1", "b2", "b3", "end"] {
+        assert!(lines.contains(&expected), "{expected} missing: {lines:?}");
+    }
+    // The script ended before the job did; the run still waited for the job's output.
+    let unwaited = run("{ for i in 1 2 3 4 5 6 7 8; do :; done; echo late; } & echo early");
+    assert_eq!(unwaited.stdout, "early\nlate\n");
+}
+
+#[test]
+fn wait_kill_and_jobs_follow_bash() {
+    let script = "false & p=$!; wait $p; echo \"a $?\"; wait $p; echo \"b $?\"; \
+                  while :; do :; done & kill $!; wait $!; echo \"c $?\"; \
+                  while :; do :; done & kill -INT %1; kill -0 %1 && kill -HUP %1; wait %1; echo \"d $?\"; \
+                  (exit 4) & wait -n; echo \"e $?\"; wait -n; echo \"f $?\"; \
+                  kill %7; kill 4242; kill; echo \"g $?\"";
+    let out = run(script);
+    assert_eq!(out.stdout, "a 1\nb 1\nc 143\nd 129\ne 4\nf 127\ng 2\n");
+    assert_eq!(
+        out.stderr,
+        "bash: line 1: kill: %7: no such job\n\
+         bash: line 1: kill: (4242) - No such process\n\
+         kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n"
+    );
+}
+
+#[test]
+fn a_job_waits_only_for_its_own_jobs() {
+    // Without owners, `wait` inside a job would wait for the job itself: a deadlock.
+    let script =
+        "f() { echo \"in $1\" & wait; echo \"out $1\"; }; f x & f y & wait; jobs; echo done";
+    let out = run(script);
+    assert_eq!(out.status, 0);
+    let mut lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.pop(), Some("done"));
+    lines.sort_unstable();
+    assert_eq!(lines, ["in x", "in y", "out x", "out y"]);
+}
+
+#[test]
+fn jobs_lists_running_jobs_with_bash_marks() {
+    let script = "while :; do :; done & while :; do :; done & jobs; jobs -p; kill %1 %2";
+    assert_eq!(
+        run(script).stdout,
+        "[1]-  Running                 while :; do\n    :;\ndone &\n\
+         [2]+  Running                 while :; do\n    :;\ndone &\n1001\n1002\n"
     );
 }
 
