@@ -186,6 +186,27 @@ def test_trace_requires_recording() -> None:
         _ = Sandbox(record=False).trace
 
 
+def test_trace_holds_written_bytes_without_a_copy_and_round_trips_them() -> None:
+    data = bytes(range(256)) * 4096  # 1 MB, not UTF-8
+    box = Sandbox()
+    box.fs.write("/workspace/blob.bin", data)
+    stdin = b"\xff\x00 input"
+    original = box.execute(
+        "cat > in.bin; wc -c < in.bin; wc -c < blob.bin",
+        language="shell",
+        stdin=stdin,
+    )
+    assert original.stdout == "8\n1048576\n"
+    writes = [e for e in box.trace.events if e["t"] == "fs" and e["data"] is not None]
+    assert writes[-1]["data"] is data  # a reference: recording costs no memory
+    loaded = Trace.from_jsonl(box.trace.to_jsonl())
+    assert [e for e in loaded.events if e["t"] == "fs" and e["data"] is not None][-1][
+        "data"
+    ] == data
+    assert [e["stdin"] for e in loaded.events if e["t"] == "execute"] == [stdin]
+    assert replay(loaded) == original
+
+
 def test_trace_parse_errors() -> None:
     with pytest.raises(ValueError, match="not a corral trace"):
         Trace.from_jsonl('{"t": "execute"}\n')

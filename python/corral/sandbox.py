@@ -10,7 +10,6 @@ recorded, so :func:`replay` can run any execution again, exactly.
 from __future__ import annotations
 
 import asyncio
-import base64
 import copy
 import struct
 import threading
@@ -529,8 +528,7 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
     while (event := cursor.peek()) is not None:
         if event["t"] == "fs":
             cursor.take("fs", "a file operation")
-            data = None if event["data"] is None else base64.b64decode(event["data"])
-            header, _ = driver.fs(event["request"], data)
+            header, _ = driver.fs(event["request"], event["data"])
             if event["request"]["op"] in MUTATING_FS_OPS and "error" not in header:
                 driver.checkpoint(header["generation"])
         else:
@@ -548,8 +546,7 @@ def replay(trace: Trace | str) -> ExecutionResult:
 
 def _replay_one(driver: Driver, cursor: Cursor) -> ExecutionResult:
     event = cursor.take("execute", "the start of an execution")
-    stdin = None if event["stdin"] is None else base64.b64decode(event["stdin"])
-    run = driver.run(event["language"], event["code"], stdin, event["timeout"])
+    run = driver.run(event["language"], event["code"], event["stdin"], event["timeout"])
     try:
         ops = next(run)
         while True:

@@ -50,8 +50,11 @@ class Trace:
     events: list[dict[str, Any]] = field(default_factory=list)
 
     def to_jsonl(self) -> str:
-        """The trace as JSON lines."""
-        return "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in self.events)
+        """The trace as JSON lines (bytes, such as file data, as base64)."""
+        return "".join(
+            json.dumps(e, separators=(",", ":"), default=_bytes_as_base64) + "\n"
+            for e in self.events
+        )
 
     @classmethod
     def from_jsonl(cls, text: str) -> Trace:
@@ -61,6 +64,10 @@ class Trace:
             raise ValueError("not a corral trace: the first event must be the sandbox's")
         if events[0].get("v") != TRACE_VERSION:
             raise ValueError(f"unsupported trace version {events[0].get('v')!r}")
+        for event in events:
+            field_name = _BYTES_FIELDS.get(event["t"])
+            if field_name is not None and event[field_name] is not None:
+                event[field_name] = base64.b64decode(event[field_name])
         return cls(events)
 
     def save(self, path: str | Path) -> None:
@@ -76,6 +83,17 @@ class Trace:
     def executions(self) -> int:
         """How many executions the trace holds."""
         return sum(1 for e in self.events if e["t"] == "execute")
+
+
+# The event fields that hold bytes: kept as bytes in memory (a reference to the caller's data,
+# not a copy), written as base64 in JSON lines.
+_BYTES_FIELDS = {"execute": "stdin", "fs": "data"}
+
+
+def _bytes_as_base64(value: object) -> str:
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _text(data: bytes) -> str:
@@ -150,21 +168,20 @@ class Recorder:
 
     def execute(self, language: str, code: str, stdin: bytes | None, timeout: float) -> None:
         """An execution starts."""
-        encoded = None if stdin is None else base64.b64encode(stdin).decode()
         self._add(
             {
                 "t": "execute",
                 "language": language,
                 "code": code,
-                "stdin": encoded,
+                "stdin": None if stdin is None else bytes(stdin),
                 "timeout": timeout,
             }
         )
 
     def fs(self, request: dict[str, Any], data: bytes | None) -> None:
         """The host operated on the files directly."""
-        encoded = None if data is None else base64.b64encode(data).decode()
-        self._add({"t": "fs", "request": dict(request), "data": encoded})
+        kept = None if data is None else bytes(data)
+        self._add({"t": "fs", "request": dict(request), "data": kept})
 
     def ops(self, ops: list[HostOp]) -> None:
         """The guest issued a batch of host operations."""
