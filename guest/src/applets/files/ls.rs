@@ -345,21 +345,20 @@ fn read_entries(ctx: &Ctx, dir: &str, o: &Options) -> Result<Vec<Entry>, crate::
 }
 
 fn sort(entries: &mut [Entry], o: &Options) {
-    match o.sort {
-        Sort::Name => entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes())),
-        Sort::Time => entries.sort_by(|a, b| {
-            b.stat
-                .mtime_ms
-                .total_cmp(&a.stat.mtime_ms)
-                .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
-        }),
-        Sort::Size => entries.sort_by(|a, b| {
-            b.stat
-                .size
-                .cmp(&a.stat.size)
-                .then_with(|| a.name.cmp(&b.name))
-        }),
-        Sort::None => {}
+    let by_name = |a: &Entry, b: &Entry| a.name.as_bytes().cmp(b.name.as_bytes());
+    // One comparator for every order: each `sort_by` call site is a separate copy of the
+    // sorting code in the module.
+    let compare = |a: &Entry, b: &Entry| match o.sort {
+        Sort::Name | Sort::None => by_name(a, b),
+        Sort::Time => b
+            .stat
+            .mtime_ms
+            .total_cmp(&a.stat.mtime_ms)
+            .then_with(|| by_name(a, b)),
+        Sort::Size => b.stat.size.cmp(&a.stat.size).then_with(|| by_name(a, b)),
+    };
+    if o.sort != Sort::None {
+        entries.sort_by(compare);
     }
     if o.reverse {
         entries.reverse();

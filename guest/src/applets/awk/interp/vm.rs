@@ -655,44 +655,51 @@ impl Interp {
         let Some(order) = order else {
             return arr.keys();
         };
+        // By index or value, as numbers or strings, ascending or descending; ties by index.
+        let (by_value, numeric, descending) = match order.as_slice() {
+            b"@ind_str_asc" => (false, false, false),
+            b"@ind_str_desc" => (false, false, true),
+            b"@ind_num_asc" => (false, true, false),
+            b"@ind_num_desc" => (false, true, true),
+            b"@val_str_asc" => (true, false, false),
+            b"@val_str_desc" => (true, false, true),
+            b"@val_num_asc" => (true, true, false),
+            b"@val_num_desc" => (true, true, true),
+            _ => return arr.keys(),
+        };
         let mut items: Vec<(Bytes, Value)> =
             arr.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        let by_num = |a: &Value, b: &Value| {
-            a.num()
-                .partial_cmp(&b.num())
-                .unwrap_or(std::cmp::Ordering::Equal)
+        let num = |(k, v): &(Bytes, Value)| {
+            if by_value {
+                v.num()
+            } else {
+                super::super::value::str_to_num(k)
+            }
         };
-        let key_num = |k: &Bytes| super::super::value::str_to_num(k);
-        match order.as_slice() {
-            b"@ind_str_asc" => items.sort_by(|a, b| a.0.cmp(&b.0)),
-            b"@ind_str_desc" => items.sort_by(|a, b| b.0.cmp(&a.0)),
-            b"@ind_num_asc" => items.sort_by(|a, b| {
-                key_num(&a.0)
-                    .partial_cmp(&key_num(&b.0))
+        let text = |(k, v): &(Bytes, Value)| {
+            if by_value {
+                v.to_bytes(&self.convfmt)
+            } else {
+                k.clone()
+            }
+        };
+        // One comparator for every order: each `sort_by` call site is a separate copy of the
+        // sorting code in the module.
+        items.sort_by(|a, b| {
+            let primary = if numeric {
+                num(a)
+                    .partial_cmp(&num(b))
                     .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(a.0.cmp(&b.0))
-            }),
-            b"@ind_num_desc" => items.sort_by(|a, b| {
-                key_num(&b.0)
-                    .partial_cmp(&key_num(&a.0))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-                    .then(b.0.cmp(&a.0))
-            }),
-            b"@val_num_asc" => items.sort_by(|a, b| by_num(&a.1, &b.1).then(a.0.cmp(&b.0))),
-            b"@val_num_desc" => items.sort_by(|a, b| by_num(&b.1, &a.1).then(b.0.cmp(&a.0))),
-            b"@val_str_asc" => items.sort_by(|a, b| {
-                a.1.to_bytes(&self.convfmt)
-                    .cmp(&b.1.to_bytes(&self.convfmt))
-                    .then(a.0.cmp(&b.0))
-            }),
-            b"@val_str_desc" => items.sort_by(|a, b| {
-                b.1.to_bytes(&self.convfmt)
-                    .cmp(&a.1.to_bytes(&self.convfmt))
-                    .then(b.0.cmp(&a.0))
-            }),
-            b"@val_type_asc" | b"@val_type_desc" => {}
-            _ => {}
-        }
+            } else {
+                text(a).cmp(&text(b))
+            };
+            let order = primary.then_with(|| a.0.cmp(&b.0));
+            if descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
         items.into_iter().map(|(k, _)| k).collect()
     }
 
