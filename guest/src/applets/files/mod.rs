@@ -5,6 +5,9 @@
 
 mod shared;
 
+/// GNU `strftime` in UTC, for `printf %(fmt)T`.
+pub(crate) use shared::strftime;
+
 mod base64;
 mod checksum;
 mod cp;

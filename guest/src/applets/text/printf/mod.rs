@@ -16,7 +16,7 @@ use number::{format_float, format_int, parse_float, parse_int, Spec};
 /// The `printf` applet.
 pub const APPLET: Applet = Applet {
     name: "printf",
-    usage: "printf FORMAT [ARGUMENTS]...\n  Conversions: %s %b (escapes in the argument) %q (shell-quoted) %c %d %i %u %o %x %X\n  %f %e %E %g %G %%; flags - + space 0 #; width and precision (or * from an argument).\n  Escapes in FORMAT: \\n \\t \\\\ \\a \\b \\e \\f \\r \\v \\NNN \\xHH \\uHHHH.\n  The format is reused until every argument is consumed; missing ones count as \"\" or 0.\n  'c or \"c as a number is the character's code. (printf -v VAR is a shell builtin job.)",
+    usage: "printf FORMAT [ARGUMENTS]...\n  Conversions: %s %b (escapes in the argument) %q (shell-quoted) %c %d %i %u %o %x %X\n  %f %e %E %g %G %%; %(FMT)T: the argument (seconds; -1 or none: now) as strftime FMT (UTC);\n  flags - + space 0 #; width and precision (or * from an argument).\n  Escapes in FORMAT: \\n \\t \\\\ \\a \\b \\e \\f \\r \\v \\NNN \\xHH \\uHHHH.\n  The format is reused until every argument is consumed; missing ones count as \"\" or 0.\n  'c or \"c as a number is the character's code. (printf -v VAR is a shell builtin job.)",
     run,
 };
 
@@ -49,7 +49,11 @@ async fn main(mut ctx: Ctx) -> i32 {
         let _ = ctx.stderr.write_str(USAGE_LINE).await;
         return 2;
     };
-    let mut printer = Printer::new(rest);
+    // Only a `%(...)T` directive reads the clock (every reading is an event of the trace).
+    let now = format
+        .contains("%(")
+        .then(|| ctx.host.now_ms().div_euclid(1000.0) as i64);
+    let mut printer = Printer::new(rest, now.unwrap_or(0));
     printer.run(format.as_bytes());
     for message in &printer.errors {
         warn(&mut ctx, message).await;
@@ -78,16 +82,19 @@ struct Printer<'a> {
     out: Vec<u8>,
     errors: Vec<String>,
     status: i32,
+    /// The time `%(fmt)T` shows for `-1`, `-2` or no argument, in seconds since the epoch.
+    now: i64,
 }
 
 impl<'a> Printer<'a> {
-    fn new(args: &'a [String]) -> Self {
+    fn new(args: &'a [String], now: i64) -> Self {
         Printer {
             args,
             next: 0,
             out: Vec::new(),
             errors: Vec::new(),
             status: 0,
+            now,
         }
     }
 
@@ -165,6 +172,9 @@ impl<'a> Printer<'a> {
             };
             at = next;
         }
+        if format.get(at) == Some(&b'(') {
+            return self.time(format, at + 1, &spec);
+        }
         while format.get(at).is_some_and(|b| b"hlLjzt".contains(b)) {
             at += 1;
         }
@@ -180,6 +190,30 @@ impl<'a> Printer<'a> {
         }
         let flow = self.convert(conv, &spec)?;
         Some((at + 1, flow))
+    }
+
+    /// `%(fmt)T` from `fmt`'s first byte: the argument (seconds since the epoch; `-1`, `-2` or
+    /// none: now) formatted by `strftime(fmt)` in UTC, `%X` for an empty `fmt`.
+    fn time(&mut self, format: &[u8], start: usize, spec: &Spec) -> Option<(usize, Flow)> {
+        let Some(length) = format[start..].windows(2).position(|w| w == b")T") else {
+            self.errors
+                .push("`(': invalid time format specification".to_string());
+            self.status = STOP_STATUS;
+            return None;
+        };
+        let pattern = String::from_utf8_lossy(&format[start..start + length]);
+        let pattern = if pattern.is_empty() {
+            "%X".into()
+        } else {
+            pattern
+        };
+        let secs = match self.arg() {
+            None | Some("" | "-1" | "-2") => self.now,
+            Some(text) => self.int_arg(text),
+        };
+        let text = crate::applets::files::strftime(&pattern, secs, 0);
+        self.pad_text(text.as_bytes(), spec);
+        Some((start + length + 2, Flow::Go))
     }
 
     /// A width or precision: digits, or `*` taken from the next argument.
