@@ -442,6 +442,18 @@ impl Drop for Lent<'_> {
 // ---------------------------------------------------------------------------------------
 // Descriptor tables
 
+/// A `>(...)` process substitution waiting for the command it was written for: when that
+/// command has ended, `program` runs with what was written to `path` as its standard input.
+#[derive(Clone)]
+pub struct PendingOutput {
+    /// The temporary file the command wrote to.
+    pub path: String,
+    /// The commands inside `>(...)`.
+    pub program: Rc<crate::shell::ast::Program>,
+    /// Their descriptors (stdout and stderr as where the substitution was written).
+    pub fds: Fds,
+}
+
 /// What a descriptor refers to.
 #[derive(Clone)]
 pub enum Fd {

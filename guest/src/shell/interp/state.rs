@@ -283,6 +283,8 @@ pub struct State {
     pub job_owner: u32,
     /// Redirections made permanent by `exec`, picked up by the running list.
     pub exec_fds: Option<super::io::Fds>,
+    /// `>(...)` substitutions waiting for their command to end, innermost command last.
+    pub pending_outputs: Vec<super::io::PendingOutput>,
 }
 
 /// Whether `name` is a valid variable name.
@@ -320,6 +322,7 @@ impl State {
             dirstack: Vec::new(),
             getopts: (1, 0),
             exec_fds: None,
+            pending_outputs: Vec::new(),
             last_job: None,
             job_owner: 0,
             xtrace_level: 0,

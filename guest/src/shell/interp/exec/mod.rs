@@ -14,7 +14,7 @@ use super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
 use super::state::{Key, Value};
 use super::{Flow, Sh, TIMEOUT_STATUS};
 use crate::shell::ast::*;
-use crate::task::{join_all, pipe, yield_now, LocalFuture, Output, Sink};
+use crate::task::{join_all, pipe, yield_now, Input, LocalFuture, Output, Sink};
 
 /// Loop iterations between yields, so other pipeline stages get to run.
 const YIELD_EVERY: u32 = 256;
@@ -334,6 +334,7 @@ impl Sh {
                 s.depth += 1;
                 s.depth
             };
+            let outputs_mark = self.state.borrow().pending_outputs.len();
             let flow = 'run: {
                 if depth > super::state::MAX_DEPTH {
                     break 'run self.too_deep(&fds).await;
@@ -346,6 +347,7 @@ impl Sh {
                     CommandKind::Simple(simple) => {
                         let mark = self.world.temp_files.borrow().len();
                         let flow = self.run_simple(command, simple, fds).await;
+                        self.run_pending_outputs(outputs_mark).await;
                         self.clean_temps_since(mark);
                         break 'run flow;
                     }
@@ -361,6 +363,7 @@ impl Sh {
                     Err(flow) => break 'run flow,
                 };
                 let flow = self.run_compound(&command.kind, &fds).await;
+                self.run_pending_outputs(outputs_mark).await;
                 if fds.broken() {
                     break 'run Flow::Exit(141);
                 }
@@ -370,6 +373,32 @@ impl Sh {
             s.depth = s.depth.saturating_sub(1);
             flow
         })
+    }
+
+    /// Runs the `>(...)` substitutions made for the command that just ended (those after
+    /// `mark`), each reading what the command wrote to its file.
+    async fn run_pending_outputs(&self, mark: usize) {
+        let pending: Vec<_> = {
+            let mut state = self.state.borrow_mut();
+            if state.pending_outputs.len() <= mark {
+                return;
+            }
+            state.pending_outputs.drain(mark..).collect()
+        };
+        for output in pending {
+            let written = self.world.vfs.borrow().read_shared("/", &output.path);
+            let sub = match self.subshell() {
+                Ok(sub) => sub,
+                Err(message) => {
+                    self.report(&output.fds, &message).await;
+                    continue;
+                }
+            };
+            let mut fds = output.fds.clone();
+            let input = Input::bytes(written.unwrap_or_default());
+            fds.set(0, Some(Fd::In(InHandle::stream(input))));
+            sub.run_list(&output.program, &fds).await;
+        }
     }
 
     /// Reports running out of nesting levels; the shell stops.

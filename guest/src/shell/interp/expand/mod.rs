@@ -470,6 +470,8 @@ impl Sh {
     }
 
     /// `<(cmd)`: runs the command, keeps its output in a temporary file, expands to its path.
+    /// `>(cmd)`: expands to the path of an empty temporary file; once the command it is part
+    /// of has ended, `cmd` reads what was written there (see `exec::run_pending_outputs`).
     async fn process_subst(
         &self,
         output: bool,
@@ -477,11 +479,19 @@ impl Sh {
         fds: &Fds,
     ) -> Expanded<String> {
         if output {
-            return Err(ExpandError::Failed(
-                ">(...) process substitution is not supported; write to a file and run the \
-                 command on it afterwards"
-                    .into(),
-            ));
+            let path = self.world.temp_path("psub");
+            let made = self.world.vfs.borrow_mut().write("/", &path, &[]);
+            made.map_err(|e| ExpandError::Failed(e.to_string()))?;
+            self.world.temp_files.borrow_mut().push(path.clone());
+            self.state
+                .borrow_mut()
+                .pending_outputs
+                .push(super::io::PendingOutput {
+                    path: path.clone(),
+                    program: Rc::new(program.clone()),
+                    fds: fds.clone(),
+                });
+            return Ok(path);
         }
         let text = {
             let sub = self.subshell().map_err(ExpandError::Fatal)?;

@@ -183,7 +183,29 @@ fn process_substitution_files_are_removed_afterwards() {
     let h = Harness::new();
     assert_eq!(h.run("cat <(echo one) <(echo two)"), ok("one\ntwo\n"));
     assert_eq!(h.vfs.borrow().read_dir("/", "/tmp").map(|e| e.len()), Ok(0));
-    assert_eq!(h.run("echo >(cat)").status, 1);
+    assert_eq!(
+        h.run("printf 'b\\na\\n' | tee >(sort > /tmp/sorted) >(wc -l) > /dev/null; cat /tmp/sorted"),
+        ok("2\na\nb\n")
+    );
+    assert_eq!(h.run("rm /tmp/sorted; ls -A /tmp | wc -l"), ok("0\n"));
+}
+
+#[test]
+fn output_process_substitution_reads_what_its_command_wrote() {
+    let h = Harness::new();
+    assert_eq!(h.run("echo hello > >(tr a-z A-Z); echo after"), ok("HELLO\nafter\n"));
+    // A compound command's redirection: the substitution runs once the loop has ended.
+    assert_eq!(
+        h.run("for i in 1 2; do echo $i; done > >(sed s/^/x/)"),
+        ok("x1\nx2\n")
+    );
+    // Nested commands keep their own substitutions: the inner `tee` ends first.
+    assert_eq!(
+        h.run("{ echo a | tee >(sed s/^/in/); echo b; } > >(sed s/^/out-/)"),
+        ok("out-a\nout-ina\nout-b\n")
+    );
+    let printed = h.run("echo >(cat)").stdout;
+    assert!(printed.starts_with("/tmp/.corral-psub-"), "{printed}");
 }
 
 #[test]
