@@ -12,7 +12,7 @@ use crate::task::LocalFuture;
 /// `set`.
 pub(crate) const SET: Builtin = Builtin {
     name: "set",
-    synopsis: "set [-euxfCav] [-o option] [--] [arg ...] — options (-e errexit, -u nounset, -x xtrace, -o pipefail) and positional parameters",
+    synopsis: "set [-euxfCav] [-o option] [--] [arg ...] — options (-e errexit, -E errtrace, -u nounset, -x xtrace, -o pipefail) and positional parameters",
     run,
 };
 
@@ -22,7 +22,6 @@ const USAGE: &str = "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg .
 const IGNORED: &[&str] = &[
     "braceexpand",
     "emacs",
-    "errtrace",
     "functrace",
     "hashall",
     "histexpand",
@@ -98,7 +97,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 }
                 if matches!(
                     c,
-                    'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'n' | 'p' | 't' | 'P' | 'T' | 'E'
+                    'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'n' | 'p' | 't' | 'P' | 'T'
                 ) {
                     continue;
                 }

@@ -117,6 +117,8 @@ impl Var {
 pub struct Options {
     /// `-e`.
     pub errexit: bool,
+    /// `-E`: functions, substitutions and subshells inherit the `ERR` trap.
+    pub errtrace: bool,
     /// `-u`.
     pub nounset: bool,
     /// `-o pipefail`.
@@ -149,6 +151,7 @@ pub struct Options {
 pub const SET_OPTIONS: &[(&str, Option<char>)] = &[
     ("allexport", Some('a')),
     ("errexit", Some('e')),
+    ("errtrace", Some('E')),
     ("noclobber", Some('C')),
     ("noglob", Some('f')),
     ("nounset", Some('u')),
@@ -173,6 +176,7 @@ impl Options {
     pub fn flag(&mut self, name: &str) -> Option<&mut bool> {
         Some(match name {
             "errexit" => &mut self.errexit,
+            "errtrace" => &mut self.errtrace,
             "nounset" => &mut self.nounset,
             "pipefail" => &mut self.pipefail,
             "xtrace" => &mut self.xtrace,
@@ -216,6 +220,7 @@ impl Options {
             (self.xtrace, 'x'),
             (true, 'B'),
             (self.noclobber, 'C'),
+            (self.errtrace, 'E'),
         ]
         .iter()
         .filter(|(on, _)| *on)

@@ -183,9 +183,9 @@ impl Sh {
 
     /// Runs the `ERR` trap after `pipeline` failed where `set -e` would apply: after a simple
     /// command, a subshell, `(( ))`, `[[ ]]` or a multi-command pipeline (the commands inside
-    /// a compound command have had their turn), not in functions or subshells (which do not
-    /// inherit it). `$?` is the failure's status in the trap and after it. Some: the trap
-    /// exited.
+    /// a compound command have had their turn), not in functions, substitutions or subshells
+    /// unless `set -E` makes them inherit it. `$?` is the failure's status in the trap and
+    /// after it. Some: the trap exited.
     async fn run_err_trap(&self, pipeline: &Pipeline, status: i32, fds: &Fds) -> Option<Flow> {
         let fires = match pipeline.commands.as_slice() {
             [one] => matches!(
@@ -199,7 +199,8 @@ impl Sh {
         };
         let code = {
             let mut s = self.state.borrow_mut();
-            if !fires || !s.call_stack.is_empty() || s.subshell > 0 {
+            let top_level = s.call_stack.is_empty() && s.subshell == 0;
+            if !fires || !(top_level || s.opts.errtrace) {
                 return None;
             }
             // Removed while it runs, so a failure inside does not run it again.

@@ -184,7 +184,9 @@ fn process_substitution_files_are_removed_afterwards() {
     assert_eq!(h.run("cat <(echo one) <(echo two)"), ok("one\ntwo\n"));
     assert_eq!(h.vfs.borrow().read_dir("/", "/tmp").map(|e| e.len()), Ok(0));
     assert_eq!(
-        h.run("printf 'b\\na\\n' | tee >(sort > /tmp/sorted) >(wc -l) > /dev/null; cat /tmp/sorted"),
+        h.run(
+            "printf 'b\\na\\n' | tee >(sort > /tmp/sorted) >(wc -l) > /dev/null; cat /tmp/sorted"
+        ),
         ok("2\na\nb\n")
     );
     assert_eq!(h.run("rm /tmp/sorted; ls -A /tmp | wc -l"), ok("0\n"));
@@ -193,7 +195,10 @@ fn process_substitution_files_are_removed_afterwards() {
 #[test]
 fn output_process_substitution_reads_what_its_command_wrote() {
     let h = Harness::new();
-    assert_eq!(h.run("echo hello > >(tr a-z A-Z); echo after"), ok("HELLO\nafter\n"));
+    assert_eq!(
+        h.run("echo hello > >(tr a-z A-Z); echo after"),
+        ok("HELLO\nafter\n")
+    );
     // A compound command's redirection: the substitution runs once the loop has ended.
     assert_eq!(
         h.run("for i in 1 2; do echo $i; done > >(sed s/^/x/)"),
