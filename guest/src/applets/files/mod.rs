@@ -7,6 +7,7 @@ mod shared;
 
 mod base64;
 mod checksum;
+mod chmod;
 mod cp;
 mod date;
 mod diff;
@@ -19,6 +20,7 @@ mod ls;
 mod mkdir;
 mod mv;
 mod pwd;
+mod readlink;
 mod realpath;
 mod rm;
 mod rmdir;
@@ -64,8 +66,10 @@ pub static APPLETS: &[&Applet] = &[
     &cp::APPLET,
     &mv::APPLET,
     &touch::APPLET,
+    &chmod::APPLET,
     &ln::APPLET,
     &realpath::APPLET,
+    &readlink::APPLET,
     &stat::APPLET,
     &du::APPLET,
 ];
