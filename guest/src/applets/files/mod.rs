@@ -18,6 +18,7 @@ mod gzip;
 mod ln;
 mod ls;
 mod mkdir;
+mod mktemp;
 mod mv;
 mod pwd;
 mod readlink;
@@ -61,6 +62,7 @@ pub static APPLETS: &[&Applet] = &[
     &sleep::APPLET,
     &date::APPLET,
     &mkdir::APPLET,
+    &mktemp::APPLET,
     &rmdir::APPLET,
     &rm::APPLET,
     &cp::APPLET,
