@@ -130,8 +130,11 @@ enum Source {
     },
     Pipe(PipeReader),
     /// A device that never ends (`/dev/zero`): each chunk is made by the function.
-    Endless(Box<dyn FnMut(&mut [u8])>),
+    Endless(Fill),
 }
+
+/// Fills a chunk of an endless input.
+type Fill = Box<dyn FnMut(&mut [u8])>;
 
 /// The size of a chunk read from an endless device: a page, as Linux hands them out.
 const DEVICE_CHUNK: usize = 4096;

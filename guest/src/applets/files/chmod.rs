@@ -29,7 +29,7 @@ const SPEC: OptSpec = OptSpec {
 /// Letters that make `-w`, `-x`, `-rwx`... a mode rather than options, as GNU reads them.
 const MODE_LETTERS: &str = "rwxXstugoa,+-=01234567";
 
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Verbosity {
     Off,
     Changes,
