@@ -16,10 +16,8 @@ use crate::vfs::{Device, Vfs, VfsError};
 /// Writes `name: message` to the applet's stderr (the form GNU tools use).
 pub async fn warn(ctx: &mut Ctx, message: impl Display) {
     let line = format!("{}: {message}\n", ctx.name);
-    // stderr failing is nothing an applet can report anywhere else. Flushed at once, as
-    // stderr is unbuffered: `2>&1` shows a message before the output that follows it.
+    // stderr failing is nothing an applet can report anywhere else.
     let _ = ctx.stderr.write_str(&line).await;
-    let _ = ctx.stderr.flush().await;
 }
 
 /// Reports a usage error the GNU way and returns exit status 2 (1 for some tools: pass it).
