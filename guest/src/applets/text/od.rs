@@ -1,7 +1,7 @@
 //! `od [-A RADIX] [-t TYPE]... [-N COUNT] [-j SKIP] [-w[N]] [-v] [-bcdosx] [FILE]...`: dump
 //! bytes in octal, hex, decimal or as characters, laid out byte for byte like GNU `od`.
 
-use crate::applets::common::{warn, OptSpec};
+use crate::applets::common::{warn, Opt, OptSpec};
 use crate::applets::text::util::{finish, open_or_warn, parse_args, quote};
 use crate::applets::{Applet, Ctx};
 use crate::task::{LocalFuture, WriteError};
@@ -280,6 +280,57 @@ impl Layout {
     }
 }
 
+/// What the options ask for.
+struct Settings {
+    formats: Vec<Format>,
+    address: Address,
+    skip: u64,
+    limit: Option<u64>,
+    all: bool,
+}
+
+impl Settings {
+    /// Takes in one option, or says what is wrong with it.
+    fn take(&mut self, opt: &Opt) -> Result<(), String> {
+        let count = |letter: char| {
+            parse_count(opt.value())
+                .ok_or_else(|| format!("invalid -{letter} argument {}", quote(opt.value())))
+        };
+        let types = match opt {
+            Opt::Short('b', _) => "o1",
+            Opt::Short('c', _) => "c",
+            Opt::Short('d', _) => "u2",
+            Opt::Short('o', _) => "o2",
+            Opt::Short('s', _) => "d2",
+            Opt::Short('x', _) => "x2",
+            _ if opt.is('t', "format") => opt.value(),
+            _ if opt.is('v', "output-duplicates") => {
+                self.all = true;
+                return Ok(());
+            }
+            _ if opt.is('A', "address-radix") => {
+                self.address = Address::parse(opt.value()).ok_or_else(|| {
+                    format!(
+                        "invalid output address radix '{}'; it must be one character from [doxn]",
+                        opt.value()
+                    )
+                })?;
+                return Ok(());
+            }
+            _ if opt.is('j', "skip-bytes") => {
+                self.skip = count('j')?;
+                return Ok(());
+            }
+            _ => {
+                self.limit = Some(count('N')?);
+                return Ok(());
+            }
+        };
+        self.formats.extend(parse_types(types)?);
+        Ok(())
+    }
+}
+
 fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(main(ctx))
 }
@@ -291,62 +342,29 @@ async fn main(mut ctx: Ctx) -> i32 {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
-    let mut formats = Vec::new();
-    let mut address = Address {
-        radix: 'o',
-        width: 7,
+    let mut s = Settings {
+        formats: Vec::new(),
+        address: Address {
+            radix: 'o',
+            width: 7,
+        },
+        skip: 0,
+        limit: None,
+        all: false,
     };
-    let (mut skip, mut limit, mut all) = (0, None, false);
     for opt in &opts {
-        let shorthand = match opt {
-            _ if opt.is('b', "") => "o1",
-            _ if opt.is('c', "") => "c",
-            _ if opt.is('d', "") => "u2",
-            _ if opt.is('o', "") => "o2",
-            _ if opt.is('s', "") => "d2",
-            _ if opt.is('x', "") => "x2",
-            _ => "",
-        };
-        let types = match opt {
-            _ if !shorthand.is_empty() => Ok(shorthand),
-            _ if opt.is('t', "format") => Ok(opt.value()),
-            _ => Err(opt),
-        };
-        let failure = match types {
-            Ok(types) => parse_types(types).map(|f| formats.extend(f)).err(),
-            Err(opt) if opt.is('v', "output-duplicates") => {
-                all = true;
-                None
-            }
-            Err(opt) if opt.is('A', "address-radix") => match Address::parse(opt.value()) {
-                Some(parsed) => {
-                    address = parsed;
-                    None
-                }
-                None => Some(format!(
-                    "invalid output address radix '{}'; it must be one character from [doxn]",
-                    opt.value()
-                )),
-            },
-            Err(opt) => {
-                let (letter, count) = match opt {
-                    _ if opt.is('j', "skip-bytes") => ('j', &mut skip),
-                    _ => ('N', limit.get_or_insert(0)),
-                };
-                match parse_count(opt.value()) {
-                    Some(n) => {
-                        *count = n;
-                        None
-                    }
-                    None => Some(format!("invalid -{letter} argument {}", quote(opt.value()))),
-                }
-            }
-        };
-        if let Some(message) = failure {
+        if let Err(message) = s.take(opt) {
             warn(&mut ctx, message).await;
             return 1;
         }
     }
+    let Settings {
+        mut formats,
+        address,
+        skip,
+        limit,
+        all,
+    } = s;
     if formats.is_empty() {
         formats.push(Format {
             kind: Kind::Octal,
@@ -361,7 +379,9 @@ async fn main(mut ctx: Ctx) -> i32 {
         None => 16,
         Some(None) => 32,
         Some(Some(text)) => match parse_count(&text) {
-            Some(w) if w > 0 && w % lcm as u64 == 0 => w as usize,
+            Some(w) if w > 0 && w % lcm as u64 == 0 && usize::try_from(w).is_ok() => {
+                usize::try_from(w).unwrap_or(lcm)
+            }
             Some(w) => {
                 warn(
                     &mut ctx,
