@@ -187,3 +187,18 @@ def test_random_is_seeded_from_the_host() -> None:
     # the clock does not seed it: a fixed seed with different clocks gives the same numbers
     late = sandbox(seed=7, clock=2_000_000_000.0).execute(code, language="shell").stdout
     assert late == one
+
+
+def test_mktemp_and_urandom_are_seeded_and_replay_exactly() -> None:
+    code = "mktemp; mktemp -d -p . XXXXXX; head -c 12 /dev/urandom | od -An -tx1"
+    one = sandbox(seed=7).execute(code, language="shell").stdout
+    two = sandbox(seed=7).execute(code, language="shell").stdout
+    other = sandbox(seed=8).execute(code, language="shell").stdout
+    assert one == two != other
+    names = one.splitlines()
+    assert names[0].startswith("/tmp/tmp.") and len(names[0]) == len("/tmp/tmp.") + 10
+    assert len(names[2].split()) == 12
+    box = sandbox()
+    results = [box.execute(code, language="shell") for _ in range(2)]
+    assert results[0].stdout != results[1].stdout
+    assert replay_all(box.trace) == results

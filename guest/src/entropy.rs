@@ -2,28 +2,32 @@
 //! seed) starts here, from WASI `random_get`, which the host records or fixes, so runs replay
 //! exactly and a sandbox with a fixed seed is deterministic.
 
-/// Four random words from the host.
+/// Fills `bytes` with randomness from the host (`/dev/urandom`, `mktemp`'s names).
 #[cfg(target_os = "wasi")]
-pub fn random_words() -> [u32; 4] {
+pub fn fill(bytes: &mut [u8]) {
     #[link(wasm_import_module = "wasi_snapshot_preview1")]
     extern "C" {
         fn random_get(buf: *mut u8, len: usize) -> u16;
     }
-    let mut bytes = [0u8; 16];
-    // SAFETY: the buffer is valid for 16 bytes; the host fills it (or leaves zeros on error).
+    // SAFETY: the buffer is valid for its length; the host fills it (or leaves it on error).
     unsafe { random_get(bytes.as_mut_ptr(), bytes.len()) };
-    words(bytes)
 }
 
 /// Native builds (unit tests) take their randomness from the standard library's hasher keys.
 #[cfg(not(target_os = "wasi"))]
-pub fn random_words() -> [u32; 4] {
+pub fn fill(bytes: &mut [u8]) {
     use std::hash::{BuildHasher, RandomState};
     let state = RandomState::new();
-    let mut bytes = [0u8; 16];
-    for (i, chunk) in bytes.chunks_exact_mut(8).enumerate() {
-        chunk.copy_from_slice(&state.hash_one(i).to_le_bytes());
+    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+        let word = state.hash_one(i).to_le_bytes();
+        chunk.copy_from_slice(&word[..chunk.len()]);
     }
+}
+
+/// Four random words from the host.
+pub fn random_words() -> [u32; 4] {
+    let mut bytes = [0u8; 16];
+    fill(&mut bytes);
     words(bytes)
 }
 
@@ -36,4 +40,52 @@ pub fn random_u64() -> u64 {
 fn words(bytes: [u8; 16]) -> [u32; 4] {
     let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     [word(0), word(4), word(8), word(12)]
+}
+
+/// Endless random bytes (`/dev/urandom`): a 32-byte seed from the host stretched with SHA-256
+/// in counter mode, so megabytes cost one host call and a trace records 32 bytes, not megabytes.
+pub struct Stream {
+    seed: [u8; 32],
+    counter: u64,
+}
+
+impl Stream {
+    /// A stream with a fresh seed from the host.
+    pub fn new() -> Self {
+        let mut seed = [0u8; 32];
+        fill(&mut seed);
+        Stream { seed, counter: 0 }
+    }
+
+    /// Fills `bytes` with the stream's next bytes (whole blocks: a partial one is dropped).
+    pub fn fill(&mut self, bytes: &mut [u8]) {
+        use sha2::Digest;
+        for chunk in bytes.chunks_mut(32) {
+            let mut hasher = sha2::Sha256::new();
+            hasher.update(self.seed);
+            hasher.update(self.counter.to_le_bytes());
+            self.counter += 1;
+            chunk.copy_from_slice(&hasher.finalize()[..chunk.len()]);
+        }
+    }
+}
+
+impl Default for Stream {
+    fn default() -> Self {
+        Stream::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stream;
+
+    #[test]
+    fn stream_blocks_differ_and_fill_any_length() {
+        let mut stream = Stream::new();
+        let mut bytes = [0u8; 70];
+        stream.fill(&mut bytes);
+        assert_ne!(bytes[..32], bytes[32..64]);
+        assert!(bytes[64..].iter().any(|&b| b != 0));
+    }
 }

@@ -124,9 +124,20 @@ impl PipeWriter {
 /// What a command reads from.
 enum Source {
     Empty,
-    Bytes { data: Rc<Vec<u8>>, pos: usize },
+    Bytes {
+        data: Rc<Vec<u8>>,
+        pos: usize,
+    },
     Pipe(PipeReader),
+    /// A device that never ends (`/dev/zero`): each chunk is made by the function.
+    Endless(Fill),
 }
+
+/// Fills a chunk of an endless input.
+type Fill = Box<dyn FnMut(&mut [u8])>;
+
+/// The size of a chunk read from an endless device: a page, as Linux hands them out.
+const DEVICE_CHUNK: usize = 4096;
 
 /// A command's standard input (or any input it opens), with line reading on top.
 pub struct Input {
@@ -166,6 +177,15 @@ impl Input {
         }
     }
 
+    /// An input that never ends (`/dev/zero`, `/dev/urandom`): `fill` makes each chunk.
+    pub fn endless(fill: impl FnMut(&mut [u8]) + 'static) -> Self {
+        Input {
+            source: Source::Endless(Box::new(fill)),
+            pending: Vec::new(),
+            start: 0,
+        }
+    }
+
     /// The next chunk of bytes, or None at the end.
     pub async fn read_chunk(&mut self) -> Option<Vec<u8>> {
         if let Some(rest) = self.take_pending() {
@@ -183,6 +203,11 @@ impl Input {
                 Some(chunk)
             }
             Source::Pipe(reader) => reader.read_chunk().await,
+            Source::Endless(fill) => {
+                let mut chunk = vec![0; DEVICE_CHUNK];
+                fill(&mut chunk);
+                Some(chunk)
+            }
         }
     }
 

@@ -2,9 +2,9 @@
 //!
 //! `/workspace` (the starting directory) and `/tmp` are writable and count against the quotas
 //! in [`VfsLimits`]; everything else is a read-only skeleton (`/bin`, `/usr/bin`, `/etc`, `/dev`
-//! with `/dev/null`, `/home`) where any mutation fails with EACCES. Every operation takes the
-//! caller's working directory and a path, resolves symlinks like the kernel, and fails with a
-//! [`VfsError`] that prints the way a POSIX tool or Node.js would.
+//! with `null`, `zero`, `random` and `urandom`, `/home`) where any mutation fails with EACCES.
+//! Every operation takes the caller's working directory and a path, resolves symlinks like the
+//! kernel, and fails with a [`VfsError`] that prints the way a POSIX tool or Node.js would.
 //!
 //! Files keep their bytes in an `Rc<Vec<u8>>`: reading hands out the buffer (or a slice of it)
 //! without copying, copying a file shares it, and writing to a shared buffer copies it first, so
@@ -27,7 +27,7 @@ mod walk;
 mod write;
 
 pub use error::{Errno, VfsError};
-pub use node::{FileKind, Stat};
+pub use node::{Device, FileKind, Stat};
 pub use path::{resolve, NAME_MAX, PATH_MAX};
 pub use snapshot::{Piece, Pieces};
 pub use tree::{VfsLimits, VfsUsage};
@@ -174,7 +174,7 @@ mod tests {
                 "workspace/"
             ]
         );
-        assert_eq!(ls(&vfs, "/dev"), ["null"]);
+        assert_eq!(ls(&vfs, "/dev"), ["null", "random", "urandom", "zero"]);
         assert!(ls(&vfs, ".").is_empty() && ls(&vfs, "/tmp").is_empty());
         assert_eq!(vfs.usage(), VfsUsage::default());
         assert_eq!(vfs.stat("/", "/etc").map(|s| s.mtime_ms), Ok(1000.0));

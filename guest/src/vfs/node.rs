@@ -27,8 +27,31 @@ pub enum FileKind {
     Dir,
     /// A symbolic link.
     Symlink,
-    /// A character device: only `/dev/null`, so `test -f /dev/null` is false like on Linux.
+    /// A character device (`/dev/null`, `/dev/zero`...), so `test -f /dev/null` is false like
+    /// on Linux.
     CharDevice,
+}
+
+/// The character devices in `/dev`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    /// `/dev/null`: reads are empty, writes vanish.
+    Null,
+    /// `/dev/zero`: endless zero bytes; writes vanish.
+    Zero,
+    /// `/dev/random` and `/dev/urandom`: endless bytes from the host's entropy; writes vanish.
+    Random,
+}
+
+impl Device {
+    /// Linux's major and minor numbers (`ls -l` and `stat` show them).
+    pub fn numbers(self) -> (u64, u64) {
+        match self {
+            Device::Null => (1, 3),
+            Device::Zero => (1, 5),
+            Device::Random => (1, 9),
+        }
+    }
 }
 
 /// Metadata of one node, as `stat` reports it.
@@ -46,6 +69,8 @@ pub struct Stat {
     pub ino: u64,
     /// Link count: 1, or 2 plus the number of subdirectories for a directory.
     pub nlink: u64,
+    /// The device a `CharDevice` is, None for everything else.
+    pub device: Option<Device>,
 }
 
 /// A node's content.
@@ -57,8 +82,8 @@ pub(super) enum Data {
     Dir(BTreeMap<String, Ino>),
     /// The target, as given.
     Symlink(String),
-    /// `/dev/null`: reads are empty, writes vanish.
-    DevNull,
+    /// A device: reads come from it, writes vanish.
+    Device(Device),
 }
 
 /// One file, directory or symlink.
@@ -95,7 +120,7 @@ impl Node {
             Data::File(_) => FileKind::File,
             Data::Dir(_) => FileKind::Dir,
             Data::Symlink(_) => FileKind::Symlink,
-            Data::DevNull => FileKind::CharDevice,
+            Data::Device(_) => FileKind::CharDevice,
         }
     }
 
@@ -111,15 +136,17 @@ impl Node {
         match &self.data {
             Data::File(bytes) => bytes.len() as u64,
             Data::Symlink(target) => target.len() as u64,
-            Data::Dir(_) | Data::DevNull => 0,
+            Data::Dir(_) | Data::Device(_) => 0,
         }
     }
 
-    /// The readable bytes: a file's contents, nothing for `/dev/null`.
+    /// The readable bytes: a file's contents, nothing for `/dev/null`. An endless device
+    /// has no whole contents (EFBIG): readers that stream open it with `Input::device`.
     pub fn bytes(&self) -> Result<&[u8], Errno> {
         match &self.data {
             Data::File(bytes) => Ok(bytes),
-            Data::DevNull => Ok(&[]),
+            Data::Device(Device::Null) => Ok(&[]),
+            Data::Device(_) => Err(Errno::EFBIG),
             Data::Dir(_) => Err(Errno::EISDIR),
             Data::Symlink(_) => Err(Errno::EINVAL),
         }

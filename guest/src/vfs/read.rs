@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use super::error::{at, Errno, VfsError};
-use super::node::{Data, FileKind, Ino, Node, Stat};
+use super::node::{Data, Device, FileKind, Ino, Node, Stat};
 use super::tree::Tree;
 use super::Vfs;
 
@@ -21,8 +21,7 @@ impl Vfs {
         let node = self.followed(cwd, path).map_err(at(path))?;
         match &node.data {
             Data::File(bytes) => Ok(Rc::clone(bytes)),
-            Data::DevNull => Ok(Rc::default()),
-            _ => Err(VfsError::new(Errno::EISDIR, path)),
+            _ => node.bytes().map(|_| Rc::default()).map_err(at(path)),
         }
     }
 
@@ -64,8 +63,15 @@ impl Vfs {
 
     /// Whether `path` leads to `/dev/null`, so a writer can skip producing the bytes.
     pub fn is_dev_null(&self, cwd: &str, path: &str) -> bool {
-        self.followed(cwd, path)
-            .is_ok_and(|node| matches!(node.data, Data::DevNull))
+        self.device(cwd, path) == Some(Device::Null)
+    }
+
+    /// The device `path` leads to, if it is one.
+    pub fn device(&self, cwd: &str, path: &str) -> Option<Device> {
+        match self.followed(cwd, path).ok()?.data {
+            Data::Device(device) => Some(device),
+            _ => None,
+        }
     }
 
     /// A directory's entries, sorted by name (bytewise), with their own kinds (a symlink is a
@@ -116,6 +122,10 @@ impl Tree {
             mode: node.mode,
             ino: ino as u64 + 1,
             nlink: self.nlink(node),
+            device: match node.data {
+                Data::Device(device) => Some(device),
+                _ => None,
+            },
         })
     }
 
@@ -169,6 +179,20 @@ mod tests {
         assert!(vfs.is_dev_null(W, "../dev/null") && !vfs.is_dev_null(W, "/dev"));
         let stat = vfs.stat(W, "/dev/null").map(|s| (s.kind, s.mode, s.size));
         assert_eq!(stat, Ok((FileKind::CharDevice, 0o666, 0)));
+    }
+
+    #[test]
+    fn endless_devices_have_no_whole_contents() {
+        let vfs = vfs();
+        assert_eq!(vfs.device(W, "/dev/zero"), Some(Device::Zero));
+        assert_eq!(vfs.device(W, "/dev/urandom"), Some(Device::Random));
+        assert_eq!(vfs.device(W, "/dev"), None);
+        assert_eq!(code(vfs.read(W, "/dev/zero")), Some(Errno::EFBIG));
+        assert_eq!(code(vfs.read_shared(W, "/dev/random")), Some(Errno::EFBIG));
+        let numbers = vfs
+            .stat(W, "/dev/zero")
+            .map(|s| s.device.map(Device::numbers));
+        assert_eq!(numbers, Ok(Some((1, 5))));
     }
 
     #[test]

@@ -131,7 +131,7 @@ fn encode_node<'n>(out: &mut Vec<u8>, node: &'n Node) -> &'n [u8] {
     let kind = match node.data {
         Data::Dir(_) => DIR,
         Data::Symlink(_) => LINK,
-        Data::File(_) | Data::DevNull => FILE,
+        Data::File(_) | Data::Device(_) => FILE,
     };
     out.push(kind);
     out.extend_from_slice(&node.mode.to_le_bytes());
@@ -144,7 +144,7 @@ fn encode_node<'n>(out: &mut Vec<u8>, node: &'n Node) -> &'n [u8] {
         Data::Symlink(target) => put_u32_bytes(out, target.as_bytes()),
         Data::Dir(entries) => out.extend_from_slice(&(entries.len() as u32).to_le_bytes()),
         // Never in a writable area; written as an empty file to keep the record well-formed.
-        Data::DevNull => out.extend_from_slice(&0u64.to_le_bytes()),
+        Data::Device(_) => out.extend_from_slice(&0u64.to_le_bytes()),
     }
     &[]
 }

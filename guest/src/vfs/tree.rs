@@ -7,7 +7,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::error::Errno;
-use super::node::{Arena, Data, Ino, Node};
+use super::node::{Arena, Data, Device, Ino, Node};
 
 /// The root directory's slot: the first node allocated.
 pub(super) const ROOT: Ino = 0;
@@ -72,7 +72,14 @@ impl Tree {
         let usr = tree.fixture(ROOT, "usr", Node::dir(now));
         tree.fixture(usr, "bin", Node::dir(now));
         let dev = tree.fixture(ROOT, "dev", Node::dir(now));
-        tree.fixture(dev, "null", Node::with(Data::DevNull, 0o666, now));
+        for (name, device) in [
+            ("null", Device::Null),
+            ("random", Device::Random),
+            ("urandom", Device::Random),
+            ("zero", Device::Zero),
+        ] {
+            tree.fixture(dev, name, Node::with(Data::Device(device), 0o666, now));
+        }
         let tmp = tree.fixture(ROOT, "tmp", Node::dir(now));
         // Sticky and world-writable, like every /tmp.
         if let Ok(node) = tree.nodes.get_mut(tmp) {

@@ -10,7 +10,7 @@ use super::Vfs;
 
 /// Where bytes written to a path land.
 enum Target {
-    /// `/dev/null`.
+    /// A device (`/dev/null`, `/dev/zero`...): the bytes vanish.
     Sink,
     /// An existing regular file.
     File(Ino),
@@ -134,7 +134,7 @@ impl Vfs {
             return Ok(Target::New { parent, name });
         };
         match self.tree.node(ino)?.data {
-            Data::DevNull => Ok(Target::Sink),
+            Data::Device(_) => Ok(Target::Sink),
             Data::Dir(_) => Err(Errno::EISDIR),
             _ => self.tree.check_writable(&loc).map(|()| Target::File(ino)),
         }
@@ -236,6 +236,7 @@ mod tests {
         assert_eq!(vfs.append(W, "/dev/null", b"gone"), Ok(()));
         assert_eq!(vfs.truncate(W, "/dev/null", 0), Ok(()));
         assert_eq!(vfs.read(W, "/dev/null"), Ok(&b""[..]));
+        assert_eq!(vfs.write(W, "/dev/zero", b"gone"), Ok(()));
         assert_eq!(vfs.usage().bytes, 0);
         assert_eq!(
             code(vfs.create_exclusive(W, "/dev/null", b"")),

@@ -7,10 +7,11 @@ pub use args::{getopt, Opt, OptSpec};
 pub use child::{run_child, run_child_in, run_forwarded, Child};
 
 use std::fmt::Display;
-use std::rc::Rc;
 
 use super::Ctx;
+use crate::entropy::Stream;
 use crate::task::Input;
+use crate::vfs::{Device, Vfs, VfsError};
 
 /// Writes `name: message` to the applet's stderr (the form GNU tools use).
 pub async fn warn(ctx: &mut Ctx, message: impl Display) {
@@ -33,12 +34,21 @@ pub fn open_input(ctx: &mut Ctx, path: &str) -> Result<Input, String> {
     if path == "-" {
         return Ok(std::mem::replace(&mut ctx.stdin, Input::empty()));
     }
-    let vfs = ctx.vfs.borrow();
-    if vfs.is_dev_null(&ctx.cwd, path) {
-        return Ok(Input::empty());
+    open_path(&ctx.vfs.borrow(), &ctx.cwd, path).map_err(|e| e.to_string())
+}
+
+/// Opens a VFS path as an input: a file's shared buffer, or a device's stream (`/dev/zero`
+/// and `/dev/urandom` never end).
+pub fn open_path(vfs: &Vfs, cwd: &str, path: &str) -> Result<Input, VfsError> {
+    match vfs.device(cwd, path) {
+        Some(Device::Null) => Ok(Input::empty()),
+        Some(Device::Zero) => Ok(Input::endless(|chunk| chunk.fill(0))),
+        Some(Device::Random) => {
+            let mut stream = Stream::new();
+            Ok(Input::endless(move |chunk| stream.fill(chunk)))
+        }
+        None => vfs.read_shared(cwd, path).map(Input::bytes),
     }
-    let data = vfs.read_shared(&ctx.cwd, path).map_err(|e| e.to_string())?;
-    Ok(Input::bytes(Rc::clone(&data)))
 }
 
 /// The operands to read, with `-` (stdin) when there are none.

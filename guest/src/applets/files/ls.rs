@@ -376,8 +376,8 @@ fn indicator(stat: &Stat, o: &Options) -> &'static str {
 }
 
 fn size_text(stat: &Stat, human_sizes: bool) -> String {
-    if stat.kind == FileKind::CharDevice {
-        return "1, 3".to_string();
+    if let Some((major, minor)) = stat.device.map(|d| d.numbers()) {
+        return format!("{major}, {minor}");
     }
     if human_sizes {
         human(stat.size)

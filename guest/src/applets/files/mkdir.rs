@@ -1,6 +1,6 @@
 //! `mkdir [-pv] [-m MODE] DIRECTORY...`: make directories.
 
-use super::shared::{conclude, out_str, parse_args, quote, Res};
+use super::shared::{conclude, out_str, parse_args, quote, ModeChange, Res, UMASK};
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx};
 use crate::task::LocalFuture;
@@ -9,7 +9,7 @@ use crate::vfs::{Errno, FileKind};
 /// The `mkdir` applet.
 pub const APPLET: Applet = Applet {
     name: "mkdir",
-    usage: "mkdir [OPTION]... DIRECTORY...\nCreate the DIRECTORY(ies), if they do not already exist.\n  -m, --mode=MODE  set the mode of new directories (octal; symbolic modes are accepted\n                   and ignored)\n  -p, --parents    make parent directories as needed; no error if existing\n  -v, --verbose    print a message for each created directory",
+    usage: "mkdir [OPTION]... DIRECTORY...\nCreate the DIRECTORY(ies), if they do not already exist.\n  -m, --mode=MODE  set the mode of new directories (octal or symbolic, as chmod's)\n  -p, --parents    make parent directories as needed; no error if existing\n  -v, --verbose    print a message for each created directory",
     run,
 };
 
@@ -45,8 +45,9 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             } else if opt.is('v', "verbose") {
                 options.verbose = true;
             } else if opt.is('m', "mode") {
-                match parse_mode(opt.value()) {
-                    Some(mode) => options.mode = mode,
+                // GNU applies the mode to a=rwx: `u+x` leaves 0777, `=r` gives 0444.
+                match ModeChange::parse(opt.value()) {
+                    Some(change) => options.mode = Some(change.apply(0o777, true, UMASK)),
                     None => {
                         warn(
                             &mut ctx,
@@ -71,24 +72,6 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
         }
         conclude(&mut ctx, Ok(status)).await
     })
-}
-
-/// An octal mode (`Some(Some(mode))`), a symbolic one we accept and ignore (`Some(None)`),
-/// or nonsense (`None`).
-fn parse_mode(text: &str) -> Option<Option<u32>> {
-    if !text.is_empty() && text.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
-        return u32::from_str_radix(text, 8)
-            .ok()
-            .filter(|m| *m <= 0o7777)
-            .map(Some);
-    }
-    let clause_ok = |clause: &str| {
-        let ops = clause.trim_start_matches(['u', 'g', 'o', 'a']);
-        !ops.is_empty()
-            && ops.starts_with(['+', '-', '='])
-            && ops.chars().all(|c| "+-=rwxXstugo".contains(c))
-    };
-    text.split(',').all(clause_ok).then_some(None)
 }
 
 /// Creates one operand; false after reporting a failure.
@@ -226,6 +209,9 @@ mod tests {
             Ok(0o700)
         );
         assert_eq!(run_in(&vfs, "mkdir", &["-m", "u+x", "n"], ""), ok(""));
+        assert_eq!(run_in(&vfs, "mkdir", &["-m", "=r", "r"], ""), ok(""));
+        let modes = ["n", "r"].map(|d| vfs.borrow().stat("/workspace", d).map(|s| s.mode));
+        assert_eq!(modes, [Ok(0o777), Ok(0o444)]);
         assert_eq!(
             run_in(&vfs, "mkdir", &["-m", "bogus", "o"], ""),
             err("mkdir: invalid mode 'bogus'\n", 1)

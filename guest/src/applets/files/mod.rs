@@ -10,6 +10,7 @@ pub(crate) use shared::strftime;
 
 mod base64;
 mod checksum;
+mod chmod;
 mod cp;
 mod date;
 mod diff;
@@ -20,8 +21,10 @@ mod gzip;
 mod ln;
 mod ls;
 mod mkdir;
+mod mktemp;
 mod mv;
 mod pwd;
+mod readlink;
 mod realpath;
 mod rm;
 mod rmdir;
@@ -62,13 +65,16 @@ pub static APPLETS: &[&Applet] = &[
     &sleep::APPLET,
     &date::APPLET,
     &mkdir::APPLET,
+    &mktemp::APPLET,
     &rmdir::APPLET,
     &rm::APPLET,
     &cp::APPLET,
     &mv::APPLET,
     &touch::APPLET,
+    &chmod::APPLET,
     &ln::APPLET,
     &realpath::APPLET,
+    &readlink::APPLET,
     &stat::APPLET,
     &du::APPLET,
 ];

@@ -253,11 +253,7 @@ fn directive(
     let s = info.stat;
     let num = |n: u64| Some(Value::Num(n.to_string()));
     let text = |t: String| Some(Value::Text(t));
-    let (major, minor) = if s.kind == FileKind::CharDevice {
-        (1, 3)
-    } else {
-        (0, 0)
-    };
+    let (major, minor) = s.device.map_or((0, 0), |d| d.numbers());
     let secs = (s.mtime_ms / 1000.0).floor();
     let nanos = ((s.mtime_ms - secs * 1000.0) * 1e6).round() as u32;
     match (conv, which) {

@@ -286,6 +286,15 @@ mod tests {
     }
 
     #[test]
+    fn endless_devices_stream() {
+        let zeros = crate::applets::testing::run("head", &["-c", "5000", "/dev/zero"], "");
+        assert_eq!((zeros.stdout, zeros.status), ("\0".repeat(5000), 0));
+        let random = crate::applets::testing::run("head", &["-c", "40", "/dev/urandom"], "");
+        assert_eq!(random.status, 0);
+        assert!(random.stdout.chars().any(|c| c != '\0'));
+    }
+
+    #[test]
     #[ignore = "compares the tables with the real GNU tools"]
     fn gnu() {
         TABLE.check_gnu();

@@ -25,6 +25,7 @@ mod fold;
 mod head;
 mod join;
 mod nl;
+mod od;
 mod paste;
 mod printf;
 mod rev;
@@ -61,6 +62,7 @@ pub static APPLETS: &[&Applet] = &[
     &head::APPLET,
     &join::APPLET,
     &nl::APPLET,
+    &od::APPLET,
     &paste::APPLET,
     &printf::APPLET,
     &rev::APPLET,

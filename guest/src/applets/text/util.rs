@@ -2,9 +2,7 @@
 //! own error wording, GNU file-name quoting, numbers with size suffixes, and ending a run
 //! (flush, broken pipe → 141).
 
-use std::rc::Rc;
-
-use crate::applets::common::{getopt, usage_error, warn, Opt, OptSpec};
+use crate::applets::common::{getopt, open_path, usage_error, warn, Opt, OptSpec};
 use crate::applets::{Applet, Ctx};
 use crate::task::{Input, WriteError};
 use crate::vfs::Errno;
@@ -55,17 +53,10 @@ pub fn open(ctx: &mut Ctx, path: &str) -> Result<Input, OpenError> {
     if path == "-" {
         return Ok(std::mem::replace(&mut ctx.stdin, Input::empty()));
     }
-    let vfs = ctx.vfs.borrow();
-    if vfs.is_dev_null(&ctx.cwd, path) {
-        return Ok(Input::empty());
-    }
-    match vfs.read_shared(&ctx.cwd, path) {
-        Ok(data) => Ok(Input::bytes(Rc::clone(&data))),
-        Err(e) => Err(OpenError {
-            reason: e.code.description(),
-            is_dir: e.code == Errno::EISDIR,
-        }),
-    }
+    open_path(&ctx.vfs.borrow(), &ctx.cwd, path).map_err(|e| OpenError {
+        reason: e.code.description(),
+        is_dir: e.code == Errno::EISDIR,
+    })
 }
 
 /// The operands of `head` and `tail`, opened in turn: one that cannot be opened is reported

@@ -3,6 +3,7 @@
 
 mod fmt;
 mod glob;
+mod mode;
 mod names;
 mod targets;
 mod time;
@@ -10,6 +11,7 @@ mod time;
 pub use crate::applets::common::{run_child, run_child_in};
 pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
 pub use glob::Glob;
+pub use mode::{ModeChange, UMASK};
 pub use names::{
     basename, dirname, join, quote, quote_if_needed, relative, strip_trailing_slashes,
 };
