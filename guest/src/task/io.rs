@@ -19,7 +19,8 @@ const CHUNK: usize = 64 * 1024;
 
 struct PipeState {
     buf: VecDeque<u8>,
-    writer_open: bool,
+    /// Open write ends (see [`PipeWriter::share`]); the pipe ends when the last one closes.
+    writers: usize,
     reader_open: bool,
 }
 
@@ -32,7 +33,7 @@ pub struct PipeWriter(Rc<RefCell<PipeState>>);
 pub fn pipe() -> (PipeReader, PipeWriter) {
     let state = Rc::new(RefCell::new(PipeState {
         buf: VecDeque::new(),
-        writer_open: true,
+        writers: 1,
         reader_open: true,
     }));
     (PipeReader(Rc::clone(&state)), PipeWriter(state))
@@ -47,7 +48,8 @@ impl Drop for PipeReader {
 
 impl Drop for PipeWriter {
     fn drop(&mut self) {
-        self.0.borrow_mut().writer_open = false;
+        let mut state = self.0.borrow_mut();
+        state.writers = state.writers.saturating_sub(1);
         progress();
     }
 }
@@ -58,7 +60,7 @@ impl PipeReader {
         poll_fn(|_| {
             let mut state = self.0.borrow_mut();
             if state.buf.is_empty() {
-                return if state.writer_open {
+                return if state.writers > 0 {
                     Poll::Pending
                 } else {
                     Poll::Ready(None)
@@ -88,6 +90,13 @@ pub enum WriteError {
 }
 
 impl PipeWriter {
+    /// A second write end of the same pipe: bytes from both arrive in the order written
+    /// (an applet's stdout and stderr when both go to one place, `2>&1`).
+    pub fn share(&self) -> PipeWriter {
+        self.0.borrow_mut().writers += 1;
+        PipeWriter(Rc::clone(&self.0))
+    }
+
     /// Adds `data` past the capacity, for a writer's last bytes when it cannot wait.
     fn push_unbounded(&mut self, data: &[u8]) {
         let mut state = self.0.borrow_mut();

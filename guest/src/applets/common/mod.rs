@@ -10,14 +10,20 @@ use std::fmt::Display;
 
 use super::Ctx;
 use crate::entropy::Stream;
-use crate::task::Input;
+use crate::task::{Input, WriteError};
 use crate::vfs::{Device, Vfs, VfsError};
 
 /// Writes `name: message` to the applet's stderr (the form GNU tools use).
 pub async fn warn(ctx: &mut Ctx, message: impl Display) {
-    let line = format!("{}: {message}\n", ctx.name);
-    // stderr failing is nothing an applet can report anywhere else.
+    let mut line = format!("{}: {message}\n", ctx.name);
+    // What stdout holds goes first and the message at once, so where both reach one place
+    // (`2>&1`) the lines come out in the order the applet wrote them. stderr failing is
+    // nothing an applet can report anywhere else.
+    if let Err(WriteError::Refused(refused)) = ctx.stdout.flush().await {
+        line = format!("{}: write error: {refused}\n{line}", ctx.name);
+    }
     let _ = ctx.stderr.write_str(&line).await;
+    let _ = ctx.stderr.flush().await;
 }
 
 /// Reports a usage error the GNU way and returns exit status 2 (1 for some tools: pass it).

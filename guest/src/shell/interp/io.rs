@@ -132,6 +132,14 @@ impl OutHandle {
         result
     }
 
+    /// The sink of a file, which an applet writes to directly (see `output_for`).
+    fn direct_file(&self) -> Option<Sink> {
+        match self.kind {
+            OutKind::File { .. } => self.direct_sink(),
+            _ => None,
+        }
+    }
+
     /// Whether writes to it are cheap and immediate (no pipe in between).
     fn direct_sink(&self) -> Option<Sink> {
         match &self.kind {
@@ -564,9 +572,25 @@ pub fn applet_io(mut fds: Fds, name: &str, deadline: &Rc<Deadline>) -> AppletIo 
         Some(Fd::In(handle)) => stdin_for(handle, name),
         _ => (Input::empty(), None),
     };
-    let mut pumps = Vec::new();
-    let stdout = output_for(fds.take(1), deadline, &mut pumps);
-    let stderr = output_for(fds.take(2), deadline, &mut pumps);
+    let mut pumps: Vec<LocalFuture<'static, ()>> = Vec::new();
+    let (stdout, stderr) = match (fds.take(1), fds.take(2)) {
+        // `2>&1` to a shared handle: one pipe with two write ends and one pump, so stdout and
+        // stderr arrive in the order the applet wrote them. (A file takes both directly.)
+        (Some(Fd::Out(out)), Some(Fd::Out(err)))
+            if Rc::ptr_eq(&out, &err) && out.direct_file().is_none() =>
+        {
+            let (reader, writer) = pipe();
+            pumps.push(Box::pin(pump(reader, out, Rc::clone(deadline))));
+            (
+                Output::new(Sink::Pipe(writer.share())),
+                Output::new(Sink::Pipe(writer)),
+            )
+        }
+        (out, err) => (
+            output_for(out, deadline, &mut pumps),
+            output_for(err, deadline, &mut pumps),
+        ),
+    };
     AppletIo {
         stdin,
         stdout,
@@ -623,10 +647,8 @@ fn output_for(
     // A file takes the applet's writes directly, so a refused write (a quota) reaches the
     // applet, which reports it and fails, instead of ending a pump that nobody hears from.
     // A runaway writer stops at the quota.
-    if let OutKind::File { .. } = handle.kind {
-        if let Some(sink) = handle.direct_sink() {
-            return Output::new(sink);
-        }
+    if let Some(sink) = handle.direct_file() {
+        return Output::new(sink);
     }
     let (reader, writer) = pipe();
     pumps.push(Box::pin(pump(reader, handle, Rc::clone(deadline))));

@@ -146,8 +146,12 @@ impl Sh {
     fn open_read(&self, path: &str, create: bool) -> Result<Rc<InHandle>, ExpandError> {
         let cwd = self.state.borrow().cwd.clone();
         let mut vfs = self.world.vfs.borrow_mut();
-        if vfs.is_dev_null(&cwd, path) {
-            return Ok(InHandle::empty());
+        if vfs.device(&cwd, path).is_some() {
+            // A stream: `/dev/zero` and `/dev/urandom` never end, `/dev/null` is empty.
+            let input = crate::applets::common::open_path(&vfs, &cwd, path);
+            return input
+                .map(InHandle::stream)
+                .map_err(|e| ExpandError::Failed(e.to_string()));
         }
         if create && !vfs.exists(&cwd, path) {
             vfs.write(&cwd, path, b"")
