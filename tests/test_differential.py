@@ -9,8 +9,10 @@ must still differ, so a fixed deviation fails until it is removed from the list.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +62,7 @@ CASES = load_cases()
 DEVIATIONS = load_deviations()
 
 
-def run_bash(script: str, scratch: Path) -> tuple[str, int]:
+def run_bash(script: str, scratch: Path, timeout: float = 20) -> tuple[str, int]:
     env = {
         "HOME": str(scratch),
         "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -68,15 +70,23 @@ def run_bash(script: str, scratch: Path) -> tuple[str, int]:
         "TZ": "UTC",
         "USER": "user",
     }
-    done = subprocess.run(
+    bash = subprocess.Popen(
         [BASH or "bash", "--norc", "--noprofile", "-c", script],
         cwd=scratch,
         env=env,
-        capture_output=True,
-        timeout=20,
-        check=False,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
-    return done.stdout.decode("utf-8", "replace"), done.returncode
+    try:
+        stdout, _ = bash.communicate(timeout=timeout)
+    finally:
+        # The case's background jobs end with it, even when bash timed out: a stray
+        # `while :; do :; done &` would otherwise hold a core for good.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bash.pid, signal.SIGKILL)
+        bash.wait()
+    return stdout.decode("utf-8", "replace"), bash.returncode
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +100,18 @@ def clean(sandbox: Sandbox) -> None:
         sandbox.fs.remove(name, recursive=True)
     for name in sandbox.fs.listdir("/tmp"):
         sandbox.fs.remove("/tmp/" + name, recursive=True)
+
+
+def test_bash_background_jobs_end_with_their_case(tmp_path: Path) -> None:
+    marker = f"stray-job-{os.getpid()}"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_bash(f"while :; do : {marker}; done & sleep 30", tmp_path, timeout=0.5)
+    alive = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if marker.encode() in cmdline.read_bytes():
+                alive.append(cmdline.parent.name)
+    assert alive == []
 
 
 def test_cases_are_named_uniquely() -> None:
