@@ -175,6 +175,37 @@ def test_set_timeout_waits_on_the_host_and_fires_in_order(sandbox: Sandbox) -> N
     assert result.tool_calls == ()
 
 
+def test_a_tool_result_does_not_wait_for_a_timer_and_a_cleared_timer_ends_nothing() -> None:
+    from corral import Limits, replay
+
+    def fast(x: int) -> int:
+        """Answers at once."""
+        return x
+
+    # The time limit is shorter than the timer: waiting for it would be a timeout.
+    sandbox = Sandbox(tools=[fast], limits=Limits(timeout=1))
+    code = """
+    let timer;
+    const timeout = (ms) => new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), ms);
+    });
+    const value = await Promise.race([fast({x: 7}), timeout(5000)]);
+    clearTimeout(timer);
+    return value;
+    """
+    result = sandbox.execute(code)
+    assert (result.return_value, result.error) == (7, None)
+    # Sleeps end on their own: the short timer fires while the long one is still running.
+    order = sandbox.execute(
+        "const seen = [];"
+        "const long = setTimeout(() => seen.push('long'), 5000);"
+        "await new Promise((r) => setTimeout(() => { seen.push('short'); r(); }, 20));"
+        "clearTimeout(long); return seen"
+    )
+    assert (order.return_value, order.error) == (["short"], None)
+    assert replay(sandbox.trace) == order
+
+
 def test_set_timeout_replays_and_respects_the_deadline() -> None:
     from corral import Limits, replay
 

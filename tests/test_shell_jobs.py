@@ -99,3 +99,19 @@ def test_javascript_shell_exec_runs_jobs_too() -> None:
     )
     result = box().execute(code)
     assert result.stdout == "1,2,3", result.stderr
+
+
+def test_a_killed_jobs_sleep_does_not_hold_the_execution() -> None:
+    # The time limit is shorter than the job's sleep: waiting for it would be a timeout.
+    sandbox = box(limits=Limits(timeout=1))
+    code = "sleep 5 & sleep 0.05; kill %1; wait; echo done; sleep 30 & kill $!"
+    result = sandbox.execute(code, language="shell")
+    assert (result.stdout, result.exit_code, result.error_kind) == ("done\n", 0, None)
+    assert replay(sandbox.trace) == result
+
+
+def test_a_short_sleep_ends_before_a_long_one_started_with_it() -> None:
+    sandbox = box(limits=Limits(timeout=1))
+    code = "{ sleep 5; echo late; } & sleep 0.05; echo early; kill %1"
+    result = sandbox.execute(code, language="shell")
+    assert (result.stdout, result.error_kind) == ("early\n", None)

@@ -33,9 +33,9 @@ impl Host for GuestHost {
             args: args_json,
         };
         let id = queue.submit(Owner::Shell, kind);
+        let result = queue.wait(id); // from now on, dropping the future abandons the call
         Box::pin(async move {
-            queue
-                .wait(id)
+            result
                 .await
                 .map_err(|(kind, message)| HostError { kind, message })
         })
@@ -45,9 +45,10 @@ impl Host for GuestHost {
         let queue = Rc::clone(&self.queue);
         let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
         let id = queue.submit(Owner::Shell, OpKind::Sleep { ms });
+        let ended = queue.wait(id); // a killed job's sleep no longer holds the execution
         Box::pin(async move {
             // A cancelled sleep ends the execution anyway; its result does not matter.
-            let _ = queue.wait(id).await;
+            let _ = ended.await;
         })
     }
 

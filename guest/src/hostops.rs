@@ -58,6 +58,8 @@ pub struct HostQueue {
     next_id: Cell<u64>,
     new_ops: RefCell<Vec<NewOp>>,
     results: RefCell<HashMap<u64, OpOutcome>>,
+    /// Reported operations nobody waits for any more (see [`HostQueue::abandon`]).
+    abandoned: RefCell<Vec<u64>>,
 }
 
 impl HostQueue {
@@ -99,19 +101,65 @@ impl HostQueue {
         progress();
     }
 
+    /// Nobody waits for `id` any more (a killed shell job, a cleared timer): not reported to
+    /// the host if it has not been yet; else the execution no longer waits for it, and its
+    /// result, if one comes, is dropped.
+    pub fn abandon(&self, id: u64) {
+        let mut new_ops = self.new_ops.borrow_mut();
+        if let Some(at) = new_ops.iter().position(|op| op.id == id) {
+            new_ops.remove(at);
+            return;
+        }
+        self.abandoned.borrow_mut().push(id);
+        self.results.borrow_mut().remove(&id);
+        progress();
+    }
+
+    /// The operations abandoned since the last call.
+    pub fn take_abandoned(&self) -> Vec<u64> {
+        std::mem::take(&mut *self.abandoned.borrow_mut())
+    }
+
     /// Forgets everything (an execution ended).
     pub fn clear(&self) {
         self.new_ops.borrow_mut().clear();
         self.results.borrow_mut().clear();
+        self.abandoned.borrow_mut().clear();
     }
 
-    /// Resolves once the result of `id` has been delivered.
-    pub async fn wait(self: Rc<Self>, id: u64) -> OpOutcome {
-        poll_fn(|_| match self.results.borrow_mut().remove(&id) {
-            Some(outcome) => Poll::Ready(outcome),
-            None => Poll::Pending,
+    /// Resolves once the result of `id` has been delivered. Dropping the future first
+    /// abandons the operation.
+    pub fn wait(self: Rc<Self>, id: u64) -> impl std::future::Future<Output = OpOutcome> {
+        let mut waiting = Waiting {
+            queue: self,
+            id,
+            done: false,
+        };
+        poll_fn(move |_| {
+            let outcome = waiting.queue.results.borrow_mut().remove(&id);
+            match outcome {
+                Some(outcome) => {
+                    waiting.done = true;
+                    Poll::Ready(outcome)
+                }
+                None => Poll::Pending,
+            }
         })
-        .await
+    }
+}
+
+/// A shell task's claim on an operation's result; abandons the operation when dropped early.
+struct Waiting {
+    queue: Rc<HostQueue>,
+    id: u64,
+    done: bool,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if !self.done {
+            self.queue.abandon(self.id);
+        }
     }
 }
 

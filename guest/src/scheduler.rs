@@ -2,7 +2,7 @@
 //! reports all pending host operations at once; `resume` delivers their results by id.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -68,6 +68,8 @@ struct Execution {
     timeout: Duration,
     /// Operations reported to the host and not yet resumed, and who waits for each.
     waiting: BTreeMap<u64, Owner>,
+    /// Reported operations nobody waits for any more: their results are dropped.
+    abandoned: BTreeSet<u64>,
     /// Set when the execution must end early (timeout, cancel, deadlock).
     abort: Option<ExecError>,
 }
@@ -196,6 +198,7 @@ impl Guest {
             task,
             timeout,
             waiting: BTreeMap::new(),
+            abandoned: BTreeSet::new(),
             abort: None,
         });
         Ok(())
@@ -218,6 +221,9 @@ impl Guest {
         }
         for result in resume.results {
             let Some(owner) = exec.waiting.remove(&result.id) else {
+                if exec.abandoned.remove(&result.id) {
+                    continue;
+                }
                 return Err(GuestError(format!(
                     "no pending operation with id {}",
                     result.id
@@ -308,6 +314,11 @@ impl Guest {
         let Some(exec) = self.exec.as_mut() else {
             return Vec::new();
         };
+        for id in self.queue.take_abandoned() {
+            if exec.waiting.remove(&id).is_some() {
+                exec.abandoned.insert(id);
+            }
+        }
         new_ops
             .into_iter()
             .map(|op| {

@@ -27,7 +27,14 @@ from .results import ToolCall
 from .runtime import get_backend
 from .tools import ToolArgumentError, ToolDefinition, acall_tool, call_tool, validate_arguments
 
-__all__ = ["ApprovalRequest", "Approver", "CallDispatcher", "ToolHandler", "run_coroutine"]
+__all__ = [
+    "ApprovalRequest",
+    "Approver",
+    "CallDispatcher",
+    "Timers",
+    "ToolHandler",
+    "run_coroutine",
+]
 
 CANCELLED = "cancelled: the execution's time limit passed while the tool ran"
 ToolHandler = Callable[[str, dict[str, Any]], Any]
@@ -63,6 +70,42 @@ class _Pending:
     rule: str
     timestamp: float
     needs_approval: bool = False
+
+
+@dataclass
+class Timers:
+    """The sleeps of one execution that the guest still waits for (``setTimeout``, the shell's
+    ``sleep``), by op id: when each ends, on the monotonic clock. A sleep is answered when it
+    ends, not with the batch it came in, so a short timer never waits for a long one and a
+    tool result never waits for a timer (``Promise.race([tool(), timeout(5000)])``)."""
+
+    due: dict[int, float] = field(default_factory=dict)
+
+    def add(self, ops: Sequence[HostOp]) -> None:
+        """Start the sleeps among ``ops``."""
+        now = time.monotonic()
+        for op in ops:
+            if op.kind == "sleep":
+                self.due[op.id] = now + op.ms / 1000
+
+    def wait(self, answering: bool, deadline: float) -> tuple[float, bool]:
+        """How long to wait before answering (nothing when there are results to give, else
+        until the first sleep ends), and whether that ends before ``deadline``."""
+        if answering or not self.due:
+            return 0.0, True
+        now = time.monotonic()
+        wait = max(0.0, min(self.due.values()) - now)
+        remaining = max(0.0, deadline - now)
+        return min(wait, remaining), wait <= remaining
+
+    def take_ended(self) -> list[OpResult]:
+        """The answers to the sleeps that have ended, earliest first (so timers fire in
+        order)."""
+        now = time.monotonic()
+        ended = sorted((due, op_id) for op_id, due in self.due.items() if due <= now)
+        for _, op_id in ended:
+            del self.due[op_id]
+        return [OpResult(op_id, ok=b"null") for _, op_id in ended]
 
 
 @dataclass
@@ -106,10 +149,12 @@ class CallDispatcher:
     # --- one batch ----------------------------------------------------------------------
 
     def dispatch_sync(
-        self, ops: Sequence[HostOp], deadline: float
+        self, ops: Sequence[HostOp], deadline: float, timers: Timers
     ) -> tuple[list[OpResult] | Cancel, list[ToolCall]]:
-        """Answer ``ops`` from sync code; async tools run on a private event loop."""
+        """Answer ``ops`` (and the execution's sleeps that have ended) from sync code; async
+        tools run on a private event loop."""
         batch = _Batch()
+        timers.add(ops)
         calls = [call for op in ops if (call := self._check(op, batch)) is not None]
         async_calls = [call for call in calls if self._is_async(call)]
         for call in calls:
@@ -118,18 +163,24 @@ class CallDispatcher:
         finished = not async_calls or run_coroutine(
             lambda: self._run_concurrently(async_calls, batch, deadline)
         )
-        finished = finished and _sleep_sync(ops, batch, deadline)
-        return self._answer(ops, calls, batch, finished, deadline)
+        wait, fits = timers.wait(bool(batch.results), deadline)
+        if finished and wait > 0:
+            time.sleep(wait)
+        return self._answer(ops, calls, batch, finished and fits, deadline, timers)
 
     async def dispatch_async(
-        self, ops: Sequence[HostOp], deadline: float
+        self, ops: Sequence[HostOp], deadline: float, timers: Timers
     ) -> tuple[list[OpResult] | Cancel, list[ToolCall]]:
-        """Answer ``ops`` on the running event loop."""
+        """Answer ``ops`` (and the execution's sleeps that have ended) on the running event
+        loop."""
         batch = _Batch()
+        timers.add(ops)
         calls = [call for op in ops if (call := self._check(op, batch)) is not None]
         finished = await self._run_concurrently(calls, batch, deadline)
-        finished = finished and await _sleep_async(ops, batch, deadline)
-        return self._answer(ops, calls, batch, finished, deadline)
+        wait, fits = timers.wait(bool(batch.results), deadline)
+        if finished and wait > 0:
+            await asyncio.sleep(wait)
+        return self._answer(ops, calls, batch, finished and fits, deadline, timers)
 
     async def _run_concurrently(
         self, calls: list[_Pending], batch: _Batch, deadline: float
@@ -144,30 +195,31 @@ class CallDispatcher:
         return True
 
     @staticmethod
-    def _answer(
+    def _answer(  # noqa: PLR0917 - one answer, many facts
         ops: Sequence[HostOp],
         calls: list[_Pending],
         batch: _Batch,
         finished: bool,
         deadline: float,
+        timers: Timers,
     ) -> tuple[list[OpResult] | Cancel, list[ToolCall]]:
-        """Every call's record (unfinished ones as cancelled) and the answer for the guest."""
+        """Every call's record (unfinished ones as cancelled) and the answer for the guest:
+        the calls' results in the order they were issued, then the sleeps that have ended."""
         for call in calls:
             if call.op.id not in batch.records:
                 batch.records[call.op.id] = _record(call, error=CANCELLED)
         records = [batch.records[op.id] for op in ops if op.id in batch.records]
         if not finished or time.monotonic() >= deadline:
             return Cancel("timeout"), records
-        # Sleeps that ended together are delivered shortest first, so timers fire in order.
-        order = sorted(ops, key=lambda op: (op.kind == "sleep", op.ms))
-        return [batch.results[op.id] for op in order], records
+        answers = [batch.results[op.id] for op in ops if op.id in batch.results]
+        return answers + timers.take_ended(), records
 
     # --- checks -------------------------------------------------------------------------
 
     def _check(self, op: HostOp, batch: _Batch) -> _Pending | None:
         """Validate and authorize one call; on refusal record the answer and return None."""
         if op.kind == "sleep":
-            return None  # not a tool call: answered by _sleep_*
+            return None  # not a tool call: answered by the Timers when it ends
         stamp = now()
         try:
             params = _json.loads(op.args)
@@ -297,31 +349,6 @@ class CallDispatcher:
         message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
         batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
         batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
-
-
-def _sleeps(ops: Sequence[HostOp], batch: _Batch, deadline: float) -> tuple[float, bool]:
-    """Answer the batch's sleeps; how long to wait for them, and whether that fits the time
-    limit. Sleeps issued together end together, after the longest."""
-    longest = max((op.ms / 1000 for op in ops if op.kind == "sleep"), default=0.0)
-    for op in ops:
-        if op.kind == "sleep":
-            batch.results[op.id] = OpResult(op.id, ok=b"null")
-    remaining = max(0.0, deadline - time.monotonic())
-    return min(longest, remaining), longest <= remaining
-
-
-def _sleep_sync(ops: Sequence[HostOp], batch: _Batch, deadline: float) -> bool:
-    wait, fits = _sleeps(ops, batch, deadline)
-    if wait > 0:
-        time.sleep(wait)
-    return fits
-
-
-async def _sleep_async(ops: Sequence[HostOp], batch: _Batch, deadline: float) -> bool:
-    wait, fits = _sleeps(ops, batch, deadline)
-    if wait > 0:
-        await asyncio.sleep(wait)
-    return fits
 
 
 def _plain_json(value: Any, depth: int = 0) -> bool:

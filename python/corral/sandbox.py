@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import _json
-from ._calls import Approver, CallDispatcher, ToolHandler
+from ._calls import Approver, CallDispatcher, Timers, ToolHandler
 from ._module import wasm_bytes
 from ._wasi import Entropy, WasiShim
 from .audit import AuditEntry, AuditLog, Redactor, now
@@ -64,6 +64,7 @@ class _Run:
     started: float
     deadline: float
     records: list[ToolCall] = field(default_factory=list)
+    timers: Timers = field(default_factory=Timers)
 
 
 class Sandbox:
@@ -195,7 +196,9 @@ class Sandbox:
             try:
                 ops = next(current.run)
                 while True:
-                    answer, records = self._dispatcher.dispatch_sync(ops, current.deadline)
+                    answer, records = self._dispatcher.dispatch_sync(
+                        ops, current.deadline, current.timers
+                    )
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)
@@ -213,7 +216,9 @@ class Sandbox:
             try:
                 ops = next(current.run)
                 while True:
-                    answer, records = await self._dispatcher.dispatch_async(ops, current.deadline)
+                    answer, records = await self._dispatcher.dispatch_async(
+                        ops, current.deadline, current.timers
+                    )
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)

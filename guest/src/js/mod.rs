@@ -325,6 +325,13 @@ fn install(
             sleeps.queue.submit(Owner::Js, OpKind::Sleep { ms }) as f64
         })?,
     )?;
+    let abandons = Rc::clone(shared);
+    native.set(
+        "abandon",
+        Function::new(ctx.clone(), move |id: f64| {
+            abandons.queue.abandon(id as u64)
+        })?,
+    )?;
     native.set(
         "seed",
         Function::new(ctx.clone(), || -> Vec<u32> {

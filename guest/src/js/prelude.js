@@ -182,7 +182,11 @@
     });
     return handle;
   });
-  define("clearTimeout", function clearTimeout(handle) { timers.delete(handle); });
+  define("clearTimeout", function clearTimeout(handle) {
+    const id = timers.get(handle);
+    // A cleared timer no longer holds the execution open.
+    if (timers.delete(handle)) { pending.delete(id); native.abandon(id); }
+  });
 
   // --- fs ---------------------------------------------------------------------------------
   // Node's fs over the sandbox's files (/workspace and /tmp are writable), sync and async.
