@@ -235,7 +235,7 @@ class Corral(ShellSubject):
     dist = "corral"
     notes: ClassVar[dict[str, str]] = {
         "place": "corral: `Sandbox.fs.write(path, bytes)` (host → guest VFS, no guest code; "
-        "the default trace recording keeps a copy of the bytes on the host).",
+        "the default trace recording keeps a reference to the bytes, not a copy).",
         "memory": "corral: `Sandbox.memory_bytes` (linear-memory size, i.e. its peak) of a "
         "fresh sandbox after placing the files and running the case once; includes the files.",
     }
