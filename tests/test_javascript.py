@@ -206,6 +206,30 @@ def test_a_tool_result_does_not_wait_for_a_timer_and_a_cleared_timer_ends_nothin
     assert replay(sandbox.trace) == order
 
 
+def test_set_interval_repeats_until_cleared() -> None:
+    from corral import Limits, replay
+
+    sandbox = Sandbox(limits=Limits(timeout=2))
+    code = """
+    const ticks = [];
+    const handle = setInterval((label) => {
+        ticks.push(label + ticks.length);
+        if (ticks.length === 3) clearInterval(handle);
+    }, 10, 't');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return ticks;
+    """
+    result = sandbox.execute(code)
+    assert (result.return_value, result.error) == (["t0", "t1", "t2"], None)
+    assert replay(sandbox.trace) == result
+    forever = Sandbox(limits=Limits(timeout=0.3)).execute("setInterval(() => {}, 50); return 1")
+    assert forever.error_kind == "timeout"  # as in Node, a live interval keeps it running
+    bad = sandbox.execute("setInterval(1, 1)")
+    assert (
+        bad.error == "TypeError: setInterval(callback, ms) needs a function as its first argument"
+    )
+
+
 def test_set_timeout_replays_and_respects_the_deadline() -> None:
     from corral import Limits, replay
 

@@ -187,6 +187,25 @@
     // A cleared timer no longer holds the execution open.
     if (timers.delete(handle)) { pending.delete(id); native.abandon(id); }
   });
+  // An interval is a chain of sleeps: the next one starts before the callback runs, so the
+  // callback may clear it.
+  define("setInterval", function setInterval(callback, ms, ...args) {
+    if (typeof callback !== "function") {
+      throw new TypeError("setInterval(callback, ms) needs a function as its first argument");
+    }
+    const handle = ++timerSeq;
+    const arm = () => {
+      const id = native.sleep(Number(ms) || 0);
+      timers.set(handle, id);
+      pending.set(id, {
+        resolve: () => { if (timers.has(handle)) { arm(); callback(...args); } },
+        reject: () => { timers.delete(handle); },
+      });
+    };
+    arm();
+    return handle;
+  });
+  define("clearInterval", function clearInterval(handle) { clearTimeout(handle); });
 
   // --- fs ---------------------------------------------------------------------------------
   // Node's fs over the sandbox's files (/workspace and /tmp are writable), sync and async.
