@@ -1,4 +1,5 @@
-"""Timing primitives: run an operation many times and keep every sample, in nanoseconds.
+"""Timing primitives: run an operation many times and keep every sample, in nanoseconds; and
+the facts about the machine and the subjects that every report prints beside them.
 
 Nothing here asserts a speed. :func:`measure` returns the samples; the report turns them into
 medians, p90s and ratios.
@@ -8,10 +9,14 @@ from __future__ import annotations
 
 import gc
 import math
+import os
+import platform
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 
 __all__ = [
     "Failed",
@@ -21,6 +26,9 @@ __all__ = [
     "Stats",
     "Timed",
     "UnavailableError",
+    "cpu_model",
+    "installed_version",
+    "load_average",
     "measure",
 ]
 
@@ -148,3 +156,30 @@ def measure(timed: Timed, runs: int, warmup: int = 0) -> Stats:
         if enabled:
             gc.enable()
     return Stats(tuple(samples), note=timed.note)
+
+
+def cpu_model() -> str:
+    """The CPU's model name (from ``/proc/cpuinfo`` where there is one)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (None where the platform has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def installed_version(dist: str) -> str:
+    """The installed version of distribution ``dist``."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "(not installed as a distribution)"

@@ -16,13 +16,13 @@ import os
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
 import wasmtime
 
-from harness import Timed, UnavailableError
+from harness import Timed, UnavailableError, installed_version
 
 __all__ = ["ADAPTERS", "Adapter", "RawWasm", "Session", "batch_js"]
 
@@ -77,10 +77,7 @@ class Adapter(ABC):
 
     def version(self) -> str:
         """The installed version of the subject's distribution."""
-        try:
-            return metadata.version(self.dist)
-        except metadata.PackageNotFoundError:
-            return "(not installed as a distribution)"
+        return installed_version(self.dist)
 
     @abstractmethod
     def engine_wasm(self) -> Path:

@@ -44,6 +44,8 @@ from harness import (  # noqa: E402
     Stats,
     Timed,
     UnavailableError,
+    cpu_model,
+    load_average,
     measure,
 )
 from peers import ADAPTERS, Adapter, RawWasm, Session  # noqa: E402
@@ -263,23 +265,6 @@ def load_subjects(names: Sequence[str], workdir: Path) -> tuple[list[Subject], l
     return subjects, skipped
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _load_average() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
 def metadata(
     subjects: Sequence[Subject], quick: bool, load_before: list[float] | None
 ) -> dict[str, Any]:
@@ -291,10 +276,10 @@ def metadata(
         "mode": "quick" if quick else "full",
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "load_average_before": load_before,
-        "load_average_after": _load_average(),
+        "load_average_after": load_average(),
         "wasmtime": version("wasmtime"),
         "versions": {s.name: s.adapter.version() for s in subjects},
         "batch": BATCH,
@@ -348,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"unknown peers {unknown}; known: {sorted(ADAPTERS)}", file=sys.stderr)
         return 2
     names = ["corral", *(p for p in filter(None, args.peers.split(",")) if p != "corral")]
-    load_before = _load_average()
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
         subjects, skipped = load_subjects(names, Path(tmp))
         for note in skipped:

@@ -26,7 +26,6 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,6 +41,9 @@ from harness import (  # noqa: E402
     Stats,
     Timed,
     UnavailableError,
+    cpu_model,
+    installed_version,
+    load_average,
     measure,
 )
 from report import Row, format_quantity, markdown, to_json  # noqa: E402
@@ -148,10 +150,7 @@ class ShellSubject(ABC):
 
     def version(self) -> str:
         """The installed version of the subject's distribution."""
-        try:
-            return metadata.version(self.dist)
-        except metadata.PackageNotFoundError:
-            return "(not installed as a distribution)"
+        return installed_version(self.dist)
 
     @abstractmethod
     def place(self, files: dict[str, bytes]) -> None:
@@ -578,23 +577,6 @@ def ratio_table(outcomes: dict[str, dict[str, Outcome]], order: Sequence[str]) -
     return "\n".join(lines)
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "?"
-
-
-def _load_average() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
@@ -645,7 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for unknown in [p for p in peers if p not in SUBJECTS]:
         print(f"skipping {unknown}: not a shell peer (known: {sorted(SUBJECTS)})", file=sys.stderr)
     peers = [p for p in peers if p in SUBJECTS]
-    load_before = _load_average()
+    load_before = load_average()
     started = time.perf_counter()
     files = {
         CSV: make_csv(int(CSV_BYTES * args.scale)),
@@ -668,10 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     meta = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "mode": "quick" if args.quick else "full",
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cpu_count": os.cpu_count(),
         "load_average_before": load_before,
-        "load_average_after": _load_average(),
+        "load_average_after": load_average(),
         "versions": {s.name: s.version() for s in subjects},
         "seed": SEED,
         "scale": args.scale,
