@@ -478,22 +478,10 @@ impl Sh {
         program: &crate::shell::ast::Program,
         fds: &Fds,
     ) -> Expanded<String> {
-        if output {
-            let path = self.world.temp_path("psub");
-            let made = self.world.vfs.borrow_mut().write("/", &path, &[]);
-            made.map_err(|e| ExpandError::Failed(e.to_string()))?;
-            self.world.temp_files.borrow_mut().push(path.clone());
-            self.state
-                .borrow_mut()
-                .pending_outputs
-                .push(super::io::PendingOutput {
-                    path: path.clone(),
-                    program: Rc::new(program.clone()),
-                    fds: fds.clone(),
-                });
-            return Ok(path);
-        }
-        let text = {
+        // `<(...)`: what the commands print, now; `>(...)`: nothing yet.
+        let text = if output {
+            Vec::new()
+        } else {
             let sub = self.subshell().map_err(ExpandError::Fatal)?;
             let buf = Rc::new(std::cell::RefCell::new(Vec::new()));
             let mut sub_fds = fds.clone();
@@ -511,6 +499,14 @@ impl Sh {
         let written = self.world.vfs.borrow_mut().write("/", &path, &text);
         written.map_err(|e| ExpandError::Failed(e.to_string()))?;
         self.world.temp_files.borrow_mut().push(path.clone());
+        if output {
+            let pending = super::io::PendingOutput {
+                path: path.clone(),
+                program: Rc::new(program.clone()),
+                fds: fds.clone(),
+            };
+            self.state.borrow_mut().pending_outputs.push(pending);
+        }
         Ok(path)
     }
 }
