@@ -83,6 +83,23 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def integrations(session: nox.Session) -> None:
+    """The framework adapters against the real frameworks (``corral[all]``), offline: fake
+    models drive each framework's own agent loop; then the examples."""
+    _build_guest(session)
+    session.install("-e", ".[test,all]")
+    session.run("pytest", "tests/integrations", *session.posargs)
+
+
+@nox.session
+def crewai(session: nox.Session) -> None:
+    """The CrewAI adapter in its own environment (crewai pins mcp<2, so it cannot join [all])."""
+    _build_guest(session)
+    session.install("-e", ".[test,crewai]")
+    session.run("pytest", "tests/integrations", "-k", "crewai", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
