@@ -18,6 +18,7 @@ WASM = ROOT / "python" / "corral" / "corral.wasm"
 DIST = ROOT / "build" / "dist"
 WEB_OUT = ROOT / "build" / "web"
 CHROMIUM = "/usr/bin/chromium"
+ORACLES = ("gawk", "jq", "bc")  # the differential tests compare with these, bash and coreutils
 E2E_DEPS = ("pytest>=8", "playwright>=1.50")  # Playwright drives Debian's Chromium: no download
 HOST_TARGET = (
     Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "corral" / "guest-host-target"
@@ -42,6 +43,12 @@ nox.options.reuse_existing_virtualenvs = True
 
 def _build_guest(session: nox.Session) -> None:
     session.run("python", "guest/toolchain.py", "build", "--out", str(WASM), external=True)
+
+
+def _ensure(session: nox.Session, *commands: str, optional: bool = False) -> None:
+    """Find or install (as root, from Debian's archive) the programs a session runs."""
+    flags = ["--optional"] if optional else []
+    session.run("python", "guest/toolchain.py", "ensure", *commands, *flags, external=True)
 
 
 def _build_wheel(session: nox.Session) -> Path:
@@ -74,8 +81,10 @@ def build(session: nox.Session) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """pytest (host, guest behaviour through the API, README and module doctests) and the
-    guest's own cargo tests."""
+    guest's own cargo tests. The differential tests compare with GNU awk, jq and bc: found or
+    installed here; where one cannot be had, its cases are skipped with the reason."""
     _build_guest(session)
+    _ensure(session, *ORACLES, optional=True)
     session.install("-e", ".[test]")
     session.run("pytest", "tests", "python/corral", "README.md", *session.posargs)
     with session.chdir("guest"):
@@ -131,6 +140,7 @@ def pyodide(session: nox.Session) -> None:
     that micropip installs (see docs/browser.rst). ``nox -s pyodide -- --runtime node`` runs
     one runtime; arguments after a second ``--`` go to pytest."""
     wheel = _build_wheel(session)
+    _ensure(session, "npm", "chromium")  # node comes with Debian's npm
     session.install("playwright")
     session.run("python", "tools/pyodide_tests.py", "--wheel", str(wheel), *session.posargs)
 
@@ -182,9 +192,6 @@ def e2e(session: nox.Session) -> None:
     """Build the demo, then the Playwright tests in Debian's Chromium (see playwright/README.md)."""
     _build_web(session)
     if not Path(CHROMIUM).is_file():
-        if os.geteuid() != 0:
-            session.error(f"no Chromium at {CHROMIUM}: run `apt-get install -y chromium` as root")
-        session.run("apt-get", "update", "-q", external=True)
-        session.run("apt-get", "install", "-y", "-q", "chromium", external=True)
+        _ensure(session, "chromium")
     session.install(*E2E_DEPS)
     session.run("pytest", "playwright", *session.posargs)

@@ -18,6 +18,11 @@ The step is idempotent and silent when everything is present. Usage::
     python guest/toolchain.py check      # report the toolchain that would be used
     python guest/toolchain.py build      # build and print the path of corral.wasm
     python guest/toolchain.py build --out python/corral/corral.wasm
+    python guest/toolchain.py ensure gawk jq bc [--optional]
+
+``ensure`` is the one place that installs the other programs the project's commands need
+(the GNU tools the differential tests compare with, npm for the web demo, Chromium for the
+browser tests): each is found on PATH or installed from Debian's archive under the same rule.
 
 Stdlib only: this runs inside the wheel build backend before anything else is installed.
 """
@@ -132,13 +137,38 @@ def install_debian_packages(packages: list[str]) -> None:
 
 
 def _apt_install(packages: list[str]) -> None:
-    print(f"corral: installing guest toolchain packages: {' '.join(packages)}", file=sys.stderr)
+    print(f"corral: installing Debian packages: {' '.join(packages)}", file=sys.stderr)
     quiet = {"stdout": subprocess.DEVNULL}
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-q"], check=True, env=env, **quiet)  # type: ignore[call-overload]
+    wait = ["-o", "DPkg::Lock::Timeout=300"]  # another apt-get may be running: wait for it
+    subprocess.run(["apt-get", *wait, "update", "-q"], check=True, env=env, **quiet)  # type: ignore[call-overload]
     subprocess.run(  # type: ignore[call-overload]
-        ["apt-get", "install", "-y", "-q", *packages], check=True, env=env, **quiet
+        ["apt-get", *wait, "install", "-y", "-q", *packages], check=True, env=env, **quiet
     )
+
+
+# Programs found on PATH or installed by ``ensure``: command -> the Debian package holding it.
+DEBIAN_COMMANDS = {
+    "gawk": "gawk",
+    "jq": "jq",
+    "bc": "bc",
+    "npm": "npm",
+    "chromium": "chromium",
+    "wasm-opt": "binaryen",
+}
+
+
+def ensure_commands(commands: list[str]) -> list[str]:
+    """Find each command on PATH, installing the missing ones when allowed (root with apt-get,
+    ``CORRAL_NO_INSTALL`` unset); return the commands still missing."""
+    unknown = [c for c in commands if c not in DEBIAN_COMMANDS]
+    if unknown:
+        raise ToolchainError(f"no Debian package known for {', '.join(unknown)}")
+    missing = [c for c in commands if shutil.which(c) is None]
+    if missing and _can_install():
+        _apt_install([DEBIAN_COMMANDS[c] for c in missing])
+        missing = [c for c in missing if shutil.which(c) is None]
+    return missing
 
 
 def debian_toolchain() -> Toolchain:
@@ -175,17 +205,13 @@ def find_wasm_opt() -> str | None:
     """The ``wasm-opt`` to shrink the module with (None: skipped by ``CORRAL_NO_WASM_OPT=1``)."""
     if os.environ.get("CORRAL_NO_WASM_OPT") == "1":
         return None
-    found = shutil.which("wasm-opt")
-    if found is None and _can_install():
-        _apt_install(["binaryen"])
-        found = shutil.which("wasm-opt")
-    if found is None:
+    if ensure_commands(["wasm-opt"]):
         raise ToolchainError(
             "wasm-opt not found: install binaryen (apt-get install binaryen, brew install "
             "binaryen, or npm's binaryen package), or set CORRAL_NO_WASM_OPT=1 to ship the "
             "larger unoptimized module"
         )
-    return found
+    return shutil.which("wasm-opt")
 
 
 def shrink(built: Path, wasm_opt: str) -> Path:
@@ -244,18 +270,37 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("check", help="report the toolchain that would be used")
     build_cmd = sub.add_parser("build", help="build corral.wasm")
     build_cmd.add_argument("--out", type=Path, help="copy the module here")
+    ensure_cmd = sub.add_parser("ensure", help="find or install programs the project runs")
+    ensure_cmd.add_argument("commands", nargs="+", choices=sorted(DEBIAN_COMMANDS))
+    ensure_cmd.add_argument(
+        "--optional", action="store_true", help="report what is missing instead of failing"
+    )
     args = parser.parse_args(argv)
     try:
         if args.cmd == "check":
             tc = find_toolchain()
             print(f"{tc.kind}: {' '.join(tc.cargo)}")
             print(f"wasm-opt: {find_wasm_opt() or 'skipped (CORRAL_NO_WASM_OPT=1)'}")
+        elif args.cmd == "ensure":
+            return _report_missing(ensure_commands(args.commands), args.optional)
         else:
             print(build(args.out))
     except ToolchainError as exc:
         print(f"corral: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _report_missing(missing: list[str], optional: bool) -> int:
+    if not missing:
+        return 0
+    packages = " ".join(DEBIAN_COMMANDS[c] for c in missing)
+    what = "the tests that need them are skipped" if optional else "they are needed"
+    print(
+        f"corral: not found: {', '.join(missing)} ({what}; as root: apt-get install {packages})",
+        file=sys.stderr,
+    )
+    return 0 if optional else 2
 
 
 if __name__ == "__main__":

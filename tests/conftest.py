@@ -7,7 +7,10 @@ is skipped with that reason, natively it runs.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -33,6 +36,42 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "needs_native(reason): cannot run inside Pyodide, for the reason given"
     )
+
+
+ROOT = Path(__file__).resolve().parent.parent
+UNTRACKED = pytest.StashKey[set[str]]()
+
+
+def _untracked_files() -> set[str] | None:
+    """Files in the checkout that git neither tracks nor ignores (None without git)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        return None
+    out = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return set(out.stdout.splitlines()) if out.returncode == 0 else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    before = _untracked_files()
+    if before is not None:
+        session.config.stash[UNTRACKED] = before
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Tests write only inside temporary directories: a file left in the checkout fails the run
+    (a differential case once left its ``sorted.txt`` at the repository root)."""
+    before = session.config.stash.get(UNTRACKED, None)
+    after = _untracked_files()
+    if before is None or after is None or not (after - before):
+        return
+    stray = ", ".join(sorted(after - before))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(f"ERROR: the tests left files in the checkout: {stray}", red=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

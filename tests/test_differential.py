@@ -2,7 +2,9 @@
 
 Cases live in ``tests/differential/*.cases``: a line ``#### name`` starts a case, the lines
 after it are the script. Each case runs in a fresh sandbox and in ``bash --norc --noprofile``
-in an empty scratch directory (with GNU coreutils, grep, sed, gawk, jq and bc). Known
+in an empty scratch directory (with GNU coreutils, grep and sed; ``awk`` there is GNU awk,
+whatever the machine's default awk is, and jq and bc are the real ones: a case that needs an
+oracle the machine lacks is skipped, naming the package to install). Known
 deviations are listed with their reasons in ``tests/differential/deviations.txt``; such a case
 must still differ, so a fixed deviation fails until it is removed from the list.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -23,6 +26,9 @@ from corral import Limits, Sandbox
 
 HERE = Path(__file__).parent / "differential"
 BASH = shutil.which("bash")
+# The oracles beside bash and coreutils: the command a case names -> the real program.
+ORACLES = {"awk": shutil.which("gawk"), "jq": shutil.which("jq"), "bc": shutil.which("bc")}
+PACKAGES = {"awk": "gawk", "jq": "jq", "bc": "bc"}
 
 
 @dataclass(frozen=True)
@@ -62,10 +68,29 @@ CASES = load_cases()
 DEVIATIONS = load_deviations()
 
 
-def run_bash(script: str, scratch: Path, timeout: float = 20) -> tuple[str, int]:
+def missing_oracles(script: str) -> list[str]:
+    """The oracle commands ``script`` names that this machine does not have."""
+    named = {m.group(1) for m in re.finditer(r"(?<![\w./-])(awk|jq|bc)(?![\w.-])", script)}
+    return sorted(name for name in named if ORACLES[name] is None)
+
+
+@pytest.fixture(scope="session")
+def oracle_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory put first on the oracle's PATH: ``awk`` there is GNU awk."""
+    bin_dir = tmp_path_factory.mktemp("oracle-bin")
+    for name, program in ORACLES.items():
+        if program is not None:
+            (bin_dir / name).symlink_to(program)
+    return bin_dir
+
+
+def run_bash(
+    script: str, scratch: Path, timeout: float = 20, oracle_bin: Path | None = None
+) -> tuple[str, int]:
+    prefix = f"{oracle_bin}:" if oracle_bin is not None else ""
     env = {
         "HOME": str(scratch),
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "PATH": prefix + "/usr/local/bin:/usr/bin:/bin",
         "LC_ALL": "C",
         "TZ": "UTC",
         "USER": "user",
@@ -122,11 +147,15 @@ def test_cases_are_named_uniquely() -> None:
 
 @pytest.mark.skipif(BASH is None, reason="needs bash")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_same_as_bash(case: Case, sandbox: Sandbox, tmp_path: Path) -> None:
+def test_same_as_bash(case: Case, sandbox: Sandbox, tmp_path: Path, oracle_bin: Path) -> None:
+    missing = missing_oracles(case.script)
+    if missing:
+        packages = " ".join(PACKAGES[name] for name in missing)
+        pytest.skip(f"no oracle for {', '.join(missing)} here: apt-get install {packages}")
     clean(sandbox)
     result = sandbox.execute(case.script, language="shell")
     ours = (result.stdout, result.exit_code)
-    theirs = run_bash(case.script, tmp_path)
+    theirs = run_bash(case.script, tmp_path, oracle_bin=oracle_bin)
     if case.name in DEVIATIONS:
         assert ours != theirs, f"deviation fixed, remove it from deviations.txt: {case.name}"
     else:
@@ -136,3 +165,15 @@ def test_same_as_bash(case: Case, sandbox: Sandbox, tmp_path: Path) -> None:
 def test_scratch_environment_is_sane(tmp_path: Path) -> None:
     assert run_bash("echo hi; exit 3", tmp_path) == ("hi\n", 3)
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(ORACLES["awk"] is None, reason="no GNU awk here: apt-get install gawk")
+def test_oracle_awk_is_gnu_awk(tmp_path: Path, oracle_bin: Path) -> None:
+    # mawk, Debian's default awk, formats and orders differently: the cases are GNU awk's.
+    out, status = run_bash("awk --version | head -1", tmp_path, oracle_bin=oracle_bin)
+    assert (out.startswith("GNU Awk"), status) == (True, 0)
+
+
+def test_missing_oracles_are_found_by_command_name() -> None:
+    script = "echo 1 | awk '{print}' | jq . > out.jq; bc.txt; gawk_x; ./bc"
+    assert missing_oracles(script) == sorted(n for n in ("awk", "jq") if ORACLES[n] is None)

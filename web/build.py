@@ -74,17 +74,13 @@ def _run(cmd: list[str], cwd: Path | None = None) -> None:
 
 
 def ensure_npm() -> None:
-    """npm, installed from Debian's archive when missing and running as root (like the guest
-    toolchain; ``CORRAL_NO_INSTALL=1`` forbids it)."""
+    """npm, found on PATH or installed by the project's one installer (guest/toolchain.py
+    ensure: from Debian's archive when running as root, unless ``CORRAL_NO_INSTALL=1``)."""
     if shutil.which("npm"):
         return
-    can_install = (
-        os.geteuid() == 0 and shutil.which("apt-get") and not os.environ.get("CORRAL_NO_INSTALL")
-    )
-    if not can_install:
+    toolchain = Path(__file__).resolve().parent.parent / "guest" / "toolchain.py"
+    if subprocess.run([sys.executable, str(toolchain), "ensure", "npm"], check=False).returncode:
         raise BuildError("npm is needed to fetch Pyodide and xterm: apt-get install npm")
-    _run(["apt-get", "update", "-q"])
-    _run(["apt-get", "install", "-y", "-q", "npm"])
 
 
 def npm_package(name: str, version: str) -> Path:
