@@ -264,7 +264,11 @@ def check(constraint: Constraint, params: Mapping[str, Any]) -> str | None:
             {"amount": [1]},
             "amount <= 1000 failed (amount = [1] is a list, not a number)",
         ),
-        (amount <= 1000, {"amount": float("nan")}, "amount <= 1000 failed (amount = nan)"),
+        (
+            amount <= 1000,
+            {"amount": float("nan")},
+            "amount <= 1000 failed (amount = nan is not a finite number)",
+        ),
         (amount < 10, {"amount": 10}, "amount < 10 failed (amount = 10)"),
         (amount > 0, {"amount": 0}, "amount > 0 failed (amount = 0)"),
         (amount >= 1, {"amount": 1}, None),
@@ -467,12 +471,93 @@ def test_unknown_operator_forced_after_construction_denies() -> None:
     assert check(rule, {"amount": 1}) == "amount ~= 5 failed (unknown operator '~=' for amount = 1)"
 
 
-@given(st.integers() | st.floats(allow_nan=False), st.integers() | st.floats(allow_nan=False))
+FINITE = st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(FINITE, FINITE)
 def test_numeric_comparisons_agree_with_python(value: float, bound: float) -> None:
     params = {"x": value}
     assert ((Param("x") <= bound).check(params) is None) == (value <= bound)
     assert ((Param("x") > bound).check(params) is None) == (value > bound)
     assert ((Param("x") == bound).check(params) is None) == (value == bound)
+
+
+# Every rule that compares values, each with a value that would pass it if it were not refused
+# for being non-finite (-inf <= 100, nan != 0, inf > 0...).
+NUMERIC_RULES = [
+    amount < 100,
+    amount <= 100,
+    amount > 0,
+    amount >= 0,
+    amount == 1,
+    amount != 0,
+    amount.is_in([1, 2]),
+    amount.not_in([0]),
+    amount != [0],
+    amount.not_in([{"a": 0}]),
+]
+NON_FINITE = [
+    (float("-inf"), "amount = -inf is not a finite number"),
+    (float("inf"), "amount = inf is not a finite number"),
+    (float("nan"), "amount = nan is not a finite number"),
+    ([float("nan")], "amount = [nan] holds a number that is not finite"),
+    ({"a": float("-inf")}, "amount = {'a': -inf} holds a number that is not finite"),
+]
+
+
+@pytest.mark.parametrize("rule", NUMERIC_RULES, ids=lambda rule: rule.describe())
+@pytest.mark.parametrize(("value", "detail"), NON_FINITE, ids=repr)
+def test_numeric_rules_deny_non_finite_values(rule: Constraint, value: object, detail: str) -> None:
+    auth = Authorizer([MethodCapability("pay", [rule])])
+    assert auth.can_call("pay", {"amount": value}) is False
+    assert message(auth, "pay", {"amount": value}) == (
+        f"pay denied: {rule.describe()} failed ({detail})"
+    )
+
+
+@given(
+    st.sampled_from(NUMERIC_RULES),
+    st.sampled_from([float("inf"), float("-inf"), float("nan")]),
+)
+def test_non_finite_values_never_satisfy_numeric_rules(rule: Constraint, value: float) -> None:
+    assert rule.check({"amount": value}) is not None
+    assert rule.check({"amount": [value]}) is not None
+
+
+@pytest.mark.parametrize(
+    ("build", "error"),
+    [
+        (
+            lambda: amount <= float("inf"),
+            "amount <= inf: a bound must be finite (JSON has no Infinity); leave the rule out "
+            "for no limit",
+        ),
+        (
+            lambda: amount > float("-inf"),
+            "amount > -inf: a bound must be finite (JSON has no Infinity); leave the rule out "
+            "for no limit",
+        ),
+        (
+            lambda: amount == float("inf"),
+            "the value of amount == ... must be finite, not inf; JSON has no NaN or Infinity",
+        ),
+        (
+            lambda: amount != [float("nan")],
+            "the value of amount != ... must be finite, not [nan]; JSON has no NaN or Infinity",
+        ),
+        (
+            lambda: amount.is_in([1, float("nan")]),
+            "each value of amount in must be finite, not nan; JSON has no NaN or Infinity",
+        ),
+        (
+            lambda: amount.not_in([{"a": float("inf")}]),
+            "each value of amount not in must be finite, not {'a': inf}; JSON has no NaN or "
+            "Infinity",
+        ),
+    ],
+)
+def test_non_finite_literals_are_refused(build: Any, error: str) -> None:
+    assert value_error(build) == error
 
 
 @given(st.booleans() | st.text() | st.none() | st.lists(st.integers()), st.integers())
@@ -761,6 +846,20 @@ WHERE = "invalid constraint for tool 'transfer_money', parameter 'amount'"
             "position 0)",
         ),
         ([object()], f"{WHERE}: each value of amount in must be a JSON value, not object"),
+        ("<=1e999", f"{WHERE}: '<=1e999' needs a finite number after '<='; {FORMS}"),
+        (">=-1e999", f"{WHERE}: '>=-1e999' needs a finite number after '>='; {FORMS}"),
+        ("==1e999", f"{WHERE}: '==1e999' needs a finite number after '=='; {FORMS}"),
+        ("!=-1E400", f"{WHERE}: '!=-1E400' needs a finite number after '!='; {FORMS}"),
+        (
+            float("nan"),
+            f"{WHERE}: the value of amount == ... must be finite, not nan; JSON has no NaN or "
+            "Infinity",
+        ),
+        (
+            [1, float("inf")],
+            f"{WHERE}: each value of amount in must be finite, not inf; JSON has no NaN or "
+            "Infinity",
+        ),
     ],
 )
 def test_capabilities_from_dict_rejects_specs(spec: object, error: str) -> None:

@@ -523,9 +523,7 @@ def test_malformed_tokens(text: str, reason: str) -> None:
 
 def test_infinite_and_huge_numbers_are_refused() -> None:
     infinite = wrap({**GOOD_LINK, "expires_at": float("inf")})  # JSON "Infinity"
-    assert refused(CapabilityToken.parse, infinite) == (
-        "link 1: expires_at must be a finite number, not inf"
-    )
+    assert refused(CapabilityToken.parse, infinite) == "token is not base64 of JSON (ValueError)"
     huge = base64.urlsafe_b64encode(b'{"v": 1, "links": [], "sig": ' + b"9" * 5000 + b"}")
     assert refused(CapabilityToken.parse, huge.decode()) == (
         "token is not base64 of JSON (ValueError)"

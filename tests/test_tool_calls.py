@@ -367,3 +367,86 @@ def test_a_result_larger_than_the_memory_limit_is_a_tool_error() -> None:
         "ToolError: huge failed: ValueError: its result is 20971522 bytes of JSON, more than "
         "the sandbox's 16777216-byte memory limit; return less data"
     )
+
+
+# --- non-finite numbers from a guest that replaces JSON.stringify ---------------------------
+
+amount = Param("amount")
+TAMPERED = "JSON.stringify = () => '{\"amount\": %s}'; return await pay({amount: 1})"
+NOT_JSON = {
+    "-1e999": "-1e999 is too large for a JSON number here (the largest is about 1.8e308)",
+    "1e999": "1e999 is too large for a JSON number here (the largest is about 1.8e308)",
+    "-Infinity": "-Infinity is not a JSON number (JSON numbers are finite)",
+    "Infinity": "Infinity is not a JSON number (JSON numbers are finite)",
+    "NaN": "NaN is not a JSON number (JSON numbers are finite)",
+    "[NaN]": "NaN is not a JSON number (JSON numbers are finite)",
+}
+RULES = [amount < 100, amount <= 100, amount > 0, amount >= 0, amount == 1, amount != 0]
+RULES += [amount.is_in([1, 2]), amount.not_in([0])]
+
+
+def pay(amount: Any) -> str:
+    """Pay."""
+    return f"paid {amount}"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.describe())
+def test_non_finite_arguments_from_a_replaced_stringify_never_reach_a_check(
+    rule: Any,
+) -> None:
+    sandbox = Sandbox(tools=[pay], capabilities=[MethodCapability("pay", [rule])])
+    assert sandbox.execute("return await pay({amount: 1})").return_value == "paid 1"
+    for literal, reason in NOT_JSON.items():
+        result = sandbox.execute(TAMPERED % literal)
+        error = (
+            f"TypeError: pay: the arguments are not valid JSON ({reason}); pass plain JSON "
+            "values (a replaced JSON.stringify cannot send NaN or Infinity)"
+        )
+        assert (result.exit_code, result.error, result.return_value) == (1, error, None)
+        [call] = result.tool_calls
+        assert (call.params, call.allowed, call.result) == (None, False, None)
+
+
+def test_non_finite_arguments_are_refused_with_the_dict_form_and_from_the_shell() -> None:
+    def charge(amount: float) -> str:
+        """Charge."""
+        return f"charged {amount}"
+
+    tool = create_sandbox_tool(tools=[charge], constraints={"charge": {"amount": "<=100"}})
+    tampered = "JSON.stringify = () => '{\"amount\": -Infinity}'; return await charge({})"
+    assert tool.run(tampered) == (
+        "TypeError: charge: the arguments are not valid JSON (-Infinity is not a JSON number "
+        "(JSON numbers are finite)); pass plain JSON values (a replaced JSON.stringify cannot "
+        "send NaN or Infinity)\n"
+    )
+    # The shell's `tool` writes its JSON in Rust: a non-finite number cannot even be sent.
+    not_a_number = "tool: charge: parameter 'amount' must be a number, got null\n"
+    shell = {
+        "tool charge --amount -1e999": not_a_number,
+        "tool charge --amount -inf": not_a_number,
+        "tool charge --amount NaN": not_a_number,
+        """tool charge --json '{"amount": -1e999}'""": (
+            "tool: charge: --json: invalid JSON: number out of range at line 1 column 17\n"
+        ),
+        "tool charge --amount 5": '"charged 5"\n',
+        "tool charge --amount 500": ("tool: charge denied: amount <= 100 failed (amount = 500)\n"),
+    }
+    assert {code: tool.run(code, language="shell") for code in shell} == shell
+    calls = [(e.method, e.decision) for e in tool.sandbox.audit(kind="tool_call")]
+    assert calls == [("charge", "denied")] * 4 + [("charge", "allowed"), ("charge", "denied")]
+
+
+def test_a_returned_value_that_is_not_strict_json_is_an_exception_not_a_crash() -> None:
+    sandbox = Sandbox()
+    for text, reason in {
+        "[-Infinity]": "-Infinity is not a JSON number (JSON numbers are finite)",
+        "1e999": "1e999 is too large for a JSON number here (the largest is about 1.8e308)",
+        "{": "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+    }.items():
+        result = sandbox.execute(f"JSON.stringify = () => '{text}'; return 1")
+        message = (
+            f"TypeError: the returned value is not valid JSON ({reason}); return plain data, "
+            "and leave JSON.stringify as it is"
+        )
+        assert (result.exit_code, result.error_kind, result.error) == (1, "exception", message)
+        assert (result.return_value, result.stdout, result.stderr) == (None, text, message + "\n")

@@ -221,10 +221,7 @@ class CallDispatcher:
         if op.kind == "sleep":
             return None  # not a tool call: answered by the Timers when it ends
         stamp = now()
-        try:
-            params = _json.loads(op.args)
-        except (ValueError, RecursionError):
-            params = None
+        params, undecodable = _decode_arguments(op.args)
         tool = self.tools.get(op.tool)
         if tool is None:
             listing = ", ".join(self.tools) or "none"
@@ -232,6 +229,8 @@ class CallDispatcher:
             _refuse(op, batch, params, stamp, "tool", message, rule=message)
             return None
         try:
+            if undecodable is not None:
+                raise ToolArgumentError(tool.name, undecodable)
             validate_arguments(tool, params, caller=op.caller)
         except ToolArgumentError as error:
             _refuse(op, batch, params, stamp, "argument", str(error), rule=str(error))
@@ -349,6 +348,18 @@ class CallDispatcher:
         message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
         batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
         batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
+
+
+def _decode_arguments(args: bytes) -> tuple[Any, str | None]:
+    """A call's arguments, decoded strictly (no NaN, Infinity or overflowing numbers: they
+    would slip past numeric constraints), or None and why they cannot be decoded."""
+    try:
+        return _json.loads(args), None
+    except (ValueError, RecursionError) as error:
+        return None, (
+            f"the arguments are not valid JSON ({error}); pass plain JSON values (a replaced "
+            "JSON.stringify cannot send NaN or Infinity)"
+        )
 
 
 def _plain_json(value: Any, depth: int = 0) -> bool:

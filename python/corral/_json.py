@@ -1,6 +1,23 @@
-"""JSON decoding with a bound on nesting, for data from outside the host (the guest, tokens).
+"""Strict JSON decoding with a bound on nesting, for data from outside the host (the guest,
+tokens).
 
-CPython's decoder recurses in C once per nesting level. Natively that ends in a
+Strict: JSON has no ``NaN`` or ``Infinity``, and a number too large for a float (``1e999``) is
+not silently made infinite. Python's decoder accepts all three, and a non-finite number slips
+past comparisons (``-inf <= 100`` holds, and so does ``nan != 0``), so the host refuses them
+before any check sees them:
+
+>>> loads("[1.5, -0.0, 1e308]")
+[1.5, -0.0, 1e+308]
+>>> loads('{"amount": -Infinity}')
+Traceback (most recent call last):
+    ...
+ValueError: -Infinity is not a JSON number (JSON numbers are finite)
+>>> loads("[1e999]")
+Traceback (most recent call last):
+    ...
+ValueError: 1e999 is too large for a JSON number here (the largest is about 1.8e308)
+
+Bounded: CPython's decoder recurses in C once per nesting level. Natively that ends in a
 ``RecursionError``; under Pyodide the same recursion can exhaust the JavaScript stack first,
 which is fatal to the whole interpreter. So untrusted JSON is checked before it is decoded, and
 anything nested deeper than :data:`MAX_DEPTH` raises ``RecursionError`` on every platform.
@@ -16,9 +33,10 @@ RecursionError: JSON nested deeper than 512 levels
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from typing import Any, NoReturn
 
-__all__ = ["MAX_DEPTH", "loads"]
+__all__ = ["MAX_DEPTH", "loads", "too_deep"]
 
 MAX_DEPTH = 512
 # Everything but brackets and quotes, deleted before the depth count.
@@ -26,12 +44,31 @@ _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 
 
 def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
-    """``json.loads(data)``, but ``RecursionError`` when arrays and objects nest deeper than
+    """``json.loads(data)``, but ``ValueError`` for ``NaN``, ``Infinity`` and numbers that
+    overflow a float, and ``RecursionError`` when arrays and objects nest deeper than
     ``max_depth``."""
     raw = data.encode() if isinstance(data, str) else bytes(data)
-    if raw.count(b"[") + raw.count(b"{") > max_depth and _depth(raw) > max_depth:
+    if too_deep(raw, max_depth):
         raise RecursionError(f"JSON nested deeper than {max_depth} levels")
-    return json.loads(raw)
+    return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
+def too_deep(raw: bytes, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text ``raw`` nests arrays and objects deeper than ``max_depth``."""
+    return raw.count(b"[") + raw.count(b"{") > max_depth and _depth(raw) > max_depth
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number (JSON numbers are finite)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(
+            f"{text} is too large for a JSON number here (the largest is about 1.8e308)"
+        )
+    return value
 
 
 def _depth(raw: bytes) -> int:

@@ -335,9 +335,37 @@ def _got(value: object) -> str:
 
 
 def _check_json_value(value: object, what: str) -> None:
-    """Constraint literals must be JSON-ish, or they could never be satisfied."""
+    """Constraint literals must be JSON values (finite numbers), or they could never be
+    satisfied and would have no JSON form."""
     if _kind(value) == "other":
         raise ValueError(f"{what} must be a JSON value, not {type(value).__name__}")
+    if not _finite(value):
+        raise ValueError(f"{what} must be finite, not {_show(value)}; JSON has no NaN or Infinity")
+
+
+def _finite(value: object) -> bool:
+    """Whether ``value`` holds no NaN or infinity, at any depth (numbers from a guest are
+    finite after strict decoding; from the host they may not be)."""
+    pending, seen = [value], set()
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, (list, tuple, Mapping)) and id(item) not in seen:
+            seen.add(id(item))
+            pending.extend(item.values() if isinstance(item, Mapping) else item)
+    return True
+
+
+def _non_finite_failure(path: str, value: object) -> str | None:
+    """``amount = -inf is not a finite number``: numeric rules deny NaN and infinities, which
+    would slip past them (``-inf <= 100``, ``nan != 0``)."""
+    if _finite(value):
+        return None
+    if isinstance(value, float):
+        return f"{path} = {_show(value)} is not a finite number"
+    return f"{path} = {_show(value)} holds a number that is not finite"
 
 
 def _plain(value: Any) -> Any:
@@ -661,7 +689,11 @@ class Comparison(_ParamConstraint):
         return f"{self.path} {self.op} {self.value!r}"
 
     def value_failure(self, value: Any) -> str | None:
-        """Type mismatch, unknown operator, or ``<path> = <value>``."""
+        """Type mismatch, a number that is not finite, unknown operator, or
+        ``<path> = <value>``."""
+        non_finite = _non_finite_failure(self.path, value)
+        if non_finite is not None:
+            return non_finite
         if self.op in _EQUALITY_OPS:
             return self._equality_failure(value)
         compare = _ORDER_OPS.get(self.op)
@@ -686,6 +718,11 @@ def _check_order_bound(path: str, op: str, bound: object) -> None:
         raise ValueError(f"{path} {op} needs a number or a str, not {_show(bound)}")
     if isinstance(bound, float) and math.isnan(bound):
         raise ValueError(f"{path} {op} nan would deny every call; use a number")
+    if isinstance(bound, float) and math.isinf(bound):
+        raise ValueError(
+            f"{path} {op} {bound}: a bound must be finite (JSON has no Infinity); leave the "
+            "rule out for no limit"
+        )
 
 
 def _as_values(values: Iterable[Any], what: str) -> tuple[Any, ...]:
@@ -715,7 +752,10 @@ class IsIn(_ParamConstraint):
         return f"{self.path} in {list(self.values)!r}"
 
     def value_failure(self, value: Any) -> str | None:
-        """``<path> = <value>`` when it is not among the values."""
+        """``<path> = <value>`` when it is not among the values (or not finite)."""
+        non_finite = _non_finite_failure(self.path, value)
+        if non_finite is not None:
+            return non_finite
         found = any(_same(value, allowed) for allowed in self.values)
         return None if found else f"{self.path} = {_show(value)}"
 
@@ -738,7 +778,11 @@ class NotIn(_ParamConstraint):
         return f"{self.path} not in {list(self.values)!r}"
 
     def value_failure(self, value: Any) -> str | None:
-        """Type mismatch, or ``<path> = <value>`` when it is among the values."""
+        """Type mismatch, a number that is not finite, or ``<path> = <value>`` when it is
+        among the values."""
+        non_finite = _non_finite_failure(self.path, value)
+        if non_finite is not None:
+            return non_finite
         kinds = list(dict.fromkeys(_kind(v) for v in self.values))
         if kinds and _kind(value) not in kinds:
             return _mismatch(self.path, value, kinds)
@@ -2048,6 +2092,10 @@ def _constraint_from_str(param: str, spec: str) -> Constraint:
 
 def _comparison_from_spec(param: str, op: str, operand: str, spec: str) -> Comparison:
     number = _parse_number(operand)
+    if isinstance(number, float) and not math.isfinite(number):
+        raise ValueError(
+            f"{spec!r} needs a finite number after {op!r}; accepted forms: {SPEC_FORMS}"
+        )
     if number is not None:
         return Comparison(param, op, number)
     if op in _EQUALITY_OPS:

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -491,15 +491,35 @@ def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditEntr
 
 
 def _result(raw: RawOutcome, records: Iterable[ToolCall], duration_ms: float) -> ExecutionResult:
+    try:
+        value = None if raw.value is None else _json.loads(raw.value)
+    except (ValueError, RecursionError) as error:  # a replaced JSON.stringify sent it
+        raw = _unreadable_value(raw, error)
+        value = None
     return ExecutionResult(
         stdout=raw.stdout.decode("utf-8", "replace"),
         stderr=raw.stderr.decode("utf-8", "replace"),
         exit_code=raw.exit_code,
-        return_value=None if raw.value is None else _json.loads(raw.value),
+        return_value=value,
         error=raw.error,
         error_kind=raw.error_kind,
         tool_calls=tuple(records),
         duration_ms=duration_ms,
+    )
+
+
+def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
+    """The outcome of an execution whose returned value is not strict JSON: an exception."""
+    message = (
+        f"TypeError: the returned value is not valid JSON ({error}); return plain data, and "
+        "leave JSON.stringify as it is"
+    )
+    return replace(
+        raw,
+        exit_code=raw.exit_code or 1,
+        stderr=raw.stderr + (message + "\n").encode(),
+        error=raw.error or message,
+        error_kind=raw.error_kind or "exception",
     )
 
 
