@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _json
+from ._tool_result import encode_result
 from .audit import now
 from .capabilities import Authorizer, CapabilityError
 from .protocol import Cancel, HostOp, OpResult
@@ -114,17 +115,6 @@ class _Batch:
 
     results: dict[int, OpResult] = field(default_factory=dict)
     records: dict[int, ToolCall] = field(default_factory=dict)
-
-
-def _json_default(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    dump = getattr(value, "model_dump", None)  # pydantic models
-    if callable(dump):
-        return dump()
-    return str(value)
 
 
 class CallDispatcher:
@@ -323,8 +313,8 @@ class CallDispatcher:
 
     def _succeeded(self, call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
         try:
-            payload = json.dumps(outcome, default=_json_default, ensure_ascii=False).encode()
-        except (TypeError, ValueError) as error:  # e.g. a circular structure
+            payload = encode_result(outcome)
+        except Exception as error:  # noqa: BLE001 - what a tool returns never escapes
             self._failed(call, batch, started, error)
             return
         if len(payload) > self.max_result:
@@ -345,9 +335,18 @@ class CallDispatcher:
     @staticmethod
     def _failed(call: _Pending, batch: _Batch, started: float, error: BaseException) -> None:
         elapsed = (time.perf_counter() - started) * 1000
-        message = f"{call.op.tool} failed: {type(error).__name__}: {error}"
+        message = f"{call.op.tool} failed: {_describe(error)}"
         batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
         batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
+
+
+def _describe(error: BaseException) -> str:
+    """``ExceptionType: message``, even when the exception's ``__str__`` itself fails."""
+    try:
+        text = str(error)
+    except Exception as failure:  # noqa: BLE001 - a broken exception is still a tool failure
+        text = f"(its message cannot be shown: str() raised {type(failure).__name__})"
+    return f"{type(error).__name__}: {text}"
 
 
 def _decode_arguments(args: bytes) -> tuple[Any, str | None]:
