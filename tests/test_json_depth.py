@@ -57,3 +57,44 @@ def test_nesting_at_the_limit_decodes() -> None:
     assert value == []
     with pytest.raises(RecursionError):
         _json.loads('{"a": ' * 513 + "1" + "}" * 513)
+
+
+@pytest.mark.parametrize("depth", range(40))
+def test_depth_is_exact_around_the_quick_count(depth: int) -> None:
+    # Shallow data is measured by removing the innermost level repeatedly, deeper data (and
+    # brackets that do not pair up) bracket by bracket: both give the decoded nesting.
+    value: Any = [1, {"s": "[{"}]
+    for level in range(depth):
+        value = [value, []] if level % 2 else {"k": value, "e": {}}
+    text = json.dumps([value, value]).encode()
+    assert _json._depth(text) == _nesting([value, value])
+    assert _json._depth(b"[" * depth + b"}" + b"]" * depth) == depth
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("NaN", "NaN is not a JSON number (JSON numbers are finite)"),
+        ('{"a": [-Infinity]}', "-Infinity is not a JSON number (JSON numbers are finite)"),
+        ("1e999", "1e999 is too large for a JSON number here (the largest is about 1.8e308)"),
+        ("-1E+0400", "-1E+0400 is too large for a JSON number here (the largest is about 1.8e308)"),
+        # Overflow from the digits, with an exponent too small to look suspicious alone.
+        (
+            "9" * 299 + "e10",
+            "9" * 299 + "e10 is too large for a JSON number here (the largest is about 1.8e308)",
+        ),
+        (
+            "9" * 310 + ".5",
+            "9" * 310 + ".5 is too large for a JSON number here (the largest is about 1.8e308)",
+        ),
+    ],
+)
+def test_decoding_is_strict(text: str, reason: str) -> None:
+    with pytest.raises(ValueError) as info:
+        _json.loads(text)
+    assert str(info.value) == reason
+
+
+def test_large_finite_numbers_decode() -> None:
+    text = "[1.7e308, -1e-999, 1e99, " + "9" * 250 + ".0e-5, " + "1" * 300 + "]"
+    assert _json.loads(text) == [1.7e308, -0.0, 1e99, float("9" * 250 + ".0e-5"), int("1" * 300)]

@@ -41,6 +41,14 @@ __all__ = ["MAX_DEPTH", "loads", "too_deep"]
 MAX_DEPTH = 512
 # Everything but brackets and quotes, deleted before the depth count.
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
+# A JSON number overflows a float only if its integer digits plus its exponent pass 308: so
+# with an exponent of three digits or more, or 200 integer digits or more (JSON has no leading
+# zeros in the integer part, and a two-digit exponent would need 210). Looked for with every
+# digit read as 0; a match inside a string only costs the slower check.
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789E", b"0000000000e")
+_OVERFLOW_SIGNS = (b"e000", b"e+000", b"0" * 200)
+_ONE_BRACKET = bytes.maketrans(b"{}", b"[]")
+_QUICK_PASSES = 16  # deeper data is measured bracket by bracket
 
 
 def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
@@ -50,7 +58,10 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
     raw = data.encode() if isinstance(data, str) else bytes(data)
     if too_deep(raw, max_depth):
         raise RecursionError(f"JSON nested deeper than {max_depth} levels")
-    return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    # Checking each float costs a Python call per number: only when one could overflow.
+    shape = raw.translate(_DIGITS_AS_ZERO)
+    parse_float = _finite_float if any(sign in shape for sign in _OVERFLOW_SIGNS) else float
+    return json.loads(raw, parse_constant=_refuse_constant, parse_float=parse_float)
 
 
 def too_deep(raw: bytes, max_depth: int = MAX_DEPTH) -> bool:
@@ -80,10 +91,24 @@ def _depth(raw: bytes) -> int:
     stops with an error, so the bound still holds for what it decodes.)
     """
     unescaped = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
-    outside = b"".join(unescaped.translate(None, _NOT_STRUCTURE).split(b'"')[::2])
+    structure = unescaped.translate(_ONE_BRACKET, _NOT_STRUCTURE)  # { and } count as [ and ]
+    # Two adjacent quotes hold no bracket between them (an empty string, or two strings that
+    # touch): dropping them first leaves few pieces to split.
+    outside = b"".join(structure.replace(b'""', b"").split(b'"')[::2])
+    # Shallow data (most of it): each pass removes the innermost level of every group, so a
+    # well-nested sequence is empty after exactly as many passes as it is deep (in C, not
+    # one Python step per bracket). Anything else is counted bracket by bracket.
+    rest = outside
+    for passes in range(_QUICK_PASSES):
+        if not rest:
+            return passes
+        shallower = rest.replace(b"[]", b"")
+        if len(shallower) == len(rest):
+            break  # brackets that do not pair up: not JSON
+        rest = shallower
     depth = deepest = 0
     for byte in outside:
-        if byte in b"[{":
+        if byte == ord("["):
             depth += 1
             deepest = max(deepest, depth)
         else:
