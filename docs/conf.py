@@ -57,7 +57,7 @@ nitpick_ignore_regex = [
         r"(abc|asyncio|collections\.abc|ctypes|pathlib|re|threading|types|typing|wasmtime)\..+",
     ),
     # The private base class of the parameter constraints, shown by :show-inheritance:.
-    (r"py:class", r"corral\.capabilities\._ParamConstraint"),
+    (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
 ]
 
 # --- autodoc and napoleon ---------------------------------------------------------------------
