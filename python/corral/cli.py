@@ -1,4 +1,4 @@
-"""The ``corral`` command line: ``demo``, ``run`` and ``precompile``."""
+"""The ``corral`` command line: ``demo``, ``run``, ``mcp`` and ``precompile``."""
 
 from __future__ import annotations
 
@@ -116,6 +116,25 @@ def run(code: str | None, language: str, timeout: float) -> int:
     return result.exit_code
 
 
+def mcp(config: str | None, tools: Sequence[str], http: int | None) -> int:
+    """Serve the sandbox as an MCP server (see :mod:`corral.integrations.mcp_server`);
+    a bad config, tool module or server prints why and returns 2."""
+    try:
+        from .integrations.mcp_server import SandboxServer, ServerConfig, load_config
+
+        server = SandboxServer.from_config(load_config(config) if config else ServerConfig(), tools)
+    except (ImportError, ValueError, ConnectionError) as error:
+        print(f"corral: {error}", file=sys.stderr)
+        return 2
+    try:
+        server.serve(http)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``corral`` and ``python -m corral``."""
     parser = argparse.ArgumentParser(prog="corral", description="corral sandbox")
@@ -125,12 +144,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_cmd.add_argument("-c", "--code", help="the code; read from stdin when omitted")
     run_cmd.add_argument("-l", "--language", default="javascript")
     run_cmd.add_argument("-t", "--timeout", type=float, default=30.0, help="seconds")
+    mcp_cmd = sub.add_parser("mcp", help="serve the sandbox over MCP (stdio, or --http PORT)")
+    mcp_cmd.add_argument("--config", help="a TOML file: capabilities, limits, budgets, tools")
+    mcp_cmd.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="a Python module whose tools the code may call (repeatable)",
+    )
+    mcp_cmd.add_argument(
+        "--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT/mcp"
+    )
     sub.add_parser("precompile", help="compile the guest module into the disk cache")
     args = parser.parse_args(argv)
     if args.command == "demo":
         return demo()
     if args.command == "run":
         return run(args.code, args.language, args.timeout)
+    if args.command == "mcp":
+        return mcp(args.config, args.tools, args.http)
     path = precompile_module()
     print(path if path is not None else "this platform has no module cache")
     return 0

@@ -15,7 +15,8 @@ import struct
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -93,6 +94,9 @@ class Sandbox:
         record: Keep a :attr:`trace` for :func:`replay` (on by default).
         sandbox_id: This sandbox's id (default: a random one); a token bound to a sandbox
             only works in the sandbox with that id.
+        mcp_servers: MCP servers whose tools the code may call, as ``PREFIX/TOOL`` (a list,
+            each prefixed with its own name, or a mapping ``{prefix: server}``); see
+            :mod:`corral.integrations.mcp_client`. Their sessions end with the sandbox.
 
     >>> def add(a: int, b: int) -> int:
     ...     '''Add two numbers.'''
@@ -120,9 +124,18 @@ class Sandbox:
         clock: float | None = None,
         record: bool = True,
         sandbox_id: str | None = None,
+        mcp_servers: Iterable[Any] | Mapping[str, Any] | None = None,
     ) -> None:
         self.id = sandbox_id or uuid.uuid4().hex
         self.limits = limits or Limits()
+        # Run by close() (and when the sandbox is collected): each releases what it holds.
+        self._on_close: list[Callable[[], Any]] = []
+        if mcp_servers:
+            from .integrations.mcp_client import MCPTools
+
+            connected = MCPTools(mcp_servers)
+            self._on_close.append(weakref.finalize(self, connected.close))
+            tools = [*(tools or ()), *connected]
         self.tools = _tool_table(tools, tool_handler)
         self._key = key
         self.token = _authority(self.id, self.tools, capabilities, token, key)
