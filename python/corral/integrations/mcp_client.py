@@ -110,20 +110,19 @@ class MCPTools:
     ) -> None:
         """Open every client, list the tools, then hold the sessions until :meth:`close`."""
         self._stop = asyncio.Event()
-        try:
-            async with AsyncExitStack() as stack:
+        async with AsyncExitStack() as stack:
+            try:
                 tools: list[ToolDefinition] = []
                 for prefix, server in servers:
                     client = await _connect(stack, server)
                     name = _prefix(prefix, client, server)
                     tools.extend(await self._tools_of(name, client))
                 _check_unique(tools)
-                ready.set_result(tools)
-                await self._stop.wait()
-        except BaseException as error:
-            if ready.done():
-                raise
-            ready.set_exception(error)
+            except Exception as error:  # noqa: BLE001 - raised by __init__; sessions closed here
+                ready.set_exception(_leaf(error))
+                return
+            ready.set_result(tools)
+            await self._stop.wait()
 
     async def _tools_of(self, prefix: str, client: mcp.Client) -> list[ToolDefinition]:
         listed: list[mcp.types.Tool] = []
@@ -219,8 +218,27 @@ async def _connect(stack: AsyncExitStack, server: MCPServerLike) -> mcp.Client:
     client = server if isinstance(server, mcp.Client) else mcp.Client(server)
     try:
         return await stack.enter_async_context(client)
-    except Exception as error:
-        raise ConnectionError(f"cannot connect to the MCP server {server!r}: {error}") from error
+    except Exception as error:  # noqa: BLE001 - any failure to connect, with its cause
+        cause = _leaf(error)
+        raise ConnectionError(
+            f"cannot connect to the MCP server {_describe(server)}: {type(cause).__name__}: {cause}"
+        ) from cause
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The one error inside nested exception groups (anyio's task groups wrap what they
+    raise), or ``error`` itself."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+def _describe(server: MCPServerLike) -> str:
+    if isinstance(server, mcp.StdioServerParameters):
+        return repr(" ".join([server.command, *server.args]))
+    if isinstance(server, str):
+        return repr(server)
+    return f"{type(server).__name__} {getattr(server, 'name', '')!r}"
 
 
 def _prefix(prefix: str | None, client: mcp.Client, server: MCPServerLike) -> str:
@@ -249,7 +267,9 @@ def _check_unique(tools: list[ToolDefinition]) -> None:
 def _wraps_result(output_schema: Mapping[str, Any] | None) -> bool:
     """Whether the output schema is the ``{"result": ...}`` wrapper servers put around a value
     that is not an object (so the value is unwrapped)."""
-    return bool(output_schema) and set(output_schema.get("properties", {})) == {"result"}  # type: ignore[union-attr]
+    if not output_schema:
+        return False
+    return set(output_schema.get("properties", {})) == {"result"}
 
 
 def _value(result: mcp.types.CallToolResult, unwrap: bool) -> Any:

@@ -607,11 +607,13 @@ def _guarded(
     except _ArgumentError as error:
         return _error(str(error))
     except OSError as error:
-        return _error(f"{error.filename}: {error.strerror}")
+        return _error(str(error.strerror))  # the guest's message names the path
 
 
 def _string_argument(args: Mapping[str, Any], key: str, default: str | None = None) -> str:
     value = args.get(key, default)
+    if value is None:
+        raise _ArgumentError(f"the argument {key!r} is missing: pass it as a string")
     if not isinstance(value, str):
         raise _ArgumentError(f"the argument {key!r} must be a string, got {value!r}")
     return value
