@@ -59,6 +59,7 @@ await orders.refund({order_id: order.id, amount: 500});
 
 async def main() -> None:
     from mcp import Client, StdioServerParameters
+    from mcp.types import TextContent
 
     server = StdioServerParameters(
         command=sys.executable,
@@ -78,7 +79,7 @@ async def main() -> None:
             status = "error" if result.is_error else "ok"
             print(f"\n{name} ({status}):")
             for block in result.content:
-                print(getattr(block, "text", block).rstrip("\n"))
+                print(block.text.rstrip("\n") if isinstance(block, TextContent) else block)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import sys
 import threading
 from collections.abc import Iterator
@@ -10,6 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 pytest.importorskip("mcp", reason="needs the mcp extra: pip install 'corral[mcp]'")
+if int(importlib.metadata.version("mcp").split(".")[0]) < 2:  # crewai's environment has mcp 1
+    pytest.skip("needs mcp 2: pip install 'corral[mcp]'", allow_module_level=True)
 
 from mcp import StdioServerParameters
 from mcp.server.mcpserver import MCPServer

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import importlib.metadata
 import json
 import re
 import threading
@@ -28,9 +29,12 @@ from typing import Any
 from ..tools import ToolDefinition
 from . import require
 
+_PIP_INSTALL = "pip install 'corral[mcp]'"
 require("mcp", "mcp")
+if int((found := importlib.metadata.version("mcp")).split(".")[0]) < 2:
+    raise ImportError(f"corral's MCP integration needs mcp 2 or later, not {found}: {_PIP_INSTALL}")
 
-import mcp  # noqa: E402 - after the check that names the extra
+import mcp  # noqa: E402 - after the checks that name the extra
 import mcp.types  # noqa: E402
 
 __all__ = ["MCPServerLike", "MCPToolError", "MCPTools", "tools_from_mcp"]
