@@ -125,9 +125,9 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Sphinx (warnings are errors) and the docs' doctests."""
+    """Sphinx (warnings are errors) and the docs' doctests (the integration pages' too)."""
     _build_guest(session)
-    session.install("-e", ".[docs]")
+    session.install("-e", ".[docs,mcp]")
     session.run(
         "sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html"
     )

@@ -56,6 +56,8 @@ nitpick_ignore_regex = [
         r"py:(class|exc|func|mod|data|obj)",
         r"(abc|asyncio|collections\.abc|ctypes|pathlib|re|threading|types|typing|wasmtime)\..+",
     ),
+    # The frameworks of the integrations (their own docs; no inventory offline).
+    (r"py:(class|exc|func|mod|data|obj|attr|meth)", r"(mcp|mcp_types|anyio)(\..+)?"),
     # The private base class of the parameter constraints, shown by :show-inheritance:.
     (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
 ]

@@ -421,6 +421,8 @@ class SandboxServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
+        """The SDK's low-level server, to give to ``mcp.Client(..., mode="legacy")`` or to
+        mount (its ``streamable_http_app()``)."""
 
     def new_sandbox(self) -> Sandbox:
         """A sandbox with this server's tools, capabilities, limits and budget."""
