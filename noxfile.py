@@ -112,7 +112,7 @@ def crewai(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
-    session.install("-e", ".[lint,test]", "nox", *E2E_DEPS)
+    session.install("-e", ".[lint,test,mcp]", "nox", *E2E_DEPS)  # mypy reads the frameworks
     session.run("ruff", "check", *PY_SOURCES)
     session.run("ruff", "format", "--check", *PY_SOURCES)
     session.run("mypy", "--strict", "python/corral")

@@ -120,7 +120,8 @@ def mcp(config: str | None, tools: Sequence[str], http: int | None) -> int:
     """Serve the sandbox as an MCP server (see :mod:`corral.integrations.mcp_server`);
     a bad config, tool module or server prints why and returns 2."""
     try:
-        from .integrations.mcp_server import SandboxServer, ServerConfig, load_config
+        from .integrations.mcp_config import ServerConfig, load_config
+        from .integrations.mcp_server import SandboxServer
 
         server = SandboxServer.from_config(load_config(config) if config else ServerConfig(), tools)
     except (ImportError, ValueError, ConnectionError) as error:

@@ -23,14 +23,8 @@ from mcp import Client, StdioServerParameters
 
 from corral import Limits, MethodCapability, Param, Sandbox
 from corral.cli import main
-from corral.integrations.mcp_server import (
-    ConfigError,
-    SandboxServer,
-    ServerConfig,
-    load_config,
-    parse_config,
-    tools_from_module,
-)
+from corral.integrations.mcp_config import ConfigError, ServerConfig, load_config, parse_config
+from corral.integrations.mcp_server import SandboxServer, tools_from_module
 
 pytestmark = pytest.mark.needs_native("the MCP SDK runs servers in threads and subprocesses")
 
