@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import os
 import sys
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -221,6 +224,23 @@ def test_a_server_that_cannot_start_says_so() -> None:
         f"cannot connect to the MCP server '{sys.executable} -c import sys; sys.exit(3)': "
         "MCPError: Connection closed"
     )
+
+
+def test_a_server_that_does_not_answer_is_given_up_and_stopped(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    silent = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(30)"
+    params = StdioServerParameters(command=sys.executable, args=["-c", silent, str(pid_file)])
+    started = time.monotonic()
+    with pytest.raises(ConnectionError) as caught:
+        MCPTools([params], connect_timeout=1)
+    assert str(caught.value) == (
+        "the MCP servers did not connect and list their tools within 1 s; check each server, "
+        "or raise connect_timeout"
+    )
+    assert time.monotonic() - started < 10
+    assert not any(thread.name == "corral-mcp" for thread in threading.enumerate())
+    with pytest.raises(ProcessLookupError):  # the server process was stopped
+        os.kill(int(pid_file.read_text()), 0)
 
 
 def test_a_stdio_server_corral_mcp_itself() -> None:

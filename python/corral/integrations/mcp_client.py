@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import importlib.metadata
 import json
 import re
@@ -88,6 +87,8 @@ class MCPTools:
         self._thread.start()
         self._stop: asyncio.Event | None = None
         self._owner: concurrent.futures.Future[None] | None = None
+        self._connected = False
+        self._finished = threading.Event()
         self._clients: dict[str, mcp.Client] = {}
         self.tools: list[ToolDefinition] = []
         """The tools of every server, in the order listed."""
@@ -95,6 +96,7 @@ class MCPTools:
         self._owner = asyncio.run_coroutine_threadsafe(self._own(named, ready), self._loop)
         try:
             self.tools = ready.result(timeout=connect_timeout)
+            self._connected = True
         except concurrent.futures.TimeoutError:
             self.close()
             raise ConnectionError(
@@ -114,19 +116,22 @@ class MCPTools:
     ) -> None:
         """Open every client, list the tools, then hold the sessions until :meth:`close`."""
         self._stop = asyncio.Event()
-        async with AsyncExitStack() as stack:
-            try:
-                tools: list[ToolDefinition] = []
-                for prefix, server in servers:
-                    client = await _connect(stack, server)
-                    name = _prefix(prefix, client, server)
-                    tools.extend(await self._tools_of(name, client))
-                _check_unique(tools)
-            except Exception as error:  # noqa: BLE001 - raised by __init__; sessions closed here
-                ready.set_exception(_leaf(error))
-                return
-            ready.set_result(tools)
-            await self._stop.wait()
+        try:
+            async with AsyncExitStack() as stack:
+                try:
+                    tools: list[ToolDefinition] = []
+                    for prefix, server in servers:
+                        client = await _connect(stack, server)
+                        name = _prefix(prefix, client, server)
+                        tools.extend(await self._tools_of(name, client))
+                    _check_unique(tools)
+                except Exception as error:  # noqa: BLE001 - raised by __init__
+                    ready.set_exception(_leaf(error))
+                    return
+                ready.set_result(tools)
+                await self._stop.wait()
+        finally:
+            self._finished.set()
 
     async def _tools_of(self, prefix: str, client: mcp.Client) -> list[ToolDefinition]:
         listed: list[mcp.types.Tool] = []
@@ -177,13 +182,14 @@ class MCPTools:
         """End every session (stopping stdio servers) and the background thread; idempotent."""
         if not self._thread.is_alive():
             return
-        if self._stop is not None:
+        if self._owner is not None and self._connected:
+            assert self._stop is not None
             self._loop.call_soon_threadsafe(self._stop.set)
-        if self._owner is not None:
-            # Failures while connecting were raised by __init__ already; a server that
-            # fails while closing leaves nothing to do but stop the loop.
-            with contextlib.suppress(Exception, concurrent.futures.CancelledError):
-                self._owner.result(timeout=CLOSE_TIMEOUT)
+        elif self._owner is not None:
+            self._owner.cancel()  # still connecting: unwinds what it opened, in its own task
+        # The owner's future says "cancelled" at once; its task is done when it has closed
+        # the sessions (stopping stdio servers).
+        self._finished.wait(timeout=CLOSE_TIMEOUT)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=CLOSE_TIMEOUT)
         if not self._thread.is_alive():
