@@ -166,6 +166,11 @@ def test_a_run_that_called_an_mcp_tool_replays_without_the_server(sandbox: Sandb
     )
 
 
+def test_a_fork_shares_the_sessions(sandbox: Sandbox) -> None:
+    sandbox.execute("await github.create_issue({title: 'bug: 1'})")
+    assert sandbox.fork().execute("return await github.count_issues({})").return_value == 1
+
+
 def test_aexecute_calls_from_the_callers_event_loop(sandbox: Sandbox) -> None:
     async def main() -> object:
         result = await sandbox.aexecute(
