@@ -89,7 +89,6 @@ class MCPTools:
         self._owner: concurrent.futures.Future[None] | None = None
         self._connected = False
         self._finished = threading.Event()
-        self._clients: dict[str, mcp.Client] = {}
         self.tools: list[ToolDefinition] = []
         """The tools of every server, in the order listed."""
         ready: concurrent.futures.Future[list[ToolDefinition]] = concurrent.futures.Future()
@@ -146,7 +145,6 @@ class MCPTools:
 
     def _definition(self, prefix: str, client: mcp.Client, tool: mcp.types.Tool) -> ToolDefinition:
         name = f"{prefix}/{tool.name}" if prefix else tool.name
-        self._clients[name] = client
         unwrap = _wraps_result(tool.output_schema)
 
         async def call(**params: Any) -> Any:
