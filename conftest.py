@@ -13,7 +13,7 @@ FRAMEWORKS = {
 }
 
 collect_ignore = [
-    f"corral/integrations/{module}.py"
+    f"python/corral/integrations/{module}.py"
     for module, package in FRAMEWORKS.items()
     if importlib.util.find_spec(package) is None
 ]
