@@ -42,7 +42,7 @@ def delete_repo(name: str) -> str:
 CODE = """
 const titles = ["bug: login fails", "bug: typo on the home page"];
 const created = await Promise.all(titles.map((title) => github.create_issue({title})));
-console.log("created", created.map((issue) => `#${issue.number}`).join(" "));
+console.log("created", created.map((issue) => `#${issue.number}`).sort().join(" "));
 try {
   await github.delete_repo({name: "corral"});
 } catch (e) {
@@ -63,7 +63,7 @@ def main() -> None:
     print("tools:", ", ".join(sandbox.tools))
     result = sandbox.execute(CODE)
     print(result.stdout)
-    shell = sandbox.execute("tool github/list_issues | jq -r '.[].title'", "shell")
+    shell = sandbox.execute("tool github/list_issues | jq -r '.[].title' | sort", "shell")
     print(shell.stdout, end="")
     print("replayed without the server:", replay(sandbox.trace) == shell)
 
