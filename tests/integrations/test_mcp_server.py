@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.metadata
+import json
 import socket
 import subprocess
 import sys
@@ -408,3 +409,53 @@ def test_http_server_as_the_tools_of_a_sandbox(project: Path) -> None:
         )
         assert (result.return_value, result.stderr) == ("hi\n", "")
         sandbox._on_close[0]()  # what Sandbox.close() does
+
+
+GITHUB_SERVER = """\
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("github")
+
+
+@server.tool()
+def create_issue(title: str) -> dict:
+    \"\"\"Open an issue.\"\"\"
+    return {"number": 1, "title": title}
+
+
+@server.tool()
+def delete_repo(name: str) -> str:
+    \"\"\"Delete a repository.\"\"\"
+    return "deleted"
+
+
+server.run()
+"""
+
+
+def test_tools_of_other_mcp_servers_from_the_config(tmp_path: Path) -> None:
+    (tmp_path / "github_mcp.py").write_text(GITHUB_SERVER)
+    path = tmp_path / "corral.toml"
+    path.write_text(
+        f"[mcp_servers.gh]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(tmp_path / 'github_mcp.py'))}]\n"
+        '[[capabilities]]\nmethod = "gh/create_*"\n'
+    )
+    server = SandboxServer.from_config(load_config(path))
+    try:
+
+        async def main() -> list[tuple[bool, str]]:
+            async with connected(server) as client:
+                return [
+                    await call(
+                        client, "run_javascript", code="return await gh.create_issue({title: 'x'})"
+                    ),
+                    await call(client, "run_shell", code="tool gh/delete_repo --name corral"),
+                ]
+
+        assert asyncio.run(main()) == [
+            (False, '{"number":1,"title":"x"}'),
+            (True, "tool: gh/delete_repo denied: no capability matches 'gh/delete_repo'\n"),
+        ]
+    finally:
+        server.close()
