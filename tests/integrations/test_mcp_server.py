@@ -310,6 +310,21 @@ def test_tools_module_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         tools_from_module("mcp_no_tools")
 
 
+def test_a_tools_module_that_cannot_be_used_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mcp_empty_tools.py").write_text("from json import dumps\n")
+    assert main(["mcp", "--tools", "mcp_missing_tools"]) == 2
+    assert main(["mcp", "--tools", "mcp_empty_tools"]) == 2
+    assert capsys.readouterr().err == (
+        "corral: cannot import the tools module 'mcp_missing_tools' (No module named "
+        "'mcp_missing_tools'); give its dotted name, importable from the current directory or "
+        "the environment\n"
+        "corral: module 'mcp_empty_tools' defines no public function and no TOOLS list\n"
+    )
+
+
 # --- as a process ---------------------------------------------------------------------------
 
 

@@ -62,7 +62,13 @@ def tools_from_module(name: str) -> list[ToolDefinition]:
         ImportError: when the module cannot be imported.
         ValueError: when it offers no tool.
     """
-    module = importlib.import_module(name)
+    try:
+        module = importlib.import_module(name)
+    except ImportError as error:
+        raise ImportError(
+            f"cannot import the tools module {name!r} ({error}); give its dotted name, "
+            "importable from the current directory or the environment"
+        ) from error
     listed = getattr(module, "TOOLS", None)
     if listed is not None:
         if not isinstance(listed, (list, tuple)):
