@@ -414,6 +414,33 @@ def test_http_sessions_are_isolated(project: Path) -> None:
         asyncio.run(asyncio.wait_for(main(url), timeout=60))
 
 
+def test_http_sessions_are_released_when_they_end() -> None:
+    server = SandboxServer()
+    port = free_port()
+
+    async def main() -> None:
+        serving = asyncio.create_task(server.run_http(port))
+        url = f"http://127.0.0.1:{port}/mcp"
+        while True:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        async with Client(url) as first, Client(url) as second:
+            await call(first, "write_file", path="mine.txt", content="first")
+            assert await call(second, "list_files") == (False, "/workspace is empty")
+            assert len(server.sessions) == 2
+        while server.sessions:  # the client ends its session with a DELETE
+            await asyncio.sleep(0.05)
+        serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
+
+    asyncio.run(asyncio.wait_for(main(), timeout=60))
+
+
 def test_http_server_as_the_tools_of_a_sandbox(project: Path) -> None:
     """The MCP client bridge over streamable HTTP: corral's server's tools in a sandbox."""
     with http_server(project) as url:

@@ -17,6 +17,7 @@ handshake. An in-process client asks for it with ``mcp.Client(server, mode="lega
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import os
@@ -296,15 +297,22 @@ class SandboxServer:
             self._close_session(0)
 
     async def run_http(self, port: int, host: str = "127.0.0.1") -> None:
-        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until cancelled."""
+        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted or cancelled
+        (then it shuts down cleanly: open sessions end and release their sandboxes)."""
         import uvicorn
 
         # Sessions (with mcp-session-id) come from the handshake: answering server/discover
         # with the handshake versions only makes a 2026-07-28 client fall back to it.
         self.server.add_request_handler("server/discover", types.RequestParams, self._discover)
         app = self.server.streamable_http_app(host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-        await uvicorn.Server(config).serve()
+        web = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        serving = asyncio.ensure_future(web.serve())
+        try:
+            await asyncio.shield(serving)
+        except asyncio.CancelledError:
+            web.should_exit = True
+            await serving
+            raise
 
 
 def _tool_list(template: Sandbox) -> list[types.Tool]:
