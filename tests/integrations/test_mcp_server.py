@@ -182,6 +182,21 @@ def test_guest_failures_are_error_results_with_the_guest_text() -> None:
     asyncio.run(main())
 
 
+def test_read_file_shows_at_most_max_output_bytes() -> None:
+    server = SandboxServer(limits=Limits(max_output=10))
+
+    async def main() -> None:
+        async with connected(server) as client:
+            await call(client, "write_file", path="big.txt", content="é" * 8)
+            assert await call(client, "read_file", path="big.txt") == (
+                False,
+                "ééééé\n[file truncated: 16 bytes, more than 10; read parts of it with "
+                "run_shell, e.g. sed -n '1,100p' big.txt]\n",
+            )
+
+    asyncio.run(main())
+
+
 def test_sessions_are_isolated_and_released_when_they_end() -> None:
     server = SandboxServer(max_calls=None)
 

@@ -377,12 +377,20 @@ def _read_file(sandbox: Sandbox, args: dict[str, Any]) -> types.CallToolResult:
     path = _string_argument(args, "path")
     data = sandbox.fs.read(path)
     try:
-        return _text(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return _error(
             f"{path} is not UTF-8 text ({len(data)} bytes); inspect it with run_shell, "
             f"e.g. od -c {path} | head"
         )
+    cap = sandbox.limits.max_output  # the model reads no more of a file than of any output
+    if len(data) <= cap:
+        return _text(text)
+    shown = data[:cap].decode("utf-8", "ignore")  # a character cut at the cap is left out
+    return _text(
+        f"{shown}\n[file truncated: {len(data)} bytes, more than {cap}; read parts of it with "
+        f"run_shell, e.g. sed -n '1,100p' {path}]\n"
+    )
 
 
 def _write_file(sandbox: Sandbox, args: dict[str, Any]) -> types.CallToolResult:
