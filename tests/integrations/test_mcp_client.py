@@ -17,10 +17,11 @@ pytest.importorskip("mcp", reason="needs the mcp extra: pip install 'corral[mcp]
 if int(importlib.metadata.version("mcp").split(".")[0]) < 2:  # crewai's environment has mcp 1
     pytest.skip("needs mcp 2: pip install 'corral[mcp]'", allow_module_level=True)
 
+import anyio
 from mcp import StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 
-from corral import MethodCapability, Param, Sandbox, replay
+from corral import Limits, MethodCapability, Param, Sandbox, replay
 from corral.integrations.mcp_client import MCPTools, tools_from_mcp
 
 pytestmark = pytest.mark.needs_native("the MCP client runs on a background thread")
@@ -180,6 +181,28 @@ def test_aexecute_calls_from_the_callers_event_loop(sandbox: Sandbox) -> None:
         return sorted(issue["number"] for issue in result.return_value)
 
     assert asyncio.run(main()) == [1, 2, 3]
+
+
+def test_a_call_running_at_the_time_limit_is_cancelled_on_the_server() -> None:
+    server = MCPServer("slow")
+    finished: list[float] = []
+
+    @server.tool()
+    async def wait(seconds: float) -> str:
+        """Wait, then say so."""
+        await anyio.sleep(seconds)
+        finished.append(seconds)
+        return "done"
+
+    sandbox = Sandbox(mcp_servers=[server], limits=Limits(timeout=0.5))
+    try:
+        late = sandbox.execute("return await slow.wait({seconds: 3})")
+        assert (late.exit_code, late.error_kind) == (124, "timeout")
+        assert sandbox.execute("return await slow.wait({seconds: 0})").return_value == "done"
+        time.sleep(3)
+        assert finished == [0]  # the first call was cancelled, not left running
+    finally:
+        close(sandbox)
 
 
 def test_a_prefix_of_your_own_and_mcp_patterns() -> None:
