@@ -103,7 +103,7 @@ def test_lists_five_tools_and_describes_what_the_code_can_call() -> None:
 
             assert tools["run_javascript"].description == (
                 SandboxTool(template).description
-                + " Files in /workspace and /tmp persist from call to call within this session."
+                + "\n\nFiles in /workspace and /tmp persist from call to call within this session."
             )
             assert "await add({a: integer, b: integer}) - Add two numbers." in str(
                 tools["run_shell"].description

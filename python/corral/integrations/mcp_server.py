@@ -105,7 +105,7 @@ def _schema(properties: dict[str, Any], optional: Sequence[str] = ()) -> dict[st
 
 
 _PATH = {"type": "string", "description": "A path; relative paths are under /workspace."}
-_PERSIST = " Files in /workspace and /tmp persist from call to call within this session."
+_PERSIST = "Files in /workspace and /tmp persist from call to call within this session."
 
 
 @dataclass
@@ -316,11 +316,10 @@ class SandboxServer:
 
 
 def _tool_list(template: Sandbox) -> list[types.Tool]:
-    javascript = SandboxTool(template, "javascript").description + _PERSIST
+    javascript = f"{SandboxTool(template, 'javascript').description}\n\n{_PERSIST}"
     shell = (
-        "Runs the code as a bash script (use run_javascript for JavaScript). "
-        + SandboxTool(template, "shell").description
-        + _PERSIST
+        "This tool runs the code as a bash script (use run_javascript for JavaScript). "
+        f"{SandboxTool(template, 'shell').description}\n\n{_PERSIST}"
     )
     content = {"type": "string", "description": "The text to write (UTF-8)."}
     return [
@@ -334,7 +333,7 @@ def _tool_list(template: Sandbox) -> list[types.Tool]:
         types.Tool(
             name="write_file",
             description="Create or replace a text file in the session's sandbox (under "
-            "/workspace or /tmp)." + _PERSIST,
+            "/workspace or /tmp). " + _PERSIST,
             input_schema=_schema({"path": _PATH, "content": content}),
         ),
         types.Tool(
