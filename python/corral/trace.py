@@ -35,6 +35,17 @@ __all__ = [
 TRACE_VERSION = 1
 
 
+def _event(number: int, line: str) -> dict[str, Any]:
+    """Line ``number`` of a trace, which must be a JSON object with a string ``t``."""
+    try:
+        event = json.loads(line)
+    except ValueError as error:
+        raise ValueError(f"not a corral trace: line {number} is not JSON ({error})") from None
+    if not isinstance(event, dict) or not isinstance(event.get("t"), str):
+        raise ValueError(f"not a corral trace: line {number} is not a trace event")
+    return event
+
+
 class ReplayDivergence(Exception):
     """The replayed guest asked for something other than what the trace recorded."""
 
@@ -59,7 +70,7 @@ class Trace:
     @classmethod
     def from_jsonl(cls, text: str) -> Trace:
         """Parse a trace written by :meth:`to_jsonl`."""
-        events = [json.loads(line) for line in text.splitlines() if line.strip()]
+        events = [_event(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         if not events or events[0].get("t") != "sandbox":
             raise ValueError("not a corral trace: the first event must be the sandbox's")
         if events[0].get("v") != TRACE_VERSION:

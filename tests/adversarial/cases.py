@@ -1,0 +1,603 @@
+"""The adversarial cases: hostile code, one line each, grouped by threat class.
+
+Each case is ``case(id, language, code, expect)``. The id's prefix is its threat class in
+docs/threat-model.rst (ESC escape, CAP capability bypass, DOS denial of service, EXF
+exfiltration, VFS the virtual filesystem). ``expect`` is what the case itself must show, on top
+of the invariants every case is held to (see test_adversarial.py):
+
+- ``"any"``: only the invariants;
+- ``"fails"``: the execution fails (non-zero exit status);
+- ``"kind:K"``: it fails with ``error_kind == K``;
+- ``"says:TEXT"``: TEXT appears in stdout, stderr or the error;
+- ``"out:TEXT"``: stdout is exactly TEXT.
+
+``native=True`` marks a case whose bound comes from the native backstop (a builtin that never
+polls QuickJS's interrupt): in the browser the Worker's termination is that backstop instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    language: str
+    code: str
+    expect: str = "any"
+    native: bool = False
+
+
+def case(id: str, language: str, code: str, expect: str = "any", native: bool = False) -> Case:
+    return Case(id, language, code, expect, native)
+
+
+JS, SH = "javascript", "shell"
+
+# --- ESC: reaching the host (files, environment, network, processes, the engine) ---------------
+ESCAPE = [
+    case("ESC-001", JS, "require('fs')", "says:require"),
+    case("ESC-002", JS, "return process.env", "says:process"),
+    case("ESC-003", JS, "await fetch('http://127.0.0.1:1/')", "says:fetch"),
+    case("ESC-004", JS, "await import('os')", "fails"),
+    case("ESC-005", JS, "await import('std')", "fails"),
+    case(
+        "ESC-006",
+        JS,
+        "return typeof std + typeof os + typeof scriptArgs",
+        "out:undefinedundefinedundefined",
+    ),
+    case("ESC-007", JS, "return typeof WebAssembly", "any"),
+    case("ESC-008", JS, "return (function(){ return this })() === undefined", "any"),
+    case("ESC-009", JS, "return Function('return this')() === globalThis", "any"),
+    case(
+        "ESC-010", JS, "return [].constructor.constructor('return process.env')()", "says:process"
+    ),
+    case(
+        "ESC-011", JS, "return typeof XMLHttpRequest + typeof WebSocket", "out:undefinedundefined"
+    ),
+    case("ESC-012", JS, "return typeof Deno + typeof Bun", "out:undefinedundefined"),
+    case(
+        "ESC-013",
+        JS,
+        "return Object.getOwnPropertyNames(globalThis).filter(n => /native|__/i.test(n))",
+        "any",
+    ),
+    case("ESC-014", JS, "return await fs.readFile('/etc/passwd', 'utf8')", "fails"),
+    case("ESC-015", JS, "return await fs.readFile('../../../../etc/passwd', 'utf8')", "fails"),
+    case("ESC-016", JS, "return await fs.readdir('/')", "any"),
+    case("ESC-017", JS, "return await fs.readFile('/proc/self/environ', 'utf8')", "fails"),
+    case("ESC-018", JS, "return await fs.readFile('secret.txt', 'utf8')", "fails"),
+    case("ESC-019", JS, "eval('1+1'); return new Function('return 2')()", "out:2"),
+    case("ESC-020", JS, "return Buffer.from('x')", "says:Buffer"),
+    case("ESC-021", JS, "return typeof setTimeout", "out:function"),
+    case("ESC-022", JS, "return globalThis.__proto__.constructor.name", "any"),
+    case("ESC-023", JS, "const s = new SharedArrayBuffer(8); return s.byteLength", "any"),
+    case("ESC-024", JS, "return typeof Atomics === 'object' ? Atomics.wait : null", "any"),
+    case(
+        "ESC-025",
+        JS,
+        "return new WebAssembly.Module(new Uint8Array([0,97,115,109,1,0,0,0]))",
+        "any",
+    ),
+    case("ESC-026", JS, "return shell('cat /etc/hostname')", "any"),
+    case("ESC-027", JS, "return await shell('env')", "any"),
+    case("ESC-028", JS, "return Error.prepareStackTrace = (e, s) => s, new Error().stack", "any"),
+    case("ESC-029", JS, "return (new Error('x')).stack.includes('/work') ? 'leak' : 'ok'", "any"),
+    case("ESC-030", JS, "return Intl ? Object.keys(Intl) : 0", "any"),
+    case("ESC-031", SH, "cat /etc/passwd", "fails"),
+    case("ESC-032", SH, "cat /proc/self/environ", "fails"),
+    case("ESC-033", SH, "env", "any"),
+    case("ESC-034", SH, "set", "any"),
+    case("ESC-035", SH, "ls -la /", "any"),
+    case("ESC-036", SH, "cd / && ls -R | head -50", "any"),
+    case("ESC-037", SH, "curl http://127.0.0.1:1/", "says:network"),
+    case("ESC-038", SH, "wget http://127.0.0.1:1/", "fails"),
+    case("ESC-039", SH, "nc 127.0.0.1 1 </dev/null", "fails"),
+    case("ESC-040", SH, "python3 -c 'import os; print(os.environ)'", "fails"),
+    case("ESC-041", SH, "/bin/sh -c 'cat /etc/passwd'", "fails"),
+    case("ESC-042", SH, "exec /bin/bash", "fails"),
+    case("ESC-043", SH, "cat ~/.ssh/id_rsa", "fails"),
+    case("ESC-044", SH, "cat secret.txt", "fails"),
+    case("ESC-045", SH, "cat ../../../../../../etc/shadow", "fails"),
+    case("ESC-046", SH, "ln -s /etc/passwd p; cat p", "fails"),
+    case("ESC-047", SH, "exec 3</etc/passwd; cat <&3", "fails"),
+    case("ESC-048", SH, "cat < /dev/tcp/127.0.0.1/80", "fails"),
+    case("ESC-049", SH, "echo x > /dev/tcp/127.0.0.1/80", "fails"),
+    case("ESC-050", SH, "source /etc/profile", "fails"),
+    case("ESC-051", SH, "printenv HOME PATH", "any"),
+    case("ESC-052", SH, "echo $CORRAL_ADVERSARIAL_SECRET", "out:\n"),
+    case("ESC-053", SH, "find / -name '*.py' 2>/dev/null | head", "any"),
+    case("ESC-054", SH, "sudo id", "fails"),
+    case("ESC-055", SH, "awk 'BEGIN { system(\"id\") }'", "any"),
+    case("ESC-056", SH, "awk 'BEGIN { while ((getline l < \"/etc/passwd\") > 0) print l }'", "any"),
+    case("ESC-057", SH, "sed -n 'w /etc/evil' /dev/null; cat /etc/evil", "fails"),
+    case("ESC-058", SH, "jq -n 'env'", "any"),
+    case("ESC-059", SH, "jq -n '$ENV'", "any"),
+    case("ESC-060", SH, "find . -exec /bin/sh -c id \\;", "any"),
+    case("ESC-061", SH, "xargs -I{} /bin/sh -c {} <<< id", "any"),
+    case("ESC-062", SH, "eval \"$(printf 'cat /etc/%s' passwd)\"", "fails"),
+    case("ESC-063", SH, "mount -t proc proc /mnt", "fails"),
+    case("ESC-064", SH, "kill -9 1; echo alive", "any"),
+    case("ESC-065", SH, "trap 'cat /etc/passwd' EXIT; exit 0", "any"),
+]
+
+# --- CAP: calling a tool beyond the capabilities (policy: pay(amount <= 100, > 0,
+# currency in USD/EUR), at most 5 calls per sandbox; `secret_admin` is not granted) -------------
+_TAMPER = "JSON.stringify = (v) => JSON_RAW; "
+CAPABILITY = [
+    case(
+        "CAP-001", JS, "return await pay({amount: 5000, currency: 'USD'})", "says:CapabilityError"
+    ),
+    case("CAP-002", JS, "return await pay({amount: 50, currency: 'GBP'})", "says:CapabilityError"),
+    case("CAP-003", JS, "return await pay({amount: -5, currency: 'USD'})", "says:CapabilityError"),
+    case("CAP-004", JS, "return await pay({amount: 0, currency: 'USD'})", "says:CapabilityError"),
+    case("CAP-005", JS, "return await pay({amount: '5000', currency: 'USD'})", "fails"),
+    case("CAP-006", JS, "return await pay({amount: '50', currency: 'USD'})", "any"),
+    case("CAP-007", JS, "return await pay({amount: [5000], currency: 'USD'})", "fails"),
+    case(
+        "CAP-008", JS, "return await pay({amount: {valueOf: () => 5000}, currency: 'USD'})", "fails"
+    ),
+    case(
+        "CAP-009",
+        JS,
+        "return await pay({amount: 100.0000001, currency: 'USD'})",
+        "says:CapabilityError",
+    ),
+    case("CAP-010", JS, "return await pay({amount: 1e309, currency: 'USD'})", "fails"),
+    case("CAP-011", JS, "return await pay({amount: Infinity, currency: 'USD'})", "fails"),
+    case("CAP-012", JS, "return await pay({amount: NaN, currency: 'USD'})", "fails"),
+    case("CAP-013", JS, "return await pay({amount: -Infinity, currency: 'USD'})", "fails"),
+    case(
+        "CAP-014",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": -1e999, "currency": "USD"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-015",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": NaN, "currency": "USD"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-016",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": Infinity, "currency": "USD"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-017",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": 1e999, "currency": "USD"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-018",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": 5, "amount": 5000, "currency": "USD"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-019",
+        JS,
+        _TAMPER.replace(
+            "JSON_RAW", '\'{"amount": 5, "currency": "USD", "__proto__": {"amount": 9999}}\''
+        )
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "any",
+    ),
+    case(
+        "CAP-020",
+        JS,
+        _TAMPER.replace("JSON_RAW", "'[5000, \"USD\"]'")
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-021",
+        JS,
+        _TAMPER.replace("JSON_RAW", "'not json'")
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-022",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": 5, "currency": "usd"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-023",
+        JS,
+        _TAMPER.replace("JSON_RAW", '\'{"amount": 5, "currency": "USD\\\\u0000"}\'')
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-024",
+        JS,
+        _TAMPER.replace(
+            "JSON_RAW", "'{\"amount\": 1' + '0'.repeat(400) + ', \"currency\": \"USD\"}'"
+        )
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-025",
+        JS,
+        _TAMPER.replace("JSON_RAW", "'[' .repeat(100000)")
+        + "return await pay({amount: 1, currency: 'USD'})",
+        "fails",
+    ),
+    case("CAP-026", JS, "return await secret_admin({})", "fails"),
+    case("CAP-027", JS, "return typeof secret_admin", "any"),
+    case(
+        "CAP-028",
+        JS,
+        "return await globalThis['pay']({amount: 500, currency: 'EUR'})",
+        "says:CapabilityError",
+    ),
+    case(
+        "CAP-029",
+        JS,
+        "const p = pay; return await p.call(null, {amount: 500, currency: 'EUR'})",
+        "says:CapabilityError",
+    ),
+    case(
+        "CAP-030",
+        JS,
+        "return await pay.apply(null, [{amount: 500, currency: 'EUR'}])",
+        "says:CapabilityError",
+    ),
+    case(
+        "CAP-031",
+        JS,
+        "return await Reflect.apply(pay, null, [{amount: 500, currency: 'EUR'}])",
+        "says:CapabilityError",
+    ),
+    case("CAP-032", JS, "return await pay({amount: 5, currency: 'USD', extra: 'x'})", "fails"),
+    case("CAP-033", JS, "return await pay({currency: 'USD'})", "fails"),
+    case("CAP-034", JS, "return await pay()", "fails"),
+    case("CAP-035", JS, "return await pay(null)", "fails"),
+    case("CAP-036", JS, "return await pay(5, 'USD')", "fails"),
+    case(
+        "CAP-037",
+        JS,
+        "const o = {currency: 'USD'}; Object.defineProperty(o, 'amount', {get(){ return this.n = (this.n||0) + 1 === 1 ? 5 : 5000 }, enumerable: true}); return await pay(o)",
+        "any",
+    ),
+    case(
+        "CAP-038",
+        JS,
+        "const o = {amount: 5, currency: 'USD'}; const r = pay(o); o.amount = 5000; return await r",
+        "any",
+    ),
+    case(
+        "CAP-039",
+        JS,
+        "Object.prototype.amount = 5000; return await pay({currency: 'USD'})",
+        "fails",
+    ),
+    case(
+        "CAP-040",
+        JS,
+        "Object.prototype.toJSON = function() { return {amount: 5000, currency: 'USD'} }; return await pay({amount: 1, currency: 'USD'})",
+        "any",
+    ),
+    case(
+        "CAP-041",
+        JS,
+        "return await Promise.all(Array.from({length: 20}, () => pay({amount: 1, currency: 'USD'})))",
+        "says:CapabilityError",
+    ),
+    case(
+        "CAP-042",
+        JS,
+        "for (let i = 0; i < 20; i++) { try { await pay({amount: 1, currency: 'EUR'}) } catch (e) { return e.message } }",
+        "says:max_calls",
+    ),
+    case(
+        "CAP-043",
+        JS,
+        "return await pay({amount: 1, currency: 'USD'}).then(() => pay({amount: 999, currency: 'USD'}))",
+        "says:CapabilityError",
+    ),
+    case("CAP-044", JS, "return listTools ? listTools() : 0", "any"),
+    case(
+        "CAP-045",
+        JS,
+        "return await pay({amount: 0x7fffffff, currency: 'USD'})",
+        "says:CapabilityError",
+    ),
+    case("CAP-046", JS, "return await pay({amount: 2n ** 64n, currency: 'USD'})", "fails"),
+    case("CAP-047", JS, "return await pay({amount: Number.MIN_VALUE, currency: 'USD'})", "any"),
+    case("CAP-048", JS, "return await pay({amount: -0, currency: 'USD'})", "says:CapabilityError"),
+    case(
+        "CAP-049", JS, "return await pay({amount: 1e2, currency: 'EUR '})", "says:CapabilityError"
+    ),
+    case("CAP-050", JS, "return await pay({amount: 50, currency: ['USD']})", "fails"),
+    case(
+        "CAP-051", JS, "return await pay({amount: 50, currency: {toString: () => 'USD'}})", "fails"
+    ),
+    case("CAP-052", JS, "return await pay({amount: true, currency: 'USD'})", "fails"),
+    case("CAP-053", JS, "return await pay({amount: null, currency: 'USD'})", "fails"),
+    case("CAP-054", SH, "tool pay --amount 5000 --currency USD", "says:CapabilityError"),
+    case("CAP-055", SH, "tool pay --amount 50 --currency GBP", "says:CapabilityError"),
+    case("CAP-056", SH, "tool pay --amount -inf --currency USD", "fails"),
+    case("CAP-057", SH, "tool pay --amount nan --currency USD", "fails"),
+    case("CAP-058", SH, "tool pay --amount 1e999 --currency USD", "fails"),
+    case("CAP-059", SH, "tool pay --amount Infinity --currency USD", "fails"),
+    case("CAP-060", SH, 'tool pay --json \'{"amount": -1e999, "currency": "USD"}\'', "fails"),
+    case("CAP-061", SH, 'tool pay --json \'{"amount": NaN, "currency": "USD"}\'', "fails"),
+    case(
+        "CAP-062",
+        SH,
+        'echo \'{"amount": 5000, "currency": "USD"}\' | tool pay',
+        "says:CapabilityError",
+    ),
+    case("CAP-063", SH, "tool secret_admin", "fails"),
+    case("CAP-064", SH, "tool ../pay --amount 5 --currency USD", "fails"),
+    case("CAP-065", SH, "tool PAY --amount 5 --currency USD", "fails"),
+    case("CAP-066", SH, "tool 'pay ' --amount 5 --currency USD", "fails"),
+    case(
+        "CAP-067",
+        SH,
+        "for i in $(seq 20); do tool pay --amount 1 --currency EUR & done; wait",
+        "says:max_calls",
+    ),
+    case(
+        "CAP-068",
+        SH,
+        "for i in $(seq 20); do tool pay --amount 1 --currency EUR || break; done",
+        "says:max_calls",
+    ),
+    case("CAP-069", SH, "tool pay --amount 5 --amount 5000 --currency USD", "any"),
+    case("CAP-070", SH, "tool pay --amount 0x1000 --currency USD", "any"),
+    case("CAP-071", SH, "tool pay --amount ' 5000' --currency USD", "any"),
+    case("CAP-072", SH, "alias t='tool pay'; t --amount 5000 --currency USD", "any"),
+]
+
+# --- DOS: time, memory, stack, output (timeout 1 s, 32 MiB heap, 64 KiB output) -------------
+DENIAL = [
+    case("DOS-001", JS, "while (true) {}", "kind:timeout"),
+    case("DOS-002", JS, "for (;;) { Math.random() }", "kind:timeout"),
+    case("DOS-003", JS, "const f = () => f(); f()", "fails"),
+    case("DOS-004", JS, "const f = async () => { await null; return f() }; await f()", "fails"),
+    case("DOS-005", JS, "const a = []; while (true) a.push(new Array(1e5).fill(1))", "fails"),
+    case("DOS-006", JS, "let s = 'x'; while (true) s += s", "fails"),
+    case("DOS-007", JS, "return 'x'.repeat(2 ** 30).length", "fails"),
+    case("DOS-008", JS, "return new ArrayBuffer(2 ** 31).byteLength", "fails"),
+    case("DOS-009", JS, "return new Array(2 ** 32 - 1).join(',').length", "fails", native=True),
+    case("DOS-010", JS, "return [].join.call({length: 2 ** 32 - 1})", "fails", native=True),
+    case("DOS-011", JS, "return (new Array(1e9) + '').length", "fails", native=True),
+    case("DOS-012", JS, "return JSON.parse('['.repeat(1e6))", "fails"),
+    case(
+        "DOS-013",
+        JS,
+        "let o = {}; for (let i = 0; i < 1e6; i++) o = {o}; return JSON.stringify(o).length",
+        "fails",
+    ),
+    case("DOS-014", JS, "return /(a+)+$/.test('a'.repeat(40) + 'b')", "kind:timeout"),
+    case("DOS-015", JS, "while (true) console.log('flood flood flood flood')", "fails"),
+    case("DOS-016", JS, "console.log('x'.repeat(10 * 1024 * 1024))", "any"),
+    case("DOS-017", JS, "await new Promise(() => {})", "fails"),
+    case("DOS-018", JS, "await new Promise(r => setTimeout(r, 1e9))", "kind:timeout"),
+    case("DOS-019", JS, "setInterval(() => {}, 1); await new Promise(() => {})", "fails"),
+    case(
+        "DOS-020",
+        JS,
+        "const loop = () => Promise.resolve().then(loop); loop(); await new Promise(() => {})",
+        "fails",
+    ),
+    case(
+        "DOS-021",
+        JS,
+        "const m = new Map(); for (let i = 0;; i++) m.set(i, 'x'.repeat(100))",
+        "fails",
+    ),
+    case(
+        "DOS-022",
+        JS,
+        "const a = []; a.length = 2 ** 32 - 1; return a.sort().length",
+        "fails",
+        native=True,
+    ),
+    case("DOS-023", JS, "return Array.from({length: 1e8}, (_, i) => i).length", "fails"),
+    case(
+        "DOS-024",
+        JS,
+        "return await Promise.all(Array.from({length: 1e6}, () => pay({amount: 1, currency: 'USD'})))",
+        "fails",
+    ),
+    case(
+        "DOS-025",
+        JS,
+        "for (let i = 0; i < 1e5; i++) await fs.writeFile('/tmp/f' + i, 'x')",
+        "fails",
+    ),
+    case("DOS-026", JS, "await fs.writeFile('big', 'x'.repeat(2 ** 27))", "fails"),
+    case("DOS-027", JS, "const p = new Proxy({}, {get: (t, k, r) => r[k]}); return p.x", "fails"),
+    case("DOS-028", JS, "class A { get x() { return this.x } }; return new A().x", "fails"),
+    case("DOS-029", JS, "return String(new Array(1e7).fill('ab'))", "any"),
+    case("DOS-030", JS, "return 'a'.padEnd(2 ** 29).length", "fails"),
+    case("DOS-031", JS, "return BigInt(2) ** BigInt(2 ** 30)", "fails"),
+    case("DOS-032", JS, "try { while (true) {} } catch (e) { while (true) {} }", "kind:timeout"),
+    case("DOS-033", JS, "try { while (true) {} } finally { while (true) {} }", "kind:timeout"),
+    case("DOS-034", JS, "return eval('1+'.repeat(1e6) + '1')", "fails"),
+    case("DOS-035", JS, "return new RegExp('('.repeat(1e5) + ')'.repeat(1e5))", "fails"),
+    case("DOS-036", SH, "while :; do :; done", "kind:timeout"),
+    case("DOS-037", SH, "f() { f; }; f", "fails"),
+    case("DOS-038", SH, "f() { f | f & }; f", "fails"),
+    case("DOS-039", SH, ":(){ :|:& };:", "fails"),
+    case("DOS-040", SH, "yes", "fails"),
+    case("DOS-041", SH, "yes | head -c 100000000 | wc -c", "any"),
+    case("DOS-042", SH, "x=$(yes | head -c 100000000); echo ${#x}", "fails"),
+    case("DOS-043", SH, "echo {1..100000000}", "fails"),
+    case("DOS-044", SH, "echo {1..10}{1..10}{1..10}{1..10}{1..10}{1..10}{1..10}{1..10}", "fails"),
+    case("DOS-045", SH, "seq 1 1000000000000 | tail -1", "fails"),
+    case("DOS-046", SH, "cat /dev/zero > big", "fails"),
+    case("DOS-047", SH, "head -c 1000000000000 /dev/urandom | wc -c", "fails"),
+    case("DOS-048", SH, "printf '%999999999d' 1 | wc -c", "fails"),
+    case("DOS-049", SH, "sleep 1000000", "kind:timeout"),
+    case("DOS-050", SH, "sleep infinity", "kind:timeout"),
+    case("DOS-051", SH, "awk 'BEGIN { while (1) {} }'", "kind:timeout"),
+    case("DOS-052", SH, "awk 'BEGIN { s = \"x\"; while (1) s = s s }'", "fails"),
+    case("DOS-053", SH, "sed ':a; s/x/xx/; ba' <<< x", "fails"),
+    case("DOS-054", SH, "jq -n '[range(1e12)] | length'", "fails"),
+    case("DOS-055", SH, "jq -n 'def f: f; f'", "fails"),
+    case("DOS-056", SH, "jq -n '[limit(1e9; repeat(1))] | length'", "fails"),
+    case("DOS-057", SH, "echo '2^99999999' | bc", "fails"),
+    case("DOS-058", SH, "echo 'while (1) {}' | bc", "kind:timeout"),
+    case("DOS-059", SH, "grep -E '(a*)*b' <<< $(printf 'a%.0s' {1..5000})", "any"),
+    case("DOS-060", SH, "x=x; while :; do x=$x$x; done", "fails"),
+    case("DOS-061", SH, "a=(); for ((i=0;;i++)); do a[i]=$i; done", "fails"),
+    case("DOS-062", SH, "while :; do echo flood; done", "fails"),
+    case("DOS-063", SH, "mkdir -p $(printf 'd/%.0s' {1..5000})", "any"),
+    case("DOS-064", SH, "for i in $(seq 200000); do : > /tmp/f$i; done", "fails"),
+    case("DOS-065", SH, "ln -s a b; ln -s b a; cat a", "fails"),
+    case("DOS-066", SH, "find / -follow 2>/dev/null | wc -l", "any"),
+    case("DOS-067", SH, "cat <<< \"$(printf '%*s' 100000000 x)\" | wc -c", "fails"),
+    case("DOS-068", SH, "sort /dev/zero", "fails"),
+    case("DOS-069", SH, "tail -f /dev/null", "fails"),
+    case("DOS-070", SH, "read line", "any"),
+    case("DOS-071", SH, "eval \"$(printf 'echo %.0s' {1..200000})\"", "any"),
+    case("DOS-072", SH, "trap 'while :; do :; done' EXIT; exit", "kind:timeout"),
+    case("DOS-073", SH, "while :; do sleep 0 & done", "fails"),
+    case("DOS-074", SH, "exec 1>&-; echo gone", "any"),
+]
+
+# --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,
+# the host's objects through tool results, tracebacks) ------------------------------------------
+EXFILTRATION = [
+    case("EXF-001", JS, "return await echo({text: 'x'})", "out:x"),
+    case("EXF-002", JS, "try { await boom({}) } catch (e) { return e.message }", "says:boom"),
+    case("EXF-003", JS, "try { await boom({}) } catch (e) { return e.stack }", "any"),
+    case("EXF-004", JS, "return await opaque({})", "fails"),
+    case(
+        "EXF-005",
+        JS,
+        "try { return await opaque({}) } catch (e) { return e.message }",
+        "says:object",
+    ),
+    case("EXF-006", JS, "return await generator({})", "fails"),
+    case("EXF-007", JS, "return await env_var({name: 'CORRAL_ADVERSARIAL_SECRET'})", "any"),
+    case("EXF-008", SH, "tool boom 2>&1", "says:boom"),
+    case("EXF-009", SH, "tool opaque", "fails"),
+    case("EXF-010", SH, "tool generator", "fails"),
+    case("EXF-011", JS, "return Object.keys(globalThis).join(',')", "any"),
+    case("EXF-012", JS, "return await fs.readdir('/workspace')", "any"),
+    case("EXF-013", JS, "return await fs.readdir('/tmp')", "any"),
+    case("EXF-014", SH, "ls -la /workspace /tmp", "any"),
+    case("EXF-015", JS, "return new Date().toString()", "any"),
+    case("EXF-016", JS, "return Intl.DateTimeFormat().resolvedOptions()", "any"),
+    case("EXF-017", JS, "return [navigator?.userAgent, location?.href]", "any"),
+    case("EXF-018", SH, "hostname; uname -a; id; whoami", "any"),
+    case("EXF-019", SH, "cat /proc/cpuinfo /proc/meminfo", "fails"),
+    case("EXF-020", SH, "cat /sys/class/net/*/address", "fails"),
+    case("EXF-021", JS, "try { await boom_secret({}) } catch (e) { return e.message }", "any"),
+    case("EXF-022", SH, "tool boom_secret", "fails"),
+    case("EXF-023", JS, "return await nan_result({})", "any"),
+    case("EXF-024", JS, "return await deep_result({})", "fails"),
+    case("EXF-025", JS, "return await bad_str({})", "fails"),
+    case("EXF-026", JS, "return await bad_dump({})", "fails"),
+    case("EXF-027", SH, "tool deep_result", "fails"),
+    case("EXF-028", SH, "tool bad_str", "fails"),
+    case("EXF-029", JS, "return await reenter({})", "fails"),
+    case("EXF-030", SH, "tool reenter", "fails"),
+]
+
+# --- VFS: the scratch filesystem (paths, quotas, links, special files) -------------------------
+FILESYSTEM = [
+    case("VFS-001", SH, "echo x > /etc/evil", "fails"),
+    case("VFS-002", SH, "echo x > /evil", "fails"),
+    case("VFS-003", SH, "rm -rf / 2>&1; ls /workspace", "any"),
+    case("VFS-004", SH, "rm -rf /workspace; echo gone", "any"),
+    case("VFS-005", SH, "mv /workspace /tmp/w", "any"),
+    case("VFS-006", SH, "rm -rf /tmp /workspace/*", "any"),
+    case("VFS-007", SH, "cd ..; cd ..; cd ..; pwd; echo x > escape; ls", "any"),
+    case("VFS-008", SH, "echo x > ../../escape", "fails"),
+    case("VFS-009", SH, "mkdir -p /workspace/a/../../../../x", "fails"),
+    case(
+        "VFS-010",
+        SH,
+        "ln -s /workspace/canary.txt /tmp/l; echo evil > /tmp/l; cat canary.txt",
+        "any",
+    ),
+    case("VFS-011", SH, "ln -s /etc /workspace/etc; echo x > /workspace/etc/evil", "fails"),
+    case(
+        "VFS-012",
+        SH,
+        "ln -s . loop; ls loop/loop/loop/loop/loop/loop/loop/loop/loop | head -2",
+        "any",
+    ),
+    case("VFS-013", SH, "mkdir d; ln -s ../d d/up; find -L d | head", "any"),
+    case("VFS-014", SH, "head -c 100000000 /dev/zero > f; ls -l f", "fails"),
+    case("VFS-015", SH, "for i in $(seq 5000); do echo $i > n$i; done", "fails"),
+    case("VFS-016", SH, "touch $(printf 'x%.0s' {1..5000})", "fails"),
+    case("VFS-017", SH, "mkdir -p $(printf 'a/%.0s' {1..3000}); echo ok", "any"),
+    case("VFS-018", SH, "echo x > $'new\\nline'; ls", "any"),
+    case("VFS-019", SH, "echo x > 'a\\0b'; ls", "any"),
+    case("VFS-020", SH, "echo x > /dev/null; echo x > /dev/zero; echo ok", "any"),
+    case("VFS-021", SH, "echo x > /dev/urandom; echo ok", "any"),
+    case("VFS-022", SH, "chmod 000 canary.txt; cat canary.txt", "any"),
+    case("VFS-023", SH, "chmod -R 000 /workspace; ls /workspace", "any"),
+    case("VFS-024", SH, "touch -d '1970-01-01' canary.txt; echo ok", "any"),
+    case("VFS-025", SH, "cp -r /workspace /workspace/copy", "any"),
+    case("VFS-026", SH, "cp canary.txt /etc/x", "fails"),
+    case("VFS-027", SH, "mv canary.txt /etc/x", "fails"),
+    case("VFS-028", SH, "ln canary.txt /etc/x", "fails"),
+    case("VFS-029", SH, "mktemp -p /etc", "fails"),
+    case("VFS-030", SH, "dd if=/dev/zero of=f bs=1M count=1000", "fails"),
+    case("VFS-031", SH, "x=$(printf 'y%.0s' {1..300}); echo x > $x", "fails"),
+    case("VFS-032", SH, "tar cf /etc/x.tar .", "fails"),
+    case("VFS-033", JS, "await fs.writeFile('/etc/evil', 'x')", "fails"),
+    case("VFS-034", JS, "await fs.writeFile('../../etc/evil', 'x')", "fails"),
+    case(
+        "VFS-035",
+        JS,
+        "await fs.rm('/workspace', {recursive: true, force: true}); return 'done'",
+        "any",
+    ),
+    case(
+        "VFS-036", JS, "await fs.mkdir('/workspace/' + 'a/'.repeat(5000), {recursive: true})", "any"
+    ),
+    case("VFS-037", JS, "await fs.writeFile('x'.repeat(100000), 'y')", "fails"),
+    case("VFS-038", JS, "await fs.writeFile('/workspace/\\u0000', 'y')", "fails"),
+    case(
+        "VFS-039",
+        JS,
+        "await fs.symlink('/etc/passwd', 'p'); return await fs.readFile('p', 'utf8')",
+        "fails",
+    ),
+    case("VFS-040", JS, "await fs.rename('/workspace/canary.txt', '/etc/c')", "fails"),
+    case("VFS-041", JS, "return await fs.readFile('/dev/zero')", "fails"),
+    case("VFS-042", JS, "await fs.writeFile('big', new Uint8Array(2 ** 27))", "fails"),
+    case(
+        "VFS-043",
+        JS,
+        "for (let i = 0; ; i++) await fs.writeFile('/tmp/q' + i, 'x'.repeat(1 << 20))",
+        "fails",
+    ),
+    case("VFS-044", JS, "await fs.appendFile('canary.txt', 'x'.repeat(2 ** 26))", "fails"),
+    case("VFS-045", JS, "return await fs.readdir('/proc')", "fails"),
+    case(
+        "VFS-046",
+        JS,
+        "await fs.chmod('/workspace', 0); return await fs.readdir('/workspace')",
+        "any",
+    ),
+    case("VFS-047", SH, "cd /; cd ..; cd ..; pwd", "out:/\n"),
+    case("VFS-048", SH, "cd /nonexistent; pwd", "any"),
+    case("VFS-049", SH, "echo x >> /tools/index.d.ts", "fails"),
+    case("VFS-050", SH, "exec 3>/workspace/fd; echo x >&3; exec 3>&-; cat fd", "out:x\n"),
+]
+
+CASES = ESCAPE + CAPABILITY + DENIAL + EXFILTRATION + FILESYSTEM
