@@ -409,9 +409,11 @@ class Sandbox:
         return self._driver.closed
 
     def __enter__(self) -> Sandbox:
+        """``with``: the sandbox itself, closed at the end of the block."""
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        """Close at the end of the ``with`` block (also when it raised)."""
         self.close()
 
     # --- resources --------------------------------------------------------------------------

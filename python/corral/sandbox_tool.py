@@ -33,9 +33,11 @@ class SandboxTool:
         self.sandbox.close()
 
     def __enter__(self) -> SandboxTool:
+        """``with``: the tool itself, closed at the end of the block."""
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        """Close at the end of the ``with`` block (also when it raised)."""
         self.close()
 
     @classmethod

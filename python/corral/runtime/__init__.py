@@ -22,7 +22,7 @@ def configure(
     *, memory_reservation: int | None = None, memory_guard_size: int | None = None
 ) -> None:
     """Set the native engine's address space per instance (see
-    :func:`corral.configure_runtime`); only before the backend starts."""
+    :func:`corral._module.configure_runtime`); only before the backend starts."""
     wanted = {"memory_reservation": memory_reservation, "memory_guard_size": memory_guard_size}
     for name, value in wanted.items():
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):

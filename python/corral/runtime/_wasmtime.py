@@ -59,9 +59,9 @@ def memory_settings(reservation: int | None, guard: int | None) -> dict[str, int
     ``memory_reservation_for_growth`` in bytes, each left out for wasmtime's default.
 
     Without an explicit ``reservation``: wasmtime's default (4 GiB, no bounds checks) when the
-    process's address space is unlimited, else :data:`BOUNDED_RESERVATION`, so that an
+    process's address space is unlimited, else ``BOUNDED_RESERVATION`` (0), so that an
     address-space limit (``ulimit -v``) does not run out after a few instances. A reservation
-    under 4 GiB also gets :data:`GROWTH_RESERVE` of room to grow in place.
+    under 4 GiB also gets ``GROWTH_RESERVE`` (64 MiB) of room to grow in place.
     """
     if reservation is None and _address_space_limited():
         reservation = BOUNDED_RESERVATION
