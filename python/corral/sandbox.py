@@ -451,6 +451,8 @@ class Sandbox:
         return SandboxFS(self._fs_call)
 
     def _fs_call(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+        if self._driver.closed:
+            raise SandboxClosedError()  # before the trace records an operation that never ran
         if self._executing:
             raise RuntimeError(
                 "sandbox files cannot be accessed while an execution runs (from a tool, say): "
