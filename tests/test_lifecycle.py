@@ -206,6 +206,18 @@ def test_under_an_address_space_limit_instances_reserve_little_by_default() -> N
     )
 
 
+@native
+def test_explicit_memory_settings_become_the_engine_configuration() -> None:
+    from corral.runtime._wasmtime import memory_settings
+
+    assert memory_settings(256 * MiB, 2 * MiB) == {
+        "memory_reservation": 256 * MiB,
+        "memory_reservation_for_growth": 64 * MiB,  # else every growth past it copies
+        "memory_guard_size": 2 * MiB,
+    }
+    assert memory_settings(4096 * MiB, None) == {"memory_reservation": 4096 * MiB}
+
+
 def test_configure_runtime_is_refused_once_the_runtime_has_started() -> None:
     Sandbox().close()
     with pytest.raises(RuntimeError) as caught:
