@@ -40,6 +40,13 @@ def status() -> dict[str, int]:
     return {key: int(fields[key].split()[0]) * 1024 for key in ("VmSize", "VmRSS")}
 
 
+def baseline() -> dict[str, int]:
+    """:func:`status` once the runtime is warm (its module loaded, its epoch thread started)."""
+    Sandbox().execute("return 1")
+    gc.collect()
+    return status()
+
+
 def reentry(action: str) -> str:
     return (
         f"Sandbox.{action}() was called from inside this sandbox's own execution (by one of its "
@@ -87,8 +94,7 @@ def test_sandbox_tool_closes_its_sandbox() -> None:
 
 @native
 def test_close_releases_the_address_space_at_once() -> None:
-    gc.collect()
-    before = status()["VmSize"]
+    before = baseline()["VmSize"]
     sandbox = Sandbox()
     sandbox.execute("return 1")
     assert status()["VmSize"] > before + 64 * MiB  # a guest reserves its memory up front
@@ -98,10 +104,9 @@ def test_close_releases_the_address_space_at_once() -> None:
 
 @native
 def test_a_dropped_sandbox_is_freed_without_the_garbage_collector() -> None:
-    gc.collect()
+    before = baseline()["VmSize"]
     gc.disable()  # no cycle may keep it: dropping the last reference frees it
     try:
-        before = status()["VmSize"]
         sandbox = Sandbox()
         sandbox.fs.write("/workspace/x", b"x")
         sandbox.execute("return 1")
@@ -129,9 +134,7 @@ def test_each_trap_releases_the_instance_it_replaces() -> None:
 @native
 def test_soak_1000_sandboxes_and_200_traps_leave_nothing_behind() -> None:
     # About 25 s on a loaded 2-core machine; bench/lifecycle.py soak prints the same figures.
-    Sandbox().execute("return 1")
-    gc.collect()
-    before = status()
+    before = baseline()
     for _ in range(1000):
         sandbox = Sandbox()
         assert sandbox.execute("return 1 + 1").return_value == 2
