@@ -14,6 +14,7 @@ reference to the instance, so a dropped instance is freed with its store.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import contextvars
 import ctypes
@@ -176,6 +177,9 @@ class WasmtimeBackend:
         self._ticker = _EpochTicker(self.engine)
         self._modules: dict[str, wasmtime.Module] = {}
         self._lock = threading.Lock()
+        # Free the compiled modules while wasmtime can still do it: at interpreter shutdown its
+        # modules may be torn down before this backend, and deleting one then fails noisily.
+        atexit.register(_forget_modules, weakref.ref(self))
 
     def cache_key(self, wasm: bytes) -> str:
         """The disk-cache key of ``wasm`` under this engine, wasmtime version and platform."""
@@ -256,6 +260,12 @@ class WasmtimeBackend:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
         assert isinstance(module, wasmtime.Module)
         return WasmtimeInstance(self, module, shim, memory_limit)
+
+
+def _forget_modules(backend: weakref.ref[WasmtimeBackend]) -> None:
+    alive = backend()
+    if alive is not None:
+        alive._modules.clear()
 
 
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
