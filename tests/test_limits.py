@@ -7,7 +7,7 @@ import time
 import pytest
 
 from conftest import TIMEOUT_SLACK
-from corral import Limits, Sandbox
+from corral import Limits, Sandbox, SandboxTool
 
 
 def test_infinite_loop_times_out_within_deadline_plus_100ms() -> None:
@@ -49,17 +49,28 @@ def test_output_before_a_timeout_is_kept() -> None:
     "QuickJS does not poll its interrupt handler in Array.prototype.join; only wasmtime's "
     "epoch backstop stops it (a browser has no such backstop in-process)"
 )
-def test_uninterruptible_builtin_is_stopped_by_the_native_backstop() -> None:
-    # QuickJS does not poll its interrupt handler inside Array.prototype.join.
+@pytest.mark.parametrize(
+    "code", ["Array.prototype.join.call({length: 2 ** 32 - 1}, ',')", "new Array(1e9) + ''"]
+)
+def test_uninterruptible_builtin_is_stopped_by_the_native_backstop(code: str) -> None:
+    # QuickJS does not poll its interrupt handler inside these builtins.
     sandbox = Sandbox(limits=Limits(timeout=0.3))
-    sandbox.execute("globalThis.kept = 'yes'")
+    sandbox.fs.write("/workspace/kept.txt", b"kept")
+    setup = "globalThis.kept = 'yes'; fs.writeFileSync('/workspace/run.txt', 'ran')"
+    assert sandbox.execute(setup).error is None
     started = time.monotonic()
-    result = sandbox.execute("Array.prototype.join.call({length: 2 ** 32 - 1}, ',')")
+    result = sandbox.execute(code)
     assert time.monotonic() - started < 3
     assert (result.exit_code, result.error_kind) == (124, "timeout")
-    assert result.error is not None and result.error.startswith("TimeoutError: execution exceeded")
-    # The instance was replaced; the sandbox works (guest globals are not preserved).
+    assert result.error == (
+        "TimeoutError: execution exceeded the 0.3 s time limit and was stopped (the time limit "
+        "was exceeded inside a builtin that cannot be interrupted); do less work per execution "
+        "or raise Limits(timeout=...)"
+    )
+    # The instance was replaced; the sandbox works, with its files (guest globals are gone).
     assert sandbox.execute("return typeof kept").return_value == "undefined"
+    assert sandbox.fs.read("/workspace/kept.txt") == b"kept"
+    assert sandbox.fs.read("/workspace/run.txt") == b"ran"
     assert sandbox.execute("return 2 + 2").return_value == 4
 
 
@@ -108,17 +119,125 @@ def test_caps_apply_to_the_returned_value_too() -> None:
     assert result.return_value == "x" * 50
 
 
+RANGE = {
+    "memory": "from 1 MiB to 4031 MiB",
+    "max_output": "from 1 byte to 4031 MiB",
+    "max_fs_bytes": "from 1 byte to 4031 MiB",
+    "max_files": "from 1 to 4_294_967_295 files",
+    "max_file_size": "from 1 byte to 4031 MiB",
+    "max_tool_calls": "from 0 to 4_294_967_295 calls, or None",
+}
+TIMEOUT_RANGE = "Limits.timeout must be > 0 and at most 86400 seconds (one day), got"
+
+
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "error", "message"),
     [
-        ({"timeout": 0}, "Limits.timeout must be > 0 seconds"),
-        ({"memory": -1}, "Limits.memory must be a positive int of bytes"),
-        ({"max_output": 1.5}, "Limits.max_output must be a positive int of bytes"),
+        ({"timeout": 0}, ValueError, f"{TIMEOUT_RANGE} 0"),
+        ({"timeout": -1.5}, ValueError, f"{TIMEOUT_RANGE} -1.5"),
+        ({"timeout": float("inf")}, ValueError, f"{TIMEOUT_RANGE} inf"),
+        ({"timeout": float("nan")}, ValueError, f"{TIMEOUT_RANGE} nan"),
+        ({"timeout": 1e300}, ValueError, f"{TIMEOUT_RANGE} 1e+300"),
+        ({"timeout": 86400.5}, ValueError, f"{TIMEOUT_RANGE} 86400.5"),
+        (
+            {"timeout": True},
+            TypeError,
+            "Limits.timeout must be a number of seconds (int or float), not True",
+        ),
+        (
+            {"timeout": "2"},
+            TypeError,
+            "Limits.timeout must be a number of seconds (int or float), not '2'",
+        ),
+        ({"memory": 1024}, ValueError, f"Limits.memory must be {RANGE['memory']}, got 1024"),
+        ({"memory": -1}, ValueError, f"Limits.memory must be {RANGE['memory']}, got -1"),
+        ({"memory": 2**32}, ValueError, f"Limits.memory must be {RANGE['memory']}, got {2**32}"),
+        (
+            {"memory": 1e8},
+            TypeError,
+            f"Limits.memory must be an int {RANGE['memory']}, not 100000000.0",
+        ),
+        ({"max_output": 0}, ValueError, f"Limits.max_output must be {RANGE['max_output']}, got 0"),
+        (
+            {"max_output": 1.5},
+            TypeError,
+            f"Limits.max_output must be an int {RANGE['max_output']}, not 1.5",
+        ),
+        (
+            {"max_fs_bytes": None},
+            TypeError,
+            f"Limits.max_fs_bytes must be an int {RANGE['max_fs_bytes']}, not None",
+        ),
+        ({"max_files": 0}, ValueError, f"Limits.max_files must be {RANGE['max_files']}, got 0"),
+        (
+            {"max_files": True},
+            TypeError,
+            f"Limits.max_files must be an int {RANGE['max_files']}, not True",
+        ),
+        (
+            {"max_file_size": 2**40},
+            ValueError,
+            f"Limits.max_file_size must be {RANGE['max_file_size']}, got {2**40}",
+        ),
+        (
+            {"max_tool_calls": -1},
+            ValueError,
+            f"Limits.max_tool_calls must be {RANGE['max_tool_calls']}, got -1",
+        ),
+        (
+            {"max_tool_calls": "3"},
+            TypeError,
+            f"Limits.max_tool_calls must be an int {RANGE['max_tool_calls']}, not '3'",
+        ),
+        (
+            {"memory": 2 * 1024**3, "max_fs_bytes": 2 * 1024**3},
+            ValueError,
+            "Limits.memory + Limits.max_fs_bytes must be at most 4032 MiB (a wasm32 guest "
+            "addresses 4096 MiB, 64 MiB of it for itself), got 2048 MiB + 2048 MiB",
+        ),
     ],
 )
-def test_invalid_limits_are_rejected(kwargs: dict[str, float], message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_invalid_limits_are_rejected_naming_the_range(
+    kwargs: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
         Limits(**kwargs)  # type: ignore[arg-type]
+    assert (type(caught.value), str(caught.value)) == (error, message)
+
+
+def test_the_extremes_of_each_range_work() -> None:
+    # The largest timeout once overflowed the epoch deadline and timed out at once.
+    sandbox = Sandbox(limits=Limits(timeout=86400, memory=1024 * 1024, max_tool_calls=0))
+    assert sandbox.execute("return [1, 2].map(x => x * 2)").return_value == [2, 4]
+    assert sandbox.execute("echo small", "shell").stdout == "small\n"
+    sandbox.close()
+    Limits(memory=4031 * 1024 * 1024, max_fs_bytes=1024 * 1024)  # the largest linear memory
+
+
+@pytest.mark.parametrize(
+    ("language", "error", "message"),
+    [
+        (None, TypeError, "language must be a str ('javascript', 'shell' or 'auto'), not None"),
+        (5, TypeError, "language must be a str ('javascript', 'shell' or 'auto'), not 5"),
+        (
+            "python",
+            ValueError,
+            "unsupported language 'python': use 'javascript', 'shell' (or 'bash'), or 'auto'",
+        ),
+    ],
+)
+def test_invalid_language_is_rejected_at_once(
+    language: object, error: type[Exception], message: str
+) -> None:
+    sandbox = Sandbox()
+    with pytest.raises(error) as caught:
+        sandbox.execute("return 1", language)  # type: ignore[arg-type]
+    assert (type(caught.value), str(caught.value)) == (error, message)
+    with pytest.raises(error) as caught:
+        SandboxTool(sandbox, language)  # type: ignore[arg-type]
+    assert str(caught.value) == message
+    assert [entry.kind for entry in sandbox.audit()] == []  # nothing ran
+    assert sandbox.execute("return 1").return_value == 1
 
 
 def test_guest_out_of_memory_restarts_the_sandbox() -> None:

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ._calls import ApprovalRequest
-from ._module import load, precompile_module
+from ._module import configure_runtime, load, precompile_module
 from .audit import AuditEntry, AuditLog
 from .capabilities import (
     CapabilityError,
@@ -18,6 +18,7 @@ from .capabilities import (
 )
 from .fs import FileStat, SandboxFS
 from .limits import Limits
+from .protocol import SandboxClosedError
 from .results import ExecutionResult, ToolCall
 from .sandbox import Sandbox, replay, replay_all
 from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
@@ -39,12 +40,14 @@ __all__ = [
     "Param",
     "ReplayDivergence",
     "Sandbox",
+    "SandboxClosedError",
     "SandboxFS",
     "SandboxTool",
     "TokenError",
     "ToolCall",
     "ToolDefinition",
     "Trace",
+    "configure_runtime",
     "create_bash_tool",
     "create_sandbox_tool",
     "load",

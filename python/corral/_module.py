@@ -1,5 +1,5 @@
 """Where the guest module comes from; loading it ahead of time (asynchronously, or into the
-disk cache)."""
+disk cache); configuring the engine that runs it."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from . import runtime
 from .runtime import get_backend
 
-__all__ = ["load", "precompile_module", "wasm_bytes", "wasm_path"]
+__all__ = ["configure_runtime", "load", "precompile_module", "wasm_bytes", "wasm_path"]
 
 
 def wasm_path() -> Path:
@@ -61,3 +62,23 @@ async def load() -> None:
         sandbox = corral.Sandbox()
     """
     await get_backend().load_async(wasm_bytes())
+
+
+def configure_runtime(
+    *, memory_reservation: int | None = None, memory_guard_size: int | None = None
+) -> None:
+    """Set how much address space each native guest instance reserves; call it once, before
+    the first :class:`~corral.sandbox.Sandbox` (later it raises ``RuntimeError``).
+
+    ``memory_reservation``: bytes reserved up front for an instance's linear memory. With
+    4 GiB (wasmtime's default) the compiled code needs no bounds checks; with less, memory
+    that outgrows it moves, 64 MiB of room to grow is reserved beyond it, and guest code runs
+    somewhat slower (bounds checks). ``memory_guard_size``: bytes of inaccessible guard pages
+    after it (wasmtime's default: 32 MiB). ``None`` keeps the default: 4 GiB when the
+    process's address space is unlimited, else 0 (each instance then reserves about its
+    memory plus 64 MiB plus the guard), so that ``ulimit -v`` does not run out after a few
+    sandboxes. Under Pyodide the browser's engine decides, and this has no effect.
+
+    >>> configure_runtime(memory_reservation=None)  # the default: nothing changes
+    """
+    runtime.configure(memory_reservation=memory_reservation, memory_guard_size=memory_guard_size)

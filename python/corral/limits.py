@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,8 +10,23 @@ __all__ = ["Limits"]
 
 KiB = 1024
 MiB = 1024 * KiB
+GiB = 1024 * MiB
 # Linear memory the guest needs beyond the JavaScript heap (code, Rust allocations, buffers).
 GUEST_OVERHEAD = 64 * MiB
+WASM32_MEMORY = 4 * GiB  # all the linear memory a wasm32 guest can address
+MAX_TIMEOUT = 86_400.0  # one day: anything longer is a mistake, and clocks must not overflow
+MIN_MEMORY = 1 * MiB  # the smallest heap the guest's JavaScript engine starts in
+MAX_MEMORY = WASM32_MEMORY - GUEST_OVERHEAD - 1 * MiB  # with the smallest max_fs_bytes
+MAX_COUNT = 2**32 - 1
+# The range of each int field: (smallest, largest, unit). memory + max_fs_bytes is bounded too.
+RANGES = {
+    "memory": (MIN_MEMORY, MAX_MEMORY, "bytes"),
+    "max_output": (1, MAX_MEMORY, "bytes"),
+    "max_fs_bytes": (1, MAX_MEMORY, "bytes"),
+    "max_files": (1, MAX_COUNT, "files"),
+    "max_file_size": (1, MAX_MEMORY, "bytes"),
+    "max_tool_calls": (0, MAX_COUNT, "calls, or None"),
+}
 
 
 @dataclass(frozen=True)
@@ -31,6 +47,17 @@ class Limits:
         max_fs_bytes: Bytes of files the sandbox may hold in ``/workspace`` and ``/tmp``.
         max_files: Files, directories and links it may hold there.
         max_file_size: Bytes of any one file.
+
+    Every field is checked here, not later: a value of the wrong type raises
+    :class:`TypeError`, one out of its range :class:`ValueError`, naming the range. ``timeout``
+    is a finite number of seconds, more than 0 and at most one day; ``memory`` at least 1 MiB;
+    ``memory + max_fs_bytes`` at most 4032 MiB (a wasm32 guest addresses 4 GiB and keeps
+    64 MiB for itself); counts are at most ``2**32 - 1``.
+
+    >>> Limits(timeout=float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Limits.timeout must be > 0 and at most 86400 seconds (one day), got inf
     """
 
     timeout: float = 30.0
@@ -42,17 +69,17 @@ class Limits:
     max_file_size: int = 64 * MiB
 
     def __post_init__(self) -> None:
-        if not self.timeout > 0:
-            raise ValueError(f"Limits.timeout must be > 0 seconds, got {self.timeout!r}")
-        for name in ("memory", "max_output", "max_fs_bytes", "max_files", "max_file_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"Limits.{name} must be a positive int of bytes, got {value!r}")
-        calls = self.max_tool_calls
-        if calls is not None and (
-            not isinstance(calls, int) or isinstance(calls, bool) or calls < 0
-        ):
-            raise ValueError(f"Limits.max_tool_calls must be an int >= 0 or None, got {calls!r}")
+        _check_timeout(self.timeout)
+        for name in RANGES:
+            if name != "max_tool_calls" or self.max_tool_calls is not None:
+                _check_int(name, getattr(self, name))
+        if self.wasm_memory > WASM32_MEMORY:
+            raise ValueError(
+                f"Limits.memory + Limits.max_fs_bytes must be at most "
+                f"{_size(WASM32_MEMORY - GUEST_OVERHEAD)} (a wasm32 guest addresses "
+                f"{_size(WASM32_MEMORY)}, {_size(GUEST_OVERHEAD)} of it for itself), got "
+                f"{_size(self.memory)} + {_size(self.max_fs_bytes)}"
+            )
 
     @property
     def wasm_memory(self) -> int:
@@ -71,3 +98,31 @@ class Limits:
                 "max_file_size": self.max_file_size,
             },
         }
+
+
+def _check_timeout(value: object) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"Limits.timeout must be a number of seconds (int or float), not {value!r}")
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT):
+        raise ValueError(
+            f"Limits.timeout must be > 0 and at most {MAX_TIMEOUT:g} seconds (one day), got "
+            f"{value!r}"
+        )
+
+
+def _check_int(name: str, value: object) -> None:
+    low, high, unit = RANGES[name]
+    if unit == "bytes":
+        where = f"from {_size(low)} to {_size(high)}"
+    else:
+        where = f"from {low:_} to {high:_} {unit}"
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"Limits.{name} must be an int {where}, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"Limits.{name} must be {where}, got {value!r}")
+
+
+def _size(n: int) -> str:
+    if n >= MiB and n % MiB == 0:
+        return f"{n // MiB} MiB"
+    return "1 byte" if n == 1 else f"{n:_} bytes"

@@ -9,7 +9,8 @@ is a single call into the guest.
 
 :class:`Driver` runs executions as generators: each yields the batch of host operations the guest
 is blocked on and receives their results, so the same loop serves sync and async hosts. It also
-recovers from traps: a fresh instance replaces the dead one and the execution ends with an error.
+recovers from traps: a fresh instance replaces the dead one (which is released at once) and the
+execution ends with an error. :meth:`Driver.close` releases the instance for good.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ __all__ = [
     "OpResult",
     "ProtocolError",
     "RawOutcome",
+    "SandboxClosedError",
     "decode_frame",
     "encode_frame",
 ]
 
 # The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
-# own interrupt check should end the execution well before.
-BACKSTOP_GRACE = 0.5
+# own interrupt check ends the execution well before (about a millisecond after it).
+BACKSTOP_GRACE = 0.1
 INBOX_KEPT = 4 * 1024 * 1024
 """The guest keeps an inbox up to this size between calls and frees a larger one after the
 call that used it (a 50 MB file written once must not stay as a 50 MB inbox); the guest's
@@ -47,6 +49,17 @@ call that used it (a 50 MB file written once must not stay as a 50 MB inbox); th
 
 class ProtocolError(RuntimeError):
     """The guest rejected a message or replied with something malformed (a corral bug)."""
+
+
+class SandboxClosedError(ValueError):
+    """The sandbox was closed (:meth:`~corral.sandbox.Sandbox.close`, or the end of its
+    ``with`` block) and its guest instance released; it cannot be used any more."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this sandbox is closed (Sandbox.close(), or its with-block ended): create a new "
+            "Sandbox, or close this one only when you are done with it"
+        )
 
 
 def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes:
@@ -152,20 +165,58 @@ class Driver:
         self._files: bytes | None = None  # the last checkpoint of the files
         self._session: bytes | None = None  # ... and of the shell session
         self._files_generation = 0
-        self.instance = self._fresh_instance()
+        self._closed = False
+        self._instance: Instance | None = None
+        self._fresh_instance()
+
+    @property
+    def instance(self) -> Instance:
+        """The live guest instance (a new one if the last restart failed half-way).
+
+        Raises :class:`SandboxClosedError` after :meth:`close`.
+        """
+        if self._closed:
+            raise SandboxClosedError()
+        return self._instance or self._fresh_instance()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Release the instance and the checkpoint now; idempotent. Any later use raises
+        :class:`SandboxClosedError`."""
+        self._closed = True
+        self._release()
+        self._files = self._session = None
+
+    def _release(self) -> None:
+        instance, self._instance = self._instance, None
+        if instance is not None:
+            instance.close()
 
     def _fresh_instance(self) -> Instance:
+        """Replace the instance (the old one is released first, so two never coexist)."""
+        self._release()
+        if self._closed:
+            raise SandboxClosedError()
         self.shim = self._shim_factory()
-        self.instance = self._backend.instantiate(self._module, self.shim, self._memory_limit)
+        instance = self._backend.instantiate(self._module, self.shim, self._memory_limit)
+        self._instance = instance
         self._inbox = (0, 0)
-        _ack(self._send("corral_init", encode_frame(dict(self._config))))
-        if self._files is not None:
-            # The files as of the end of the last completed execution (or host change).
-            header, _ = self.fs({"op": "restore"}, self._files)
-            self._files_generation = header["generation"]
-        if self._session is not None:
-            self.fs({"op": "shell_restore"}, self._session)
-        return self.instance
+        try:
+            _ack(self._send("corral_init", encode_frame(dict(self._config))))
+            if self._files is not None:
+                # The files as of the end of the last completed execution (or host change).
+                header, _ = self.fs({"op": "restore"}, self._files)
+                self._files_generation = header["generation"]
+            if self._session is not None:
+                self.fs({"op": "shell_restore"}, self._session)
+        except BaseException:
+            self._release()  # half set up: the next use starts afresh
+            raise
+        return instance
 
     def fs(
         self, request: dict[str, Any], data: bytes | None = None

@@ -5,18 +5,25 @@ goes through the one host-side check point (:mod:`corral._calls`) before its Pyt
 runs. Failures inside the guest (an exception, a denied call, a timeout) are reported in the
 :class:`~corral.results.ExecutionResult`, never raised. Everything that enters the guest is
 recorded, so :func:`replay` can run any execution again, exactly.
+
+A sandbox owns its guest instance: :meth:`Sandbox.close` (or the end of a ``with`` block)
+releases it at once, and so does dropping the last reference (nothing in the sandbox refers
+back to it, so no garbage-collector cycle keeps it alive).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+import functools
 import struct
 import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
@@ -30,7 +37,7 @@ from .capabilities import Authorizer, MethodCapability
 from .fs import SandboxFS
 from .language import detect_language
 from .limits import Limits
-from .protocol import Driver, Execution, HostOp, RawOutcome
+from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
 from .results import ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
@@ -54,6 +61,22 @@ ToolLike = Any
 REPLAY_BACKSTOP_FACTOR = 10.0
 SNAPSHOT_MAGIC = b"CORRAL-SNAPSHOT-1\n"
 MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore", "shell_reset", "shell_restore"}
+_EXECUTING: ContextVar[frozenset[int]] = ContextVar("corral_executing", default=frozenset())
+"""The ids of the sandboxes whose execution this context runs in (its tools see it)."""
+
+
+def _language(language: object) -> str:
+    """``language`` checked and canonical (``javascript``, ``shell`` or ``auto``)."""
+    if not isinstance(language, str):
+        raise TypeError(
+            f"language must be a str ('javascript', 'shell' or 'auto'), not {language!r}"
+        )
+    lang = LANGUAGES.get(language.lower())
+    if lang is None:
+        raise ValueError(
+            f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), or 'auto'"
+        )
+    return lang
 
 
 @dataclass
@@ -146,7 +169,8 @@ class Sandbox:
         self._dispatcher = CallDispatcher(
             self.tools, self.authorizer, tool_handler, approve, self.limits.memory
         )
-        self._dispatcher.gate = self._token_gate
+        # Not a bound method: the sandbox must not be in a reference cycle (see close()).
+        self._dispatcher.gate = functools.partial(_expired, self.token)
         self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
         entropy = (
             Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
@@ -177,10 +201,9 @@ class Sandbox:
         )
         self._executions = 0
         self._executing = False
+        self._thread: int | None = None  # the thread whose execution holds the sandbox
         self._commands: frozenset[str] | None = None
         self._lock = threading.Lock()
-        self.fs = SandboxFS(self._fs_call)
-        """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
         self._init: dict[str, Any] = {
             "tools": list(self.tools.values()),
             "capabilities": capabilities,
@@ -203,8 +226,12 @@ class Sandbox:
         self, code: str, language: str = "javascript", stdin: str | bytes | None = None
     ) -> ExecutionResult:
         """Run ``code`` to completion and return what it produced (never raises for guest
-        failures). Async tools run concurrently when the code issues them together."""
-        with self._lock:
+        failures). Async tools run concurrently when the code issues them together.
+
+        Raises :class:`RuntimeError` when called from inside this sandbox's own execution (a
+        tool of it), which would wait for itself forever; a tool may use another sandbox.
+        """
+        with self._held("execute"):
             current = self._begin(code, language, stdin)
             try:
                 ops = next(current.run)
@@ -222,8 +249,10 @@ class Sandbox:
         self, code: str, language: str = "javascript", stdin: str | bytes | None = None
     ) -> ExecutionResult:
         """Like :meth:`execute`, awaiting async tools on the running event loop."""
+        self._refuse_reentry("aexecute", blocking=False)
         while not self._lock.acquire(blocking=False):  # never block the event loop
             await asyncio.sleep(0.001)
+        executing = _EXECUTING.set(_EXECUTING.get() | {id(self)})
         try:
             current = self._begin(code, language, stdin)
             try:
@@ -237,17 +266,41 @@ class Sandbox:
                 return self._end(current, stop.value)
         finally:
             self._executing = False
+            self._thread = None
+            _EXECUTING.reset(executing)
             self._lock.release()
 
+    @contextlib.contextmanager
+    def _held(self, action: str) -> Iterator[None]:
+        """Hold the sandbox for one operation from sync code, as its execution would."""
+        self._refuse_reentry(action)
+        with self._lock:
+            executing = _EXECUTING.set(_EXECUTING.get() | {id(self)})
+            try:
+                yield
+            finally:
+                self._thread = None
+                _EXECUTING.reset(executing)
+
+    def _refuse_reentry(self, action: str, *, blocking: bool = True) -> None:
+        """Refuse a call made from inside this sandbox's own execution: it would wait for the
+        execution, which waits for it (a tool calling execute() on its own sandbox). A
+        ``blocking`` call is also refused on the thread that runs the execution (it would
+        block that thread, or its event loop, for good)."""
+        on_thread = blocking and self._thread == threading.get_ident()
+        if id(self) in _EXECUTING.get() or on_thread:
+            raise RuntimeError(
+                f"Sandbox.{action}() was called from inside this sandbox's own execution (by "
+                "one of its tools) and would wait for itself forever; a tool may run code in "
+                "another sandbox (a new Sandbox(), or sandbox.fork() before the execution)"
+            )
+
     def _begin(self, code: str, language: str, stdin: str | bytes | None) -> _Run:
+        if self._driver.closed:
+            raise SandboxClosedError()
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, not {type(code).__name__}")
-        lang = LANGUAGES.get(language.lower())
-        if lang is None:
-            raise ValueError(
-                f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), "
-                "or 'auto'"
-            )
+        lang = _language(language)
         if lang == "auto":
             lang = detect_language(code, self.commands)
         data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -259,6 +312,7 @@ class Sandbox:
             self._recorder.execute(lang, code, data, self.limits.timeout)
         run = self._driver.run(lang, code, data, self.limits.timeout)
         self._executing = True
+        self._thread = threading.get_ident()
         deadline = time.monotonic() + self.limits.timeout
         return _Run(run, self._executions, time.perf_counter(), deadline)
 
@@ -293,11 +347,7 @@ class Sandbox:
 
     def _token_gate(self) -> str | None:
         """Why the token forbids every call now (it expired), or None."""
-        if self.token is None or self.token.expires_at is None:
-            return None
-        if time.time() < self.token.expires_at:
-            return None
-        return f"the capability token expired at {_iso(self.token.expires_at)}"
+        return _expired(self.token)
 
     # --- authority ------------------------------------------------------------------------
 
@@ -332,6 +382,40 @@ class Sandbox:
         options = {**self._init, "capabilities": None, "token": child_token}
         return Sandbox(**{**options, "limits": limits or self.limits}, sandbox_id=child_id)
 
+    # --- lifetime ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the guest instance now: its memory and its address-space reservation.
+
+        Idempotent. Afterwards running code or touching files raises
+        :class:`~corral.protocol.SandboxClosedError`; the audit trail and the trace stay
+        readable. ``with Sandbox() as sandbox:`` closes at the end of the block; a sandbox that
+        is dropped without ``close()`` is released as soon as the last reference goes.
+
+        >>> with Sandbox() as sandbox:
+        ...     sandbox.execute("return 1 + 1").return_value
+        2
+        >>> sandbox.closed
+        True
+        """
+        with self._held("close"):
+            self._driver.close()
+            for release in self._on_close:
+                release()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._driver.closed
+
+    def __enter__(self) -> Sandbox:
+        """``with``: the sandbox itself, closed at the end of the block."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close at the end of the ``with`` block (also when it raised)."""
+        self.close()
+
     # --- resources --------------------------------------------------------------------------
 
     @property
@@ -361,7 +445,14 @@ class Sandbox:
 
     # --- files ----------------------------------------------------------------------------
 
+    @property
+    def fs(self) -> SandboxFS:
+        """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
+        return SandboxFS(self._fs_call)
+
     def _fs_call(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+        if self._driver.closed:
+            raise SandboxClosedError()  # before the trace records an operation that never ran
         if self._executing:
             raise RuntimeError(
                 "sandbox files cannot be accessed while an execution runs (from a tool, say): "
@@ -377,7 +468,7 @@ class Sandbox:
 
     def snapshot(self) -> bytes:
         """The sandbox's files and shell session as bytes, for :meth:`from_snapshot`."""
-        with self._lock:
+        with self._held("snapshot"):
             session = self._driver.session()
             files = self._driver.files()
         return SNAPSHOT_MAGIC + struct.pack("<I", len(session)) + session + files
@@ -534,6 +625,13 @@ def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
         error=raw.error or message,
         error_kind=raw.error_kind or "exception",
     )
+
+
+def _expired(token: CapabilityToken | None) -> str | None:
+    """Why ``token`` forbids every call now (it expired), or None."""
+    if token is None or token.expires_at is None or time.time() < token.expires_at:
+        return None
+    return f"the capability token expired at {_iso(token.expires_at)}"
 
 
 def _iso(timestamp: float) -> str:

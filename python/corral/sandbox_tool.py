@@ -8,7 +8,7 @@ from typing import Any
 from ._calls import ToolHandler
 from .capabilities import MethodCapability, capabilities_from_dict
 from .limits import Limits
-from .sandbox import Sandbox, ToolLike, _definition
+from .sandbox import Sandbox, ToolLike, _definition, _language
 
 __all__ = ["SandboxTool", "create_bash_tool", "create_sandbox_tool"]
 
@@ -23,8 +23,22 @@ class SandboxTool:
     name = "sandbox"
 
     def __init__(self, sandbox: Sandbox, language: str = "javascript") -> None:
+        _language(language)  # checked now, not at the first run
         self.sandbox = sandbox
         self.language = language
+
+    def close(self) -> None:
+        """Close the sandbox (see :meth:`Sandbox.close <corral.sandbox.Sandbox.close>`);
+        ``with create_bash_tool() as tool:`` closes it at the end of the block."""
+        self.sandbox.close()
+
+    def __enter__(self) -> SandboxTool:
+        """``with``: the tool itself, closed at the end of the block."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close at the end of the ``with`` block (also when it raised)."""
+        self.close()
 
     @classmethod
     def from_functions(

@@ -46,6 +46,13 @@ class Instance(Protocol):
         instance was created.
         """
 
+    def close(self) -> None:
+        """Release the instance (its memory and address-space reservation) now; idempotent.
+
+        Dropping the last reference releases it too: nothing the backend keeps (import
+        functions, registries) refers back to the instance.
+        """
+
 
 class Backend(Protocol):
     """Compiles and instantiates the guest module."""

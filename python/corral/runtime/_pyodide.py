@@ -278,7 +278,7 @@ class PyodideInstance:
         setattr(imports, "wasi_snapshot_preview1", wasi)  # noqa: B010 - a JS property
         setattr(imports, MEMORY_MODULE, own)
         # Destroy the import proxies when this instance goes away (they hold the shim).
-        weakref.finalize(self, _destroy, [proxy for _, proxy in proxies])
+        self._release = weakref.finalize(self, _destroy, [proxy for _, proxy in proxies])
         try:
             instance = js.WebAssembly.Instance.new(compiled.module, imports)
         except ffi.JsException as error:
@@ -308,6 +308,11 @@ class PyodideInstance:
     def memory_size(self) -> int:
         """The current size of linear memory in bytes."""
         return self._memory.size()
+
+    def close(self) -> None:
+        """Destroy the import proxies and drop the instance; the engine frees the memory."""
+        self._release()
+        self._exports = _js().Object.new()  # a closed instance has no exports
 
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""

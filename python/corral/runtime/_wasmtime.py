@@ -4,21 +4,30 @@ Compiled modules are cached twice: in this process (a second ``Sandbox()`` only 
 and on disk under the user cache directory, keyed by the module's hash, the wasmtime version,
 the engine configuration and the platform, written atomically. An epoch deadline is the
 backstop for guest code that the guest's own interrupt checks cannot stop.
+
+Each instance reserves address space for its linear memory up front (see
+:func:`memory_settings`). Nothing the engine keeps refers back to an instance: the import
+functions that wasmtime-py registers hold the WASI shim, and the shim holds only a weak
+reference to the instance, so a dropped instance is freed with its store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import contextvars
 import ctypes
 import functools
 import hashlib
+import math
 import os
 import platform
 import sys
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from pathlib import Path
@@ -29,11 +38,51 @@ import wasmtime
 from .._wasi import GuestExit, WasiShim
 from ._base import GuestTrap
 
-__all__ = ["WasmtimeBackend", "cache_dir"]
+__all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
 
 EPOCH_TICK = 0.005  # seconds per epoch tick while any guest call runs
+MAX_TICKS = 2**62  # an epoch deadline that never comes
+MiB = 1 << 20
+GiB = 1 << 30
+FULL_RESERVATION = 4 * GiB
+"""Reserving all a wasm32 memory can address lets wasmtime drop bounds checks (its default)."""
+BOUNDED_RESERVATION = 0
+"""What an instance reserves up front when the process's address space is limited: only its
+current memory (plus :data:`GROWTH_RESERVE` and the guard); it moves when it outgrows that."""
+GROWTH_RESERVE = 64 * MiB
+"""Room to grow in place reserved beyond a bounded memory (without it, every growth copies)."""
 # Describes every engine setting that changes compiled code; part of the cache key.
 ENGINE_SETTINGS = "epoch_interruption=1;opt=speed"
+
+
+def memory_settings(reservation: int | None, guard: int | None) -> dict[str, int]:
+    """The engine's linear-memory settings: ``memory_reservation``, ``memory_guard_size`` and
+    ``memory_reservation_for_growth`` in bytes, each left out for wasmtime's default.
+
+    Without an explicit ``reservation``: wasmtime's default (4 GiB, no bounds checks) when the
+    process's address space is unlimited, else ``BOUNDED_RESERVATION`` (0), so that an
+    address-space limit (``ulimit -v``) does not run out after a few instances. A reservation
+    under 4 GiB also gets ``GROWTH_RESERVE`` (64 MiB) of room to grow in place.
+    """
+    if reservation is None and _address_space_limited():
+        reservation = BOUNDED_RESERVATION
+    settings: dict[str, int] = {}
+    if reservation is not None:
+        settings["memory_reservation"] = reservation
+        if reservation < FULL_RESERVATION:
+            settings["memory_reservation_for_growth"] = GROWTH_RESERVE
+    if guard is not None:
+        settings["memory_guard_size"] = guard
+    return settings
+
+
+def _address_space_limited() -> bool:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows has no rlimits
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft != resource.RLIM_INFINITY
 
 
 def cache_dir() -> Path:
@@ -51,11 +100,18 @@ def cache_dir() -> Path:
 
 
 class _EpochTicker:
-    """Advances the engine's epoch while at least one guest call is running."""
+    """Advances the engine's epoch every :data:`EPOCH_TICK` seconds while a guest call runs.
+
+    The epoch counts running time, not wake-ups: a tick that comes late (a loaded machine)
+    catches up, so :meth:`ticks_until` turns a deadline in seconds into epoch ticks exactly.
+    Idle time (no guest call running) is not counted, and no deadline spans it.
+    """
 
     def __init__(self, engine: wasmtime.Engine) -> None:
         self._engine = engine
         self._active = 0
+        self._epoch = 0  # increments done
+        self._origin = 0.0  # the monotonic time that epoch 0 stands for
         self._lock = threading.Lock()
         self._running = threading.Event()
         self._thread: threading.Thread | None = None  # started on first use
@@ -63,22 +119,42 @@ class _EpochTicker:
     def _loop(self) -> None:
         while True:
             self._running.wait()
-            time.sleep(EPOCH_TICK)
-            self._engine.increment_epoch()
+            with self._lock:
+                due = self._origin + (self._epoch + 1) * EPOCH_TICK
+            time.sleep(max(0.0, due - time.monotonic()))
+            with self._lock:
+                if self._active:
+                    target = math.floor((time.monotonic() - self._origin) / EPOCH_TICK)
+                    while self._epoch < target:
+                        self._engine.increment_epoch()
+                        self._epoch += 1
 
     def enter(self) -> None:
+        """A guest call starts: tick from now on."""
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="corral-epoch", daemon=True)
                 self._thread.start()
+            if self._active == 0:  # idle until now: idle time does not count
+                self._origin = time.monotonic() - self._epoch * EPOCH_TICK
             self._active += 1
             self._running.set()
 
     def leave(self) -> None:
+        """A guest call ended."""
         with self._lock:
             self._active -= 1
             if self._active == 0:
                 self._running.clear()
+
+    def ticks_until(self, deadline: float | None) -> int:
+        """Epoch ticks from now until ``deadline`` (``time.monotonic()`` seconds); call between
+        :meth:`enter` and :meth:`leave`."""
+        if deadline is None:
+            return MAX_TICKS
+        with self._lock:
+            due = math.ceil((deadline - self._origin) / EPOCH_TICK)
+            return min(MAX_TICKS, max(1, due - self._epoch))
 
 
 class WasmtimeBackend:
@@ -86,18 +162,28 @@ class WasmtimeBackend:
 
     name = "wasmtime"
 
-    def __init__(self) -> None:
+    def __init__(
+        self, memory_reservation: int | None = None, memory_guard_size: int | None = None
+    ) -> None:
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.cranelift_opt_level = "speed"
+        self.memory = memory_settings(memory_reservation, memory_guard_size)
+        """The linear-memory settings in force (see :func:`memory_settings`)."""
+        for name, value in self.memory.items():
+            setattr(config, name, value)
+        self._settings = ";".join([ENGINE_SETTINGS, *(f"{k}={v}" for k, v in self.memory.items())])
         self.engine = wasmtime.Engine(config)
         self._ticker = _EpochTicker(self.engine)
         self._modules: dict[str, wasmtime.Module] = {}
         self._lock = threading.Lock()
+        # Free the compiled modules while wasmtime can still do it: at interpreter shutdown its
+        # modules may be torn down before this backend, and deleting one then fails noisily.
+        atexit.register(_forget_modules, weakref.ref(self))
 
     def cache_key(self, wasm: bytes) -> str:
         """The disk-cache key of ``wasm`` under this engine, wasmtime version and platform."""
-        return _cache_key(wasm)
+        return _cache_key(wasm, self._settings)
 
     def cache_path(self, wasm: bytes) -> Path:
         """The file that holds (or will hold) the compiled form of ``wasm``."""
@@ -149,16 +235,17 @@ class WasmtimeBackend:
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
-        runs a loop)."""
+        runs a loop; it sees this thread's context variables)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(_await(make))
         box: dict[str, Any] = {}
+        context = contextvars.copy_context()
 
         def target() -> None:
             try:
-                box["value"] = asyncio.run(_await(make))
+                box["value"] = context.run(asyncio.run, _await(make))
             except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
                 box["error"] = error
 
@@ -175,15 +262,21 @@ class WasmtimeBackend:
         return WasmtimeInstance(self, module, shim, memory_limit)
 
 
+def _forget_modules(backend: weakref.ref[WasmtimeBackend]) -> None:
+    alive = backend()
+    if alive is not None:
+        alive._modules.clear()
+
+
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
     return await make()
 
 
 @functools.lru_cache(maxsize=8)
-def _cache_key(wasm: bytes) -> str:
+def _cache_key(wasm: bytes, settings: str) -> str:
     # Memoised: hashing 1.4 MB and asking importlib.metadata cost milliseconds per Sandbox().
     digest = hashlib.sha256(wasm).hexdigest()[:32]
-    context = f"{version('wasmtime')};{ENGINE_SETTINGS};{sys.platform};{platform.machine()}"
+    context = f"{version('wasmtime')};{settings};{sys.platform};{platform.machine()}"
     return f"{digest}-{hashlib.sha256(context.encode()).hexdigest()[:16]}"
 
 
@@ -199,7 +292,7 @@ class WasmtimeInstance:
         self._backend = backend
         self._store = wasmtime.Store(backend.engine)
         self._store.set_limits(memory_size=memory_limit)
-        self._store.set_epoch_deadline(2**62)
+        self._store.set_epoch_deadline(MAX_TICKS)
         linker = wasmtime.Linker(backend.engine)
         for name, fn in shim.functions().items():
             ty = wasmtime.FuncType(
@@ -217,18 +310,19 @@ class WasmtimeInstance:
                 func = exports[export.name]
                 assert isinstance(func, wasmtime.Func)
                 self._exports[export.name] = _direct_call(self._store, func, export.type)
-        shim.bind(self)
+        # Weakly: wasmtime-py's function registry holds the shim until the store is deleted.
+        shim.bind(weakref.proxy(self))
         self.call("_initialize")
 
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
         """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
-        func = self._exports[name]
-        ticks = (
-            2**62 if deadline is None else max(1, int((deadline - time.monotonic()) / EPOCH_TICK))
-        )
-        self._store.set_epoch_deadline(ticks)
-        self._backend._ticker.enter()
+        func = self._exports.get(name)
+        if func is None:
+            raise ValueError(f"no export {name!r}, or the instance is closed")
+        ticker = self._backend._ticker
+        ticker.enter()
         try:
+            self._store.set_epoch_deadline(ticker.ticks_until(deadline))
             result = func(*args)
         except wasmtime.Trap as trap:
             raise _classify(trap) from trap
@@ -237,8 +331,13 @@ class WasmtimeInstance:
         except wasmtime.WasmtimeError as error:
             raise GuestTrap("trap", f"the guest failed: {error}") from error
         finally:
-            self._backend._ticker.leave()
+            ticker.leave()
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
+
+    def close(self) -> None:
+        """Delete the store: the instance, its memory and its reservation go at once."""
+        self._exports.clear()
+        self._store.close()
 
     def _base(self, ptr: int, length: int) -> int:
         if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
