@@ -30,11 +30,13 @@ Stdlib only: this runs inside the wheel build backend before anything else is in
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -227,6 +229,31 @@ def shrink(built: Path, wasm_opt: str) -> Path:
     return cached
 
 
+def _by_content(built: Path) -> Path:
+    """A copy of ``built`` named by its hash, which no later build overwrites."""
+    digest = hashlib.sha256(built.read_bytes()).hexdigest()[:32]
+    copy = target_dir() / "built" / f"{digest}.wasm"
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(built, copy.with_suffix(".tmp"))
+        copy.with_suffix(".tmp").replace(copy)
+    return copy
+
+
+@contextlib.contextmanager
+def _target_lock() -> Iterator[None]:
+    """An exclusive lock on the shared target directory (a no-op where fcntl is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: builds from two checkouts at once may race
+        yield
+        return
+    target_dir().mkdir(parents=True, exist_ok=True)
+    with open(target_dir() / "corral-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def find_toolchain() -> Toolchain:
     """The toolchain to build with: rustup's when complete, else Debian's."""
     return rustup_toolchain() or debian_toolchain()
@@ -248,12 +275,14 @@ def build(out: Path | None = None) -> Path:
         built = Path(prebuilt)
     else:
         tc = find_toolchain()
-        env = dict(os.environ, **tc.env, CARGO_TARGET_DIR=str(target_dir()))
-        subprocess.run(tc.cargo, cwd=GUEST_DIR, env=env, check=True)
-        built = target_dir() / TARGET / "release" / "corral_guest.wasm"
         wasm_opt = find_wasm_opt()
-        if wasm_opt is not None:
-            built = shrink(built, wasm_opt)
+        env = dict(os.environ, **tc.env, CARGO_TARGET_DIR=str(target_dir()))
+        # Checkouts share the target directory, and with it the path cargo writes the module
+        # to: hold a lock until this checkout's module is copied out under its own hash.
+        with _target_lock():
+            subprocess.run(tc.cargo, cwd=GUEST_DIR, env=env, check=True)
+            built = target_dir() / TARGET / "release" / "corral_guest.wasm"
+            built = shrink(built, wasm_opt) if wasm_opt is not None else _by_content(built)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".tmp")
