@@ -1,0 +1,53 @@
+"""Tool definitions from Python functions, and the names the guest calls them by.
+
+A tool has a canonical name (``stripe/charges/create``, ``get_weather``), a description, and a
+JSON Schema for its parameters, built from the function's signature and docstring::
+
+    >>> def get_weather(city: str, days: int = 1) -> str:
+    ...     '''Forecast for a city.
+    ...
+    ...     Args:
+    ...         city: City name, e.g. "Paris".
+    ...         days: How many days ahead.
+    ...     '''
+    ...     return f"{city}: sunny for {days} day(s)"
+    >>> tool = tool_from_function(get_weather)
+    >>> tool.parameters["required"]
+    ['city']
+    >>> call_tool(tool, {"city": "Paris"})
+    'Paris: sunny for 1 day(s)'
+
+In JavaScript a tool is reachable as a flat function (:func:`js_name`, ``stripe_charges_create``)
+and through namespaces (:func:`js_namespace_path`, ``stripe.charges.create``).
+
+Inside, one module per concept: ``_names`` (the names the guest uses), ``_definition``
+(:class:`ToolDefinition`), ``_schema`` (annotations to JSON Schema), ``_docstrings``
+(summaries and parameter descriptions), ``_functions`` (:func:`tool_from_function`),
+``_validate`` (:func:`validate_arguments`) and ``_call`` (:func:`call_tool`).
+"""
+
+from __future__ import annotations
+
+from ._call import acall_tool, call_tool
+from ._definition import ToolDefinition
+from ._functions import tool_from_function, tools_from
+from ._names import js_name, js_namespace_path
+from ._validate import ToolArgumentError, validate_arguments
+
+__all__ = [
+    "ToolArgumentError",
+    "ToolDefinition",
+    "acall_tool",
+    "call_tool",
+    "js_name",
+    "js_namespace_path",
+    "tool_from_function",
+    "tools_from",
+    "validate_arguments",
+]
+
+# Each public name is documented, pickled and shown in tracebacks as ``corral.tools.X``,
+# where users import it from; the private modules are the package's layout only.
+for _name in __all__:
+    globals()[_name].__module__ = __name__
+del _name
