@@ -34,11 +34,11 @@ from .protocol import Driver, Execution, HostOp, RawOutcome
 from .results import ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
-from .tools import ToolDefinition, tool_from_function
+from .tools import ToolDefinition, ToolLike, tool_table
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
 
-__all__ = ["Sandbox", "ToolLike", "replay", "replay_all"]
+__all__ = ["Sandbox", "replay", "replay_all"]
 
 LANGUAGES = {
     "javascript": "javascript",
@@ -48,9 +48,6 @@ LANGUAGES = {
     "sh": "shell",
     "auto": "auto",
 }
-ToolLike = Any
-"""A function (sync or async), a :class:`~corral.tools.ToolDefinition`, or a dict with
-``name``, ``description`` and ``parameters`` (served by ``tool_handler``)."""
 REPLAY_BACKSTOP_FACTOR = 10.0
 SNAPSHOT_MAGIC = b"CORRAL-SNAPSHOT-1\n"
 MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore", "shell_reset", "shell_restore"}
@@ -136,7 +133,7 @@ class Sandbox:
             connected = MCPTools(mcp_servers)
             self._on_close.append(weakref.finalize(self, connected.close))
             tools = [*(tools or ()), *connected]
-        self.tools = _tool_table(tools, tool_handler)
+        self.tools = tool_table(tools, tool_handler)
         self._key = key
         self.token = _authority(self.id, self.tools, capabilities, token, key)
         caps = self.token.verify(key, sandbox_id=self.id) if self.token and key else None
@@ -429,20 +426,6 @@ class Sandbox:
         return Trace(copy.deepcopy(self._recorder.trace.events))
 
 
-def _tool_table(
-    tools: Iterable[ToolLike] | None, handler: ToolHandler | None
-) -> dict[str, ToolDefinition]:
-    table: dict[str, ToolDefinition] = {}
-    for tool in map(_definition, tools or ()):
-        if tool.name in table:
-            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
-        table[tool.name] = tool
-    missing = [t.name for t in table.values() if t.func is None and handler is None]
-    if missing:
-        raise ValueError(f"tools {missing} have no function: pass tool_handler=...")
-    return table
-
-
 def _authority(
     sandbox_id: str,
     tools: Mapping[str, ToolDefinition],
@@ -470,20 +453,6 @@ def _default_capabilities(
     if capabilities is not None:
         return list(capabilities)
     return [MethodCapability(name) for name in tools]
-
-
-def _definition(tool: ToolLike) -> ToolDefinition:
-    if isinstance(tool, ToolDefinition):
-        return tool
-    if isinstance(tool, Mapping):
-        return ToolDefinition(
-            name=tool["name"],
-            description=tool.get("description", ""),
-            parameters=dict(tool.get("parameters") or {"type": "object", "properties": {}}),
-        )
-    if callable(tool):
-        return tool_from_function(tool)
-    raise TypeError(f"a tool must be a function, a ToolDefinition or a dict, not {tool!r}")
 
 
 def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditEntry:

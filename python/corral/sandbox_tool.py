@@ -8,7 +8,8 @@ from typing import Any
 from ._calls import ToolHandler
 from .capabilities import MethodCapability, capabilities_from_dict
 from .limits import Limits
-from .sandbox import Sandbox, ToolLike, _definition
+from .sandbox import Sandbox
+from .tools import ToolLike, tool_table
 
 __all__ = ["SandboxTool", "create_bash_tool", "create_sandbox_tool"]
 
@@ -106,9 +107,9 @@ def create_sandbox_tool(
     >>> sandbox.run("return (await get_weather({city: 'SF'})).temp")
     '72'
     """
-    definitions = [_definition(t) for t in tools or ()]
-    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
-    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits))
+    table = tool_table(tools, tool_handler)
+    caps = capabilities_from_dict(list(table), constraints, max_calls)
+    return SandboxTool(Sandbox(table.values(), caps, tool_handler, limits))
 
 
 def create_bash_tool(
@@ -124,6 +125,6 @@ def create_bash_tool(
     shell or JavaScript by the rule of :func:`corral.language.detect_language` (``echo hi``
     is the shell, ``return 1`` is JavaScript); ``language=`` always overrides it.
     """
-    definitions = [_definition(t) for t in tools or ()]
-    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
-    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits), language="auto")
+    table = tool_table(tools, tool_handler)
+    caps = capabilities_from_dict(list(table), constraints, max_calls)
+    return SandboxTool(Sandbox(table.values(), caps, tool_handler, limits), language="auto")

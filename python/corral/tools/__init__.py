@@ -23,31 +23,43 @@ and through namespaces (:func:`js_namespace_path`, ``stripe.charges.create``).
 Inside, one module per concept: ``_names`` (the names the guest uses), ``_definition``
 (:class:`ToolDefinition`), ``_schema`` (annotations to JSON Schema), ``_docstrings``
 (summaries and parameter descriptions), ``_functions`` (:func:`tool_from_function`),
-``_validate`` (:func:`validate_arguments`) and ``_call`` (:func:`call_tool`).
+``_table`` (the tools of one sandbox, :func:`tool_table`), ``_validate``
+(:func:`validate_arguments`) and ``_call`` (:func:`call_tool`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._call import acall_tool, call_tool
 from ._definition import ToolDefinition
-from ._functions import tool_from_function, tools_from
+from ._functions import tool_from_function
 from ._names import js_name, js_namespace_path
+from ._table import as_definition, tool_table, tools_from
 from ._validate import ToolArgumentError, validate_arguments
 
 __all__ = [
     "ToolArgumentError",
     "ToolDefinition",
+    "ToolLike",
     "acall_tool",
+    "as_definition",
     "call_tool",
     "js_name",
     "js_namespace_path",
     "tool_from_function",
+    "tool_table",
     "tools_from",
     "validate_arguments",
 ]
 
+ToolLike = Any
+"""A function (sync or async), a :class:`~corral.tools.ToolDefinition`, or a dict with
+``name``, ``description`` and ``parameters`` (served by ``tool_handler``)."""
+
 # Each public name is documented, pickled and shown in tracebacks as ``corral.tools.X``,
 # where users import it from; the private modules are the package's layout only.
 for _name in __all__:
-    globals()[_name].__module__ = __name__
+    if _name != "ToolLike":  # an alias of Any
+        globals()[_name].__module__ = __name__
 del _name

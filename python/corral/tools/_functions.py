@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from corral.capabilities import validate_tool_name
@@ -51,39 +51,6 @@ def tool_from_function(
         func=func,
         is_async=_is_async(func),
     )
-
-
-def tools_from(objects: Iterable[Callable[..., Any] | ToolDefinition]) -> list[ToolDefinition]:
-    """Tool definitions for functions and ready definitions, in order.
-
-    Raises:
-        ValueError: if two tools share a canonical name or a JavaScript name.
-        TypeError: for an object that is neither callable nor a :class:`ToolDefinition`.
-    """
-    tools = [_as_definition(obj) for obj in objects]
-    seen: dict[str, str] = {}  # JS name -> canonical name; equal names have equal JS names
-    for tool in tools:
-        if tool.js_name in seen:
-            raise ValueError(_duplicate_message(seen[tool.js_name], tool))
-        seen[tool.js_name] = tool.name
-    return tools
-
-
-def _duplicate_message(other: str, tool: ToolDefinition) -> str:
-    if other == tool.name:
-        return f"duplicate tool name {tool.name!r}"
-    return (
-        f"tools {other!r} and {tool.name!r} both map to the JavaScript name "
-        f"{tool.js_name!r}; rename one of them"
-    )
-
-
-def _as_definition(obj: object) -> ToolDefinition:
-    if isinstance(obj, ToolDefinition):
-        return obj
-    if callable(obj):
-        return tool_from_function(obj)
-    raise TypeError(f"expected a function or a ToolDefinition, got {type(obj).__name__}")
 
 
 def _tool_name(func: Callable[..., Any], name: str | None) -> str:
