@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ._calls import ToolHandler
 from .capabilities import MethodCapability, capabilities_from_dict
 from .limits import Limits
 from .sandbox import Sandbox
-from .tools import ToolLike, tool_table
+from .tools import ToolDefinition, ToolLike, to_anthropic, to_mcp, to_openai, tool_table
 
 __all__ = ["SandboxTool", "create_bash_tool", "create_sandbox_tool"]
 
@@ -83,6 +83,26 @@ class SandboxTool:
             "required": ["code"],
             "additionalProperties": False,
         }
+
+    # --- export: this tool in other libraries' forms ------------------------------------
+
+    def to_openai(self, *, api: Literal["chat", "responses"] = "chat") -> dict[str, Any]:
+        """This tool as an OpenAI function tool: the Chat Completions form, or the Responses
+        API's flat form with ``api="responses"`` (see :func:`corral.tools.to_openai`)."""
+        return to_openai(self._definition(), api=api)
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """This tool as an Anthropic client tool (``name``, ``description``,
+        ``input_schema``)."""
+        return to_anthropic(self._definition())
+
+    def to_mcp(self) -> dict[str, Any]:
+        """This tool as a dict in the shape of an MCP ``Tool`` (``name``, ``description``,
+        ``inputSchema``)."""
+        return to_mcp(self._definition())
+
+    def _definition(self) -> ToolDefinition:
+        return ToolDefinition(self.name, self.description, self.parameters)
 
 
 def create_sandbox_tool(

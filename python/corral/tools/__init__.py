@@ -24,7 +24,8 @@ Inside, one module per concept: ``_names`` (the names the guest uses), ``_defini
 (:class:`ToolDefinition`), ``_schema`` (annotations to JSON Schema), ``_docstrings``
 (summaries and parameter descriptions), ``_functions`` (:func:`tool_from_function`),
 ``_table`` (the tools of one sandbox, :func:`tool_table`), ``_validate``
-(:func:`validate_arguments`) and ``_call`` (:func:`call_tool`).
+(:func:`validate_arguments`), ``_call`` (:func:`call_tool`), ``_check`` and ``_formats``
+(other libraries' tool definitions in and out: :func:`tools_from_openai`, :func:`to_openai`...).
 """
 
 from __future__ import annotations
@@ -32,13 +33,25 @@ from __future__ import annotations
 from typing import Any
 
 from ._call import acall_tool, call_tool
+from ._check import SchemaError
 from ._definition import ToolDefinition
+from ._formats import (
+    Handler,
+    to_anthropic,
+    to_mcp,
+    to_openai,
+    tools_from_anthropic,
+    tools_from_langchain,
+    tools_from_openai,
+)
 from ._functions import tool_from_function
 from ._names import js_name, js_namespace_path
 from ._table import as_definition, tool_table, tools_from
 from ._validate import ToolArgumentError, validate_arguments
 
 __all__ = [
+    "Handler",
+    "SchemaError",
     "ToolArgumentError",
     "ToolDefinition",
     "ToolLike",
@@ -47,9 +60,15 @@ __all__ = [
     "call_tool",
     "js_name",
     "js_namespace_path",
+    "to_anthropic",
+    "to_mcp",
+    "to_openai",
     "tool_from_function",
     "tool_table",
     "tools_from",
+    "tools_from_anthropic",
+    "tools_from_langchain",
+    "tools_from_openai",
     "validate_arguments",
 ]
 
@@ -60,6 +79,6 @@ ToolLike = Any
 # Each public name is documented, pickled and shown in tracebacks as ``corral.tools.X``,
 # where users import it from; the private modules are the package's layout only.
 for _name in __all__:
-    if _name != "ToolLike":  # an alias of Any
+    if _name not in ("ToolLike", "Handler"):  # aliases of other types
         globals()[_name].__module__ = __name__
 del _name

@@ -49,7 +49,7 @@ def tool_from_function(
         description=first_paragraph(doc) if description is None else description,
         parameters=object_schema(properties, required),
         func=func,
-        is_async=_is_async(func),
+        is_async=is_async(func),
     )
 
 
@@ -70,7 +70,7 @@ def _signature(func: Callable[..., Any], tool: str) -> inspect.Signature:
         raise ValueError(f"tool {tool!r}: cannot resolve its type hints ({error})") from None
 
 
-def _is_async(func: Callable[..., Any]) -> bool:
+def is_async(func: Callable[..., Any]) -> bool:
     # A callable object with an ``async def __call__`` is async too.
     call = getattr(func, "__call__", None)  # noqa: B004 - we want the attribute, not callable()
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(call)
