@@ -4,6 +4,8 @@
 //! length, then a blob of raw bytes. The header refers to bulk bytes (code, stdin, tool results,
 //! output) by `[offset, length]` ranges into the blob, so they are never escaped or base64-encoded.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// A byte range `[offset, length]` into a frame's blob.
@@ -142,6 +144,10 @@ pub struct Config {
     pub tools: Vec<ToolSpec>,
     /// The guest-side limits.
     pub limits: Limits,
+    /// Read-only files to add outside the writable areas, by absolute path (the tools'
+    /// TypeScript declarations at `/tools/index.d.ts`).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 /// `submit`: one execution.
