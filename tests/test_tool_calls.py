@@ -320,7 +320,13 @@ def test_sandbox_tool_from_functions_and_description() -> None:
         "CapabilityError: get_weather denied: max_calls=1 for 'get_weather' exhausted "
         "(1 call made)\n"
     )
-    assert "await get_weather({city: string}) - Get weather for a city." in tool.description
+    assert tool.description.endswith(
+        "/**\n"
+        " * Get weather for a city.\n"
+        " * 0 calls left.\n"
+        " */\n"
+        "declare function get_weather(args: {city: string}): Promise<Record<string, unknown>>;"
+    )
     assert tool.parameters["required"] == ["code"]
 
 

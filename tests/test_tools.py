@@ -243,6 +243,7 @@ def test_tool_from_function() -> None:
         parameters=WEATHER_SCHEMA,
         func=get_weather,
         is_async=False,
+        returns={"type": "string"},
     )
     assert tool.to_json() == {
         "name": "get_weather",

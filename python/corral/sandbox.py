@@ -35,6 +35,7 @@ from .results import ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
 from .tools import ToolDefinition, ToolLike, tool_table
+from .tools._prompt import DECLARATIONS_PATH, code_mode_prompt, declarations_file
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
 
@@ -148,10 +149,13 @@ class Sandbox:
         entropy = (
             Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
         )
-        config = {
+        config: dict[str, Any] = {
             "tools": [t.to_json() for t in self.tools.values()],
             "limits": self.limits.to_guest(),
         }
+        if self.tools:
+            dts = declarations_file(self.tools.values(), self.authorizer)
+            config["files"] = {DECLARATIONS_PATH: dts}
         self._recorder = (
             Recorder(
                 {
@@ -239,12 +243,7 @@ class Sandbox:
     def _begin(self, code: str, language: str, stdin: str | bytes | None) -> _Run:
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, not {type(code).__name__}")
-        lang = LANGUAGES.get(language.lower())
-        if lang is None:
-            raise ValueError(
-                f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), "
-                "or 'auto'"
-            )
+        lang = _language(language)
         if lang == "auto":
             lang = detect_language(code, self.commands)
         data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -295,6 +294,17 @@ class Sandbox:
         if time.time() < self.token.expires_at:
             return None
         return f"the capability token expired at {_iso(self.token.expires_at)}"
+
+    # --- the prompt -----------------------------------------------------------------------
+
+    def prompt(self, language: str = "javascript") -> str:
+        """What a model should read to write code for this sandbox in ``language``
+        (``javascript``, ``shell`` or ``auto``): how code runs, prints and returns, the
+        limits, and every tool as a TypeScript declaration with the constraints and budgets
+        in force now (the same declarations are in the guest at ``/tools/index.d.ts``).
+        """
+        lang = _language(language)
+        return code_mode_prompt(self.tools.values(), self.authorizer, self.limits, lang)
 
     # --- authority ------------------------------------------------------------------------
 
@@ -424,6 +434,15 @@ class Sandbox:
         if self._recorder is None:
             raise ValueError("this sandbox does not record: create it with record=True")
         return Trace(copy.deepcopy(self._recorder.trace.events))
+
+
+def _language(language: str) -> str:
+    lang = LANGUAGES.get(language.lower())
+    if lang is None:
+        raise ValueError(
+            f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), or 'auto'"
+        )
+    return lang
 
 
 def _authority(

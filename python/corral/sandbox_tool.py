@@ -48,28 +48,10 @@ class SandboxTool:
 
     @property
     def description(self) -> str:
-        """The tool's description for the model (its languages and the tools it can call)."""
-        if self.language == "javascript":
-            lines = [
-                "Run JavaScript in an isolated sandbox. The code is the body of an async "
-                "function: use await, print with console.log, and `return` a value to output "
-                "it. No network, no require(); files via the global fs (Node-like) under "
-                "/workspace. Call these async functions (one object argument each):",
-            ]
-        else:
-            lines = [
-                "Run a bash script (GNU tools: grep, sed, awk, jq, sort, find, ...) or "
-                "JavaScript in an isolated sandbox with a persistent /workspace. Shell: call a "
-                "tool with `tool NAME --key value` (prints JSON; pipe it to jq). JavaScript: "
-                "the code is the body of an async function; tools are async functions taking "
-                "one object:",
-            ]
-        for tool in self.sandbox.tools.values():
-            props = tool.parameters.get("properties", {})
-            fields = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in props.items())
-            summary = f" - {tool.description}" if tool.description else ""
-            lines.append(f"  await {tool.js_name}({{{fields}}}){summary}")
-        return "\n".join(lines)
+        """The tool's description for the model: how code runs in its language, the limits,
+        and the tools the code can call as TypeScript declarations with the capabilities in
+        force (see :meth:`~corral.sandbox.Sandbox.prompt`)."""
+        return self.sandbox.prompt(self.language)
 
     @property
     def parameters(self) -> dict[str, Any]:

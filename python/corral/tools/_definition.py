@@ -22,6 +22,8 @@ class ToolDefinition:
         parameters: A JSON Schema of type ``object`` for the arguments.
         func: The Python callable behind the tool, if any (the host may dispatch otherwise).
         is_async: Whether ``func`` must be awaited (use :func:`acall_tool`).
+        returns: A JSON Schema of what the tool returns, if known (from the function's
+            return annotation); the code-mode prompt shows it as the result type.
     """
 
     name: str
@@ -29,6 +31,7 @@ class ToolDefinition:
     parameters: dict[str, Any]
     func: Callable[..., Any] | None = None
     is_async: bool = False
+    returns: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         validate_tool_name(self.name)

@@ -15,6 +15,7 @@ from ._schema import (
     is_json,
     json_copy,
     object_schema,
+    return_schema,
     strip_optional,
     unwrap_annotated,
 )
@@ -50,6 +51,7 @@ def tool_from_function(
         parameters=object_schema(properties, required),
         func=func,
         is_async=is_async(func),
+        returns=return_schema(signature.return_annotation),
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections.abc
+import contextvars
+import dataclasses
 import inspect
 import json
 import types
@@ -144,6 +146,72 @@ def _required_marker(hint: Any) -> tuple[Any, Any]:
     return None, hint
 
 
+def return_schema(annotation: Any) -> dict[str, Any] | None:
+    """The JSON Schema of a return annotation, or None when there is none or it has no JSON
+    form. Dataclasses and pydantic models are understood here too (a result is sent to the
+    guest as their JSON), unlike in parameters (a function expects the object, not a dict)."""
+    if annotation is inspect.Signature.empty:
+        return None
+    token = _RESULTS.set(True)
+    try:
+        return annotation_schema(annotation, "return", 0)
+    except (ValueError, TypeError, NameError):
+        return None
+    finally:
+        _RESULTS.reset(token)
+
+
+# Set while a return annotation is read: then dataclasses and pydantic models have a schema.
+_RESULTS: Final[contextvars.ContextVar[bool]] = contextvars.ContextVar("results", default=False)
+
+
+def _is_result_dataclass(annotation: Any) -> bool:
+    return _RESULTS.get() and dataclasses.is_dataclass(annotation) and isinstance(annotation, type)
+
+
+def _dataclass_schema(annotation: Any, where: str, depth: int) -> dict[str, Any]:
+    hints = typing.get_type_hints(annotation, include_extras=True)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for item in dataclasses.fields(annotation):
+        properties[item.name] = annotation_schema(hints[item.name], where, depth)
+        no_default = item.default is dataclasses.MISSING
+        if no_default and item.default_factory is dataclasses.MISSING:
+            required.append(item.name)
+    return object_schema(properties, required)
+
+
+def _is_result_model(annotation: Any) -> bool:
+    return (
+        _RESULTS.get()
+        and isinstance(annotation, type)
+        and callable(getattr(annotation, "model_json_schema", None))
+    )
+
+
+def _model_schema(annotation: Any, where: str, depth: int) -> dict[str, Any]:
+    """A pydantic model's own JSON Schema, with each ``$ref`` to its ``$defs`` inlined."""
+    schema = dict(annotation.model_json_schema())
+    defs = schema.pop("$defs", {})
+    inlined: dict[str, Any] = _inline(schema, defs, depth)
+    return inlined
+
+
+def _inline(schema: Any, defs: dict[str, Any], depth: int) -> Any:
+    if depth > MAX_SCHEMA_DEPTH:
+        return {}  # a recursive model: any value
+    if isinstance(schema, list):
+        return [_inline(item, defs, depth + 1) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _inline(defs.get(ref.removeprefix("#/$defs/"), {}), defs, depth + 1)
+    return {
+        k: _inline(v, defs, depth + 1) for k, v in schema.items() if k not in ("$defs", "title")
+    }
+
+
 _Builder = Callable[[Any, str, int], dict[str, Any]]
 _BUILDERS: Final[list[tuple[Callable[[Any, Any], bool], _Builder]]] = [
     (lambda ann, origin: ann in _ANY, _any_schema),
@@ -153,6 +221,8 @@ _BUILDERS: Final[list[tuple[Callable[[Any, Any], bool], _Builder]]] = [
     (lambda ann, origin: origin in _ARRAYS, _array_schema),
     (lambda ann, origin: origin in _OBJECTS, _dict_schema),
     (lambda ann, origin: typing.is_typeddict(ann), _typeddict_schema),
+    (lambda ann, origin: _is_result_dataclass(ann), _dataclass_schema),
+    (lambda ann, origin: _is_result_model(ann), _model_schema),
 ]
 
 
