@@ -8,8 +8,7 @@ from typing import Any, Literal, TypedDict
 import pytest
 
 from corral import Limits, MethodCapability, Param, Sandbox, create_bash_tool, create_sandbox_tool
-from corral.tools import ToolDefinition, tool_from_function
-from corral.tools._typescript import declaration, schema_type
+from corral.tools import ToolDefinition, tool_from_function, ts_declaration, ts_type
 
 
 class Weather(TypedDict):
@@ -298,7 +297,7 @@ def test_budgets_per_tool_and_per_sandbox() -> None:
     ],
 )
 def test_schema_types(schema: Any, expected: str) -> None:
-    assert schema_type(schema) == expected
+    assert ts_type(schema) == expected
 
 
 @dataclasses.dataclass
@@ -313,7 +312,7 @@ def returning(annotation: Any) -> str:
         """A tool."""
 
     tool.__annotations__ = {"return": annotation}
-    return declaration(tool_from_function(tool)).split("): ", 1)[1]
+    return ts_declaration(tool_from_function(tool)).split("): ", 1)[1]
 
 
 @pytest.mark.parametrize(

@@ -34,8 +34,14 @@ from .protocol import Driver, Execution, HostOp, RawOutcome
 from .results import ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
-from .tools import ToolDefinition, ToolLike, tool_table
-from .tools._prompt import DECLARATIONS_PATH, code_mode_prompt, declarations_file
+from .tools import (
+    DECLARATIONS_PATH,
+    ToolDefinition,
+    ToolLike,
+    code_mode_prompt,
+    declarations_file,
+    tool_table,
+)
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
 

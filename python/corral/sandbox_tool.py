@@ -48,9 +48,9 @@ class SandboxTool:
 
     @property
     def description(self) -> str:
-        """The tool's description for the model: how code runs in its language, the limits,
+        """What the model reads about this tool (how code runs in its language, the limits,
         and the tools the code can call as TypeScript declarations with the capabilities in
-        force (see :meth:`~corral.sandbox.Sandbox.prompt`)."""
+        force); see :meth:`~corral.sandbox.Sandbox.prompt`."""
         return self.sandbox.prompt(self.language)
 
     @property

@@ -25,7 +25,8 @@ Inside, one module per concept: ``_names`` (the names the guest uses), ``_defini
 (summaries and parameter descriptions), ``_functions`` (:func:`tool_from_function`),
 ``_table`` (the tools of one sandbox, :func:`tool_table`), ``_validate``
 (:func:`validate_arguments`), ``_call`` (:func:`call_tool`), ``_check`` and ``_formats``
-(other libraries' tool definitions in and out: :func:`tools_from_openai`, :func:`to_openai`...).
+(other libraries' tool definitions in and out: :func:`tools_from_openai`, :func:`to_openai`...),
+``_typescript`` and ``_prompt`` (the code-mode prompt: :func:`code_mode_prompt`).
 """
 
 from __future__ import annotations
@@ -46,10 +47,13 @@ from ._formats import (
 )
 from ._functions import tool_from_function
 from ._names import js_name, js_namespace_path
+from ._prompt import DECLARATIONS_PATH, code_mode_prompt, declarations_file
 from ._table import as_definition, tool_table, tools_from
+from ._typescript import ts_declaration, ts_type
 from ._validate import ToolArgumentError, validate_arguments
 
 __all__ = [
+    "DECLARATIONS_PATH",
     "Handler",
     "SchemaError",
     "ToolArgumentError",
@@ -58,6 +62,8 @@ __all__ = [
     "acall_tool",
     "as_definition",
     "call_tool",
+    "code_mode_prompt",
+    "declarations_file",
     "js_name",
     "js_namespace_path",
     "to_anthropic",
@@ -69,6 +75,8 @@ __all__ = [
     "tools_from_anthropic",
     "tools_from_langchain",
     "tools_from_openai",
+    "ts_declaration",
+    "ts_type",
     "validate_arguments",
 ]
 
@@ -79,6 +87,6 @@ ToolLike = Any
 # Each public name is documented, pickled and shown in tracebacks as ``corral.tools.X``,
 # where users import it from; the private modules are the package's layout only.
 for _name in __all__:
-    if _name not in ("ToolLike", "Handler"):  # aliases of other types
+    if _name not in ("ToolLike", "Handler", "DECLARATIONS_PATH"):  # not classes or functions
         globals()[_name].__module__ = __name__
 del _name

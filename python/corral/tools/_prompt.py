@@ -14,9 +14,10 @@ from typing import Final
 from ..capabilities import Authorizer
 from ..limits import Limits
 from ._definition import ToolDefinition
-from ._typescript import declaration
+from ._typescript import ts_declaration
 
 DECLARATIONS_PATH: Final = "/tools/index.d.ts"
+"""Where the guest shows the tools' declarations (read-only)."""
 
 _JAVASCRIPT: Final = (
     "JavaScript: the code is the body of an async function: use await, print with "
@@ -77,7 +78,7 @@ def _calls(count: int | None, left: bool) -> str:
 def declarations(tools: Iterable[ToolDefinition], authorizer: Authorizer, *, left: bool) -> str:
     """Every tool's TypeScript declaration, with the capability notes in its JSDoc."""
     return "\n\n".join(
-        declaration(tool, capability_notes(tool.name, authorizer, left=left)) for tool in tools
+        ts_declaration(tool, capability_notes(tool.name, authorizer, left=left)) for tool in tools
     )
 
 

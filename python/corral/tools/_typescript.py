@@ -46,7 +46,7 @@ _BOUNDS: Final = (
 )
 
 
-def declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
+def ts_declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
     """``tool`` as a TypeScript declaration with its JSDoc; ``notes`` are extra lines of the
     comment (the capabilities in force, say)."""
     path = js_namespace_path(tool.name)
@@ -67,11 +67,11 @@ def declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
     return _aliases(params, returns) + _comment(lines, "") + declared
 
 
-def schema_type(schema: Mapping[str, Any]) -> str:
+def ts_type(schema: Mapping[str, Any]) -> str:
     """The TypeScript type of a JSON Schema (each ``$ref`` resolved against the schema
     itself; a recursive definition shows as its name).
 
-    >>> schema_type({"type": "object", "properties": {"a": {"enum": ["x", "y"]}},
+    >>> ts_type({"type": "object", "properties": {"a": {"enum": ["x", "y"]}},
     ...              "required": []})
     '{a?: "x" | "y"}'
     """
