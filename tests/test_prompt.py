@@ -391,7 +391,7 @@ def test_declarations_are_outside_the_quota_and_the_snapshot() -> None:
     assert sandbox.execute("printf 0123456789 > a; mkdir d", "shell").exit_code == 0
     assert sandbox.execute("ls /tools", "shell").stdout == "index.d.ts\n"
     snapshot = sandbox.snapshot()
-    assert snapshot == Sandbox(limits=limits).snapshot() or b"index.d.ts" not in snapshot
+    assert b"index.d.ts" not in snapshot
     bare = Sandbox.from_snapshot(snapshot)
     assert bare.execute("ls /workspace; ls / | grep -c tools", "shell").stdout == "a\nd\n0\n"
     sandbox.restore(snapshot)
