@@ -347,6 +347,34 @@ def test_pydantic_return_types() -> None:
     )
 
 
+def test_no_namespace_on_a_global() -> None:
+    """The guest mounts no namespace on one of its globals (fs/read is only fs_read())."""
+    tool = ToolDefinition("fs/read", "Read.", {"type": "object", "properties": {}})
+    assert ts_declaration(tool) == (
+        "/** Read. */\ndeclare function fs_read(args?: Record<string, unknown>): Promise<unknown>;"
+    )
+    sandbox = Sandbox([tool], tool_handler=lambda name, args: name)
+    assert sandbox.execute("return [typeof fs.read, await fs_read()]").return_value == [
+        "undefined",
+        "fs/read",
+    ]
+
+
+def test_a_tool_named_like_a_global() -> None:
+    """A tool named fetch is the shell's (tool fetch); in JavaScript fetch is the sandbox's."""
+    tool = ToolDefinition("fetch", "Fetch.", {"type": "object", "properties": {}})
+    assert ts_declaration(tool) == (
+        "/**\n"
+        " * Fetch.\n"
+        " * Not callable from JavaScript, where fetch is the sandbox's own global; from the "
+        "shell: tool fetch --key value.\n"
+        " */\n"
+        "declare function fetch(args?: Record<string, unknown>): Promise<unknown>;"
+    )
+    sandbox = Sandbox([tool], tool_handler=lambda name, args: "fetched")
+    assert sandbox.execute("tool fetch", "shell").stdout == '"fetched"\n'
+
+
 def test_parameters_stay_strict_about_dataclasses() -> None:
     def tool(point: Point) -> None:
         """A tool."""

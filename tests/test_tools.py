@@ -565,6 +565,15 @@ def test_one_tool_table_refuses_collisions(names: list[str], error: str) -> None
     assert raised(ValueError, create_bash_tool, tools) == error
 
 
+def test_js_globals_cover_the_guest() -> None:
+    from corral import Sandbox
+    from corral.tools._names import JS_GLOBALS
+
+    code = "return Object.getOwnPropertyNames(globalThis)"
+    missing = set(Sandbox().execute(code).return_value) - JS_GLOBALS
+    assert missing == set(), "add these to corral.tools._names.JS_GLOBALS"
+
+
 def test_tool_table_keeps_distinct_names() -> None:
     table = tool_table([definition("a/b"), definition("a/c"), definition("ab"), get_weather])
     assert list(table) == ["a/b", "a/c", "ab", "get_weather"]

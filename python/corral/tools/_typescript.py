@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from ._definition import ToolDefinition
-from ._names import js_namespace_path
+from ._names import JS_GLOBALS, js_namespace_path
 
 _MAX_DEPTH: Final = 12  # deeper types are shown as ``unknown``
 _SCALARS: Final = {
@@ -50,10 +50,19 @@ def ts_declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
     """``tool`` as a TypeScript declaration with its JSDoc; ``notes`` are extra lines of the
     comment (the capabilities in force, say)."""
     path = js_namespace_path(tool.name)
-    namespaced = len(path) > 1 and all(part.isidentifier() for part in path)
+    namespaced = (
+        len(path) > 1
+        and all(part.isidentifier() for part in path)
+        and path[0] not in JS_GLOBALS  # the guest mounts no namespace on a global
+    )
     lines = [line for line in (tool.description.strip(), *notes) if line]
     if namespaced:
         lines.append(f"Also callable as {tool.js_name}(args).")
+    elif tool.js_name in JS_GLOBALS:
+        lines.append(
+            f"Not callable from JavaScript, where {tool.js_name} is the sandbox's own global; "
+            f"from the shell: tool {tool.name} --key value."
+        )
     root = tool.parameters
     params, returns = _Renderer(root), _Renderer(tool.returns or {})
     args = params.type(root, 0, "")
