@@ -287,8 +287,9 @@ def test_round_trips() -> None:
 def test_export_to_the_mcp_sdk_when_installed() -> None:
     types = pytest.importorskip("mcp.types")
     tool = create_sandbox_tool()
-    sdk_tool = types.Tool(**tool.to_mcp())
-    assert (sdk_tool.name, sdk_tool.inputSchema) == ("sandbox", tool.parameters)
+    sdk_tool = types.Tool.model_validate(tool.to_mcp())
+    wire = sdk_tool.model_dump(by_alias=True, exclude_none=True)
+    assert wire == tool.to_mcp()  # the MCP wire form, camelCase (attributes are snake_case)
 
 
 # --------------------------------------------------------------------------------------------

@@ -113,8 +113,9 @@ def to_anthropic(tool: ToolDefinition) -> dict[str, Any]:
 
 
 def to_mcp(tool: ToolDefinition) -> dict[str, Any]:
-    """``tool`` in the shape of an MCP ``Tool``: ``{"name", "description", "inputSchema"}``
-    (``mcp.types.Tool(**to_mcp(tool))`` builds the SDK's object)."""
+    """``tool`` in the shape of an MCP ``Tool`` on the wire: ``{"name", "description",
+    "inputSchema"}`` (``mcp.types.Tool.model_validate(to_mcp(tool))`` builds the SDK's
+    object)."""
     return {"name": tool.name, "description": tool.description, "inputSchema": _copy(tool)}
 
 
