@@ -9,9 +9,10 @@ force are described by the capability objects themselves
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Final
 
-from ..capabilities import Authorizer
+from ..capabilities import Authorizer, MethodCapability
 from ..limits import Limits
 from ._definition import ToolDefinition
 from ._typescript import ts_declaration
@@ -40,16 +41,29 @@ _INTROS: Final = {
 }
 
 
+@dataclass(frozen=True)
+class _Budgets:
+    """The authorizer's capabilities and calls left, read once for all the tools."""
+
+    capabilities: tuple[tuple[MethodCapability, int | None], ...]
+    remaining: dict[str, int | None]
+
+    @classmethod
+    def of(cls, authorizer: Authorizer) -> _Budgets:
+        left = authorizer.remaining_per_capability()
+        pairs = tuple(zip(authorizer.capabilities, left, strict=True))
+        return cls(pairs, authorizer.remaining_budgets())
+
+
 def capability_notes(name: str, authorizer: Authorizer, *, left: bool = True) -> list[str]:
     """What the capabilities in force say about calls of tool ``name``: the constraints a call
     must meet, the budgets (``N calls left``, or ``at most N calls`` with ``left=False``) and
     approvals; empty when it may be called freely."""
-    left_per_capability = authorizer.remaining_per_capability()
-    matching = [
-        (cap, count)
-        for cap, count in zip(authorizer.capabilities, left_per_capability, strict=True)
-        if cap.matches(name)
-    ]
+    return _notes(name, _Budgets.of(authorizer), left)
+
+
+def _notes(name: str, budgets: _Budgets, left: bool) -> list[str]:
+    matching = [(cap, count) for cap, count in budgets.capabilities if cap.matches(name)]
     if not matching:
         return ["No capability allows this tool: every call is denied."]
     ways: list[str] = []
@@ -64,7 +78,7 @@ def capability_notes(name: str, authorizer: Authorizer, *, left: bool = True) ->
             break
         ways.append("; ".join(terms))
     notes = [" Or: ".join(way[0].upper() + way[1:] + "." for way in ways)] if ways else []
-    tool_budget = authorizer.remaining_budgets().get(f"tool:{name}")
+    tool_budget = budgets.remaining.get(f"tool:{name}")
     if tool_budget is not None:
         notes.append(f"This tool: {_calls(tool_budget, left)}.")
     return notes
@@ -77,9 +91,8 @@ def _calls(count: int | None, left: bool) -> str:
 
 def declarations(tools: Iterable[ToolDefinition], authorizer: Authorizer, *, left: bool) -> str:
     """Every tool's TypeScript declaration, with the capability notes in its JSDoc."""
-    return "\n\n".join(
-        ts_declaration(tool, capability_notes(tool.name, authorizer, left=left)) for tool in tools
-    )
+    budgets = _Budgets.of(authorizer)
+    return "\n\n".join(ts_declaration(tool, _notes(tool.name, budgets, left)) for tool in tools)
 
 
 def declarations_file(tools: Iterable[ToolDefinition], authorizer: Authorizer) -> str:
