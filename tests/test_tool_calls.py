@@ -262,8 +262,12 @@ def test_tool_handler_and_definitions_without_functions() -> None:
     )
     sandbox = Sandbox(tools=[definition], tool_handler=lambda name, params: [params["sql"]])
     assert sandbox.execute("return await db.query({sql: 'select 1'})").return_value == ["select 1"]
-    with pytest.raises(ValueError, match="tool_handler"):
-        Sandbox(tools=[definition])
+    unhandled = Sandbox(tools=[definition]).execute("await db.query({sql: 'select 1'})")
+    assert unhandled.error == (
+        "ToolError: db/query failed: RuntimeError: tool 'db/query' has nothing to run it on the "
+        "host: give it a function (handler=... when you build the tools) or pass "
+        "tool_handler=... to the Sandbox"
+    )
 
 
 def test_results_that_are_not_plain_json() -> None:
@@ -316,7 +320,13 @@ def test_sandbox_tool_from_functions_and_description() -> None:
         "CapabilityError: get_weather denied: max_calls=1 for 'get_weather' exhausted "
         "(1 call made)\n"
     )
-    assert "await get_weather({city: string}) - Get weather for a city." in tool.description
+    assert tool.description.endswith(
+        "/**\n"
+        " * Get weather for a city.\n"
+        " * 0 calls left.\n"
+        " */\n"
+        "declare function get_weather(args: {city: string}): Promise<Record<string, unknown>>;"
+    )
     assert tool.parameters["required"] == ["code"]
 
 

@@ -21,6 +21,7 @@ from corral.tools import (
     js_name,
     js_namespace_path,
     tool_from_function,
+    tool_table,
     tools_from,
     validate_arguments,
 )
@@ -242,6 +243,7 @@ def test_tool_from_function() -> None:
         parameters=WEATHER_SCHEMA,
         func=get_weather,
         is_async=False,
+        returns={"type": "string"},
     )
     assert tool.to_json() == {
         "name": "get_weather",
@@ -521,10 +523,78 @@ def test_tools_from_rejects_duplicates(objects: list[Any], error: str) -> None:
     assert raised(ValueError, tools_from, objects) == error
 
 
+def definition(name: str) -> ToolDefinition:
+    return ToolDefinition(name, "", {"type": "object"})
+
+
+COLLISIONS = [
+    (
+        ["a/b", "a_b"],
+        "tools 'a/b' and 'a_b' both map to the JavaScript name 'a_b'; rename one of them",
+    ),
+    (
+        ["a-b", "a_b"],
+        "tools 'a-b' and 'a_b' both map to the JavaScript name 'a_b'; rename one of them",
+    ),
+    (["a/b", "a/b"], "duplicate tool name 'a/b'"),
+    (["a::b", "a/b"], "tools 'a::b' and 'a/b' both map to a.b() in JavaScript; rename one of them"),
+    (
+        ["a/b", "a/b/c"],
+        "tools 'a/b' and 'a/b/c' collide in JavaScript: a.b cannot be both a function and a "
+        "namespace; rename one of them",
+    ),
+    (
+        ["x/y/z", "x.y"],
+        "tools 'x/y/z' and 'x.y' collide in JavaScript: x.y cannot be both a function and a "
+        "namespace; rename one of them",
+    ),
+]
+
+
+@pytest.mark.parametrize(("names", "error"), COLLISIONS)
+def test_one_tool_table_refuses_collisions(names: list[str], error: str) -> None:
+    """Sandbox, the factories and tools_from build their tools in one place (Sandbox used to
+    accept 'a/b' and 'a_b' and show both as a_b)."""
+    from corral import Sandbox, create_bash_tool, create_sandbox_tool
+
+    tools = [definition(name) for name in names]
+    assert raised(ValueError, tools_from, tools) == error
+    assert raised(ValueError, tool_table, tools) == error
+    assert raised(ValueError, Sandbox, tools, tool_handler=lambda name, args: None) == error
+    assert raised(ValueError, create_sandbox_tool, tools) == error
+    assert raised(ValueError, create_bash_tool, tools) == error
+
+
+def test_js_globals_cover_the_guest() -> None:
+    from corral import Sandbox
+    from corral.tools._names import JS_GLOBALS
+
+    code = "return Object.getOwnPropertyNames(globalThis)"
+    missing = set(Sandbox().execute(code).return_value) - JS_GLOBALS
+    assert missing == set(), "add these to corral.tools._names.JS_GLOBALS"
+
+
+def test_tool_table_keeps_distinct_names() -> None:
+    table = tool_table([definition("a/b"), definition("a/c"), definition("ab"), get_weather])
+    assert list(table) == ["a/b", "a/c", "ab", "get_weather"]
+    assert table["get_weather"].func is get_weather
+
+
+def test_a_tool_without_a_function_fails_when_called() -> None:
+    table = tool_table([definition("db/query")])
+    func = table["db/query"].func
+    assert func is not None
+    assert raised(RuntimeError, func) == (
+        "tool 'db/query' has nothing to run it on the host: give it a function (handler=... "
+        "when you build the tools) or pass tool_handler=... to the Sandbox"
+    )
+    assert tool_table([definition("db/query")], handler=print)["db/query"].func is None
+
+
 def test_tools_from_rejects_other_objects() -> None:
     with pytest.raises(TypeError) as info:
-        tools_from([42])  # type: ignore[list-item]
-    assert str(info.value) == "expected a function or a ToolDefinition, got int"
+        tools_from([42])
+    assert str(info.value) == "a tool must be a function, a ToolDefinition or a dict, not int"
 
 
 # --------------------------------------------------------------------------------------------

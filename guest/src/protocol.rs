@@ -4,6 +4,8 @@
 //! length, then a blob of raw bytes. The header refers to bulk bytes (code, stdin, tool results,
 //! output) by `[offset, length]` ranges into the blob, so they are never escaped or base64-encoded.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// A byte range `[offset, length]` into a frame's blob.
@@ -99,6 +101,30 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
+/// The flat JavaScript name of a tool (and the shell's other spelling of it): each of
+/// `. / - :` becomes `_`, so `stripe/charges/create` is `stripe_charges_create`. The host's
+/// `corral.tools.js_name` is the same rule; its tool table refuses two tools with one name.
+pub fn js_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if matches!(c, '.' | '/' | '-' | ':') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Namespace form of a tool name: `stripe/charges/create` is `stripe.charges.create`, and
+/// `mcp:fs.read-file` is `mcp.fs.read_file` (segments split at `/ . :`, `-` becomes `_`).
+pub fn namespace_path(name: &str) -> Vec<String> {
+    name.split(['/', '.', ':'])
+        .filter(|s| !s.is_empty())
+        .map(|s| s.replace('-', "_"))
+        .collect()
+}
+
 /// Limits enforced inside the guest.
 #[derive(Deserialize, Clone)]
 pub struct Limits {
@@ -118,6 +144,10 @@ pub struct Config {
     pub tools: Vec<ToolSpec>,
     /// The guest-side limits.
     pub limits: Limits,
+    /// Read-only files to add outside the writable areas, by absolute path (the tools'
+    /// TypeScript declarations at `/tools/index.d.ts`).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 /// `submit`: one execution.
@@ -230,4 +260,28 @@ pub struct StepReply {
 pub struct Ack {
     /// `None` when the call succeeded.
     pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{js_name, namespace_path};
+
+    #[test]
+    fn js_names_replace_separators() {
+        assert_eq!(js_name("stripe/charges/create"), "stripe_charges_create");
+        assert_eq!(js_name("mcp:fs.read-file"), "mcp_fs_read_file");
+    }
+
+    #[test]
+    fn namespace_paths_split_at_separators() {
+        assert_eq!(
+            namespace_path("stripe/charges/create"),
+            ["stripe", "charges", "create"]
+        );
+        assert_eq!(
+            namespace_path("mcp:fs.read-file"),
+            ["mcp", "fs", "read_file"]
+        );
+        assert_eq!(namespace_path("get_weather"), ["get_weather"]);
+    }
 }

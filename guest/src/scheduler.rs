@@ -95,7 +95,13 @@ impl Guest {
             cap: config.limits.max_output,
             ..Output::default()
         }));
-        let vfs = Rc::new(RefCell::new(Vfs::new(config.limits.vfs, wall_clock())));
+        let mut files = Vfs::new(config.limits.vfs, wall_clock());
+        for (path, text) in &config.files {
+            files
+                .add_system_file(path, text.clone().into_bytes())
+                .map_err(|e| GuestError(format!("config: files: {e}")))?;
+        }
+        let vfs = Rc::new(RefCell::new(files));
         let queue = Rc::new(HostQueue::default());
         let deadline = Rc::new(Deadline::default());
         let host = Rc::new(GuestHost::new(Rc::clone(&queue), config.tools.clone()));

@@ -23,7 +23,13 @@ from .results import ExecutionResult, ToolCall
 from .sandbox import Sandbox, replay, replay_all
 from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
 from .tokens import CapabilityToken, TokenError
-from .tools import ToolDefinition, tool_from_function
+from .tools import (
+    ToolDefinition,
+    tool_from_function,
+    tools_from_anthropic,
+    tools_from_langchain,
+    tools_from_openai,
+)
 from .trace import ReplayDivergence, Trace
 
 __all__ = [
@@ -55,6 +61,9 @@ __all__ = [
     "replay",
     "replay_all",
     "tool_from_function",
+    "tools_from_anthropic",
+    "tools_from_langchain",
+    "tools_from_openai",
 ]
 
 __version__ = "0.1.0"

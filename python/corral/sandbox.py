@@ -41,11 +41,18 @@ from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
 from .results import ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
-from .tools import ToolDefinition, tool_from_function
+from .tools import (
+    DECLARATIONS_PATH,
+    ToolDefinition,
+    ToolLike,
+    code_mode_prompt,
+    declarations_file,
+    tool_table,
+)
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
 
-__all__ = ["Sandbox", "ToolLike", "replay", "replay_all"]
+__all__ = ["Sandbox", "replay", "replay_all"]
 
 LANGUAGES = {
     "javascript": "javascript",
@@ -55,9 +62,6 @@ LANGUAGES = {
     "sh": "shell",
     "auto": "auto",
 }
-ToolLike = Any
-"""A function (sync or async), a :class:`~corral.tools.ToolDefinition`, or a dict with
-``name``, ``description`` and ``parameters`` (served by ``tool_handler``)."""
 REPLAY_BACKSTOP_FACTOR = 10.0
 SNAPSHOT_MAGIC = b"CORRAL-SNAPSHOT-1\n"
 MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore", "shell_reset", "shell_restore"}
@@ -159,7 +163,7 @@ class Sandbox:
             connected = MCPTools(mcp_servers)
             self._on_close.append(weakref.finalize(self, connected.close))
             tools = [*(tools or ()), *connected]
-        self.tools = _tool_table(tools, tool_handler)
+        self.tools = tool_table(tools, tool_handler)
         self._key = key
         self.token = _authority(self.id, self.tools, capabilities, token, key)
         caps = self.token.verify(key, sandbox_id=self.id) if self.token and key else None
@@ -175,10 +179,13 @@ class Sandbox:
         entropy = (
             Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
         )
-        config = {
+        config: dict[str, Any] = {
             "tools": [t.to_json() for t in self.tools.values()],
             "limits": self.limits.to_guest(),
         }
+        if self.tools:
+            dts = declarations_file(self.tools.values(), self.authorizer)
+            config["files"] = {DECLARATIONS_PATH: dts}
         self._recorder = (
             Recorder(
                 {
@@ -348,6 +355,17 @@ class Sandbox:
     def _token_gate(self) -> str | None:
         """Why the token forbids every call now (it expired), or None."""
         return _expired(self.token)
+
+    # --- the prompt -----------------------------------------------------------------------
+
+    def prompt(self, language: str = "javascript") -> str:
+        """What a model should read to write code for this sandbox in ``language``
+        (``javascript``, ``shell`` or ``auto``): how code runs, prints and returns, the
+        limits, and every tool as a TypeScript declaration with the constraints and budgets
+        in force now (the same declarations are in the guest at ``/tools/index.d.ts``).
+        """
+        lang = _language(language)
+        return code_mode_prompt(self.tools.values(), self.authorizer, self.limits, lang)
 
     # --- authority ------------------------------------------------------------------------
 
@@ -520,18 +538,13 @@ class Sandbox:
         return Trace(copy.deepcopy(self._recorder.trace.events))
 
 
-def _tool_table(
-    tools: Iterable[ToolLike] | None, handler: ToolHandler | None
-) -> dict[str, ToolDefinition]:
-    table: dict[str, ToolDefinition] = {}
-    for tool in map(_definition, tools or ()):
-        if tool.name in table:
-            raise ValueError(f"two tools are named {tool.name!r}; tool names must be unique")
-        table[tool.name] = tool
-    missing = [t.name for t in table.values() if t.func is None and handler is None]
-    if missing:
-        raise ValueError(f"tools {missing} have no function: pass tool_handler=...")
-    return table
+def _language(language: str) -> str:
+    lang = LANGUAGES.get(language.lower())
+    if lang is None:
+        raise ValueError(
+            f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), or 'auto'"
+        )
+    return lang
 
 
 def _authority(
@@ -561,20 +574,6 @@ def _default_capabilities(
     if capabilities is not None:
         return list(capabilities)
     return [MethodCapability(name) for name in tools]
-
-
-def _definition(tool: ToolLike) -> ToolDefinition:
-    if isinstance(tool, ToolDefinition):
-        return tool
-    if isinstance(tool, Mapping):
-        return ToolDefinition(
-            name=tool["name"],
-            description=tool.get("description", ""),
-            parameters=dict(tool.get("parameters") or {"type": "object", "properties": {}}),
-        )
-    if callable(tool):
-        return tool_from_function(tool)
-    raise TypeError(f"a tool must be a function, a ToolDefinition or a dict, not {tool!r}")
 
 
 def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditEntry:

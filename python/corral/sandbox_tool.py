@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ._calls import ToolHandler
 from .capabilities import MethodCapability, capabilities_from_dict
 from .limits import Limits
-from .sandbox import Sandbox, ToolLike, _definition, _language
+from .sandbox import Sandbox, _language
+from .tools import ToolDefinition, ToolLike, to_anthropic, to_mcp, to_openai, tool_table
 
 __all__ = ["SandboxTool", "create_bash_tool", "create_sandbox_tool"]
 
@@ -61,28 +62,10 @@ class SandboxTool:
 
     @property
     def description(self) -> str:
-        """The tool's description for the model (its languages and the tools it can call)."""
-        if self.language == "javascript":
-            lines = [
-                "Run JavaScript in an isolated sandbox. The code is the body of an async "
-                "function: use await, print with console.log, and `return` a value to output "
-                "it. No network, no require(); files via the global fs (Node-like) under "
-                "/workspace. Call these async functions (one object argument each):",
-            ]
-        else:
-            lines = [
-                "Run a bash script (GNU tools: grep, sed, awk, jq, sort, find, ...) or "
-                "JavaScript in an isolated sandbox with a persistent /workspace. Shell: call a "
-                "tool with `tool NAME --key value` (prints JSON; pipe it to jq). JavaScript: "
-                "the code is the body of an async function; tools are async functions taking "
-                "one object:",
-            ]
-        for tool in self.sandbox.tools.values():
-            props = tool.parameters.get("properties", {})
-            fields = ", ".join(f"{k}: {v.get('type', 'any')}" for k, v in props.items())
-            summary = f" - {tool.description}" if tool.description else ""
-            lines.append(f"  await {tool.js_name}({{{fields}}}){summary}")
-        return "\n".join(lines)
+        """What the model reads about this tool (how code runs in its language, the limits,
+        and the tools the code can call as TypeScript declarations with the capabilities in
+        force); see :meth:`~corral.sandbox.Sandbox.prompt`."""
+        return self.sandbox.prompt(self.language)
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -96,6 +79,26 @@ class SandboxTool:
             "required": ["code"],
             "additionalProperties": False,
         }
+
+    # --- export: this tool in other libraries' forms ------------------------------------
+
+    def to_openai(self, *, api: Literal["chat", "responses"] = "chat") -> dict[str, Any]:
+        """This tool as an OpenAI function tool: the Chat Completions form, or the Responses
+        API's flat form with ``api="responses"`` (see :func:`corral.tools.to_openai`)."""
+        return to_openai(self._definition(), api=api)
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """This tool as an Anthropic client tool (``name``, ``description``,
+        ``input_schema``)."""
+        return to_anthropic(self._definition())
+
+    def to_mcp(self) -> dict[str, Any]:
+        """This tool as a dict in the shape of an MCP ``Tool`` (``name``, ``description``,
+        ``inputSchema``)."""
+        return to_mcp(self._definition())
+
+    def _definition(self) -> ToolDefinition:
+        return ToolDefinition(self.name, self.description, self.parameters)
 
 
 def create_sandbox_tool(
@@ -120,9 +123,9 @@ def create_sandbox_tool(
     >>> sandbox.run("return (await get_weather({city: 'SF'})).temp")
     '72'
     """
-    definitions = [_definition(t) for t in tools or ()]
-    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
-    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits))
+    table = tool_table(tools, tool_handler)
+    caps = capabilities_from_dict(list(table), constraints, max_calls)
+    return SandboxTool(Sandbox(table.values(), caps, tool_handler, limits))
 
 
 def create_bash_tool(
@@ -138,6 +141,6 @@ def create_bash_tool(
     shell or JavaScript by the rule of :func:`corral.language.detect_language` (``echo hi``
     is the shell, ``return 1`` is JavaScript); ``language=`` always overrides it.
     """
-    definitions = [_definition(t) for t in tools or ()]
-    caps = capabilities_from_dict([t.name for t in definitions], constraints, max_calls)
-    return SandboxTool(Sandbox(definitions, caps, tool_handler, limits), language="auto")
+    table = tool_table(tools, tool_handler)
+    caps = capabilities_from_dict(list(table), constraints, max_calls)
+    return SandboxTool(Sandbox(table.values(), caps, tool_handler, limits), language="auto")

@@ -105,8 +105,10 @@ def test_lists_five_tools_and_describes_what_the_code_can_call() -> None:
                 SandboxTool(template).description
                 + "\n\nFiles in /workspace and /tmp persist from call to call within this session."
             )
-            assert "await add({a: integer, b: integer}) - Add two numbers." in str(
-                tools["run_shell"].description
+            assert str(tools["run_shell"].description).endswith(
+                "/** Add two numbers. */\n"
+                "declare function add(args: {a: number; b: number}): Promise<number>;\n\n"
+                "Files in /workspace and /tmp persist from call to call within this session."
             )
             assert tools["run_shell"].input_schema == {
                 "type": "object",

@@ -17,7 +17,7 @@ pub mod shell;
 
 use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
-use crate::protocol::{Limits, ToolSpec};
+use crate::protocol::{js_name, namespace_path, Limits, ToolSpec};
 use crate::shell::interp::Shell;
 use crate::vfs::Vfs;
 use shell::ShellTasks;
@@ -89,28 +89,6 @@ struct PreludeTool<'a> {
     path: Vec<String>,
     description: &'a str,
     parameters: &'a serde_json::Value,
-}
-
-/// JS-visible name of a tool: `. / - :` become `_`.
-pub fn js_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if matches!(c, '.' | '/' | '-' | ':') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect()
-}
-
-/// Namespace form of a tool name: `stripe/charges/create` is `stripe.charges.create`, and
-/// `mcp:fs.read-file` is `mcp.fs.read_file` (segments split at `/ . :`, `-` becomes `_`).
-pub fn namespace_path(name: &str) -> Vec<String> {
-    name.split(['/', '.', ':'])
-        .filter(|s| !s.is_empty())
-        .map(|s| s.replace('-', "_"))
-        .collect()
 }
 
 /// An error setting up or driving QuickJS (not a script's own exception).
@@ -365,28 +343,4 @@ fn install(
             other => other.into(),
         })?;
     Ok(Persistent::save(ctx, hooks))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{js_name, namespace_path};
-
-    #[test]
-    fn js_names_replace_separators() {
-        assert_eq!(js_name("stripe/charges/create"), "stripe_charges_create");
-        assert_eq!(js_name("mcp:fs.read-file"), "mcp_fs_read_file");
-    }
-
-    #[test]
-    fn namespace_paths_split_at_separators() {
-        assert_eq!(
-            namespace_path("stripe/charges/create"),
-            ["stripe", "charges", "create"]
-        );
-        assert_eq!(
-            namespace_path("mcp:fs.read-file"),
-            ["mcp", "fs", "read_file"]
-        );
-        assert_eq!(namespace_path("get_weather"), ["get_weather"]);
-    }
 }

@@ -32,6 +32,8 @@ pub use path::{resolve, NAME_MAX, PATH_MAX};
 pub use snapshot::{Piece, Pieces};
 pub use tree::{VfsLimits, VfsUsage};
 
+use std::rc::Rc;
+
 use tree::Tree;
 
 /// The starting directory, writable.
@@ -59,6 +61,15 @@ impl Vfs {
             clock,
             generation: 0,
         }
+    }
+
+    /// Adds a read-only file at absolute `path` outside `/workspace` and `/tmp` (the host's
+    /// `/tools/index.d.ts`): not counted against the quotas, not in snapshots, and kept
+    /// across restores. Fails with EINVAL for a path inside the writable areas.
+    pub fn add_system_file(&mut self, path: &str, bytes: Vec<u8>) -> Result<(), VfsError> {
+        self.tree
+            .add_system_file(path, Rc::new(bytes))
+            .map_err(|code| VfsError::new(code, path))
     }
 
     /// A number that changes whenever the filesystem may have changed.

@@ -161,6 +161,9 @@ fn decode(bytes: &[u8], current: &Tree) -> Result<Tree, Errno> {
         return Err(Errno::EINVAL);
     }
     let mut tree = Tree::skeleton(current.limits, current.boot_ms);
+    for (path, bytes) in &current.system {
+        tree.add_system_file(path, Rc::clone(bytes))?;
+    }
     for root in tree.writable {
         let (node, count) = input.node()?;
         let count = count.ok_or(Errno::EINVAL)?;
@@ -269,7 +272,7 @@ impl<'a> Input<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
-    use super::super::{FileKind, VfsLimits, VfsUsage, WORKSPACE};
+    use super::super::{Errno, FileKind, VfsLimits, VfsUsage, WORKSPACE};
     use super::*;
 
     const W: &str = WORKSPACE;
@@ -368,6 +371,24 @@ mod tests {
         assert!(ls(&vfs, ".").is_empty() && ls(&vfs, "/tmp").is_empty());
         assert_eq!(vfs.usage(), VfsUsage::default());
         assert_eq!(ls(&vfs, "/usr"), ["bin/"]);
+    }
+
+    #[test]
+    fn system_files_survive_a_restore_and_stay_out_of_snapshots() {
+        let mut vfs = sample();
+        assert_eq!(
+            vfs.add_system_file("/tools/index.d.ts", b"x".to_vec()),
+            Ok(())
+        );
+        let snapshot = vfs.snapshot();
+        assert_eq!(snapshot, sample().snapshot());
+        assert_eq!(vfs.restore(&snapshot), Ok(()));
+        assert_eq!(text(&vfs, "/tools/index.d.ts"), "x");
+        assert_eq!(
+            code(vfs.write(WORKSPACE, "/tools/index.d.ts", b"")),
+            Some(Errno::EACCES)
+        );
+        assert_eq!(vfs.usage(), sample().usage());
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub(super) struct Tree {
     pub writable: [Ino; 2],
     /// When the read-only skeleton was made: its mtimes, kept across restores.
     pub boot_ms: f64,
+    /// Read-only files the host added to the skeleton (path, contents), kept across restores.
+    pub system: Vec<(String, Rc<Vec<u8>>)>,
 }
 
 impl Tree {
@@ -64,6 +66,7 @@ impl Tree {
             usage: VfsUsage::default(),
             writable: [ROOT; 2],
             boot_ms: now,
+            system: Vec::new(),
         };
         tree.nodes.alloc(Node::dir(now));
         for name in ["bin", "etc", "home"] {
@@ -87,6 +90,29 @@ impl Tree {
         }
         tree.writable = [tree.fixture(ROOT, "workspace", Node::dir(now)), tmp];
         tree
+    }
+
+    /// Adds a read-only file to the skeleton at absolute `path` (outside `/workspace` and
+    /// `/tmp`), with its directories; outside the quotas, and kept across restores.
+    pub fn add_system_file(&mut self, path: &str, bytes: Rc<Vec<u8>>) -> Result<(), Errno> {
+        let names: Vec<&str> = path.split('/').filter(|n| !n.is_empty()).collect();
+        let Some((file, dirs)) = names.split_last() else {
+            return Err(Errno::EINVAL);
+        };
+        if matches!(names[0], "workspace" | "tmp") || names.iter().any(|n| matches!(*n, "." | ".."))
+        {
+            return Err(Errno::EINVAL);
+        }
+        let mut parent = ROOT;
+        for name in dirs {
+            self.entries(parent)?;
+            parent = self.fixture(parent, name, Node::dir(self.boot_ms));
+        }
+        self.entries(parent)?;
+        let node = Node::with(Data::File(Rc::clone(&bytes)), 0o444, self.boot_ms);
+        self.fixture(parent, file, node);
+        self.system.push((path.to_string(), bytes));
+        Ok(())
     }
 
     /// Adds a node outside the quotas (the skeleton); an existing entry is kept.
@@ -258,6 +284,36 @@ mod tests {
             ["bin", "dev", "etc", "home", "tmp", "usr", "workspace"]
         );
         assert_eq!(tree.usage, VfsUsage::default());
+    }
+
+    #[test]
+    fn system_files_are_read_only_and_outside_the_quotas() {
+        let mut tree = Tree::skeleton(VfsLimits::default(), 5.0);
+        let text = Rc::new(b"declare function f(): void;".to_vec());
+        assert_eq!(tree.add_system_file("/tools/index.d.ts", text), Ok(()));
+        let root: Vec<&str> = tree
+            .entries(ROOT)
+            .map(|e| e.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            root,
+            [
+                "bin",
+                "dev",
+                "etc",
+                "home",
+                "tmp",
+                "tools",
+                "usr",
+                "workspace"
+            ]
+        );
+        assert_eq!(tree.usage, VfsUsage::default());
+        assert_eq!(tree.system.len(), 1);
+        for bad in ["/", "/workspace/x", "/tmp/x", "/a/../b", "/dev/null/x"] {
+            let refused = tree.add_system_file(bad, Rc::new(Vec::new())).is_err();
+            assert!(refused, "{bad}");
+        }
     }
 
     #[test]

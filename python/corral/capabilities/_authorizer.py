@@ -218,6 +218,12 @@ class Authorizer:
         with self._lock:
             return self._per_pattern()
 
+    def remaining_per_capability(self) -> list[int | None]:
+        """Calls left under each capability, in :attr:`capabilities` order (None = unlimited);
+        unlike :meth:`remaining_calls`, capabilities with the same pattern stay apart."""
+        with self._lock:
+            return [budget.remaining() for budget in self._budgets]
+
     def remaining_budgets(self) -> dict[str, int | None]:
         """Calls left in every budget (None = unlimited).
 

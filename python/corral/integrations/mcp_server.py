@@ -29,9 +29,9 @@ from typing import Any
 from ..capabilities import MethodCapability
 from ..limits import Limits
 from ..results import ExecutionResult
-from ..sandbox import Sandbox, ToolLike, _definition
+from ..sandbox import Sandbox
 from ..sandbox_tool import SandboxTool
-from ..tools import ToolDefinition
+from ..tools import ToolDefinition, ToolLike, as_definition
 from . import require
 
 require("mcp", "mcp")
@@ -74,7 +74,7 @@ def tools_from_module(name: str) -> list[ToolDefinition]:
     if listed is not None:
         if not isinstance(listed, (list, tuple)):
             raise ValueError(f"{name}.TOOLS must be a list of functions or ToolDefinitions")
-        return [_definition(tool) for tool in listed]
+        return [as_definition(tool) for tool in listed]
     functions = [
         value
         for key, value in vars(module).items()
@@ -84,7 +84,7 @@ def tools_from_module(name: str) -> list[ToolDefinition]:
     ]
     if not functions:
         raise ValueError(f"module {name!r} defines no public function and no TOOLS list")
-    return [_definition(function) for function in functions]
+    return [as_definition(function) for function in functions]
 
 
 # --- the server ------------------------------------------------------------------------------
@@ -140,7 +140,7 @@ class SandboxServer:
         name: str = "corral",
     ) -> None:
         self._options: dict[str, Any] = {
-            "tools": [_definition(tool) for tool in tools],
+            "tools": [as_definition(tool) for tool in tools],
             "capabilities": None if capabilities is None else list(capabilities),
             "limits": limits or Limits(),
             "max_calls": max_calls,

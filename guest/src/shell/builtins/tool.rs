@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{Builtin, Ctx};
 use crate::applets::ToolInfo;
+use crate::protocol::js_name;
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
 
@@ -101,19 +102,6 @@ async fn unknown(ctx: &Ctx, name: &str) -> Flow {
         .eprint(&format!("tool: unknown tool '{name}' (try tool --list)\n"))
         .await;
     Flow::Normal(1)
-}
-
-/// The JavaScript spelling of a canonical name: `. / - :` become `_`.
-fn js_name(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if matches!(c, '.' | '/' | '-' | ':') {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 /// The tool `name` refers to: its canonical name or any JavaScript spelling of it.

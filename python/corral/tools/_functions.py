@@ -1,0 +1,107 @@
+"""Tool definitions from Python functions."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from corral.capabilities import validate_tool_name
+
+from ._definition import ToolDefinition
+from ._docstrings import docstring, first_paragraph, param_docs
+from ._schema import (
+    annotation_schema,
+    is_json,
+    json_copy,
+    object_schema,
+    return_schema,
+    strip_optional,
+    unwrap_annotated,
+)
+
+
+def tool_from_function(
+    func: Callable[..., Any], name: str | None = None, description: str | None = None
+) -> ToolDefinition:
+    """Build a :class:`ToolDefinition` from a function's signature, type hints and docstring.
+
+    The name defaults to ``func.__name__``; the description to the docstring's first paragraph.
+    Parameter descriptions come from a Google (``Args:``), NumPy (``Parameters``) or reST
+    (``:param x:``) docstring, or from ``Annotated[X, "description"]``. A parameter with a
+    default, or annotated ``X | None``, is not required.
+
+    Raises:
+        ValueError: for ``*args``/``**kwargs``, positional-only parameters, an unsupported
+            annotation, an unresolvable forward reference, or an invalid name.
+    """
+    tool_name = _tool_name(func, name)
+    signature = _signature(func, tool_name)
+    doc = docstring(func)
+    docs = param_docs(doc)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for param in signature.parameters.values():
+        properties[param.name], is_required = _param_schema(param, docs, tool_name)
+        if is_required:
+            required.append(param.name)
+    return ToolDefinition(
+        name=tool_name,
+        description=first_paragraph(doc) if description is None else description,
+        parameters=object_schema(properties, required),
+        func=func,
+        is_async=is_async(func),
+        returns=return_schema(signature.return_annotation),
+    )
+
+
+def _tool_name(func: Callable[..., Any], name: str | None) -> str:
+    chosen = name if name is not None else getattr(func, "__name__", None)
+    if chosen is None:
+        raise ValueError(f"{func!r} has no __name__; pass name=... to tool_from_function")
+    try:
+        return validate_tool_name(chosen)
+    except ValueError as error:
+        raise ValueError(f"{error}; pass name=... to tool_from_function") from None
+
+
+def _signature(func: Callable[..., Any], tool: str) -> inspect.Signature:
+    try:
+        return inspect.signature(func, eval_str=True)
+    except (NameError, SyntaxError) as error:
+        raise ValueError(f"tool {tool!r}: cannot resolve its type hints ({error})") from None
+
+
+def is_async(func: Callable[..., Any]) -> bool:
+    # A callable object with an ``async def __call__`` is async too.
+    call = getattr(func, "__call__", None)  # noqa: B004 - we want the attribute, not callable()
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(call)
+
+
+_REJECTED_KINDS: Final = {
+    inspect.Parameter.VAR_POSITIONAL: "*{} is not supported; declare each parameter explicitly",
+    inspect.Parameter.VAR_KEYWORD: "**{} is not supported; declare each parameter explicitly",
+    inspect.Parameter.POSITIONAL_ONLY: (
+        "positional-only parameter {!r} is not supported; tools are called with keyword arguments"
+    ),
+}
+
+
+def _param_schema(
+    param: inspect.Parameter, docs: Mapping[str, str], tool: str
+) -> tuple[dict[str, Any], bool]:
+    """The schema of one parameter, and whether it is required."""
+    if param.kind in _REJECTED_KINDS:
+        raise ValueError(f"tool {tool!r}: " + _REJECTED_KINDS[param.kind].format(param.name))
+    annotation, note = unwrap_annotated(param.annotation)
+    optional, annotation = strip_optional(annotation)
+    schema = annotation_schema(annotation, f"tool {tool!r}, parameter {param.name!r}", 0)
+    description = note or docs.get(param.name, "")
+    if description:
+        schema["description"] = description
+    has_default = param.default is not inspect.Parameter.empty
+    if has_default and is_json(param.default, 0):
+        schema["default"] = json_copy(param.default)
+    elif optional and not has_default:
+        schema["default"] = None  # call_tool passes None for it when it is left out
+    return schema, not (has_default or optional)
