@@ -1,9 +1,11 @@
-"""corral in smolagents: a ToolCallingAgent whose tool runs shell pipelines and JavaScript.
+"""corral in smolagents: a ToolCallingAgent whose tool runs shell pipelines and JavaScript,
+and a CodeAgent that writes JavaScript instead of Python.
 
 The sandbox holds a web server's access log (written from the host with ``sandbox.fs``). The
 model counts the errors with a shell pipeline, then asks a capability-checked Python tool for a
 page outside its allowed path prefix: the denial comes back as the observation, and the agent
-goes on to its final answer.
+goes on to its final answer. Then a ``CodeAgent`` built by ``create_code_agent`` answers from
+the same files in two JavaScript steps, the last one returning its answer.
 
 Needs ``pip install 'corral[smolagents]'``. It runs offline: a ``smolagents.models.Model``
 subclass replays the model's turns (use ``InferenceClientModel`` or ``LiteLLMModel`` for a real
@@ -15,6 +17,8 @@ Prints::
     observation: 1 /api/users
     observation: tool: fetch_page denied: path starts_with '/docs/' failed (path = '/admin')
     final answer: 3 server errors, most on /api/orders; /admin is off limits.
+    code agent step: 5 requests
+    code agent answer: 60% of requests failed
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from smolagents.models import (
 )
 
 from corral import create_bash_tool
-from corral.integrations.smolagents import as_smolagents_tool
+from corral.integrations.smolagents import as_smolagents_tool, create_code_agent
 
 LOG = """\
 GET /api/orders 500
@@ -44,6 +48,16 @@ TURNS: list[tuple[str, dict[str, Any]]] = [
     ("sandbox", {"code": "grep ' 50[0-9]$' access.log | awk '{print $2}' | sort | uniq -c"}),
     ("sandbox", {"code": "tool fetch_page --path /admin", "language": "shell"}),
     ("final_answer", {"answer": "3 server errors, most on /api/orders; /admin is off limits."}),
+]
+
+CODE_AGENT_TURNS = [
+    "Thought: count the requests first.\n<script>\n"
+    "const lines = (await fs.readFile('/workspace/access.log', 'utf8')).trim().split('\\n');\n"
+    "console.log(`${lines.length} requests`);\n</script>",
+    "Thought: now the share of 5xx, and that is the answer.\n<script>\n"
+    "const lines = (await fs.readFile('/workspace/access.log', 'utf8')).trim().split('\\n');\n"
+    "const failed = lines.filter((line) => / 5\\d\\d$/.test(line)).length;\n"
+    "return `${Math.round((100 * failed) / lines.length)}% of requests failed`;\n</script>",
 ]
 
 
@@ -71,6 +85,21 @@ class ReplayModel(Model):  # type: ignore[misc]
         return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
 
 
+class WritingModel(Model):  # type: ignore[misc]
+    """Answers each CodeAgent turn with the next of CODE_AGENT_TURNS (text with a code block)."""
+
+    def __init__(self) -> None:
+        super().__init__(model_id="writing")
+        self.turn = 0
+
+    def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> ChatMessage:
+        if self.turn:
+            logs = messages[-1].content[0]["text"].split("Execution logs:\n", 1)[1]
+            print("code agent step:", logs.split("\nLast output", 1)[0].strip())
+        self.turn += 1
+        return ChatMessage(role=MessageRole.ASSISTANT, content=CODE_AGENT_TURNS[self.turn - 1])
+
+
 def main() -> None:
     bash = create_bash_tool(
         tools=[fetch_page], constraints={"fetch_page": {"path": "startswith:/docs/"}}
@@ -79,6 +108,9 @@ def main() -> None:
     agent = ToolCallingAgent(tools=[as_smolagents_tool(bash)], model=ReplayModel())
     agent.logger.level = -1  # quiet: this example prints what the model reads
     print("final answer:", agent.run("How many server errors, and what is on /admin?"))
+
+    code_agent = create_code_agent(bash, WritingModel(), verbosity_level=-1)
+    print("code agent answer:", code_agent.run("What share of the requests failed?"))
 
 
 if __name__ == "__main__":

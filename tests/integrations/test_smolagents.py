@@ -17,7 +17,11 @@ from smolagents.models import (
 )
 
 from corral import create_bash_tool, create_sandbox_tool
-from corral.integrations.smolagents import as_smolagents_tool
+from corral.integrations.smolagents import (
+    as_smolagents_tool,
+    code_executor,
+    create_code_agent,
+)
 
 DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')\n"
 
@@ -124,3 +128,71 @@ def test_async_tools_run_from_the_synchronous_agent() -> None:
 
     model = ScriptedModel({"code": "return await lookup({key: 'ok'})"})
     assert run(model, create_sandbox_tool([lookup])) == "OK"
+
+
+class WritingModel(Model):  # type: ignore[misc]
+    """Answers each turn with the next of ``replies`` (text holding a code block)."""
+
+    def __init__(self, *replies: str) -> None:
+        super().__init__(model_id="writing")
+        self.replies = list(replies)
+        self.sent: list[list[Any]] = []
+
+    def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> ChatMessage:
+        self.sent.append(list(messages))
+        return ChatMessage(role=MessageRole.ASSISTANT, content=self.replies[len(self.sent) - 1])
+
+
+def test_code_agent_runs_javascript_blocks_and_returns_the_final_answer() -> None:
+    model = WritingModel(
+        "Thought: try Tokyo.\n<script>\nconsole.log(await get_weather({city: 'Tokyo'}))\n</script>",
+        "Thought: SF then.\n<script>\nconst w = await get_weather({city: 'SF'});\n"
+        "console.log(w.temp)\n</script>",
+        "Thought: done.\n<script>\nreturn 'SF is 64F'\n</script>",
+    )
+    sandbox_tool = weather_tool()
+    agent = create_code_agent(sandbox_tool, model, verbosity_level=-1)
+    assert agent.run("weather?") == "SF is 64F"
+    system = model.sent[0][0].content[0]["text"]
+    assert system == (
+        "You are an expert assistant who solves tasks by writing JavaScript that a sandbox runs.\n"
+        "Work in steps. In each step, write 'Thought:' with your reasoning, then JavaScript "
+        "between <script> and </script>. The code is the body of an async function: use `await`. "
+        "Print what you need for the next step with console.log; it comes back to you as the "
+        "'Observation:'. Variables do not persist between steps; files under /workspace do.\n"
+        "When you have the answer, end the task with a step whose code returns it: "
+        "`return answer;`. Return nothing in the other steps.\n\n"
+        "Example:\n"
+        "Thought: I will count the words, then give the count as the answer.\n"
+        '<script>\nconst words = "a b c".split(" ");\n'
+        "return `${words.length} words`;\n</script>\n\n"
+        f"The sandbox:\n{sandbox_tool.description}\n"
+        "A tool call that is denied comes back as an error naming the rule: change the "
+        "arguments instead of repeating the call."
+    )
+    observations = [sent[-1].content[0]["text"] for sent in model.sent[1:]]
+    assert observations == [
+        f"Observation:\nExecution logs:\n{DENIED}Last output from code snippet:\nNone",
+        "Observation:\nExecution logs:\n64\nLast output from code snippet:\nNone",
+    ]
+
+
+def test_code_executor_reports_errors_as_logs() -> None:
+    executor = code_executor(weather_tool())
+    output = executor("null.x")
+    assert (output.output, output.is_final_answer) == (None, False)
+    assert output.logs == (
+        "TypeError: cannot read property 'x' of null\n    at <anonymous> (code.js:1:1)\n"
+    )
+    final = executor("console.log('hi'); return {n: 1}")
+    assert (final.output, final.logs, final.is_final_answer) == ({"n": 1}, 'hi\n{"n":1}', True)
+
+
+def test_code_executor_refuses_python_tools_and_variables() -> None:
+    executor = code_executor(weather_tool())
+    executor.send_tools({"final_answer": object()})
+    with pytest.raises(ValueError, match=r"tools \['search'\] cannot run inside corral"):
+        executor.send_tools({"final_answer": object(), "search": object()})
+    executor.send_variables({})
+    with pytest.raises(ValueError, match=r"variables \['df'\] cannot enter corral's JavaScript"):
+        executor.send_variables({"df": 1})
