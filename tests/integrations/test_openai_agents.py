@@ -99,6 +99,7 @@ def test_denied_call_and_guest_errors_reach_the_model_as_text() -> None:
             [code_call("return await get_weather({city: 'Tokyo'})", "c1")],
             [code_call("null.x", "c2")],
             [function_call("sandbox", '{"script": "1"}', call_id="c3")],
+            [function_call("sandbox", "{code: 1", call_id="c4")],
             [assistant_message("gave up")],
         ]
     )
@@ -107,6 +108,8 @@ def test_denied_call_and_guest_errors_reach_the_model_as_text() -> None:
         DENIED,
         "TypeError: cannot read property 'x' of null\n    at <anonymous> (code.js:1:1)\n",
         'Error: the sandbox tool takes {"code": "<script>"}; unexpected argument \'script\'',
+        "Error: the arguments are not valid JSON (Expecting property name enclosed in double "
+        'quotes: line 1 column 2 (char 1)); pass {"code": "..."}',
     ]
 
 

@@ -14,7 +14,16 @@ from typing import Any, Literal, get_args
 from ..sandbox_tool import SandboxTool
 from . import require
 
-__all__ = ["LANGUAGES", "arguments_model", "arun", "is_mixed", "parameters", "run"]
+__all__ = [
+    "LANGUAGES",
+    "arguments_model",
+    "arguments_problem",
+    "arun",
+    "code_description",
+    "is_mixed",
+    "parameters",
+    "run",
+]
 
 Language = Literal["auto", "javascript", "shell"]
 LANGUAGES: tuple[str, ...] = get_args(Language)
@@ -23,6 +32,8 @@ CODE_DESCRIPTION = {
     "shell": "The shell script to run.",
     "auto": "The script to run: a shell script or JavaScript.",
 }
+CODE_SHAPE = '{"code": "<script>"}'
+MIXED_SHAPE = '{"code": "<script>", "language": "auto"}'
 LANGUAGE_DESCRIPTION = (
     "The script's language: 'shell', 'javascript', or 'auto' to pick it from the script "
     "(a shell command first is the shell)."
@@ -81,11 +92,7 @@ def arguments_problem(sandbox_tool: SandboxTool, arguments: Mapping[str, Any]) -
     Error: the sandbox tool takes {"code": "<script>"}; unexpected argument 'script'
     """
     expected = parameters(sandbox_tool)["properties"]
-    shape = (
-        '{"code": "<script>", "language": "auto"}'
-        if is_mixed(sandbox_tool)
-        else ('{"code": "<script>"}')
-    )
+    shape = MIXED_SHAPE if is_mixed(sandbox_tool) else CODE_SHAPE
     takes = f"Error: the {sandbox_tool.name} tool takes {shape}"
     unexpected = [name for name in arguments if name not in expected]
     if unexpected:
