@@ -63,6 +63,11 @@ def test_schema_is_strict_with_only_code() -> None:
     assert tool.description == weather_tool().description
 
 
+def test_options_reach_the_function_tool() -> None:
+    tool = as_function_tool(weather_tool(), name="run_code", needs_approval=True)
+    assert (tool.name, tool.needs_approval) == ("run_code", True)
+
+
 def test_mixed_languages_add_a_required_language_enum() -> None:
     schema = as_function_tool(create_bash_tool()).params_json_schema
     assert list(schema["properties"]) == ["code", "language"]

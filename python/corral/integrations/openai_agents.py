@@ -26,13 +26,15 @@ __all__ = ["as_function_tool", "shell_executor", "shell_tool"]
 EXTRA = "openai-agents"
 
 
-def as_function_tool(sandbox_tool: SandboxTool, *, name: str | None = None) -> Any:
+def as_function_tool(sandbox_tool: SandboxTool, *, name: str | None = None, **options: Any) -> Any:
     """An ``agents.FunctionTool`` that runs the model's code in ``sandbox_tool``'s sandbox.
 
     Args:
         sandbox_tool: The sandbox and its tools (from ``create_sandbox_tool`` or
             ``create_bash_tool``).
         name: The tool's name for the model (default ``sandbox_tool.name``).
+        options: Other ``FunctionTool`` fields (``needs_approval``, ``timeout_seconds``,
+            ``is_enabled``, ...).
     """
     agents = require("agents", EXTRA)
 
@@ -51,6 +53,7 @@ def as_function_tool(sandbox_tool: SandboxTool, *, name: str | None = None) -> A
         params_json_schema=_code.parameters(sandbox_tool, strict=True),
         on_invoke_tool=on_invoke_tool,
         strict_json_schema=True,
+        **options,
     )
 
 
