@@ -1,0 +1,133 @@
+"""corral.integrations.pydantic_ai against the real package, driven by its FunctionModel."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai", reason="needs pip install 'corral[pydantic-ai]'")
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from corral import create_bash_tool, create_sandbox_tool
+from corral.integrations.pydantic_ai import as_pydantic_tool, as_toolset
+
+DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')\n"
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Current weather for a city."""
+    return {"city": city, "temp": {"SF": 64, "Paris": 71}.get(city, 60)}
+
+
+def weather_tool() -> Any:
+    return create_sandbox_tool(
+        tools=[get_weather], constraints={"get_weather": {"city": ["SF", "Paris"]}}
+    )
+
+
+def scripted(*calls: dict[str, Any]) -> tuple[FunctionModel, list[str]]:
+    """A model that makes ``calls`` one per turn, then answers with every tool result it read;
+    the list collects those results."""
+    results: list[str] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        last = messages[-1]
+        if isinstance(last, ModelRequest):
+            results.extend(str(p.content) for p in last.parts if isinstance(p, ToolReturnPart))
+        turn = len([m for m in messages if isinstance(m, ModelResponse)])
+        if turn < len(calls):
+            return ModelResponse(
+                parts=[ToolCallPart("sandbox", calls[turn], tool_call_id=f"c{turn}")]
+            )
+        return ModelResponse(parts=[TextPart("answer: " + " | ".join(results))])
+
+    return FunctionModel(respond), results
+
+
+def test_tool_schema_has_only_code() -> None:
+    definition = as_pydantic_tool(weather_tool()).tool_def
+    assert definition.name == "sandbox"
+    assert definition.description == weather_tool().description
+    assert definition.parameters_json_schema == {
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "The JavaScript to run (the body of an async function).",
+            }
+        },
+        "required": ["code"],
+        "additionalProperties": False,
+    }
+
+
+def test_mixed_languages_add_an_optional_language_enum() -> None:
+    schema = as_pydantic_tool(create_bash_tool()).tool_def.parameters_json_schema
+    assert schema["properties"]["language"]["enum"] == ["auto", "javascript", "shell"]
+    assert schema["properties"]["language"]["default"] == "auto"
+    assert schema["required"] == ["code"]
+
+
+def test_agent_loop_runs_code_that_calls_a_checked_tool() -> None:
+    sandbox_tool = weather_tool()
+    model, _ = scripted({"code": "return (await get_weather({city: 'Paris'})).temp"})
+    result = Agent(model, tools=[as_pydantic_tool(sandbox_tool)]).run_sync("weather?")
+    assert result.output == "answer: 71"
+    assert [call.params for call in sandbox_tool.sandbox.audit(kind="tool_call")] == [
+        {"city": "Paris"}
+    ]
+
+
+def test_denied_call_and_bad_arguments_reach_the_model_as_text() -> None:
+    model, _ = scripted(
+        {"code": "return await get_weather({city: 'Tokyo'})"},
+        {"code": 42},
+    )
+    result = Agent(model, toolsets=[as_toolset(weather_tool())]).run_sync("weather?")
+    assert result.output == (
+        f"answer: {DENIED} | "
+        'Error: the sandbox tool takes {"code": "<script>"}; \'code\' must be a string, got a int'
+    )
+
+
+def test_mixed_tool_runs_the_language_the_model_names() -> None:
+    model, _ = scripted(
+        {"code": "tool get_weather --city SF | jq .temp"},
+        {"code": "return 6 * 7", "language": "javascript"},
+        {"code": "echo hi", "language": "python"},
+    )
+    bash = create_bash_tool([get_weather])
+    result = Agent(model, tools=[as_pydantic_tool(bash)]).run_sync("go")
+    assert result.output == (
+        "answer: 64\n | 42 | Error: 'language' must be one of 'auto', 'javascript', 'shell', "
+        "got 'python'"
+    )
+
+
+def test_async_run_awaits_async_tools_on_the_agents_loop() -> None:
+    loops = []
+
+    async def lookup(key: str) -> str:
+        """Look a key up."""
+        loops.append(asyncio.get_running_loop())
+        return key.upper()
+
+    async def main() -> str:
+        model, _ = scripted({"code": "return await lookup({key: 'ok'})"})
+        agent = Agent(model, toolsets=[as_toolset(create_sandbox_tool([lookup]))])
+        result = await agent.run("go")
+        assert loops == [asyncio.get_running_loop()]
+        return str(result.output)
+
+    assert asyncio.run(main()) == "answer: OK"
