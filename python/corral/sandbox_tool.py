@@ -45,6 +45,13 @@ class SandboxTool:
         """Async :meth:`run`."""
         return (await self.sandbox.aexecute(code, language or self.language)).text()
 
+    def as_langchain_tool(self, name: str = "sandbox") -> Any:
+        """This tool as a LangChain ``BaseTool`` (needs ``pip install 'corral[langchain]'``);
+        see :class:`corral.integrations.langchain.CorralTool`."""
+        from .integrations.langchain import as_langchain_tool
+
+        return as_langchain_tool(self, name)
+
     @property
     def description(self) -> str:
         """The tool's description for the model (its languages and the tools it can call)."""
