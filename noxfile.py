@@ -112,7 +112,8 @@ def crewai(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
-    session.install("-e", ".[lint,test,mcp]", "nox", *E2E_DEPS)  # mypy reads the frameworks
+    # mypy reads the frameworks (the integrations subclass their classes).
+    session.install("-e", ".[lint,test,mcp,langchain,deepagents]", "nox", *E2E_DEPS)
     session.run("ruff", "check", *PY_SOURCES)
     session.run("ruff", "format", "--check", *PY_SOURCES)
     session.run("mypy", "--strict", "python/corral")
@@ -125,9 +126,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Sphinx (warnings are errors) and the docs' doctests (the integration pages' too)."""
+    """Sphinx (warnings are errors) and the docs' doctests (the integration pages' too, so their
+    frameworks are installed)."""
     _build_guest(session)
-    session.install("-e", ".[docs,mcp]")
+    session.install("-e", ".[docs,mcp,langchain,deepagents]")
     session.run(
         "sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html"
     )

@@ -201,8 +201,8 @@ def create_codeact_agent(
 
     ``tools``, ``constraints``, ``max_calls`` and ``limits`` are those of
     :func:`~corral.sandbox_tool.create_sandbox_tool`. ``language="javascript"`` (the
-    default) runs JavaScript blocks; ``"auto"`` also runs ```bash blocks, and an untagged
-    block in the language it looks like. The rest is :func:`create_sandbox_codeact`.
+    default) runs JavaScript blocks; ``"auto"`` also runs shell blocks (tagged ``bash``), and
+    an untagged block in the language it looks like. The rest is :func:`create_sandbox_codeact`.
     """
     if language not in {"javascript", "auto"}:
         raise ValueError(f"language must be 'javascript' or 'auto', not {language!r}")

@@ -27,19 +27,25 @@ from langchain_core.runnables import RunnableConfig  # noqa: E402
 from langchain_core.tools import BaseTool  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
-__all__ = ["CorralMiddleware", "CorralTool", "as_langchain_tool"]
+__all__ = [
+    "NO_OUTPUT",
+    "CorralMiddleware",
+    "CorralTool",
+    "as_langchain_tool",
+    "content_and_artifact",
+]
 
 NO_OUTPUT = "(no output)"
 """What the model reads when the code succeeded and printed nothing."""
 
 
-class CodeArgs(BaseModel):
+class _CodeArgs(BaseModel):
     """The arguments of a single-language sandbox tool."""
 
     code: str = Field(description="The script to run.")
 
 
-class CodeAndLanguageArgs(CodeArgs):
+class _CodeAndLanguageArgs(_CodeArgs):
     """The arguments of a sandbox tool that runs both the shell and JavaScript."""
 
     language: Literal["auto", "javascript", "shell"] = Field(
@@ -67,7 +73,7 @@ class CorralTool(BaseTool):
 
     name: str = "sandbox"
     description: str = "Run code in the corral sandbox."
-    args_schema: type[BaseModel] = CodeArgs
+    args_schema: type[BaseModel] = _CodeArgs
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     sandbox_for: Callable[[RunnableConfig | None], SandboxTool]
     """The sandbox tool that runs a call, given the call's config (one per thread, or one)."""
@@ -101,7 +107,7 @@ def _tool(
     return CorralTool(
         name=name,
         description=prototype.description,
-        args_schema=CodeAndLanguageArgs if mixed else CodeArgs,
+        args_schema=_CodeAndLanguageArgs if mixed else _CodeArgs,
         sandbox_for=sandbox_for,
     )
 
