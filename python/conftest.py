@@ -9,7 +9,7 @@ import importlib.util
 # Integration module -> the framework package it imports at module level.
 FRAMEWORKS = {
     "langchain": "langchain",
-    "codeact": "langgraph",
+    "codeact": "langchain",
     "deepagents": "deepagents",
 }
 

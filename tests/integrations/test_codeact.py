@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-pytest.importorskip("langgraph", reason="needs pip install 'corral[codeact]'")
+pytest.importorskip("langchain", reason="needs pip install 'corral[codeact]'")
 
 from langchain_core.messages import AIMessage
 from langchain_fakes import ScriptedChatModel, transcript

@@ -37,7 +37,7 @@ CASES = {
         "stock.txt: A1 4 | B2 0 | C3 17\n",
     ),
 }
-FRAMEWORK = {"langchain": "langgraph", "codeact": "langgraph", "deepagents": "deepagents"}
+FRAMEWORK = {"langchain": "langchain", "codeact": "langchain", "deepagents": "deepagents"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -25,7 +25,7 @@ from ..sandbox import ToolLike
 from ..sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
 from . import require
 
-require("langgraph", "codeact")
+require("langchain", "codeact")  # LangChain 1.x brings LangGraph
 
 from langchain_core.language_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402

@@ -20,7 +20,7 @@ from ..results import ExecutionResult
 from ..sandbox_tool import SandboxTool
 from . import require
 
-require("langchain_core", "langchain")
+require("langchain", "langchain")
 
 from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from langchain_core.runnables import RunnableConfig  # noqa: E402
