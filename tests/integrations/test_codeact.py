@@ -62,9 +62,7 @@ def test_the_model_writes_javascript_that_calls_the_tools() -> None:
     system = model.seen[0][0]
     assert system.type == "system"
     assert system.content.startswith("You solve the user's task by writing JavaScript.")
-    assert system.content.endswith(
-        "  await get_weather({city: string}) - Current weather for a city."
-    )
+    assert system.content.endswith(create_sandbox_tool(tools=[get_weather]).description)
 
 
 def test_a_denied_call_comes_back_as_text_and_the_model_retries() -> None:
@@ -122,7 +120,7 @@ def test_the_prompt_lists_the_tools() -> None:
     prompt = codeact_prompt(create_sandbox_tool(tools=[get_weather]), "You are a weather bot.")
     assert prompt.startswith("You are a weather bot.\n\nYou solve the user's task")
     assert "```bash" not in prompt
-    assert prompt.endswith("await get_weather({city: string}) - Current weather for a city.")
+    assert prompt.endswith("\n\n" + create_sandbox_tool(tools=[get_weather]).description)
 
 
 def test_langgraph_codeact_with_corral_as_eval_fn() -> None:
