@@ -58,8 +58,8 @@ JAVASCRIPT_PROMPT = """\
 You solve the user's task by writing JavaScript. To run code, write it in one fenced block:
 
 ```javascript
-const w = await get_weather({city: "Paris"});
-console.log(w.temp);
+const words = ["pear", "fig", "apple"];
+console.log(words.sort().join(", "));
 ```
 
 The code runs in an isolated sandbox as the body of an async function; what it prints with \
@@ -69,9 +69,8 @@ Variables do not survive between blocks (set globalThis.name to keep one); files
 /workspace do. When you have the answer, reply with plain text and no code block."""
 
 SHELL_PROMPT = """\
-You may also write a ```bash block: a bash-like shell with GNU tools (grep, sed, awk, jq, \
-sort, ...) in the same sandbox and the same /workspace; call a tool there with \
-`tool NAME --key value` (it prints JSON)."""
+You may also write a shell script in a ```bash block: it runs in the same sandbox, with the \
+same files."""
 
 
 def code_blocks(text: str, default: str = "javascript") -> list[tuple[str, str]]:
