@@ -97,7 +97,7 @@ def integrations(session: nox.Session) -> None:
     models drive each framework's own agent loop; then the examples."""
     _build_guest(session)
     session.install("-e", ".[test,all]")
-    session.run("pytest", "tests/integrations", *session.posargs)
+    session.run("pytest", "tests/integrations", "python/corral/integrations", *session.posargs)
 
 
 @nox.session
