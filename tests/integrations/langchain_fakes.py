@@ -2,12 +2,14 @@
 
 LangChain's fake chat models do not implement ``bind_tools``, which ``create_agent`` always
 calls; :class:`ScriptedChatModel` is ``GenericFakeChatModel`` with a ``bind_tools`` that keeps
-the script, and it records every list of messages it was called with.
+the script, and it records every list of messages it was called with. A reply may be a function
+of the messages so far (:func:`answer_from_last`), so a final answer can carry what corral
+returned instead of a text fixed in advance.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -16,7 +18,10 @@ pytest.importorskip("langchain_core", reason="needs pip install 'corral[langchai
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
+
+Reply = AIMessage | Callable[[list[BaseMessage]], AIMessage]
 
 
 class ScriptedChatModel(GenericFakeChatModel):
@@ -24,15 +29,22 @@ class ScriptedChatModel(GenericFakeChatModel):
 
     seen: list[list[BaseMessage]] = Field(default_factory=list)
 
-    def __init__(self, replies: Sequence[AIMessage]) -> None:
+    def __init__(self, replies: Sequence[Reply]) -> None:
         super().__init__(messages=iter(replies))
 
     def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
         return self
 
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         self.seen.append(list(messages))
-        return super()._generate(messages, *args, **kwargs)
+        reply = next(self.messages)
+        message = reply(messages) if callable(reply) else reply
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def answer_from_last(template: str) -> Callable[[list[BaseMessage]], AIMessage]:
+    """A reply that fills ``{}`` in ``template`` with the last message's text, stripped."""
+    return lambda messages: AIMessage(content=template.format(str(messages[-1].content).strip()))
 
 
 def code_call(code: str, call_id: str = "call_1", name: str = "sandbox", **args: Any) -> AIMessage:

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("langchain", reason="needs pip install 'corral[codeact]'")
 
 from langchain_core.messages import AIMessage
-from langchain_fakes import ScriptedChatModel, transcript
+from langchain_fakes import ScriptedChatModel, answer_from_last, transcript
 from langgraph.checkpoint.memory import InMemorySaver
 
 from corral import create_bash_tool, create_sandbox_tool
@@ -50,14 +50,14 @@ console.log(`${best.city} ${best.temp}`);
 
 
 def test_the_model_writes_javascript_that_calls_the_tools() -> None:
-    model = ScriptedChatModel([reply(HOTTEST), reply("Tokyo is hotter (25C).")])
+    model = ScriptedChatModel([reply(HOTTEST), answer_from_last("Hotter: {}C.")])
     agent = create_codeact_agent(model, [get_weather], max_calls=5)
     state = agent.invoke({"messages": [("user", "Which is hotter, Tokyo or Paris?")]})
     assert transcript(state["messages"]) == [
         ("human", "Which is hotter, Tokyo or Paris?"),
         ("ai", HOTTEST),
         ("human", "Tokyo 25\n"),
-        ("ai", "Tokyo is hotter (25C)."),
+        ("ai", "Hotter: Tokyo 25C."),
     ]
     system = model.seen[0][0]
     assert system.type == "system"
@@ -94,7 +94,7 @@ def test_budgets_are_forwarded() -> None:
 
 def test_ainvoke_awaits_async_tools() -> None:
     code = "```javascript\nconst o = await lookup({order_id: 'A1'}); return o.status\n```"
-    model = ScriptedChatModel([reply(code), reply("It has shipped.")])
+    model = ScriptedChatModel([reply(code), answer_from_last("It has {}.")])
     agent = create_codeact_agent(model, [lookup])
     state = asyncio.run(agent.ainvoke({"messages": [("user", "Where is A1?")]}))
     assert transcript(state["messages"])[2:] == [("human", "shipped"), ("ai", "It has shipped.")]

@@ -21,7 +21,7 @@ from deepagents.backends.protocol import (
     WriteResult,
 )
 from langchain_core.messages import AIMessage
-from langchain_fakes import ScriptedChatModel, transcript
+from langchain_fakes import ScriptedChatModel, answer_from_last, transcript
 
 from corral import Limits, Sandbox, create_bash_tool
 from corral.integrations.deepagents import CorralBackend
@@ -215,13 +215,13 @@ def test_a_deep_agent_works_in_the_sandbox() -> None:
 
 def test_a_deep_agent_runs_async() -> None:
     model = ScriptedChatModel(
-        [call("execute", {"command": "echo hi > f; cat f"}, 1), AIMessage(content="hi")]
+        [call("execute", {"command": "echo hi > f; cat f"}, 1), answer_from_last("Said: {}")]
     )
     backend = CorralBackend(Sandbox())
     agent = create_deep_agent(model=model, backend=backend)
     state = asyncio.run(agent.ainvoke({"messages": [("user", "go")]}))
     assert transcript(state["messages"])[2:] == [
         ("tool", "hi\n\n[Command succeeded with exit code 0]"),
-        ("ai", "hi"),
+        ("ai", "Said: hi\n\n[Command succeeded with exit code 0]"),
     ]
     assert backend.fs.read_text("/workspace/f") == "hi\n"

@@ -14,7 +14,7 @@ pytest.importorskip("langgraph", reason="needs pip install 'corral[langchain]'")
 
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, ToolMessage
-from langchain_fakes import ScriptedChatModel, code_call, transcript
+from langchain_fakes import ScriptedChatModel, answer_from_last, code_call, transcript
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
@@ -54,14 +54,14 @@ def test_the_tool_shows_only_code_unless_languages_mix() -> None:
 
 
 def test_create_agent_runs_the_code_and_the_model_reads_the_result() -> None:
-    model = ScriptedChatModel([code_call(WEATHER_JS), AIMessage(content="It is 25C in Tokyo.")])
+    model = ScriptedChatModel([code_call(WEATHER_JS), answer_from_last("It is {} now.")])
     agent = create_agent(model, [create_sandbox_tool(tools=[get_weather]).as_langchain_tool()])
     state = agent.invoke({"messages": [("user", "Weather in Tokyo?")]})
     assert transcript(state["messages"]) == [
         ("human", "Weather in Tokyo?"),
         ("ai", ""),
         ("tool", "Tokyo: 25C"),
-        ("ai", "It is 25C in Tokyo."),
+        ("ai", "It is Tokyo: 25C now."),
     ]
     assert state["messages"][2].artifact == {"exit_code": 0, "error_kind": None, "error": None}
     assert transcript(model.seen[1][-1:]) == [("tool", "Tokyo: 25C")]
@@ -73,7 +73,7 @@ def test_a_denied_call_reaches_the_model_as_text_and_the_run_goes_on() -> None:
         [
             code_call("return await transfer({amount: 5000})"),
             code_call("return await transfer({amount: 50})", call_id="call_2"),
-            AIMessage(content="Moved 50 instead."),
+            answer_from_last("Not 5000: {}."),
         ]
     )
     agent = create_agent(model, [sandbox.as_langchain_tool()])
@@ -85,7 +85,7 @@ def test_a_denied_call_reaches_the_model_as_text_and_the_run_goes_on() -> None:
         ("tool", denial),
         ("ai", ""),
         ("tool", "moved 50"),
-        ("ai", "Moved 50 instead."),
+        ("ai", "Not 5000: moved 50."),
     ]
     assert state["messages"][2].artifact == {
         "exit_code": 1,
@@ -112,10 +112,13 @@ def test_guest_failures_are_text_never_exceptions() -> None:
 
 def test_ainvoke_awaits_async_tools_through_aexecute() -> None:
     code = "const o = await lookup({order_id: 'A1'}); return `${o.order_id} ${o.status}`"
-    model = ScriptedChatModel([code_call(code), AIMessage(content="A1 has shipped.")])
+    model = ScriptedChatModel([code_call(code), answer_from_last("Order {}.")])
     agent = create_agent(model, [create_sandbox_tool(tools=[lookup]).as_langchain_tool()])
     state = asyncio.run(agent.ainvoke({"messages": [("user", "Where is A1?")]}))
-    assert transcript(state["messages"])[2:] == [("tool", "A1 shipped"), ("ai", "A1 has shipped.")]
+    assert transcript(state["messages"])[2:] == [
+        ("tool", "A1 shipped"),
+        ("ai", "Order A1 shipped."),
+    ]
 
 
 def test_tool_node_in_a_state_graph_runs_parallel_calls() -> None:
