@@ -35,6 +35,8 @@ PY_SOURCES = (
     "guest/toolchain.py",
     "guest/hatch_build.py",
     "tools",
+    "examples",
+    "conftest.py",
 )
 
 nox.options.sessions = ["tests"]
