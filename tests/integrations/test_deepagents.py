@@ -225,3 +225,17 @@ def test_a_deep_agent_runs_async() -> None:
         ("ai", "Said: hi\n\n[Command succeeded with exit code 0]"),
     ]
     assert backend.fs.read_text("/workspace/f") == "hi\n"
+
+
+def test_links_that_loop_or_dangle_break_nothing(backend: CorralBackend) -> None:
+    backend.execute("ln -s /workspace src/lib/up; ln -s nowhere dangling")
+    assert [e["path"] for e in backend.ls("/workspace").entries or []] == [
+        "/workspace/README.md",
+        "/workspace/dangling",
+        "/workspace/src/",
+    ]
+    assert sorted(m["path"] for m in backend.glob("*.js").matches or []) == [
+        "/workspace/src/lib/util.js",
+        "/workspace/src/main.js",
+    ]
+    assert [m["path"] for m in backend.grep("three").matches or []] == ["/workspace/README.md"]

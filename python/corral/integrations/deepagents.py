@@ -147,7 +147,10 @@ class CorralBackend(SandboxBackendProtocol):
         return LsResult(entries=[self._info(_join(path, name)) for name in names])
 
     def _info(self, path: str) -> FileInfo:
-        stat = self.fs.stat(path)
+        try:
+            stat = self.fs.stat(path)
+        except OSError:  # a broken symbolic link
+            return FileInfo(path=path, is_dir=False)
         modified = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stat.mtime))
         shown = path + "/" if stat.is_dir else path
         return FileInfo(path=shown, is_dir=stat.is_dir, size=stat.size, modified_at=modified)
@@ -265,23 +268,23 @@ class CorralBackend(SandboxBackendProtocol):
         return GlobResult(matches=found)
 
     def _walk(self, root: str) -> Iterator[tuple[str, str]]:
-        """Every regular file under ``root``: its path and its path relative to ``root``."""
+        """Every regular file under ``root``: its path and its path relative to ``root``.
+        Symbolic links are not followed (a link to a parent would loop)."""
         try:
             if self.fs.stat(root).is_file:
                 yield root, root.rsplit("/", 1)[-1]
                 return
-            pending = [(root, "")]
         except OSError:
             return
+        pending = [(root, "")]
         while pending:
             directory, prefix = pending.pop()
             try:
-                names = self.fs.listdir(directory)
+                entries = self.fs.scandir(directory)
             except OSError:
                 continue
-            for name in names:
+            for name, kind in entries:
                 path, relative = _join(directory, name), prefix + name
-                kind = self.fs.stat(path).kind
                 if kind == "dir":
                     pending.append((path, relative + "/"))
                 elif kind == "file":
