@@ -142,7 +142,7 @@ class CorralBackend(SandboxBackendProtocol):
             names = self.fs.listdir(path)
         except FileNotFoundError:
             return LsResult(error=f"Path '{path}': path_not_found")
-        except OSError as error:
+        except (OSError, ValueError) as error:
             return LsResult(error=f"Cannot list '{path}': {_reason(error)}")
         return LsResult(entries=[self._info(_join(path, name)) for name in names])
 
@@ -165,7 +165,7 @@ class CorralBackend(SandboxBackendProtocol):
             data = self.fs.read(file_path)
         except FileNotFoundError:
             return ReadResult(error=f"File '{file_path}' not found")
-        except OSError as error:
+        except (OSError, ValueError) as error:
             return ReadResult(error=f"Error reading file '{file_path}': {_reason(error)}")
         try:
             text = data.decode("utf-8")
@@ -184,7 +184,7 @@ class CorralBackend(SandboxBackendProtocol):
             if parent:
                 self.fs.mkdir(parent, parents=True)
             self.fs.write(file_path, content)
-        except OSError as error:
+        except (OSError, ValueError) as error:
             return WriteResult(error=f"Error writing file '{file_path}': {_reason(error)}")
         return WriteResult(path=file_path)
 
@@ -199,7 +199,7 @@ class CorralBackend(SandboxBackendProtocol):
             content = self.fs.read_text(file_path)
         except FileNotFoundError:
             return EditResult(error=f"Error: File '{file_path}' not found")
-        except (OSError, UnicodeDecodeError) as error:
+        except (OSError, UnicodeDecodeError, ValueError) as error:
             return EditResult(error=f"Error editing file '{file_path}': {_reason(error)}")
         replaced = perform_string_replacement(content, old, new, replace_all)
         if isinstance(replaced, str):
@@ -218,7 +218,7 @@ class CorralBackend(SandboxBackendProtocol):
             self.fs.remove(file_path, recursive=True)
         except FileNotFoundError:
             return DeleteResult(error=f"Error: '{file_path}' not found")
-        except OSError as error:
+        except (OSError, ValueError) as error:
             return DeleteResult(error=f"Error deleting '{file_path}': {_reason(error)}")
         return DeleteResult(path=file_path)
 
