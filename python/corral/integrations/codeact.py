@@ -139,7 +139,8 @@ def create_sandbox_codeact(
 
     Invoke it with ``{"messages": [...]}`` (``invoke`` or ``ainvoke``). Each reply with code
     blocks is followed by a user message holding the blocks' output (guest failures and
-    denied calls included, as text); the first reply without a block ends the run.
+    denied calls included, as text); the first reply without a block ends the run, and
+    LangGraph's ``recursion_limit`` (in the run's config) bounds the number of turns.
     """
     chat = _chat_model(model)
     system = SystemMessage(prompt if prompt is not None else codeact_prompt(sandbox_tool))
