@@ -57,8 +57,12 @@ class _CodeAndLanguageArgs(_CodeArgs):
 def content_and_artifact(result: ExecutionResult) -> tuple[str, dict[str, Any]]:
     """What the tool returns for ``result``: the text the model reads, and the artifact
     (``exit_code``, ``error_kind``, ``error``) kept on the ``ToolMessage`` for the program."""
-    artifact = {"exit_code": result.exit_code, "error_kind": result.error_kind}
-    return result.text() or NO_OUTPUT, {**artifact, "error": result.error}
+    artifact = {
+        "exit_code": result.exit_code,
+        "error_kind": result.error_kind,
+        "error": result.error,
+    }
+    return result.text() or NO_OUTPUT, artifact
 
 
 class CorralTool(BaseTool):
