@@ -155,6 +155,7 @@ def test_upload_and_download_use_the_standard_errors(backend: CorralBackend) -> 
 
 
 def test_async_twins_run_concurrently_without_clashing(backend: CorralBackend) -> None:
+    # Each operation touches its own file: they may run in any order, one at a time.
     async def main() -> list[object]:
         return list(
             await asyncio.gather(
@@ -162,10 +163,10 @@ def test_async_twins_run_concurrently_without_clashing(backend: CorralBackend) -
                 backend.aread("/workspace/README.md", 0, 1),
                 backend.awrite("/workspace/b.txt", "b"),
                 backend.agrep("three"),
-                backend.aglob("*.txt"),
+                backend.aglob("*.md"),
                 backend.als("/workspace/src"),
-                backend.aedit("/workspace/README.md", "one", "uno"),
-                backend.adownload_files(["/workspace/b.txt"]),
+                backend.aedit("/workspace/src/main.js", "run()", "go()"),
+                backend.adownload_files(["/workspace/src/lib/util.js"]),
             )
         )
 
@@ -174,10 +175,15 @@ def test_async_twins_run_concurrently_without_clashing(backend: CorralBackend) -
     assert out[1].file_data == {"content": "one\n", "encoding": "utf-8"}
     assert out[2] == WriteResult(path="/workspace/b.txt")
     assert [m["text"] for m in out[3].matches] == ["three"]
-    assert [m["path"] for m in out[4].matches] == ["/workspace/b.txt"]
+    assert [m["path"] for m in out[4].matches] == ["/workspace/README.md"]
     assert [e["path"] for e in out[5].entries] == ["/workspace/src/lib/", "/workspace/src/main.js"]
-    assert out[6] == EditResult(path="/workspace/README.md", occurrences=1)
-    assert out[7] == [FileDownloadResponse(path="/workspace/b.txt", content=b"b")]
+    assert out[6] == EditResult(path="/workspace/src/main.js", occurrences=1)
+    assert out[7] == [
+        FileDownloadResponse(
+            path="/workspace/src/lib/util.js", content=b"export const x = 1 // TODO\n"
+        )
+    ]
+    assert backend.fs.read_text("/workspace/b.txt") == "b"
 
 
 def test_a_deep_agent_works_in_the_sandbox() -> None:
