@@ -73,6 +73,8 @@ class CorralTool(BaseTool):
     only argument is ``code``, plus ``language`` when the sandbox tool runs both languages
     (``create_bash_tool``). The sync path runs ``Sandbox.execute``; the async path awaits
     ``Sandbox.aexecute`` on the caller's event loop, so async Python tools run there too.
+    ``sandbox_for(config)`` picks the sandbox tool that runs a call (the same one for every
+    call, or one per ``thread_id`` with :class:`CorralMiddleware`).
     """
 
     name: str = "sandbox"
@@ -80,7 +82,6 @@ class CorralTool(BaseTool):
     args_schema: type[BaseModel] = _CodeArgs
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     sandbox_for: Callable[[RunnableConfig | None], SandboxTool]
-    """The sandbox tool that runs a call, given the call's config (one per thread, or one)."""
 
     def _run(
         self, code: str, config: RunnableConfig, language: str | None = None
