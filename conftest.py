@@ -10,6 +10,9 @@ import importlib.util
 FRAMEWORKS = {
     "mcp_client": "mcp",
     "mcp_server": "mcp",
+    "langchain": "langchain",
+    "codeact": "langchain",
+    "deepagents": "deepagents",
 }
 
 collect_ignore = [

@@ -35,6 +35,8 @@ PY_SOURCES = (
     "guest/toolchain.py",
     "guest/hatch_build.py",
     "tools",
+    "examples",
+    "conftest.py",
 )
 
 nox.options.sessions = ["tests"]
@@ -97,7 +99,7 @@ def integrations(session: nox.Session) -> None:
     models drive each framework's own agent loop; then the examples."""
     _build_guest(session)
     session.install("-e", ".[test,all]")
-    session.run("pytest", "tests/integrations", *session.posargs)
+    session.run("pytest", "tests/integrations", "python/corral/integrations", *session.posargs)
 
 
 @nox.session
@@ -112,7 +114,8 @@ def crewai(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, mypy --strict, cargo clippy and cargo fmt --check."""
     _build_guest(session)
-    session.install("-e", ".[lint,test,mcp]", "nox", *E2E_DEPS)  # mypy reads the frameworks
+    # mypy reads the frameworks (the integrations subclass their classes).
+    session.install("-e", ".[lint,test,all]", "nox", *E2E_DEPS)
     session.run("ruff", "check", *PY_SOURCES)
     session.run("ruff", "format", "--check", *PY_SOURCES)
     session.run("mypy", "--strict", "python/corral")
@@ -125,9 +128,10 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Sphinx (warnings are errors) and the docs' doctests (the integration pages' too)."""
+    """Sphinx (warnings are errors) and the docs' doctests (the integration pages' too, so their
+    frameworks are installed)."""
     _build_guest(session)
-    session.install("-e", ".[docs,mcp]")
+    session.install("-e", ".[docs,mcp,langchain,deepagents]")
     session.run(
         "sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html"
     )

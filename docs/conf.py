@@ -60,6 +60,9 @@ nitpick_ignore_regex = [
     (r"py:(class|exc|func|mod|data|obj|attr|meth)", r"(mcp|mcp_types|anyio)(\..+)?"),
     # The private base class of the parameter constraints, shown by :show-inheritance:.
     (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
+    # The agent frameworks the integrations adapt (no inventories offline either).
+    (r"py:(class|exc|func|obj)", r"(langchain|langchain_core|langgraph|deepagents|pydantic)\..+"),
+    (r"py:class", r"(BaseModel|RunnableConfig|_CodeArgs)"),
 ]
 
 # --- autodoc and napoleon ---------------------------------------------------------------------

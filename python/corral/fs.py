@@ -87,8 +87,22 @@ class SandboxFS:
 
     def listdir(self, path: str = ".") -> list[str]:
         """The names in the directory ``path``, sorted."""
+        return [name for name, _ in self.scandir(path)]
+
+    def scandir(self, path: str = ".") -> list[tuple[str, str]]:
+        """``(name, kind)`` of each entry in the directory ``path``, sorted by name; the kind
+        is ``file``, ``dir``, ``symlink`` or ``device`` (a symlink is not followed), so a walk
+        of the tree can step over links that loop.
+
+        >>> from corral import Sandbox
+        >>> sandbox = Sandbox()
+        >>> sandbox.execute("mkdir d; ln -s d link; touch f", "shell").exit_code
+        0
+        >>> sandbox.fs.scandir()
+        [('d', 'dir'), ('f', 'file'), ('link', 'symlink')]
+        """
         header, _ = self._do("list", path)
-        return [entry["name"] for entry in header["entries"]]
+        return [(entry["name"], entry["kind"]) for entry in header["entries"]]
 
     def stat(self, path: str) -> FileStat:
         """Metadata of ``path`` (following symlinks)."""

@@ -60,6 +60,13 @@ class SandboxTool:
         """Async :meth:`run`."""
         return (await self.sandbox.aexecute(code, language or self.language)).text()
 
+    def as_langchain_tool(self, name: str = "sandbox") -> Any:
+        """This tool as a LangChain ``BaseTool`` (needs ``pip install 'corral[langchain]'``);
+        see :class:`corral.integrations.langchain.CorralTool`."""
+        from .integrations.langchain import as_langchain_tool
+
+        return as_langchain_tool(self, name)
+
     @property
     def description(self) -> str:
         """What the model reads about this tool (how code runs in its language, the limits,
