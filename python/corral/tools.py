@@ -153,10 +153,11 @@ def tool_from_function(
     The name defaults to ``func.__name__``; the description to the docstring's first paragraph.
     Parameter descriptions come from a Google (``Args:``), NumPy (``Parameters``) or reST
     (``:param x:``) docstring, or from ``Annotated[X, "description"]``. A parameter with a
-    default, or annotated ``X | None``, is not required.
+    default, or annotated ``X | None``, is not required. With ``**kwargs`` the object is
+    free-form: keys beyond the declared parameters are passed through to it.
 
     Raises:
-        ValueError: for ``*args``/``**kwargs``, positional-only parameters, an unsupported
+        ValueError: for ``*args``, positional-only parameters, an unsupported
             annotation, an unresolvable forward reference, or an invalid name.
     """
     tool_name = _tool_name(func, name)
@@ -165,14 +166,18 @@ def tool_from_function(
     docs = _param_docs(doc)
     properties: dict[str, Any] = {}
     required: list[str] = []
+    free_form = False
     for param in signature.parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            free_form = True  # **kwargs: keys beyond the declared ones are passed through
+            continue
         properties[param.name], is_required = _param_schema(param, docs, tool_name)
         if is_required:
             required.append(param.name)
     return ToolDefinition(
         name=tool_name,
         description=_first_paragraph(doc) if description is None else description,
-        parameters=_object_schema(properties, required),
+        parameters=_object_schema(properties, required, free_form),
         func=func,
         is_async=_is_async(func),
     )
@@ -252,7 +257,6 @@ def _is_async(func: Callable[..., Any]) -> bool:
 
 _REJECTED_KINDS: Final = {
     inspect.Parameter.VAR_POSITIONAL: "*{} is not supported; declare each parameter explicitly",
-    inspect.Parameter.VAR_KEYWORD: "**{} is not supported; declare each parameter explicitly",
     inspect.Parameter.POSITIONAL_ONLY: (
         "positional-only parameter {!r} is not supported; tools are called with keyword arguments"
     ),
@@ -279,11 +283,13 @@ def _param_schema(
     return schema, not (has_default or optional)
 
 
-def _object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def _object_schema(
+    properties: dict[str, Any], required: list[str], free_form: bool = False
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
-    schema["additionalProperties"] = False
+    schema["additionalProperties"] = free_form
     return schema
 
 
