@@ -60,7 +60,7 @@ EXAMPLES: dict[str, Example] = {
         "offline",
         expect=(
             "  10 + 32 = 42",
-            "  Weather: " + '{"city":"London","temperature":22,"units":"celsius","condition":"sunny"}',
+            '  Weather: {"city":"London","temperature":22,"units":"celsius","condition":"sunny"}',
             "  Got users: User_100 and User_101",
             "  Caught error: divide failed: ValueError: Cannot divide by zero",
             "  Users: 3 Orders: 3",
@@ -306,9 +306,7 @@ EXAMPLES: dict[str, Example] = {
 def example_names() -> list[str]:
     """Every example in the shared folder, as a path relative to it."""
     return sorted(
-        str(path.relative_to(FOLDER))
-        for path in FOLDER.rglob("*.py")
-        if path.name != "__init__.py"
+        str(path.relative_to(FOLDER)) for path in FOLDER.rglob("*.py") if path.name != "__init__.py"
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from amla_examples import EXAMPLES, FOLDER, check_output, example_names, named, require_folder
 from amla_examples import run_example as run
 

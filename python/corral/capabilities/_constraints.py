@@ -95,32 +95,32 @@ class Constraint(ABC):
     @staticmethod
     def eq(path: str, value: Any) -> Comparison:
         """``Param(path) == value``."""
-        return Param(path) == value
+        return Param(path).__eq__(value)  # typed, unlike the operator
 
     @staticmethod
     def ne(path: str, value: Any) -> Comparison:
         """``Param(path) != value``."""
-        return Param(path) != value
+        return Param(path).__ne__(value)  # typed, unlike the operator
 
     @staticmethod
     def lt(path: str, value: Any) -> Comparison:
         """``Param(path) < value``."""
-        return Param(path) < value
+        return Param(path).__lt__(value)  # typed, unlike the operator
 
     @staticmethod
     def le(path: str, value: Any) -> Comparison:
         """``Param(path) <= value``."""
-        return Param(path) <= value
+        return Param(path).__le__(value)  # typed, unlike the operator
 
     @staticmethod
     def gt(path: str, value: Any) -> Comparison:
         """``Param(path) > value``."""
-        return Param(path) > value
+        return Param(path).__gt__(value)  # typed, unlike the operator
 
     @staticmethod
     def ge(path: str, value: Any) -> Comparison:
         """``Param(path) >= value``."""
-        return Param(path) >= value
+        return Param(path).__ge__(value)  # typed, unlike the operator
 
     @staticmethod
     def is_in(path: str, values: Iterable[Any]) -> IsIn:
