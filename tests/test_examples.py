@@ -184,6 +184,13 @@ def test_the_readme_lists_every_example() -> None:
     assert set(FRAMEWORK_EXAMPLES) <= listed
 
 
+def test_the_docs_page_lists_every_example() -> None:
+    page = (EXAMPLES.parent / "docs" / "examples.rst").read_text()
+    listed = set(re.findall(r"^``([\w/]+\.py|\w+/)``$", page, re.MULTILINE))
+    present = {path.name for path in EXAMPLES.glob("*.py")} | {"pyodide_page/"}
+    assert listed == present | set(FRAMEWORK_EXAMPLES)
+
+
 class _Tags(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

@@ -334,8 +334,9 @@ class Sandbox:
         return list(self.capabilities)
 
     def get_remaining_calls(self, key: str) -> int | None:
-        """Calls left under the capability whose :meth:`~MethodCapability.key` (or pattern) is
-        ``key``; None means unlimited."""
+        """Calls left under the capability whose key is ``key`` (see
+        :meth:`~corral.capabilities.MethodCapability.key`; a bare pattern also does); None
+        means unlimited."""
         remaining = self.remaining_calls()
         pattern = key.removeprefix("cap:method:")
         if pattern not in remaining:
