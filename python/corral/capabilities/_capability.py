@@ -147,12 +147,14 @@ class MethodCapability:
         """Raise :class:`CapabilityError` unless this capability alone allows the call (its
         pattern and constraints; budgets are the :class:`Authorizer`'s).
 
-        >>> MethodCapability("pay", [Param("amount") <= 10]).validate_call("pay", {"amount": 50})
-        Traceback (most recent call last):
-        ...
-        corral.capabilities.CapabilityError: pay denied: amount <= 10 failed (amount = 50)
+        >>> from corral.capabilities import CapabilityError, Param
+        >>> try:
+        ...     MethodCapability("pay", [Param("amount") <= 10]).validate_call("pay", {"amount": 50})
+        ... except CapabilityError as error:
+        ...     print(error)
+        pay denied: amount <= 10 failed (amount = 50)
         """
-        from ._authorizer import CapabilityError  # noqa: PLC0415 - it imports this module
+        from ._authorizer import CapabilityError  # _authorizer imports this module
 
         if not self.matches(method):
             raise CapabilityError(method, f"pattern {self.method_pattern!r} does not match")
