@@ -148,8 +148,9 @@ class MethodCapability:
         pattern and constraints; budgets are the :class:`Authorizer`'s).
 
         >>> from corral.capabilities import CapabilityError, Param
+        >>> cap = MethodCapability("pay", [Param("amount") <= 10])
         >>> try:
-        ...     MethodCapability("pay", [Param("amount") <= 10]).validate_call("pay", {"amount": 50})
+        ...     cap.validate_call("pay", {"amount": 50})
         ... except CapabilityError as error:
         ...     print(error)
         pay denied: amount <= 10 failed (amount = 50)
