@@ -150,9 +150,16 @@ def test_delegate_narrows_and_never_widens() -> None:
     assert {e.sandbox_id for e in parent.audit(kind="tool_call")} >= {child.id, grandchild.id}
 
 
-def test_delegate_needs_a_key() -> None:
-    with pytest.raises(TokenError, match="key="):
-        Sandbox(tools=[pay]).delegate([MethodCapability("pay")])
+def test_delegate_without_a_key_signs_with_one_of_its_own() -> None:
+    parent = Sandbox(tools=[pay])
+    child = parent.delegate([MethodCapability("pay", [Param("amount") <= 1])])
+    assert child.execute("return await pay({amount: 1})").ok
+    assert child.execute("await pay({amount: 2})").error == (
+        "CapabilityError: pay denied: amount <= 1 failed (amount = 2)"
+    )
+    assert child.token is not None
+    with pytest.raises(TokenError, match="signature does not match"):
+        Sandbox(tools=[pay], token=child.token, key=KEY, sandbox_id=child.id)
 
 
 def test_approval_sync_async_refused_and_missing() -> None:

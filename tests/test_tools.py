@@ -434,11 +434,6 @@ def undefined_hint(x: Undefined) -> None:  # type: ignore[name-defined]  # noqa:
             "tool 'f': *args is not supported; declare each parameter explicitly",
         ),
         (
-            lambda **kw: 1,
-            {"name": "f"},
-            "tool 'f': **kw is not supported; declare each parameter explicitly",
-        ),
-        (
             divmod,
             {},
             "tool 'divmod': positional-only parameter 'x' is not supported; tools are called with "

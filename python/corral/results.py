@@ -74,6 +74,26 @@ class ExecutionResult:
             text += f"[exit code {self.exit_code}]\n"
         return text
 
+    def __str__(self) -> str:
+        """The result as a model reads it: :meth:`text`.
+
+        >>> print(ExecutionResult(stdout="", stderr="Error: boom\\n", exit_code=1))
+        Error: boom
+        <BLANKLINE>
+        """
+        return self.text()
+
+    def __contains__(self, item: str) -> bool:
+        """Whether ``item`` occurs in :meth:`text` (``"hello" in result``)."""
+        return item in self.text()
+
+    def __getattr__(self, name: str) -> Any:
+        """The methods of ``str`` apply to :meth:`text` (``result.strip()``,
+        ``result.splitlines()``), as when ``execute()`` returned text (amla-sandbox's form)."""
+        if name.startswith("_") or not callable(getattr(str, name, None)):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self.text(), name)
+
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-able data (tool results that are not JSON become strings
         when serialised)."""

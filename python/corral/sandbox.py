@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import copy
 import functools
+import secrets
 import struct
 import threading
 import time
@@ -302,6 +303,18 @@ class Sandbox:
                 "another sandbox (a new Sandbox(), or sandbox.fork() before the execution)"
             )
 
+    execute_async = aexecute  # amla-sandbox's name
+
+    def shell(self, command: str, stdin: str | bytes | None = None) -> ExecutionResult:
+        """Run a shell command line in the sandbox's shell session:
+        ``execute(command, language="shell")``.
+
+        >>> print(Sandbox().shell("echo hi | tr a-z A-Z"))
+        HI
+        <BLANKLINE>
+        """
+        return self.execute(command, "shell", stdin)
+
     def _begin(self, code: str, language: str, stdin: str | bytes | None) -> _Run:
         if self._driver.closed:
             raise SandboxClosedError()
@@ -369,13 +382,44 @@ class Sandbox:
 
     # --- authority ------------------------------------------------------------------------
 
-    def can_call(self, method: str, params: Mapping[str, Any]) -> bool:
-        """Whether a call of ``method`` with ``params`` would be allowed now (no budget used)."""
-        return self._token_gate() is None and self.authorizer.can_call(method, params)
+    def can_call(self, method: str, params: Mapping[str, Any] | None = None) -> bool:
+        """Whether a call of ``method`` with ``params`` (default: none) would be allowed now
+        (no budget used)."""
+        return self._token_gate() is None and self.authorizer.can_call(method, params or {})
 
     def remaining_calls(self) -> dict[str, int | None]:
         """Calls left per capability pattern (None means unlimited)."""
         return self.authorizer.remaining_calls()
+
+    @property
+    def capabilities(self) -> tuple[MethodCapability, ...]:
+        """The capabilities in force, in the order they are tried (from ``capabilities=``,
+        from the token, or one per tool)."""
+        return self.authorizer.capabilities
+
+    def get_capabilities(self) -> list[MethodCapability]:
+        """:attr:`capabilities` as a list (amla-sandbox's name)."""
+        return list(self.capabilities)
+
+    def get_remaining_calls(self, key: str) -> int | None:
+        """Calls left under the capability whose key is ``key`` (see
+        :meth:`~corral.capabilities.MethodCapability.key`; a bare pattern also does); None
+        means unlimited."""
+        remaining = self.remaining_calls()
+        pattern = key.removeprefix("cap:method:")
+        if pattern not in remaining:
+            keys = ", ".join(repr(cap.key()) for cap in self.capabilities) or "none"
+            raise KeyError(f"no capability has the key {key!r}; the keys are {keys}")
+        return remaining[pattern]
+
+    def get_call_counts(self) -> dict[str, int]:
+        """Calls left per capability key (``cap:method:<pattern>``), for the capabilities
+        with a budget."""
+        return {
+            f"cap:method:{pattern}": left
+            for pattern, left in self.remaining_calls().items()
+            if left is not None
+        }
 
     def delegate(
         self,
@@ -387,12 +431,21 @@ class Sandbox:
         """A child sandbox with the same tools whose authority is this one's token narrowed
         to ``capabilities`` (bound to the child's id). Widening raises
         :class:`~corral.tokens.TokenError`; the guest has no way to create authority.
+
+        A sandbox created without ``key=`` mints its token on first use, with a random key
+        that only this sandbox and its children hold.
+
+        >>> def pay(amount: int) -> int:
+        ...     '''Pay an amount.'''
+        ...     return amount
+        >>> parent = Sandbox(tools=[pay], capabilities=[MethodCapability("pay", max_calls=5)])
+        >>> parent.delegate([MethodCapability("pay", max_calls=2)]).remaining_calls()
+        {'pay': 2}
         """
-        if self.token is None or self._key is None:
-            raise TokenError(
-                "delegate() needs a signed token: create the sandbox with key=... (and "
-                "capabilities=... or token=...)"
-            )
+        if self.token is None:
+            self._key = secrets.token_bytes(32)
+            self.token = CapabilityToken.mint(self._key, list(self.capabilities))
+            self._init["key"] = self._key
         child_id = f"{self.id}/{uuid.uuid4().hex[:12]}"  # a path: the parent's binding covers it
         child_token = self.token.attenuate(
             list(capabilities), expires_in=expires_in, sandbox_id=child_id

@@ -1,4 +1,5 @@
-//! The native half of JavaScript's `fs` module: synchronous operations on the sandbox's VFS.
+//! The native half of JavaScript's `fs` module: synchronous operations on the sandbox's VFS,
+//! and `utf8(bytes)`, the lossy UTF-8 decoding behind a read buffer's `toString()`.
 //!
 //! Each binding returns `[error, result]`: `error` is null or `{code, message}` (Node's
 //! message shape, `ENOENT: no such file or directory, open 'x'`), and the prelude turns it into
@@ -50,6 +51,12 @@ pub fn install<'js>(
                 reply(&ctx, result.map_err(|e| (e, "open")), ())
             },
         )?,
+    )?;
+    native.set(
+        "utf8",
+        Function::new(ctx.clone(), |data: Value<'js>| {
+            String::from_utf8_lossy(&bytes_of(&data)).into_owned()
+        })?,
     )?;
     let (v, c) = (Rc::clone(vfs), Rc::clone(cwd));
     native.set(

@@ -82,6 +82,7 @@
       case "bigint": return `${value}n`;
       case "object":
         if (value instanceof Error) return describeError(value).replace(/\n$/, "");
+        if (value instanceof FileBuffer) return value.toString();
         return value === null ? "null" : toJSON(value);
       default: return String(value);
     }
@@ -230,6 +231,70 @@
     if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     return JSON.stringify(data, null, 2); // objects are written as JSON
   };
+  // What fs.readFile gives without an encoding: bytes, as in Node, that read as their UTF-8
+  // text wherever a string is wanted: toString(encoding), JSON.parse(buf), `${buf}`, the
+  // string methods a Uint8Array lacks (buf.trim().split("\n")), console.log, and JSON (so a
+  // tool receives the text). Code written for a string-returning readFile keeps working.
+  class FileBuffer extends Uint8Array {
+    toString(encoding = "utf8", start = 0, end = this.length) {
+      const bytes = this.subarray(start, end);
+      switch (String(encoding).toLowerCase()) {
+        case "utf8": case "utf-8": return native.utf8(bytes);
+        case "latin1": case "binary": return latin1(bytes);
+        case "base64": return btoa(latin1(bytes));
+        case "hex": return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+        default: throw new TypeError(`Unknown encoding: ${encoding} (use utf8, base64, hex ` +
+          "or latin1)");
+      }
+    }
+    toJSON() { return this.toString(); }
+  }
+  const STRING_ONLY = Object.getOwnPropertyNames(String.prototype)
+    .filter((name) => !(name in Uint8Array.prototype) && typeof String.prototype[name] === "function");
+  for (const name of STRING_ONLY) {
+    Object.defineProperty(FileBuffer.prototype, name, {
+      value(...args) { return String.prototype[name].apply(this.toString(), args); },
+      writable: true, configurable: true,
+    });
+  }
+  // atob/btoa, the web's base64 of "binary strings" (one char per byte).
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const invalidChar = (what) => Object.assign(new Error(what), { name: "InvalidCharacterError" });
+  define("btoa", function btoa(data) {
+    const text = String(data);
+    if (/[^\u0000-\u00ff]/.test(text)) {
+      throw invalidChar("btoa: the string has characters outside Latin-1; encode it first, " +
+        "e.g. btoa(String.fromCharCode(...bytes))");
+    }
+    let out = "";
+    for (let i = 0; i < text.length; i += 3) {
+      const [a, b, c] = [0, 1, 2].map((k) => text.charCodeAt(i + k));
+      const n = (a << 16) | ((b || 0) << 8) | (c || 0);
+      out += B64[n >> 18] + B64[(n >> 12) & 63] +
+        (Number.isNaN(b) ? "=" : B64[(n >> 6) & 63]) + (Number.isNaN(c) ? "=" : B64[n & 63]);
+    }
+    return out;
+  });
+  const latin1 = (bytes) => {
+    let out = "";
+    for (let i = 0; i < bytes.length; i += 8192) {
+      out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+    }
+    return out;
+  };
+  define("atob", function atob(data) {
+    const text = String(data).replace(/[\t\n\f\r ]/g, "").replace(/={1,2}$/, "");
+    if (text.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(text)) {
+      throw invalidChar("atob: the string is not valid base64");
+    }
+    let out = "", acc = 0, bits = 0;
+    for (const c of text) {
+      acc = ((acc << 6) | B64.indexOf(c)) & 0xffffff;
+      bits += 6;
+      if (bits >= 8) { bits -= 8; out += String.fromCharCode((acc >> bits) & 0xff); }
+    }
+    return out;
+  });
   const S_IFMT = { file: 0o100000, dir: 0o040000, symlink: 0o120000, device: 0o020000 };
   const statsOf = (s) => ({
     size: s.size, mtimeMs: s.mtimeMs, mtime: new Date(s.mtimeMs), mode: S_IFMT[s.kind] | s.mode,
@@ -241,7 +306,7 @@
     readFileSync: (path, options) => {
       const text = wantsText(options);
       const value = check(native.fsRead(pathOf(path), text));
-      return text ? value : new Uint8Array(value);
+      return text ? value : new FileBuffer(value);
     },
     writeFileSync: (path, data) => { check(native.fsWrite(pathOf(path), dataOf(data), false)); },
     appendFileSync: (path, data) => { check(native.fsWrite(pathOf(path), dataOf(data), true)); },
@@ -297,6 +362,7 @@
     const id = native.shellStart(String(cmd));
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
   };
+  shell.run = shell; // amla-sandbox's spelling
   define("shell", shell);
 
   // --- what a model reaches for out of habit --------------------------------------------
@@ -357,7 +423,8 @@
       const value = outcome.value;
       if (value === undefined) return [0, null, null, null];
       const json = typeof value === "function" || typeof value === "symbol" ? null : toJSON(value);
-      return [0, typeof value === "string" ? value : json, null, json];
+      const text = typeof value === "string" || value instanceof FileBuffer;
+      return [0, text ? String(value) : json, null, json];
     },
     reset() { pending.clear(); timers.clear(); outcome = null; },
   };

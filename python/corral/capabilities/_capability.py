@@ -36,6 +36,16 @@ class ConstraintSet:
         """None if every constraint holds, else the first failing one's message."""
         return next((m for m in (c.check(params) for c in self.constraints) if m), None)
 
+    def is_empty(self) -> bool:
+        """Whether there are no constraints."""
+        return not self.constraints
+
+    def evaluate(self, params: Mapping[str, Any]) -> None:
+        """Raise ``ValueError`` with :meth:`check`'s message unless every constraint holds."""
+        failure = self.check(params)
+        if failure is not None:
+            raise ValueError(failure)
+
     def describe(self) -> str:
         """The constraints joined by ``and`` (empty when there are none)."""
         return " and ".join(_describe_operand(item, AllOf) for item in self.constraints)
@@ -127,6 +137,40 @@ class MethodCapability:
         if self.requires_approval:
             text += " (requires approval)"
         return text
+
+    def key(self) -> str:
+        """``cap:method:<pattern>``, this capability's name in
+        :meth:`~corral.sandbox.Sandbox.remaining_calls` and ``get_remaining_calls``."""
+        return f"cap:method:{self.method_pattern}"
+
+    def validate_call(self, method: str, params: Mapping[str, Any]) -> None:
+        """Raise :class:`CapabilityError` unless this capability alone allows the call (its
+        pattern and constraints; budgets are the :class:`Authorizer`'s).
+
+        >>> from corral.capabilities import CapabilityError, Param
+        >>> cap = MethodCapability("pay", [Param("amount") <= 10])
+        >>> try:
+        ...     cap.validate_call("pay", {"amount": 50})
+        ... except CapabilityError as error:
+        ...     print(error)
+        pay denied: amount <= 10 failed (amount = 50)
+        """
+        from ._authorizer import CapabilityError  # _authorizer imports this module
+
+        if not self.matches(method):
+            raise CapabilityError(method, f"pattern {self.method_pattern!r} does not match")
+        failure = self.check(params)
+        if failure is not None:
+            raise CapabilityError(method, failure)
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`to_json` (amla-sandbox's name)."""
+        return self.to_json()
+
+    @classmethod
+    def from_dict(cls, data: object) -> MethodCapability:
+        """:meth:`from_json` (amla-sandbox's name)."""
+        return cls.from_json(data)
 
     def to_json(self) -> dict[str, Any]:
         """``{"pattern": ..., "constraints": [...], "max_calls": ..., "requires_approval": ...}``.

@@ -89,6 +89,84 @@ class Constraint(ABC):
         """At least one of the constraints must hold."""
         return AnyOf(_flatten(AnyOf, (self, other)))
 
+    # Builders by name (amla-sandbox's spelling), made by the Param DSL: Constraint.le("x", 5)
+    # is Param("x") <= 5.
+
+    @staticmethod
+    def eq(path: str, value: Any) -> Comparison:
+        """``Param(path) == value``."""
+        return Param(path).__eq__(value)  # typed, unlike the operator
+
+    @staticmethod
+    def ne(path: str, value: Any) -> Comparison:
+        """``Param(path) != value``."""
+        return Param(path).__ne__(value)  # typed, unlike the operator
+
+    @staticmethod
+    def lt(path: str, value: Any) -> Comparison:
+        """``Param(path) < value``."""
+        return Param(path).__lt__(value)  # typed, unlike the operator
+
+    @staticmethod
+    def le(path: str, value: Any) -> Comparison:
+        """``Param(path) <= value``."""
+        return Param(path).__le__(value)  # typed, unlike the operator
+
+    @staticmethod
+    def gt(path: str, value: Any) -> Comparison:
+        """``Param(path) > value``."""
+        return Param(path).__gt__(value)  # typed, unlike the operator
+
+    @staticmethod
+    def ge(path: str, value: Any) -> Comparison:
+        """``Param(path) >= value``."""
+        return Param(path).__ge__(value)  # typed, unlike the operator
+
+    @staticmethod
+    def is_in(path: str, values: Iterable[Any]) -> IsIn:
+        """``Param(path).is_in(values)``."""
+        return Param(path).is_in(values)
+
+    @staticmethod
+    def not_in(path: str, values: Iterable[Any]) -> NotIn:
+        """``Param(path).not_in(values)``."""
+        return Param(path).not_in(values)
+
+    @staticmethod
+    def starts_with(path: str, prefix: str) -> StartsWith:
+        """``Param(path).starts_with(prefix)``."""
+        return Param(path).starts_with(prefix)
+
+    @staticmethod
+    def ends_with(path: str, suffix: str) -> EndsWith:
+        """``Param(path).ends_with(suffix)``."""
+        return Param(path).ends_with(suffix)
+
+    @staticmethod
+    def contains(path: str, item: Any) -> Contains:
+        """``Param(path).contains(item)``."""
+        return Param(path).contains(item)
+
+    @staticmethod
+    def exists(path: str) -> Exists:
+        """``Param(path).exists()``."""
+        return Param(path).exists()
+
+    @staticmethod
+    def not_exists(path: str) -> NotExists:
+        """``Param(path).not_exists()``."""
+        return Param(path).not_exists()
+
+    @staticmethod
+    def and_(constraints: Iterable[Constraint]) -> AllOf:
+        """All of ``constraints`` (``a & b & ...``)."""
+        return AllOf(_flatten(AllOf, constraints))
+
+    @staticmethod
+    def or_(constraints: Iterable[Constraint]) -> AnyOf:
+        """Any of ``constraints`` (``a | b | ...``)."""
+        return AnyOf(_flatten(AnyOf, constraints))
+
     def __bool__(self) -> bool:
         raise TypeError(
             f"a constraint has no truth value ({self.describe()}); combine constraints with "

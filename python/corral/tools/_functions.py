@@ -29,10 +29,11 @@ def tool_from_function(
     The name defaults to ``func.__name__``; the description to the docstring's first paragraph.
     Parameter descriptions come from a Google (``Args:``), NumPy (``Parameters``) or reST
     (``:param x:``) docstring, or from ``Annotated[X, "description"]``. A parameter with a
-    default, or annotated ``X | None``, is not required.
+    default, or annotated ``X | None``, is not required. With ``**kwargs`` the object is
+    free-form: keys beyond the declared parameters are passed through to it.
 
     Raises:
-        ValueError: for ``*args``/``**kwargs``, positional-only parameters, an unsupported
+        ValueError: for ``*args``, positional-only parameters, an unsupported
             annotation, an unresolvable forward reference, or an invalid name.
     """
     tool_name = _tool_name(func, name)
@@ -41,14 +42,18 @@ def tool_from_function(
     docs = param_docs(doc)
     properties: dict[str, Any] = {}
     required: list[str] = []
+    free_form = False
     for param in signature.parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            free_form = True  # **kwargs: keys beyond the declared ones are passed through
+            continue
         properties[param.name], is_required = _param_schema(param, docs, tool_name)
         if is_required:
             required.append(param.name)
     return ToolDefinition(
         name=tool_name,
         description=first_paragraph(doc) if description is None else description,
-        parameters=object_schema(properties, required),
+        parameters=object_schema(properties, required, free_form),
         func=func,
         is_async=is_async(func),
         returns=return_schema(signature.return_annotation),
@@ -80,7 +85,6 @@ def is_async(func: Callable[..., Any]) -> bool:
 
 _REJECTED_KINDS: Final = {
     inspect.Parameter.VAR_POSITIONAL: "*{} is not supported; declare each parameter explicitly",
-    inspect.Parameter.VAR_KEYWORD: "**{} is not supported; declare each parameter explicitly",
     inspect.Parameter.POSITIONAL_ONLY: (
         "positional-only parameter {!r} is not supported; tools are called with keyword arguments"
     ),

@@ -19,11 +19,13 @@ _SUPPORTED_TYPES: Final = (
 )
 
 
-def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def object_schema(
+    properties: dict[str, Any], required: list[str], free_form: bool = False
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
-    schema["additionalProperties"] = False
+    schema["additionalProperties"] = free_form
     return schema
 
 
