@@ -53,19 +53,19 @@ return (await github.list_issues({})).length;
 
 
 def main() -> None:
-    sandbox = Sandbox(
+    with Sandbox(  # closing the sandbox closes its MCP sessions
         mcp_servers=[github],  # or {"gh": StdioServerParameters(...)}, or a URL
         capabilities=[
             MethodCapability("github/create_*", Param("title").starts_with("bug:")),
             MethodCapability("github/list_issues"),
         ],
-    )
-    print("tools:", ", ".join(sandbox.tools))
-    result = sandbox.execute(CODE)
-    print(result.stdout)
-    shell = sandbox.execute("tool github/list_issues | jq -r '.[].title' | sort", "shell")
-    print(shell.stdout, end="")
-    print("replayed without the server:", replay(sandbox.trace) == shell)
+    ) as sandbox:
+        print("tools:", ", ".join(sandbox.tools))
+        result = sandbox.execute(CODE)
+        print(result.stdout)
+        shell = sandbox.execute("tool github/list_issues | jq -r '.[].title' | sort", "shell")
+        print(shell.stdout, end="")
+        print("replayed without the server:", replay(sandbox.trace) == shell)
 
 
 if __name__ == "__main__":

@@ -194,7 +194,8 @@ def test_hostile_code(case: Case) -> None:
     else:
         assert kind == "any"
 
-    assert sandbox.fs.read("/workspace/canary.txt") == CANARY or case.id in MAY_TOUCH_CANARY
+    if case.id not in MAY_TOUCH_CANARY:
+        assert sandbox.fs.read("/workspace/canary.txt") == CANARY
     after = sandbox.execute("return 6 * 7")
     assert (after.return_value, after.error) == (42, None)
     shell = sandbox.execute("echo still here", language="shell")
@@ -204,7 +205,8 @@ def test_hostile_code(case: Case) -> None:
 # Cases that legitimately change or remove the sandbox's own files (the code may manage its
 # scratch space); they must still leave a working sandbox.
 MAY_TOUCH_CANARY = {
-    "ESC-046", "VFS-003", "VFS-004", "VFS-005", "VFS-006", "VFS-010", "VFS-022", "VFS-023",
+    "ESC-046", "VFS-003", "VFS-004", "VFS-005",
+    "VFS-006", "VFS-010", "VFS-022", "VFS-023",
     "VFS-035", "VFS-046", "VFS-044",
 }  # fmt: skip
 

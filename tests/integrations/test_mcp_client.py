@@ -58,12 +58,6 @@ def github_server() -> MCPServer:
     return server
 
 
-def close(sandbox: Sandbox) -> None:
-    """What ``Sandbox.close()`` runs for the MCP sessions."""
-    for hook in sandbox._on_close:
-        hook()
-
-
 @pytest.fixture
 def sandbox() -> Iterator[Sandbox]:
     sandbox = Sandbox(
@@ -75,7 +69,7 @@ def sandbox() -> Iterator[Sandbox]:
         ],
     )
     yield sandbox
-    close(sandbox)
+    sandbox.close()
 
 
 def test_tools_take_the_server_name_and_its_schemas(sandbox: Sandbox) -> None:
@@ -158,7 +152,7 @@ def test_a_run_that_called_an_mcp_tool_replays_without_the_server(sandbox: Sandb
     code = "return [await github.create_issue({title: 'bug: a'}), await github.count_issues({})]"
     original = sandbox.execute(code)
     assert original.return_value == [{"number": 1, "title": "bug: a", "labels": []}, 1]
-    close(sandbox)  # the server is gone: the trace holds what it answered
+    sandbox.close()  # the server is gone: the trace holds what it answered
     assert replay(sandbox.trace) == original
     after = sandbox.execute(code)
     assert after.stderr.startswith(
@@ -202,7 +196,7 @@ def test_a_call_running_at_the_time_limit_is_cancelled_on_the_server() -> None:
         time.sleep(3)
         assert finished == [0]  # the first call was cancelled, not left running
     finally:
-        close(sandbox)
+        sandbox.close()
 
 
 def test_a_prefix_of_your_own_and_mcp_patterns() -> None:
@@ -221,7 +215,7 @@ def test_a_prefix_of_your_own_and_mcp_patterns() -> None:
             1,
         )
     finally:
-        close(sandbox)
+        sandbox.close()
 
 
 def test_tools_from_mcp_closes_its_session_and_thread() -> None:
@@ -281,4 +275,4 @@ def test_a_stdio_server_corral_mcp_itself() -> None:
         )
         assert (result.return_value, result.stderr) == ("nested", "")
     finally:
-        close(sandbox)
+        sandbox.close()

@@ -467,7 +467,7 @@ def test_http_server_as_the_tools_of_a_sandbox(project: Path) -> None:
             "return await box.run_shell({code: 'cat x; echo'})"
         )
         assert (result.return_value, result.stderr) == ("hi\n", "")
-        sandbox._on_close[0]()  # what Sandbox.close() does
+        sandbox.close()
 
 
 GITHUB_SERVER = """\

@@ -20,10 +20,10 @@ def require(module: str, extra: str) -> ModuleType:
 
     >>> require("json", "none").__name__
     'json'
-    >>> require("surely_not_installed_here", "langchain")
+    >>> require("not_installed_here", "langchain")
     Traceback (most recent call last):
     ...
-    ImportError: this corral integration needs 'surely_not_installed_here': pip install 'corral[langchain]'
+    ImportError: this corral integration needs 'not_installed_here': pip install 'corral[langchain]'
     """
     try:
         return importlib.import_module(module)
