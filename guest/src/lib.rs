@@ -1,4 +1,5 @@
-//! corral's guest: a WebAssembly reactor that runs JavaScript behind a step/resume protocol.
+//! corral's guest: a WebAssembly reactor that runs JavaScript and a bash-like shell behind a
+//! step/resume protocol.
 //!
 //! Layers, in the only direction they may depend: `lib.rs` (exports) → `scheduler` →
 //! `js` / `shell` → `applets` → `task` (executor, pipes) → `vfs`, `output`, `protocol`.

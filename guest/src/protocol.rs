@@ -153,7 +153,7 @@ pub struct Config {
 /// `submit`: one execution.
 #[derive(Deserialize)]
 pub struct Job {
-    /// `javascript` (the shell comes later).
+    /// `javascript` or `shell`.
     pub language: String,
     /// The code, as a blob range.
     pub code: Range,

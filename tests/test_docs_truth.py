@@ -1,0 +1,73 @@
+"""The docs say what the code is: every ``corral.*`` name and ``guest/src`` path the README and
+the docs mention exists, and the README's module size is the module's."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from corral._module import wasm_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.needs_native("reads the checkout's docs")
+FILE_SUFFIXES = (".py", ".rst", ".toml", ".wasm", ".cwasm", ".json", ".whl")
+
+
+def doc_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.rst"))]
+
+
+def resolves(dotted: str) -> bool:
+    """Whether ``dotted`` names a module, or an attribute path inside one."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if name in getattr(target, "__dataclass_fields__", {}):
+                return True  # a field (documented, possibly without a class default)
+            if not hasattr(target, name):
+                return False
+            target = getattr(target, name)
+        return True
+    return False
+
+
+def test_every_corral_name_in_the_docs_exists() -> None:
+    pattern = re.compile(r"(?<![\w.])(corral(?:\.[A-Za-z_]\w*)+)")
+    missing = set()
+    for path in doc_files():
+        for name in pattern.findall(path.read_text(encoding="utf-8")):
+            # Framework modules need their extras; those pages are checked by the docs build.
+            if name.startswith("corral.integrations.") or name.endswith(FILE_SUFFIXES):
+                continue
+            if not resolves(name):
+                missing.add(f"{path.relative_to(ROOT)}: {name}")
+    assert sorted(missing) == []
+
+
+def test_every_guest_path_in_the_docs_exists() -> None:
+    pattern = re.compile(r"guest/src/[\w/.-]*\w")
+    missing = {
+        f"{path.relative_to(ROOT)}: {found}"
+        for path in doc_files()
+        for found in pattern.findall(path.read_text(encoding="utf-8"))
+        if not (ROOT / found).exists()
+    }
+    assert sorted(missing) == []
+
+
+def test_the_readme_states_the_module_size() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = re.search(r"\| module size \| ([\d.]+) MB", readme)
+    assert row is not None, "the README's benchmark table has no module size row"
+    actual = len(wasm_bytes()) / 1e6
+    assert abs(float(row.group(1)) - actual) <= 0.05 * actual, (
+        f"README says {row.group(1)} MB, the module is {actual:.2f} MB: update the table "
+        "from a bench run (nox -s bench)"
+    )
