@@ -321,6 +321,8 @@ class Sandbox:
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, not {type(code).__name__}")
         lang = _language(language)
+        if stdin is not None and not isinstance(stdin, str | bytes):
+            raise TypeError(f"stdin must be a str, bytes or None, not {type(stdin).__name__}")
         if lang == "auto":
             lang = detect_language(code, self.commands)
         data = stdin.encode() if isinstance(stdin, str) else stdin
@@ -589,15 +591,6 @@ class Sandbox:
         if self._recorder is None:
             raise ValueError("this sandbox does not record: create it with record=True")
         return Trace(copy.deepcopy(self._recorder.trace.events))
-
-
-def _language(language: str) -> str:
-    lang = LANGUAGES.get(language.lower())
-    if lang is None:
-        raise ValueError(
-            f"unsupported language {language!r}: use 'javascript', 'shell' (or 'bash'), or 'auto'"
-        )
-    return lang
 
 
 def _authority(

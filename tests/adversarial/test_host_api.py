@@ -6,6 +6,8 @@ files intact."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import math
 import threading
 from collections.abc import Callable
@@ -36,8 +38,12 @@ def tampered(data: bytes) -> bytes:
 
 
 def forged_token() -> str:
+    """A real token whose bound was widened from 10 to 10,000 after signing."""
     token = CapabilityToken.mint(KEY, [MethodCapability("pay", [Param("amount") <= 10])])
-    return token.to_string()[:-4] + "AAAA"
+    document = json.loads(base64.urlsafe_b64decode(token.serialize() + "=="))
+    document["links"][0]["capabilities"][0]["constraints"][0]["value"] = 10_000
+    text = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(text).rstrip(b"=").decode()
 
 
 # (id, what the host does to the sandbox, the error it must raise, a phrase of its message)
@@ -89,7 +95,7 @@ MISUSES: list[tuple[str, Callable[[Sandbox], Any], type[BaseException], str]] = 
             capabilities=[MethodCapability("pay", [Param("amount") <= 10])], key=KEY
         ).delegate([MethodCapability("pay", [Param("amount") <= 1000])]),
         TokenError,
-        "amount",
+        "not within",
     ),
     ("API-033", lambda sb: sb.fs.write("big", b"x" * (9 * 1024 * 1024)), OSError, "big"),
 ]
@@ -120,8 +126,10 @@ def test_misuse_raises_a_clear_error(
     still_whole(sandbox)
 
 
-def test_api_034_language_none_means_the_default(sandbox: Sandbox) -> None:
-    assert sandbox.execute("return 1", language=None).return_value == 1  # type: ignore[arg-type]
+def test_api_034_language_none_is_a_type_error(sandbox: Sandbox) -> None:
+    with pytest.raises(TypeError, match="language must be a str"):
+        sandbox.execute("return 1", language=None)  # type: ignore[arg-type]
+    still_whole(sandbox)
 
 
 def test_api_035_reentrant_execute_is_refused_at_once() -> None:
@@ -134,7 +142,7 @@ def test_api_035_reentrant_execute_is_refused_at_once() -> None:
     sandbox = Sandbox(tools=[again], limits=Limits(timeout=2))
     holder.append(sandbox)
     result = sandbox.execute("try { await again({}) } catch (e) { return e.message }")
-    assert "own sandbox" in str(result.return_value) or "reentr" in str(result.return_value)
+    assert "this sandbox's own execution" in str(result.return_value)
 
 
 def test_api_036_two_threads_share_one_sandbox(sandbox: Sandbox) -> None:
