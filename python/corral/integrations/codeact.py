@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..limits import Limits
-from ..sandbox import ToolLike
 from ..sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
+from ..tools import ToolLike
 from . import require
 
 require("langchain", "codeact")  # LangChain 1.x brings LangGraph

@@ -233,9 +233,9 @@ class SandboxServer:
         return session
 
     def _close_session(self, key: int) -> None:
-        session = self.sessions.pop(key, None)
-        if session is not None:
-            session.sandbox.close()
+        sandbox = self.sessions.pop(key, None)
+        if sandbox is not None:
+            sandbox.close()
 
     @staticmethod
     def _run(sandbox: Sandbox, args: dict[str, Any], language: str) -> types.CallToolResult:
