@@ -62,7 +62,8 @@ def test_the_model_writes_javascript_that_calls_the_tools() -> None:
     system = model.seen[0][0]
     assert system.type == "system"
     assert system.content.startswith("You solve the user's task by writing JavaScript.")
-    assert system.content.endswith(create_sandbox_tool(tools=[get_weather]).description)
+    budgeted = create_sandbox_tool(tools=[get_weather], max_calls=5)
+    assert system.content.endswith(budgeted.description)
 
 
 def test_a_denied_call_comes_back_as_text_and_the_model_retries() -> None:
