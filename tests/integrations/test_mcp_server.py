@@ -269,7 +269,10 @@ def test_compact_constraints_and_budgets() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[limits]\ntimeout = -1\n", "limits.timeout: must be > 0 and at most 86400 seconds (one day), got -1"),
+        (
+            "[limits]\ntimeout = -1\n",
+            "limits.timeout: must be > 0 and at most 86400 seconds (one day), got -1",
+        ),
         ('[limits]\nmemory = "1G"\n', "limits.memory: must be a number, not a string"),
         ('[limits]\ntimeout = "5"\n', "limits.timeout: must be a number, not a string"),
         (
