@@ -8,7 +8,9 @@ static host and no request ever leaves its origin:
   ``tools/pyodide_dist.py``, shared with the Pyodide test runner),
 - the terminal from the npm packages ``@xterm/xterm`` and ``@xterm/addon-fit`` (``npm pack``),
 - the corral wheel (built from this checkout, or given with ``--wheel``),
-- the page's own files from ``web/static`` and the worker-side app ``web/corral_demo.py``.
+- the page's own files from ``web/static`` and the worker-side app ``web/corral_demo.py``,
+- corral's worker-sandbox module (``python/corral/web/*.mjs``, also shipped in the wheel) in
+  ``corral-web/``.
 
 Downloads are cached in ``$XDG_CACHE_HOME/corral`` so a rebuild works offline. Usage::
 
@@ -31,6 +33,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
+WORKER_SANDBOX = ROOT / "python" / "corral" / "web"  # createWorkerSandbox and its worker
 XTERM_VERSION = "6.0.0"
 XTERM_FIT_VERSION = "0.11.0"
 # What the page needs from each npm package: path in the package -> path in the site.
@@ -150,6 +153,8 @@ def build(out: Path, wheel: Path | None = None) -> Path:
         shutil.rmtree(out)
     shutil.copytree(WEB / "static", out)
     _copy(WEB / "corral_demo.py", out / "corral_demo.py")
+    for module in WORKER_SANDBOX.glob("*.mjs"):
+        _copy(module, out / "corral-web" / module.name)
     for name in PYODIDE_FILES:
         _copy(pyodide / name, out / "pyodide" / name)
     for package, files in XTERM_FILES.items():
