@@ -74,7 +74,8 @@ def ok(stdout: str = "", return_value: Any = None) -> dict[str, Any]:
 
 def test_an_execution_answers_with_the_fields_of_execution_result(page: Page) -> None:
     assert execute(page, "console.log('hi'); return 6 * 7") == ok("hi\n42", 42)
-    assert execute(page, "echo kept > notes.txt; mkdir -p /tmp/work; cd /tmp/work", "shell") == ok()
+    setup = "echo kept > notes.txt; mkdir -p /tmp/work; cd /tmp/work; X=42; f() { echo fn; }"
+    assert execute(page, setup, "shell") == ok()
     assert page.evaluate("() => window.sb.timeout") == TIMEOUT_S
 
 
@@ -89,6 +90,24 @@ def test_fs_reads_writes_and_lists_the_sandbox_files(page: Page) -> None:
         "notes.txt",
         "upload.txt",
     ]
+
+
+def test_a_loop_the_guest_can_stop_ends_in_its_own_timeout_without_a_restart(page: Page) -> None:
+    result = execute(page, "while (true) {}")
+    error = (
+        f"TimeoutError: execution exceeded the {TIMEOUT_S} s time limit and was stopped; do less "
+        "work per execution or raise Limits(timeout=...)"
+    )
+    assert result == {
+        "stdout": "",
+        "stderr": f"{error}\n",
+        "exit_code": 124,
+        "return_value": None,
+        "error": error,
+        "error_kind": "timeout",
+        "tool_calls": [],
+    }
+    assert page.evaluate("() => window.sb.restarts") == 0
 
 
 def test_an_uninterruptible_builtin_is_stopped_and_the_sandbox_goes_on(page: Page) -> None:
@@ -107,22 +126,26 @@ def test_an_uninterruptible_builtin_is_stopped_and_the_sandbox_goes_on(page: Pag
     result = out["result"]
     assert isinstance(result.pop("duration_ms"), int | float)
     waited = result["error"].split("after ")[1].split(" s;")[0]
+    assert TIMEOUT_S + 1 <= float(waited) < TIMEOUT_S + 1.5  # the limit and the 1 s grace
+    error = (
+        f"TimeoutError: execution exceeded the {TIMEOUT_S} s time limit and did not stop, so its "
+        f"worker was terminated after {waited} s; the sandbox continues with its files as of the "
+        "last completed execution; do less work per execution or raise Limits(timeout=...)"
+    )
     assert result == {
         "stdout": "",
-        "stderr": "",
+        "stderr": f"{error}\n",
         "exit_code": 124,
         "return_value": None,
-        "error": f"TimeoutError: execution exceeded the {TIMEOUT_S} s time limit and did not "
-        f"stop, so its worker was terminated after {waited} s; the sandbox continues with its "
-        "files as of the last completed execution; do less work per execution or raise "
-        "Limits(timeout=...)",
+        "error": error,
         "error_kind": "timeout",
         "tool_calls": [],
     }
     assert out["restarts"] == 1
     # The files and the shell session (its working directory) came back; the next one runs.
     started = time.monotonic()
-    assert execute(page, "pwd; cat /workspace/notes.txt", "shell") == ok("/tmp/work\nkept\n")
+    again = execute(page, "pwd; echo $X; f; cat /workspace/notes.txt", "shell")
+    assert again == ok("/tmp/work\n42\nfn\nkept\n")
     MEASUREMENTS["worker_sandbox_next_execution_after_restart_s"] = round(
         time.monotonic() - started, 2
     )

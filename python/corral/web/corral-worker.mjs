@@ -156,16 +156,19 @@ export class WorkerSandbox {
     }
     const waited = (performance.now() - started) / 1000;
     this.#restart(thread, new Error("the execution overran its time limit"));
+    // As corral reports the native backstop: the error is also the end of stderr. What the
+    // execution printed before is lost with the worker.
+    const error =
+      `TimeoutError: execution exceeded the ${this.#timeout} s time limit and did not stop, ` +
+      `so its worker was terminated after ${waited.toFixed(1)} s; the sandbox continues with ` +
+      "its files as of the last completed execution; do less work per execution or raise " +
+      "Limits(timeout=...)";
     return {
       stdout: "",
-      stderr: "",
+      stderr: `${error}\n`,
       exit_code: 124,
       return_value: null,
-      error:
-        `TimeoutError: execution exceeded the ${this.#timeout} s time limit and did not stop, ` +
-        `so its worker was terminated after ${waited.toFixed(1)} s; the sandbox continues with ` +
-        "its files as of the last completed execution; do less work per execution or raise " +
-        "Limits(timeout=...)",
+      error,
       error_kind: "timeout",
       tool_calls: [],
       duration_ms: performance.now() - started,
