@@ -164,6 +164,22 @@ def test_invalid_limits_are_refused_with_corral_s_message(page: Page) -> None:
     )
 
 
+def test_a_refused_execution_rejects_with_corral_s_message_and_keeps_the_worker(
+    page: Page,
+) -> None:
+    message = page.evaluate(
+        """async () => {
+            try { await window.sb.execute("1", {language: "cobol"}); return "no error"; }
+            catch (error) { return error.message; }
+        }"""
+    )
+    assert message == (
+        "ValueError: unsupported language 'cobol': use 'javascript', 'shell' (or 'bash'), or 'auto'"
+    )
+    assert page.evaluate("() => window.sb.restarts") == 1  # the one of the test before
+    assert execute(page, "return 1 + 2") == ok("3", 3)
+
+
 def test_after_close_every_call_says_so(page: Page) -> None:
     message = page.evaluate(
         """async () => {

@@ -145,7 +145,7 @@ export class WorkerSandbox {
     try {
       answer = await Promise.race([thread.call("execute", { code, language }), overrun]);
     } catch (error) {
-      this.#restart(thread, error);
+      if (thread.failed) this.#restart(thread, error); // the worker died; else corral refused
       throw error;
     } finally {
       clearTimeout(timer);
