@@ -180,12 +180,18 @@ def test_a_refused_execution_rejects_with_corral_s_message_and_keeps_the_worker(
     assert execute(page, "return 1 + 2") == ok("3", 3)
 
 
-def test_after_close_every_call_says_so(page: Page) -> None:
-    message = page.evaluate(
-        """async () => {
-            window.sb.close();
-            try { await window.sb.execute("return 1"); return "no error"; }
-            catch (error) { return error.message; }
-        }"""
+def test_close_stops_a_running_execution_and_every_later_call_says_so(page: Page) -> None:
+    out = page.evaluate(
+        """async (code) => {
+            const sb = window.sb;
+            const before = sb.restarts;
+            const running = sb.execute(code).then(() => "no error", (error) => error.message);
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            sb.close();
+            const later = await sb.execute("return 1").then(() => "no error", (e) => e.message);
+            return {running: await running, later, restarted: sb.restarts - before};
+        }""",
+        STUCK,
     )
-    assert message == "the sandbox is closed; create a new one"
+    closed = "the sandbox is closed; create a new one"
+    assert out == {"running": closed, "later": closed, "restarted": 0}

@@ -179,11 +179,13 @@ export class WorkerSandbox {
   // last snapshot, which the next operation waits for.
   #restart(thread, error) {
     thread.fail(error);
+    if (this.#closed) return;
     this.restarts += 1;
     const next = this.#spare ?? bootThread(this.#urls);
     this.#spare = null;
     this.#restarting = this.#open(next).then((opened) => {
       this.#thread = opened;
+      if (this.#closed) opened.fail(new Error("the sandbox is closed; create a new one"));
       this.#prepareSpare();
     });
     this.#restarting.catch(() => {}); // reported by the next operation
