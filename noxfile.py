@@ -1,4 +1,4 @@
-"""Developer sessions: ``nox -s build|tests|lint|docs|pyodide|bench|web|demo|e2e``.
+"""Developer sessions: ``nox -s build|tests|lint|docs|pyodide|bench|web|demo|e2e|fuzz``.
 
 The guest (``guest/``) is built by ``guest/toolchain.py``, which finds or installs a
 wasm32-wasip1 toolchain; cargo's target directory lives in the user cache directory, so
@@ -7,7 +7,10 @@ rebuilds in a fresh clone are incremental.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
+import time
 import zipfile
 from pathlib import Path
 
@@ -91,6 +94,49 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "tests", "python/corral", "README.md", *session.posargs)
     with session.chdir("guest"):
         _cargo(session, "test", "--quiet")
+
+
+FUZZ = ROOT / "guest" / "fuzz"
+FUZZ_TARGETS = ("shell", "arith", "awk", "sed", "bc", "jq", "jq-json", "protocol", "vfs")
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Fuzz each guest target (``guest/fuzz``) and each host target (``tests/test_fuzz_host.py``)
+    for ``-- --budget SECONDS`` (60 by default) each, ``--seed N`` to repeat a run. A crashing
+    input is saved where the normal tests replay it: ``guest/fuzz/regressions/<target>/`` (the
+    guest's cargo tests) and ``tests/fuzz_regressions/<target>/`` (pytest)."""
+    args = dict(zip(session.posargs[::2], session.posargs[1::2], strict=False))
+    budget, seed = args.get("--budget", "60"), args.get("--seed", str(int(time.time())))
+    session.log(f"budget {budget} s per target, seed {seed}")
+    target_dir = HOST_TARGET.with_name("guest-fuzz-target")
+    with session.chdir(FUZZ):
+        session.run("cargo", "build", "--release", "--quiet", external=True,
+                    env={"CARGO_TARGET_DIR": str(target_dir)})  # fmt: skip
+    for target in FUZZ_TARGETS:
+        _fuzz_guest(session, target_dir / "release" / "corral-fuzz", target, budget, seed)
+    session.install("-e", ".[test]")
+    session.run("pytest", "tests/test_fuzz_host.py", "-k", "test_fuzz", "-s", "-q",
+                env={"CORRAL_FUZZ_BUDGET": budget}, success_codes=[0, 1])  # fmt: skip
+
+
+def _fuzz_guest(session: nox.Session, driver: Path, target: str, budget: str, seed: str) -> None:
+    """Run one guest target; keep the input of a stack overflow or a hang as a regression
+    (the driver saves panicking inputs itself)."""
+    last = driver.with_name(f"last-input-{target}")
+    regressions = FUZZ / "regressions"
+    command = [str(driver), target, "--budget", budget, "--seed", seed]
+    command += ["--regressions", str(regressions), "--last", str(last)]
+    status = subprocess.run(command, check=False).returncode
+    if status in (0, 1):
+        return
+    framed = last.read_bytes()
+    data = framed[4 : 4 + int.from_bytes(framed[:4], "little")]
+    kind = "hang" if status == 3 else "crash"
+    saved = regressions / target / f"{kind}-{hashlib.sha256(data).hexdigest()[:16]}"
+    saved.parent.mkdir(exist_ok=True)
+    saved.write_bytes(data)
+    session.warn(f"{target}: {kind} (exit status {status}); input saved as {saved}")
 
 
 @nox.session

@@ -127,6 +127,15 @@ pub fn lookup(name: &str) -> Option<&'static Applet> {
 #[cfg(test)]
 pub mod testing;
 
+/// Parse-only entry points of the applets that have a language of their own: each parses (and
+/// compiles) a program without running it. The fuzz targets (`guest/fuzz/`) call them.
+pub mod parsers {
+    pub use super::awk::check_program as awk;
+    pub use super::bc::check_program as bc;
+    pub use super::jq::{check_filter as jq, check_input as jq_json};
+    pub use super::sed::check_script as sed;
+}
+
 #[cfg(test)]
 mod tests {
     use super::all;

@@ -260,3 +260,9 @@ fn syntax_message(text: &[u8], source: &str, e: &parser::ParseError) -> String {
         e.msg
     )
 }
+
+/// Parses and compiles an awk program without running it; true when it is accepted. The entry
+/// point of the `awk` fuzz target (`guest/fuzz/`).
+pub fn check_program(text: &[u8]) -> bool {
+    parser::parse(text).is_ok_and(|prog| compile::compile(&prog).is_ok())
+}

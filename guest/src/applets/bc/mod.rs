@@ -264,3 +264,15 @@ impl Source {
         }
     }
 }
+
+/// Lexes and parses a bc program without running it; true when it lexes. The entry point of
+/// the `bc` fuzz target (`guest/fuzz/`).
+pub fn check_program(text: &str) -> bool {
+    match lexer::lex(text, 1) {
+        Ok(lexed) => {
+            parser::parse(&lexed.tokens);
+            true
+        }
+        Err(_) => false,
+    }
+}

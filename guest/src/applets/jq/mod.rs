@@ -23,3 +23,15 @@ use super::Applet;
 
 /// The applets of this group.
 pub static APPLETS: &[&Applet] = &[&cli::APPLET];
+
+/// Compiles a jq filter without running it; true when it is accepted. The entry point of the
+/// `jq` fuzz target (`guest/fuzz/`).
+pub fn check_filter(code: &str) -> bool {
+    engine::compile(code, &[]).is_ok()
+}
+
+/// Parses a stream of JSON texts as `jq` reads its input; true when it is valid. The entry
+/// point of the `jq-json` fuzz target (`guest/fuzz/`).
+pub fn check_input(text: &[u8]) -> bool {
+    json::parse_all(text).is_ok()
+}

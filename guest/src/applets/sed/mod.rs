@@ -470,3 +470,13 @@ fn backup_name(file: &str, suffix: &str) -> String {
         format!("{dir}{name}")
     }
 }
+
+/// Parses a sed script without running it; true when it is accepted. The entry point of the
+/// `sed` fuzz target (`guest/fuzz/`).
+pub fn check_script(text: &str, extended: bool) -> bool {
+    let chunk = Chunk {
+        text: text.to_string(),
+        origin: Origin::Expr(1),
+    };
+    parse(&[chunk], extended).is_ok()
+}
