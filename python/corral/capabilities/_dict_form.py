@@ -145,6 +145,10 @@ def _check_known(names: Sequence[str], tool: object, what: str) -> str:
 def _constraints_by_tool(
     names: Sequence[str], constraints: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, list[Constraint]]:
+    if not isinstance(constraints, Mapping):
+        raise TypeError(
+            f"constraints must map tool names to {{param: spec}}, not {_show(constraints)}"
+        )
     result = {}
     for tool, specs in constraints.items():
         _check_known(names, tool, "constraints")
@@ -165,7 +169,7 @@ def _tool_constraint(tool: str, param: object, spec: object) -> Constraint:
 def _budgets_by_tool(
     names: Sequence[str], max_calls: Mapping[str, int] | int | None
 ) -> dict[str, int | None]:
-    if max_calls is None or isinstance(max_calls, (int, bool)):
+    if not isinstance(max_calls, Mapping):  # one budget for every tool: an int, or None
         return {name: _check_max_calls(max_calls, "every tool") for name in names}
     return {
         _check_known(names, tool, "max_calls"): _check_max_calls(limit, repr(tool))
