@@ -118,8 +118,20 @@ fn fuzz(o: &Options) -> usize {
     }
     let runs = count.load(Ordering::Relaxed);
     let secs = started.elapsed().as_secs_f64();
-    eprintln!("{}: {runs} inputs in {secs:.0} s, {} new crash(es)", o.target, found.get());
+    let cpu = cpu_seconds().map_or(String::new(), |cpu| format!(" ({cpu:.1} s of CPU)"));
+    eprintln!("{}: {runs} inputs in {secs:.0} s{cpu}, {} new crash(es)", o.target, found.get());
     found.get()
+}
+
+/// The CPU time this process has used (user and system), from `/proc/self/stat` (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (in parentheses, possibly with spaces): utime, stime are
+    // the 14th and 15th of the whole line, in clock ticks of 1/100 s.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// Exits with status 3 when one input has run longer than [`HANG`].
