@@ -14,7 +14,11 @@ fn offset_in(code: &str, part: &str) -> Option<usize> {
 
 /// `message at <top-level>, line N:\nLINE` with jq's padding after the line.
 fn located(code: &str, message: &str, offset: usize) -> CompileError {
-    let offset = offset.min(code.len());
+    // At the start of the character `offset` is in: one before the end may be inside the last.
+    let offset = (0..=offset.min(code.len()))
+        .rev()
+        .find(|&i| code.is_char_boundary(i))
+        .unwrap_or(0);
     let line_start = code[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line_end = code[offset..].find('\n').map_or(code.len(), |i| offset + i);
     let line_no = code[..offset].matches('\n').count() + 1;
