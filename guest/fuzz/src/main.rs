@@ -42,11 +42,20 @@ fn main() {
         Err(message) => {
             eprintln!("corral-fuzz: {message}");
             eprintln!("usage: corral-fuzz TARGET --budget SECONDS [--seed N] [--regressions DIR] [--last FILE]");
-            eprintln!("targets: {}", targets::TARGETS.iter().map(|t| t.0).collect::<Vec<_>>().join(" "));
+            eprintln!(
+                "targets: {}",
+                targets::TARGETS
+                    .iter()
+                    .map(|t| t.0)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
             std::process::exit(2);
         }
     };
-    let run = std::thread::Builder::new().stack_size(STACK).spawn(move || fuzz(&options));
+    let run = std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(move || fuzz(&options));
     match run.map(|handle| handle.join()) {
         Ok(Ok(found)) => std::process::exit(i32::from(found > 0)),
         _ => std::process::exit(4),
@@ -68,7 +77,11 @@ fn parse_args(args: Vec<String>) -> Result<Options, String> {
     };
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let number = || value.parse::<f64>().map_err(|_| format!("{flag} needs a number, not {value:?}"));
+        let number = || {
+            value
+                .parse::<f64>()
+                .map_err(|_| format!("{flag} needs a number, not {value:?}"))
+        };
         match flag.as_str() {
             "--budget" => options.budget = number()?,
             "--seed" => options.seed = number()? as u64,
@@ -94,7 +107,10 @@ fn fuzz(o: &Options) -> usize {
     let (count, found) = (Arc::new(AtomicU64::new(0)), std::cell::Cell::new(0));
     watchdog(Arc::clone(&count));
     std::panic::set_hook(Box::new(|_| {}));
-    let last = o.last.as_ref().and_then(|path| std::fs::File::create(path).ok());
+    let last = o
+        .last
+        .as_ref()
+        .and_then(|path| std::fs::File::create(path).ok());
     while started.elapsed().as_secs_f64() < o.budget {
         let input = mutate(&mut rng, &corpus, tokens);
         if let Some(last) = &last {
@@ -120,7 +136,11 @@ fn fuzz(o: &Options) -> usize {
     let runs = count.load(Ordering::Relaxed);
     let secs = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds().map_or(String::new(), |cpu| format!(" ({cpu:.1} s of CPU)"));
-    eprintln!("{}: {runs} inputs in {secs:.0} s{cpu}, {} new crash(es)", o.target, found.get());
+    eprintln!(
+        "{}: {runs} inputs in {secs:.0} s{cpu}, {} new crash(es)",
+        o.target,
+        found.get()
+    );
     found.get()
 }
 
@@ -143,7 +163,10 @@ fn watchdog(count: Arc<AtomicU64>) {
             std::thread::sleep(HANG);
             let now = count.load(Ordering::Relaxed);
             if now == seen {
-                eprintln!("corral-fuzz: one input ran longer than {} s (a hang)", HANG.as_secs());
+                eprintln!(
+                    "corral-fuzz: one input ran longer than {} s (a hang)",
+                    HANG.as_secs()
+                );
                 std::process::exit(3);
             }
             seen = now;
@@ -166,7 +189,11 @@ fn panics_with(target: fn(&[u8]), input: &[u8], at: &str) -> bool {
 
 /// What tells two crashes apart: the panic message without its numbers (offsets, lengths).
 fn key(message: &str) -> String {
-    message.chars().filter(|c| !c.is_ascii_digit()).take(60).collect()
+    message
+        .chars()
+        .filter(|c| !c.is_ascii_digit())
+        .take(60)
+        .collect()
 }
 
 /// Removes ever smaller pieces of `input` while it still panics the same way.
@@ -199,11 +226,16 @@ fn saved(dir: &Path) -> Vec<Vec<u8>> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    entries.flatten().filter_map(|e| std::fs::read(e.path()).ok()).collect()
+    entries
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path()).ok())
+        .collect()
 }
 
 fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// xorshift64*: small, fast and reproducible from its seed.

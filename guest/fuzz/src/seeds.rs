@@ -11,17 +11,32 @@ pub fn for_target(name: &str) -> (Vec<Vec<u8>>, &'static [&'static str]) {
         "jq" => (JQ, JQ_TOKENS),
         "jq-json" => (JSON, JSON_TOKENS),
         "protocol" => return (frames(), JSON_TOKENS),
-        _ => (&["\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11"], &[]),
+        _ => (
+            &["\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11"],
+            &[],
+        ),
     };
-    (seeds.iter().map(|s| s.as_bytes().to_vec()).collect(), tokens)
+    (
+        seeds.iter().map(|s| s.as_bytes().to_vec()).collect(),
+        tokens,
+    )
 }
 
 /// Host→guest frames: a little-endian header length, a JSON header, a blob.
 fn frames() -> Vec<Vec<u8>> {
     let headers = [
-        (r#"{"language":"shell","code":[0,7],"stdin":[7,3],"timeout_ms":1000}"#, "echo hiabc"),
-        (r#"{"results":[{"id":1,"ok":[0,2]},{"id":2,"error":{"kind":"denied","message":"no"}}],"cancel":null}"#, "{}"),
-        (r#"{"tools":[{"name":"a.b","description":"d","parameters":{}}],"limits":{"memory":1048576,"max_output":100,"vfs":{"max_bytes":1,"max_files":2,"max_file_size":3}},"files":{"/tools/x":"y"}}"#, ""),
+        (
+            r#"{"language":"shell","code":[0,7],"stdin":[7,3],"timeout_ms":1000}"#,
+            "echo hiabc",
+        ),
+        (
+            r#"{"results":[{"id":1,"ok":[0,2]},{"id":2,"error":{"kind":"denied","message":"no"}}],"cancel":null}"#,
+            "{}",
+        ),
+        (
+            r#"{"tools":[{"name":"a.b","description":"d","parameters":{}}],"limits":{"memory":1048576,"max_output":100,"vfs":{"max_bytes":1,"max_files":2,"max_file_size":3}},"files":{"/tools/x":"y"}}"#,
+            "",
+        ),
     ];
     headers
         .iter()
@@ -42,15 +57,83 @@ const SHELL: &[&str] = &[
     "arr=(1 2 3); echo ${arr[@]:1} ${!arr[*]} $'a\\tb' <(ls) >(cat) {1..3} ~/x; while read -r l; do echo; done < f",
 ];
 const SHELL_TOKENS: &[&str] = &[
-    "$(", "`", "${", "}", "((", "))", "[[", "]]", "<<", "<<-", "<<<", ">&", "&>", "|&", "&&", "||",
-    ";;", ";&", "'", "\"", "\\", "\n", "case ", " in ", "esac", "do ", "done", "if ", "then ",
-    "fi", "function ", "{ ", "(", ")", "$'", "${#", "${!", ":-", "//", "[@]", "=(", "select ",
-    "coproc ", "EOF\n", "<(", ">(", "$((", "{a,b}", "\x00", "é",
+    "$(",
+    "`",
+    "${",
+    "}",
+    "((",
+    "))",
+    "[[",
+    "]]",
+    "<<",
+    "<<-",
+    "<<<",
+    ">&",
+    "&>",
+    "|&",
+    "&&",
+    "||",
+    ";;",
+    ";&",
+    "'",
+    "\"",
+    "\\",
+    "\n",
+    "case ",
+    " in ",
+    "esac",
+    "do ",
+    "done",
+    "if ",
+    "then ",
+    "fi",
+    "function ",
+    "{ ",
+    "(",
+    ")",
+    "$'",
+    "${#",
+    "${!",
+    ":-",
+    "//",
+    "[@]",
+    "=(",
+    "select ",
+    "coproc ",
+    "EOF\n",
+    "<(",
+    ">(",
+    "$((",
+    "{a,b}",
+    "\x00",
+    "é",
 ];
 
-const ARITH: &[&str] = &["1 + 2 * (3 - x) / y % 5", "a = b ? c : d, e <<= 2, ++f--", "0x1f ** 2 >= 8#17 && !~z"];
+const ARITH: &[&str] = &[
+    "1 + 2 * (3 - x) / y % 5",
+    "a = b ? c : d, e <<= 2, ++f--",
+    "0x1f ** 2 >= 8#17 && !~z",
+];
 const ARITH_TOKENS: &[&str] = &[
-    "(", ")", "?", ":", ",", "**", "<<=", ">>=", "++", "--", "!", "~", "64#", "0x", "[", "]", "$", "9223372036854775807", "-9223372036854775808",
+    "(",
+    ")",
+    "?",
+    ":",
+    ",",
+    "**",
+    "<<=",
+    ">>=",
+    "++",
+    "--",
+    "!",
+    "~",
+    "64#",
+    "0x",
+    "[",
+    "]",
+    "$",
+    "9223372036854775807",
+    "-9223372036854775808",
 ];
 
 const AWK: &[&str] = &[
@@ -59,8 +142,41 @@ const AWK: &[&str] = &[
     "NR == 1, /end/ { gsub(/[[:alpha:]]+/, \"&&\"); if (!(x in arr)) delete arr; else while (i++ < 3) continue } ",
 ];
 const AWK_TOKENS: &[&str] = &[
-    "BEGIN", "END", "{", "}", "(", ")", "/", "/[", "]/", "$", "\"", "\\", "\n", ";", "getline", "<", ">>", "|", "function ",
-    "in ", "delete ", "printf ", "print ", "**=", "^", "?", ":", ",", "sub(", "split(", "@", "-", "++", "!~", "&&",
+    "BEGIN",
+    "END",
+    "{",
+    "}",
+    "(",
+    ")",
+    "/",
+    "/[",
+    "]/",
+    "$",
+    "\"",
+    "\\",
+    "\n",
+    ";",
+    "getline",
+    "<",
+    ">>",
+    "|",
+    "function ",
+    "in ",
+    "delete ",
+    "printf ",
+    "print ",
+    "**=",
+    "^",
+    "?",
+    ":",
+    ",",
+    "sub(",
+    "split(",
+    "@",
+    "-",
+    "++",
+    "!~",
+    "&&",
 ];
 
 const SED: &[&str] = &[
@@ -69,7 +185,9 @@ const SED: &[&str] = &[
     "1~3s|[[:digit:]]\\{2,\\}|&-|I;0,/x/!b end;=;l 20;q5;:end",
 ];
 const SED_TOKENS: &[&str] = &[
-    "s/", "/", "\\", "\\(", "\\)", "{", "}", ";", "\n", "!", ",", "$", "~", "a\\", "y/", "b", "t", ":", "[", "]", "[[:", ":]]", "\\{", "\\}", "*", "&", "\\1", "w ", "r ", "e", "q", "z", "F", "+", "(", ")", "|", "?",
+    "s/", "/", "\\", "\\(", "\\)", "{", "}", ";", "\n", "!", ",", "$", "~", "a\\", "y/", "b", "t",
+    ":", "[", "]", "[[:", ":]]", "\\{", "\\}", "*", "&", "\\1", "w ", "r ", "e", "q", "z", "F",
+    "+", "(", ")", "|", "?",
 ];
 
 const BC: &[&str] = &[
@@ -78,7 +196,33 @@ const BC: &[&str] = &[
     "define void g(*a[]) { a[0] = -0.001 % 7; break; halt }\nlast; .5 + ++b-- ; e(1); limits; \"str",
 ];
 const BC_TOKENS: &[&str] = &[
-    "define ", "auto ", "(", ")", "{", "}", "[", "]", "\"", "/*", "*/", "\\\n", ";", "\n", "^", "++", "--", "=", "if ", "else ", "while ", "for ", "return", "FFFFFFFFFFFFFFFF", ".", "-", "#",
+    "define ",
+    "auto ",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "/*",
+    "*/",
+    "\\\n",
+    ";",
+    "\n",
+    "^",
+    "++",
+    "--",
+    "=",
+    "if ",
+    "else ",
+    "while ",
+    "for ",
+    "return",
+    "FFFFFFFFFFFFFFFF",
+    ".",
+    "-",
+    "#",
 ];
 
 const JQ: &[&str] = &[
@@ -88,9 +232,47 @@ const JQ: &[&str] = &[
     "path(..) | getpath([\"a\",0]) | ltrimstr(\"x\") | test(\"^a+$\"; \"x\") | $__loc__ | input_filename | @sh \"echo \\(.)\"",
 ];
 const JQ_TOKENS: &[&str] = &[
-    ".", "[", "]", "{", "}", "(", ")", "|", ",", "//", "?", "as $x", "def ", ":", ";", "\"", "\\(", "reduce ", "foreach ",
-    "if ", "then ", "else ", "end", "try ", "catch ", "label ", "import ", "include ", "$__prog__", "@", "..", "?//", "1e1000", "-",
+    ".",
+    "[",
+    "]",
+    "{",
+    "}",
+    "(",
+    ")",
+    "|",
+    ",",
+    "//",
+    "?",
+    "as $x",
+    "def ",
+    ":",
+    ";",
+    "\"",
+    "\\(",
+    "reduce ",
+    "foreach ",
+    "if ",
+    "then ",
+    "else ",
+    "end",
+    "try ",
+    "catch ",
+    "label ",
+    "import ",
+    "include ",
+    "$__prog__",
+    "@",
+    "..",
+    "?//",
+    "1e1000",
+    "-",
 ];
 
-const JSON: &[&str] = &["{\"a\": [1, 2.5e3, -0, true, null, \"x\\u00e9\\n\"]} [] \"s\" 12", "[[[[{}]]]] 1e308 -1.7976931348623157e309 {\"\":{\"\":[]}}"];
-const JSON_TOKENS: &[&str] = &["[", "]", "{", "}", ":", ",", "\"", "\\u", "\\ud800", "1e999", "-", "NaN", "true", "null", "0.", "\u{feff}"];
+const JSON: &[&str] = &[
+    "{\"a\": [1, 2.5e3, -0, true, null, \"x\\u00e9\\n\"]} [] \"s\" 12",
+    "[[[[{}]]]] 1e308 -1.7976931348623157e309 {\"\":{\"\":[]}}",
+];
+const JSON_TOKENS: &[&str] = &[
+    "[", "]", "{", "}", ":", ",", "\"", "\\u", "\\ud800", "1e999", "-", "NaN", "true", "null",
+    "0.", "\u{feff}",
+];

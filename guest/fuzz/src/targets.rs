@@ -112,7 +112,11 @@ const PATHS: &[&str] = &[
 fn vfs_ops(data: &[u8]) {
     let mut vfs = Vfs::new(LIMITS, Box::new(|| 0.0));
     for (i, op) in data.chunks(3).enumerate() {
-        let [code, a, b] = [op[0], op.get(1).copied().unwrap_or(0), op.get(2).copied().unwrap_or(0)];
+        let [code, a, b] = [
+            op[0],
+            op.get(1).copied().unwrap_or(0),
+            op.get(2).copied().unwrap_or(0),
+        ];
         apply(&mut vfs, code, a, b, i);
         check(&vfs);
     }
@@ -175,7 +179,11 @@ fn walk(vfs: &Vfs) -> (Vec<(String, FileKind, u64)>, u64, u64) {
         }
     }
     nodes.sort_by(|x, y| x.0.cmp(&y.0));
-    let bytes = nodes.iter().filter(|n| n.1 != FileKind::Dir).map(|n| n.2).sum();
+    let bytes = nodes
+        .iter()
+        .filter(|n| n.1 != FileKind::Dir)
+        .map(|n| n.2)
+        .sum();
     let files = nodes.len() as u64;
     (nodes, bytes, files)
 }
@@ -186,7 +194,10 @@ fn check(vfs: &Vfs) {
     if usage.bytes > LIMITS.max_bytes || usage.files > LIMITS.max_files {
         fail("usage exceeds the quota");
     }
-    if nodes.iter().any(|n| n.1 == FileKind::File && n.2 > LIMITS.max_file_size) {
+    if nodes
+        .iter()
+        .any(|n| n.1 == FileKind::File && n.2 > LIMITS.max_file_size)
+    {
         fail("a file exceeds the size limit");
     }
     if (usage.bytes, usage.files) != (bytes, files) {
