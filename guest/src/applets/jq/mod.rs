@@ -3,6 +3,7 @@
 //! messages, the streaming JSON reader and writer, and the command line.
 
 mod cli;
+mod desugar;
 mod engine;
 mod errors;
 mod funs;
