@@ -102,6 +102,8 @@ struct Opts {
     version: bool,
     named: Vec<(String, NamedArg)>,
     positional: Vec<Val>,
+    /// `-L DIR`: where `import` and `include` look for modules.
+    lib_dirs: Vec<String>,
 }
 
 enum NamedArg {
@@ -199,7 +201,13 @@ fn parse_args(args: &[String]) -> Result<Opts, ArgError> {
             i += 1;
             if flags == "f" {
                 opts.from_file = Some(value.clone());
+            } else {
+                opts.lib_dirs.push(value.clone());
             }
+            continue;
+        }
+        if let Some(dir) = flags.strip_prefix('L').filter(|d| !d.is_empty()) {
+            opts.lib_dirs.push(dir.to_string());
             continue;
         }
         let mut flag_opts = Opts::default();
@@ -282,6 +290,13 @@ fn long_with_values(
             opts.layout = Layout::Spaces(n.max(0) as usize);
             i += 1;
         }
+        "library-path" => {
+            let dir = args
+                .get(i)
+                .ok_or_else(|| usage("--library-path takes a parameter"))?;
+            opts.lib_dirs.push(dir.clone());
+            i += 1;
+        }
         "from-file" => {
             let file = args
                 .get(i)
@@ -339,8 +354,17 @@ async fn main(mut ctx: Ctx) -> i32 {
         }
     };
     let names = engine::global_names(&named);
-    let filter = match engine::compile(&program, &names) {
-        Ok(filter) => filter,
+    let read = |path: &str| {
+        let data = ctx.vfs.borrow().read_shared(&ctx.cwd, path).ok()?;
+        Some(String::from_utf8_lossy(&data).into_owned())
+    };
+    let dirs = module_dirs(&ctx, &opts);
+    let modules = engine::Modules {
+        dirs: &dirs,
+        read: &read,
+    };
+    let (filter, data) = match engine::compile(&program, &names, &modules) {
+        Ok(compiled) => compiled,
         Err(errors) => {
             let mut text = String::new();
             for e in &errors {
@@ -353,8 +377,23 @@ async fn main(mut ctx: Ctx) -> i32 {
             return 3;
         }
     };
-    let globals = global_values(&ctx, &opts, named);
+    let mut globals = global_values(&ctx, &opts, named);
+    globals.extend(data);
     execute(&mut ctx, &opts, &program, &filter, globals).await
+}
+
+/// The module search path: the `-L` directories, or jq's default `~/.jq` (then
+/// `$ORIGIN/../lib/jq` and `$ORIGIN/../lib`, which the sandbox does not have).
+fn module_dirs(ctx: &Ctx, opts: &Opts) -> Vec<String> {
+    let home = ctx.env.get("HOME").cloned().unwrap_or_default();
+    let expand = |d: &String| match d.strip_prefix('~') {
+        Some(rest) => format!("{home}{rest}"),
+        None => d.clone(),
+    };
+    if opts.lib_dirs.is_empty() {
+        return vec![format!("{home}/.jq")];
+    }
+    opts.lib_dirs.iter().map(expand).collect()
 }
 
 /// The program: `-f FILE`'s contents, the FILTER operand, or `.` when there is none.

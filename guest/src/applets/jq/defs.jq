@@ -19,7 +19,10 @@ def halt_error($code): _halt_error($code);
 def halt_error: _halt_error(5);
 def env: $ENV;
 def last(f): _last(f);
-def limit($n; f): if $n > 0 then _limit($n; f) elif $n == 0 then empty else f end;
+def limit($n; f): if $n > 0 then _limit($n; f) elif $n == 0 then empty
+  else error("limit doesn't support negative count") end;
+def skip($n; f): if $n > 0 then _skip($n; f) elif $n == 0 then f
+  else error("skip doesn't support negative count") end;
 def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else first(skip($n; f)) end;
 def split($sep): _split1($sep);
 def setpath($p; $v): _setpath($p; $v);
@@ -120,6 +123,7 @@ def @tsv: _fmt_tsv;
 def @sh: _fmt_sh;
 def @html: _fmt_html;
 def @uri: _fmt_uri;
+def @urid: _fmt_urid;
 def @base64: _fmt_base64;
 def @base64d: _fmt_base64d;
 def @base32: _fmt_base32;
@@ -134,3 +138,7 @@ def IN(src; s): any(src == s; .);
 def in(xs): . as $x | xs | has($x);
 def inside(xs): . as $x | xs | contains($x);
 def toarray: if type == "array" then . else [.] end;
+def trimstr($x): ltrimstr($x) | rtrimstr($x);
+def have_literal_numbers: true;
+def have_decnum: true;
+def builtins: _builtins;

@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use jaq_core::load::{parse::Def, Arena, File, Loader};
+use jaq_core::load::{parse::Def, Arena, File, Import, Loader};
 use jaq_core::{Compiler, DataT, Native};
 
 use super::funs;
@@ -85,22 +85,87 @@ pub fn global_names(named: &[(String, Val)]) -> Vec<String> {
     names
 }
 
-/// Compiles `code`; global variables `names` must be given values in that order at run time.
-pub fn compile(code: &str, names: &[String]) -> Result<Filter, Vec<CompileError>> {
+/// Where `import`/`include` look for modules, and how to read a file there.
+pub struct Modules<'a> {
+    /// The search directories (`-L`), in order.
+    pub dirs: &'a [String],
+    /// A file's text, if it exists and can be read.
+    pub read: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Modules<'_> {
+    /// jq's search for `import "rel"`: `DIR/rel.EXT`, then `DIR/rel/<last part of rel>.EXT`,
+    /// for each search directory in turn (EXT: `jq` for code, `json` for data).
+    fn find(&self, rel: &str, ext: &str) -> Result<File<String, String>, String> {
+        if rel.starts_with('/') {
+            return Err("module path must be relative".into());
+        }
+        let last = rel.rsplit('/').next().unwrap_or(rel);
+        for dir in self.dirs {
+            for path in [
+                format!("{dir}/{rel}.{ext}"),
+                format!("{dir}/{rel}/{last}.{ext}"),
+            ] {
+                if let Some(code) = (self.read)(&path) {
+                    return Ok(File { code, path });
+                }
+            }
+        }
+        Err(format!("module not found: {rel}"))
+    }
+
+    /// `import "rel" as $name`: the JSON texts of `rel.json`, as one array.
+    fn data(&self, rel: &str) -> Result<Val, String> {
+        let file = self.find(rel, "json")?;
+        let values = super::json::parse_all(file.code.as_bytes())
+            .map_err(|e| format!("{}: {e}", file.path))?;
+        Ok(Val::arr(values))
+    }
+}
+
+/// Compiles `code`; global variables `names` must be given values in that order at run time,
+/// followed by the returned values of the data modules it imports (`import "x" as $x`).
+pub fn compile(
+    code: &str,
+    names: &[String],
+    modules: &Modules<'_>,
+) -> Result<(Filter, Vec<Val>), Vec<CompileError>> {
+    if let Some((at, message)) = super::desugar::constant_key_error(code) {
+        return Err(vec![super::errors::located(
+            code,
+            &message,
+            at.start,
+            at.len(),
+        )]);
+    }
+    let rewritten = super::desugar::rewrite(code);
+    let code = rewritten.as_str();
     let arena = Arena::default();
     let defs = prelude();
-    let loader = Loader::new(defs);
-    let program = File { code, path: () };
+    let loader =
+        Loader::new(defs).with_read(|import: Import<&str, String>| modules.find(import.path, "jq"));
+    let program = File {
+        code,
+        path: String::new(),
+    };
+    let search = modules;
     let modules = loader
         .load(&arena, program)
         .map_err(|errs| super::errors::load_errors(code, errs))?;
+    let mut data = Vec::new();
+    jaq_core::load::import(&modules, |import| {
+        data.push(search.data(import.path)?);
+        Ok(())
+    })
+    .map_err(|errs| super::errors::load_errors(code, errs))?;
     let funs = funs::all();
     let compiler: Compiler<&str, JqData> = Compiler::default()
         .with_funs(funs)
         .with_global_vars(names.iter().map(String::as_str));
-    compiler
+    let filter = compiler
         .compile(modules)
-        .map_err(|errs| super::errors::compile_errors(code, errs))
+        .map_err(|errs| super::errors::compile_errors(code, errs))?;
+    Ok((filter, data))
 }
 
 /// jaq's standard definitions that call jaq natives we do not link in (its regex, time, format
@@ -135,6 +200,23 @@ fn prelude() -> impl Iterator<Item = Def<&'static str>> {
     let ours = jaq_core::load::parse(funs::DEFS, |p| p.defs()).unwrap_or_default();
     let jaq_std = jaq_std::defs().filter(|d| !DROPPED.contains(&d.name));
     jaq_core::defs().chain(jaq_std).chain(ours)
+}
+
+/// `builtins`: `name/arity` of every public definition and native (no `_` helpers, no
+/// `@formats`), each once.
+pub fn builtin_names() -> Vec<String> {
+    let defs = prelude().map(|d| (d.name, d.args.len()));
+    let natives = funs::all()
+        .into_iter()
+        .map(|(name, args, _)| (name, args.len()));
+    let mut names: Vec<String> = defs
+        .chain(natives)
+        .filter(|(name, _)| !name.starts_with(['_', '@', '!']))
+        .map(|(name, arity)| format!("{name}/{arity}"))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Our native filters, our overrides first.

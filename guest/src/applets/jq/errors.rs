@@ -1,5 +1,5 @@
-//! Compile errors in jq's words: `jq: error: foo/0 is not defined at <top-level>, line 1:`
-//! followed by the program line (padded like jq's locfile output).
+//! Compile errors in jq 1.8's words: `jq: error: foo/0 is not defined at <top-level>, line 1,
+//! column 6:`, then the program line indented by four spaces and carets under the culprit.
 
 use jaq_core::compile::Undefined;
 use jaq_core::load::{self, lex, parse};
@@ -12,8 +12,8 @@ fn offset_in(code: &str, part: &str) -> Option<usize> {
     (start <= code.len()).then_some(start)
 }
 
-/// `message at <top-level>, line N:\nLINE` with jq's padding after the line.
-fn located(code: &str, message: &str, offset: usize) -> CompileError {
+/// `message at <top-level>, line N, column C:`, the line, and `^` under `len` bytes.
+pub fn located(code: &str, message: &str, offset: usize, len: usize) -> CompileError {
     // At the start of the character `offset` is in: one before the end may be inside the last.
     let offset = (0..=offset.min(code.len()))
         .rev()
@@ -22,10 +22,12 @@ fn located(code: &str, message: &str, offset: usize) -> CompileError {
     let line_start = code[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line_end = code[offset..].find('\n').map_or(code.len(), |i| offset + i);
     let line_no = code[..offset].matches('\n').count() + 1;
+    let column = offset - line_start + 1;
+    let carets = "^".repeat(len.clamp(1, (line_end - offset).max(1)));
     let pad = " ".repeat(offset - line_start);
     CompileError {
         message: format!(
-            "{message} at <top-level>, line {line_no}:\n{}{pad}",
+            "{message} at <top-level>, line {line_no}, column {column}:\n    {}\n    {pad}{carets}",
             &code[line_start..line_end]
         ),
     }
@@ -56,22 +58,21 @@ fn token_name(found: &str, expect_nothing: bool) -> String {
     }
 }
 
-fn syntax_error(code: &str, found: &str, expect_nothing: bool) -> CompileError {
+fn syntax_error(code: &str, found: &str, expect_nothing: bool, expecting: &str) -> CompileError {
     let offset = offset_in(code, found).unwrap_or(code.len());
     let offset = if found.is_empty() {
         offset.saturating_sub(1)
     } else {
         offset
     };
-    let message = format!(
-        "syntax error, unexpected {} (Unix shell quoting issues?)",
-        token_name(found, expect_nothing)
-    );
-    located(code, &message, offset)
+    let name = token_name(found, expect_nothing);
+    let message = format!("syntax error, unexpected {name}{expecting}");
+    let len = found.chars().next().map_or(1, char::len_utf8);
+    located(code, &message, offset, len)
 }
 
 /// Errors from lexing and parsing the program.
-pub fn load_errors(code: &str, errs: load::Errors<&str, ()>) -> Vec<CompileError> {
+pub fn load_errors<P>(code: &str, errs: load::Errors<&str, P>) -> Vec<CompileError> {
     let mut out = Vec::new();
     for (_file, err) in errs {
         match err {
@@ -80,20 +81,23 @@ pub fn load_errors(code: &str, errs: load::Errors<&str, ()>) -> Vec<CompileError
                     let at_end = matches!(expect, lex::Expect::Delim(_));
                     let found = if at_end { &code[code.len()..] } else { rest };
                     let closing = found.starts_with([')', ']', '}']);
-                    out.push(syntax_error(code, found, closing));
+                    out.push(syntax_error(code, found, closing, ""));
                 }
             }
             load::Error::Parse(parse_errs) => {
                 for (expect, found) in parse_errs {
                     let nothing = matches!(expect, parse::Expect::Nothing);
-                    out.push(syntax_error(code, found, nothing));
+                    let expecting = match expect {
+                        parse::Expect::Pattern => ", expecting BINDING or '[' or '{'",
+                        _ => "",
+                    };
+                    out.push(syntax_error(code, found, nothing, expecting));
                 }
             }
             load::Error::Io(io_errs) => {
                 for (path, msg) in io_errs {
-                    out.push(CompileError {
-                        message: format!("module not found: {path} ({msg})"),
-                    });
+                    let offset = offset_in(code, path).unwrap_or(0);
+                    out.push(located(code, &msg, offset, path.len()));
                 }
             }
         }
@@ -102,7 +106,10 @@ pub fn load_errors(code: &str, errs: load::Errors<&str, ()>) -> Vec<CompileError
 }
 
 /// Errors from resolving names (`foo/0 is not defined`, `$x is not defined`).
-pub fn compile_errors(code: &str, errs: jaq_core::compile::Errors<&str, ()>) -> Vec<CompileError> {
+pub fn compile_errors<P>(
+    code: &str,
+    errs: jaq_core::compile::Errors<&str, P>,
+) -> Vec<CompileError> {
     let mut out = Vec::new();
     for (_file, undefined) in errs {
         for (name, kind) in undefined {
@@ -110,19 +117,22 @@ pub fn compile_errors(code: &str, errs: jaq_core::compile::Errors<&str, ()>) -> 
             if matches!(name, "reduce" | "foreach") {
                 // jaq parses `reduce f as $x (init)` and only then finds the arity wrong
                 let paren = code[offset..].rfind(')').map_or(code.len(), |i| offset + i);
-                let message = "syntax error, unexpected ')' (Unix shell quoting issues?)";
-                out.push(located(code, message, paren));
+                let message = "syntax error, unexpected ')'";
+                out.push(located(code, message, paren, 1));
                 continue;
             }
+            let mut start = offset;
             let message = match kind {
                 Undefined::Filter(arity) => format!("{name}/{arity} is not defined"),
                 Undefined::Label => {
+                    // jq underlines the whole `break $name`
+                    start = code[..offset].rfind("break").unwrap_or(offset);
                     format!("$*label-{} is not defined", name.trim_start_matches('$'))
                 }
                 Undefined::Mod => format!("module not found: {name}"),
                 _ => format!("{name} is not defined"),
             };
-            out.push(located(code, &message, offset));
+            out.push(located(code, &message, start, offset + name.len() - start));
         }
     }
     out

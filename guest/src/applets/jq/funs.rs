@@ -31,6 +31,8 @@ pub fn all() -> Vec<NativeFun> {
     funs.extend(jaq_core::funs::<JqData>());
     let limit = jaq_core::funs::<JqData>().find(|(name, _, _)| *name == "limit");
     funs.extend(limit.map(|(_, args, f)| ("_limit", args, f)));
+    let skip = jaq_core::funs::<JqData>().find(|(name, _, _)| *name == "skip");
+    funs.extend(skip.map(|(_, args, f)| ("_skip", args, f)));
     funs.extend(jaq_std::base_funs::<JqData>());
     funs
 }
@@ -83,10 +85,15 @@ fn ours() -> Box<[Filter<RunPtr<JqData>>]> {
         ("ascii_downcase", v(0), |cv| bome(ascii_case(&cv.1, false))),
         ("ascii_upcase", v(0), |cv| bome(ascii_case(&cv.1, true))),
         ("ltrimstr", v(1), |cv| {
-            unary(cv, |v, p| Ok(trim_fix(v, &p, true)))
+            unary(cv, |v, p| trim_fix(v, &p, true))
         }),
         ("rtrimstr", v(1), |cv| {
-            unary(cv, |v, s| Ok(trim_fix(v, &s, false)))
+            unary(cv, |v, s| trim_fix(v, &s, false))
+        }),
+        ("toboolean", v(0), |cv| bome(toboolean(&cv.1))),
+        ("_builtins", v(0), |_| {
+            let names = super::engine::builtin_names().into_iter().map(Val::from);
+            bome(Ok(Val::arr(names.collect())))
         }),
         ("startswith", v(1), |cv| {
             unary(cv, |v, s| fix_test(&v, &s, true))
@@ -107,6 +114,7 @@ fn ours() -> Box<[Filter<RunPtr<JqData>>]> {
         ("_fmt_sh", v(0), |cv| bome(strings::sh(&cv.1))),
         ("_fmt_html", v(0), |cv| bome(Ok(strings::html(&cv.1)))),
         ("_fmt_uri", v(0), |cv| bome(Ok(strings::uri(&cv.1)))),
+        ("_fmt_urid", v(0), |cv| bome(strings::urid(&cv.1))),
         ("_fmt_base64", v(0), |cv| bome(Ok(strings::base64(&cv.1)))),
         ("_fmt_base64d", v(0), |cv| bome(strings::base64d(&cv.1))),
         ("_fmt_base32", v(0), |cv| bome(Ok(strings::base32(&cv.1)))),
@@ -129,10 +137,10 @@ fn ours() -> Box<[Filter<RunPtr<JqData>>]> {
         ("gmtime", v(0), |cv| bome(time::gmtime(&cv.1))),
         ("localtime", v(0), |cv| bome(time::gmtime(&cv.1))),
         ("strftime", v(1), |cv| {
-            unary(cv, |v, f| time::strftime(&v, &f))
+            unary(cv, |v, f| time::strftime(&v, &f, "strftime"))
         }),
         ("strflocaltime", v(1), |cv| {
-            unary(cv, |v, f| time::strftime(&v, &f))
+            unary(cv, |v, f| time::strftime(&v, &f, "strflocaltime"))
         }),
         ("strptime", v(1), |cv| {
             unary(cv, |v, f| time::strptime(&v, &f))
@@ -145,7 +153,10 @@ fn length(v: &Val) -> Res<Val> {
     Ok(match v {
         Val::Null => Val::num(0.0),
         Val::Bool(_) => return Err(err(format!("{} has no length", v.describe()))),
-        Val::Num(n) => Val::num(n.f.abs()),
+        // the absolute value, a literal kept as one (jq 1.8)
+        Val::Num(n) if n.f == 0.0 => Val::num(0.0),
+        Val::Num(n) if n.f < 0.0 => Val::Num(n.negated()),
+        Val::Num(_) => v.clone(),
         Val::Str(s) => Val::num(s.chars().count() as f64),
         Val::Arr(a) => Val::num(a.len() as f64),
         Val::Obj(o) => Val::num(o.len() as f64),
@@ -234,16 +245,24 @@ fn fromjson(v: &Val) -> Res<Val> {
     }
 }
 
+/// A decimal number as C's `strtod` reads one that fills the whole string (`.5`, `+1`).
+fn strtod(s: &str) -> Option<f64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let ok = digits.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && digits
+            .chars()
+            .all(|c| c.is_ascii_digit() || "+-.eE".contains(c));
+    ok.then(|| s.parse().ok()).flatten()
+}
+
 fn tonumber(v: Val) -> Res<Val> {
     match &v {
         Val::Num(_) => Ok(v),
         Val::Str(s) => match super::json::parse_one(s) {
-            Ok(n @ Val::Num(_)) => Ok(n),
-            Ok(_) => Err(err(format!(
-                "{} cannot be parsed as a number",
-                v.describe()
-            ))),
-            Err(e) => Err(err(format!("{e} (while parsing '{s}')"))),
+            Ok(n @ Val::Num(_)) if s.trim() == &**s => Ok(n),
+            _ => strtod(s)
+                .map(Val::num)
+                .ok_or_else(|| err(format!("{} cannot be parsed as a number", v.describe()))),
         },
         _ => Err(err(format!(
             "{} cannot be parsed as a number",
@@ -350,14 +369,14 @@ fn implode(v: &Val) -> Res<Val> {
     };
     let mut out = String::new();
     for x in a.iter() {
-        let Val::Num(n) = x else {
+        let Some(n) = x.as_f64().filter(|f| !f.is_nan()) else {
             return Err(err(format!(
                 "{} can't be imploded, unicode codepoint needs to be numeric",
                 x.describe()
             )));
         };
-        let c = if n.f >= 0.0 && n.f <= f64::from(u32::MAX) {
-            char::from_u32(n.f as u32)
+        let c = if n >= 0.0 && n <= f64::from(u32::MAX) {
+            char::from_u32(n as u32)
         } else {
             None
         };
@@ -374,16 +393,31 @@ fn ascii_case(v: &Val, upper: bool) -> Res<Val> {
     }
 }
 
-fn trim_fix(v: Val, fix: &Val, prefix: bool) -> Val {
+/// `ltrimstr` / `rtrimstr`: jq 1.8 refuses non-strings with `startswith`'s message.
+fn trim_fix(v: Val, fix: &Val, prefix: bool) -> Res<Val> {
+    fix_test(&v, fix, prefix)?;
     let (Val::Str(s), Val::Str(f)) = (&v, fix) else {
-        return v;
+        return Ok(v);
     };
     let stripped = if prefix {
         s.strip_prefix(&**f)
     } else {
         s.strip_suffix(&**f)
     };
-    stripped.map(Val::str).unwrap_or(v)
+    Ok(stripped.map(Val::str).unwrap_or(v))
+}
+
+/// `toboolean`: booleans, and the strings `"true"` and `"false"`.
+fn toboolean(v: &Val) -> Res<Val> {
+    match v {
+        Val::Bool(_) => Ok(v.clone()),
+        Val::Str(s) if &**s == "true" => Ok(Val::Bool(true)),
+        Val::Str(s) if &**s == "false" => Ok(Val::Bool(false)),
+        _ => Err(err(format!(
+            "{} cannot be parsed as a boolean",
+            v.describe()
+        ))),
+    }
 }
 
 fn fix_test(v: &Val, fix: &Val, prefix: bool) -> Res<Val> {
@@ -406,10 +440,10 @@ fn strindices(v: &Val, needle: &Val) -> Res<Val> {
     match (v, needle) {
         (Val::Str(s), Val::Str(n)) => Ok(strings::strindices(s, n)),
         (Val::Arr(a), Val::Arr(b)) => Ok(Val::arr(subarray_indices(a, b))),
+        (Val::Str(_), _) => Err(err(format!("{} is not a string", needle.describe()))),
         _ => Err(err(format!(
-            "Cannot determine indices of {} in {}",
-            needle.kind(),
-            v.kind()
+            "{} cannot be searched, as it is not a string",
+            v.describe()
         ))),
     }
 }
@@ -538,14 +572,14 @@ fn now(cv: Cvj<'_>) -> Out<'_> {
 /// `last(f)`: the last output of `f`, or null (jq 1.7) when it has none.
 fn last(mut cv: Cvj<'_>) -> Out<'_> {
     let (f, fc) = cv.0.pop_fun();
-    let mut last = Val::Null;
+    let mut last = None;
     for out in f.run((fc, cv.1)) {
         match out {
-            Ok(v) => last = v,
+            Ok(v) => last = Some(v),
             Err(e) => return box_once(Err(e)),
         }
     }
-    box_once(Ok(last))
+    Box::new(last.map(Ok).into_iter())
 }
 
 impl Val {

@@ -43,6 +43,8 @@ pub struct Parser {
     line: usize,
     column: usize,
     failed: bool,
+    /// Whether the start of the stream (where a byte-order mark is skipped) has been seen.
+    started: bool,
     /// Top-level values completed by the last byte.
     completed: Vec<Val>,
 }
@@ -57,6 +59,7 @@ impl Default for Parser {
             line: 1,
             column: 0,
             failed: false,
+            started: false,
             completed: Vec::new(),
         }
     }
@@ -81,6 +84,13 @@ impl Parser {
         }
         let mut newline_after: Option<usize> = None;
         let mut i = 0;
+        if !self.started && !data.is_empty() {
+            // A byte-order mark at the very start is skipped, as jq does.
+            self.started = true;
+            if data.starts_with("\u{feff}".as_bytes()) {
+                i = 3;
+            }
+        }
         while i < data.len() {
             let ch = data[i];
             if self.state == State::Str {
@@ -324,6 +334,10 @@ impl Parser {
             b'\'' => return Err("Invalid string literal; expected \", but got '".into()),
             b'n' if token.len() == 3 => (b"nan", Val::num(f64::NAN)),
             b'n' => (b"null", Val::Null),
+            // jq 1.8 reads these non-standard literals too.
+            _ if token == b"NaN" || token == b"-NaN" => return self.value(Val::num(f64::NAN)),
+            _ if token == b"Infinity" => return self.value(Val::num(f64::INFINITY)),
+            _ if token == b"-Infinity" => return self.value(Val::num(f64::NEG_INFINITY)),
             _ => {
                 let num = std::str::from_utf8(&token).ok().and_then(Num::parse);
                 let num = num.ok_or_else(|| "Invalid numeric literal".to_string())?;

@@ -3,6 +3,7 @@
 //! messages, the streaming JSON reader and writer, and the command line.
 
 mod cli;
+mod desugar;
 mod engine;
 mod errors;
 mod funs;
@@ -27,7 +28,11 @@ pub static APPLETS: &[&Applet] = &[&cli::APPLET];
 /// Compiles a jq filter without running it; true when it is accepted. The entry point of the
 /// `jq` fuzz target (`guest/fuzz/`).
 pub fn check_filter(code: &str) -> bool {
-    engine::compile(code, &[]).is_ok()
+    let no_modules = engine::Modules {
+        dirs: &[],
+        read: &|_| None,
+    };
+    engine::compile(code, &[], &no_modules).is_ok()
 }
 
 /// Parses a stream of JSON texts as `jq` reads its input; true when it is valid. The entry

@@ -32,6 +32,20 @@ impl Num {
         })
     }
 
+    /// `-n`: a literal stays a literal with the other sign (jq 1.8 negates decimal literals
+    /// exactly), except zero.
+    pub fn negated(&self) -> Self {
+        let lit =
+            self.lit
+                .as_ref()
+                .filter(|_| self.f != 0.0)
+                .map(|lit| match lit.strip_prefix('-') {
+                    Some(positive) => Rc::from(positive),
+                    None => Rc::from(format!("-{lit}")),
+                });
+        Num { f: -self.f, lit }
+    }
+
     /// The text jq prints for this number.
     pub fn to_json(&self) -> String {
         if self.f.is_nan() {

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::map::Map;
-use super::val::{err, Res, Val};
+use super::val::{array_slot, err, slice_bounds, Res, Val};
 
 /// `setpath(path; value)`.
 pub fn setpath(root: Val, path: &Val, value: Val) -> Res<Val> {
@@ -33,15 +33,7 @@ fn set_key(root: Val, key: &Val, value: Val) -> Res<Val> {
             Ok(Val::Obj(o))
         }
         (Val::Arr(mut a), Val::Num(n)) => {
-            let len = a.len() as f64;
-            let mut i = n.f.trunc();
-            if i < 0.0 {
-                i += len;
-                if i < 0.0 {
-                    return Err(err("Out of bounds negative array index"));
-                }
-            }
-            let i = i as usize;
+            let i = array_slot(n.f, a.len())?;
             let items = Rc::make_mut(&mut a);
             if i >= items.len() {
                 items.resize(i + 1, Val::Null);
@@ -49,6 +41,7 @@ fn set_key(root: Val, key: &Val, value: Val) -> Res<Val> {
             items[i] = value;
             Ok(Val::Arr(a))
         }
+        (Val::Arr(_), Val::Arr(_)) => Err(err("Cannot update field at array index of array")),
         (root @ Val::Arr(_), Val::Obj(o)) => {
             let range = o.get("start")..o.get("end");
             let put = |_| std::iter::once(Ok(value.clone()));
@@ -59,35 +52,80 @@ fn set_key(root: Val, key: &Val, value: Val) -> Res<Val> {
     }
 }
 
-/// `delpaths(paths)`: deletes the longest / last paths first so earlier indices stay valid.
+/// `delpaths(paths)`: like jq, every index and slice of one array refers to the array as it
+/// was before any deletion (`del(.[1], .[-6])` removes two of the original elements).
 pub fn delpaths(root: Val, paths: &Val) -> Res<Val> {
     let Val::Arr(paths) = paths else {
         return Err(err("Paths must be specified as an array"));
     };
-    let mut paths: Vec<&Val> = paths.iter().collect();
-    paths.sort();
-    let mut root = root;
-    for path in paths.into_iter().rev() {
+    let mut list = Vec::new();
+    for path in paths.iter() {
         let Val::Arr(path) = path else {
             return Err(err("Path must be specified as an array"));
         };
-        root = delete_in(root, path)?;
+        list.push(&path[..]);
     }
-    Ok(root)
+    delete_all(root, list)
 }
 
-fn delete_in(root: Val, path: &[Val]) -> Res<Val> {
-    match path {
-        [] => Ok(Val::Null),
-        [key] => delete_key(root, key),
-        [key, rest @ ..] => {
-            let child = jaq_core::ValT::index(root.clone(), key)?;
-            if matches!(child, Val::Null) {
-                return Ok(root);
-            }
-            let new_child = delete_in(child, rest)?;
-            set_key(root, key, new_child)
+/// Deletes `paths` from `root`: deeper paths first (from the last to the first, so earlier
+/// indices stay valid), then the keys `root` itself loses, all at once.
+fn delete_all(root: Val, mut paths: Vec<&[Val]>) -> Res<Val> {
+    if paths.iter().any(|p| p.is_empty()) {
+        return Ok(Val::Null);
+    }
+    paths.sort();
+    let (here, deeper): (Vec<&[Val]>, Vec<&[Val]>) = paths.into_iter().partition(|p| p.len() == 1);
+    let mut root = root;
+    for group in deeper.chunk_by(|a, b| a[0] == b[0]).rev() {
+        let key = &group[0][0];
+        let child = jaq_core::ValT::index(root.clone(), key)?;
+        if !matches!(child, Val::Null) {
+            let tails = group.iter().map(|p| &p[1..]).collect();
+            let new_child = delete_all(child, tails)?;
+            root = set_key(root, key, new_child)?;
         }
+    }
+    let keys: Vec<&Val> = here.iter().map(|p| &p[0]).collect();
+    match root {
+        Val::Arr(a) if keys.iter().all(|k| matches!(k, Val::Num(_) | Val::Obj(_))) => {
+            let mut gone = vec![false; a.len()];
+            for key in keys {
+                for i in doomed(key, a.len())? {
+                    gone[i] = true;
+                }
+            }
+            let kept = a
+                .iter()
+                .zip(gone)
+                .filter(|(_, g)| !g)
+                .map(|(v, _)| v.clone());
+            Ok(Val::arr(kept.collect()))
+        }
+        root => keys.into_iter().rev().try_fold(root, delete_key),
+    }
+}
+
+/// The indices of an array of `len` that the key `.[n]` or `.[a:b]` names.
+fn doomed(key: &Val, len: usize) -> Res<std::ops::Range<usize>> {
+    match key {
+        Val::Num(n) => {
+            let i = if n.f < 0.0 {
+                n.f.trunc() + len as f64
+            } else {
+                n.f.trunc()
+            };
+            Ok(if i >= 0.0 && i < len as f64 {
+                i as usize..i as usize + 1
+            } else {
+                0..0
+            })
+        }
+        Val::Obj(o) => {
+            let (s, e) = slice_bounds(o.get("start")..o.get("end"), len)?;
+            Ok(s..e)
+        }
+        _ => Ok(0..0),
     }
 }
 

@@ -113,6 +113,33 @@ pub fn uri(v: &Val) -> Val {
     Val::from(out)
 }
 
+/// `@urid`: `%XX` escapes decoded; the bytes must be UTF-8.
+pub fn urid(v: &Val) -> Res<Val> {
+    let s = tostring(v);
+    let bad = || {
+        err(format!(
+            "{} is not a valid uri encoding",
+            Val::str(&s).describe()
+        ))
+    };
+    let mut bytes = Vec::with_capacity(s.len());
+    let mut rest = s.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = tail;
+        if b != b'%' {
+            bytes.push(b);
+            continue;
+        }
+        let hex = rest.get(..2).and_then(|h| std::str::from_utf8(h).ok());
+        let byte = hex
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+            .ok_or_else(bad)?;
+        bytes.push(byte);
+        rest = &rest[2..];
+    }
+    String::from_utf8(bytes).map(Val::from).map_err(|_| bad())
+}
+
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const B32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
@@ -167,7 +194,11 @@ pub fn base64d(v: &Val) -> Res<Val> {
         Some(bytes) if s.trim_end_matches('=').len() % 4 != 1 => {
             Ok(Val::from(String::from_utf8_lossy(&bytes).into_owned()))
         }
-        _ => Err(err(format!(
+        Some(_) => Err(err(format!(
+            "{} trailing base64 byte found",
+            Val::from(s).describe()
+        ))),
+        None => Err(err(format!(
             "{} is not valid base64 data",
             Val::from(s).describe()
         ))),
@@ -198,10 +229,13 @@ pub fn strindices(hay: &str, needle: &str) -> Val {
         return Val::arr(Vec::new());
     }
     let mut out = Vec::new();
-    let mut from = 0;
+    let (mut from, mut chars) = (0, 0);
     while let Some(at) = hay[from..].find(needle) {
-        out.push(Val::num((from + at) as f64));
-        from += at + hay[from + at..].chars().next().map_or(1, char::len_utf8);
+        chars += hay[from..from + at].chars().count();
+        out.push(Val::num(chars as f64));
+        let step = hay[from + at..].chars().next().map_or(1, char::len_utf8);
+        from += at + step;
+        chars += 1;
     }
     Val::arr(out)
 }
@@ -209,9 +243,10 @@ pub fn strindices(hay: &str, needle: &str) -> Val {
 /// `trim`, `ltrim`, `rtrim`.
 pub fn trim(v: &Val, left: bool, right: bool) -> Res<Val> {
     let Val::Str(s) = v else {
-        return Err(err(format!("{} cannot be trimmed", v.describe())));
+        return Err(err("trim input must be a string"));
     };
-    let ws = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{b}' | '\u{c}');
+    // jq 1.8 trims Unicode's White_Space, as Rust's `char::is_whitespace` defines it.
+    let ws = char::is_whitespace;
     let mut t: &str = s;
     if left {
         t = t.trim_start_matches(ws);

@@ -104,7 +104,12 @@ fn tm_from_val(v: &Val, what: &str) -> Res<Tm> {
     let Val::Arr(a) = v else {
         return Err(err(format!("{what} requires array inputs")));
     };
+    // jq 1.8 takes missing trailing fields as 0 (`[2024,2,15] | mktime`).
     let nums: Option<Vec<f64>> = a.iter().map(Val::as_f64).collect();
+    let nums = nums.filter(|n| !n.is_empty()).map(|mut n| {
+        n.resize(n.len().max(6), 0.0);
+        n
+    });
     match nums.as_deref() {
         Some([y, mo, d, h, mi, s, rest @ ..]) => Ok(Tm {
             year: *y as i64,
@@ -134,18 +139,18 @@ pub fn mktime(v: &Val) -> Res<Val> {
     Ok(Val::num(secs_from_tm(&tm)))
 }
 
-/// `strftime(fmt)` on a number or a broken-down time.
-pub fn strftime(v: &Val, fmt: &Val) -> Res<Val> {
+/// `strftime(fmt)` (or `strflocaltime`, named `name`) on a number or a broken-down time.
+pub fn strftime(v: &Val, fmt: &Val, name: &str) -> Res<Val> {
     let Val::Str(fmt) = fmt else {
-        return Err(err("strftime/1 requires a string format"));
+        return Err(err(format!("{name}/1 requires a string format")));
     };
     let tm = match v {
         Val::Num(n) => tm_from_secs(n.f),
         Val::Arr(_) => {
-            let tm = tm_from_val(v, "strftime/1")?;
+            let tm = tm_from_val(v, &format!("{name}/1"))?;
             tm_from_secs(secs_from_tm(&tm))
         }
-        _ => return Err(err("strftime/1 requires parsed datetime inputs")),
+        _ => return Err(err(format!("{name}/1 requires parsed datetime inputs"))),
     };
     Ok(Val::from(format_tm(&tm, fmt)))
 }

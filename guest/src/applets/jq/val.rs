@@ -110,18 +110,11 @@ impl Val {
     }
 
     fn index_error(&self, index: &Val) -> jaq_core::Error<Val> {
-        match index {
-            Val::Str(s) => err(format!(
-                "Cannot index {} with string {}",
-                self.kind(),
-                json::to_string(&Val::Str(Rc::clone(s)))
-            )),
-            _ => err(format!(
-                "Cannot index {} with {}",
-                self.kind(),
-                index.kind()
-            )),
-        }
+        err(format!(
+            "Cannot index {} with {}",
+            self.kind(),
+            index.describe()
+        ))
     }
 
     /// `.[index]`, or None where jq yields null.
@@ -142,15 +135,37 @@ impl Val {
 }
 
 /// jq's cut of a dumped value in error messages (a 15-byte buffer).
+/// A value's JSON text cut as jq 1.8 cuts it in messages: at most 29 bytes, a longer text
+/// keeping its first 26 (25 and a closing quote for a string) on a character boundary.
 pub fn truncated(text: &str) -> String {
-    if text.len() <= 14 {
+    if text.len() <= 29 {
         return text.to_string();
     }
-    let mut end = 11;
+    let quoted = text.starts_with('"');
+    let mut end = if quoted { 25 } else { 26 };
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}...", &text[..end])
+    format!("{}...{}", &text[..end], if quoted { "\"" } else { "" })
+}
+
+/// Where `.[f] = x` writes in an array of `len` (negative counts from the end), or jq's
+/// error: a NaN index, one before the start, or one past what jq lets an array grow to.
+pub fn array_slot(f: f64, len: usize) -> Res<usize> {
+    if f.is_nan() {
+        return Err(err("Cannot set array element at NaN index"));
+    }
+    let mut i = f.trunc();
+    if i < 0.0 {
+        i += len as f64;
+        if i < 0.0 {
+            return Err(err("Out of bounds negative array index"));
+        }
+    }
+    if i > f64::from(i32::MAX >> 2) {
+        return Err(err("Array index too large"));
+    }
+    Ok(i as usize)
 }
 
 /// The position of array index `f` (negative counts from the end), if inside the array.
@@ -174,7 +189,7 @@ pub fn subarray_indices(haystack: &[Val], needle: &[Val]) -> Vec<Val> {
 }
 
 /// Slice bounds `[start, end)` as jq computes them (floor start, ceil end, clamp).
-fn slice_bounds(
+pub fn slice_bounds(
     range: jaq_core::val::Range<&Val>,
     len: usize,
 ) -> Result<(usize, usize), jaq_core::Error<Val>> {
@@ -194,7 +209,7 @@ fn slice_bounds(
     if end < 0.0 {
         end += len_f;
     }
-    start = start.clamp(0.0, len_f);
+    start = start.clamp(0.0, len_f).floor();
     end = end.min(len_f).max(start);
     let s = start as usize;
     let mut e = end as usize;
@@ -347,17 +362,10 @@ impl jaq_core::ValT for Val {
                 Ok(Val::Obj(o))
             }
             (Val::Arr(mut a), Val::Num(n)) => {
-                let len = a.len() as f64;
-                let mut i = n.f.trunc();
-                if i < 0.0 {
-                    i += len;
-                }
-                if i < 0.0 {
-                    return opt.fail(Val::Arr(a), |_| {
-                        Exn::from(err("Out of bounds negative array index"))
-                    });
-                }
-                let i = i as usize;
+                let i = match array_slot(n.f, a.len()) {
+                    Ok(i) => i,
+                    Err(e) => return opt.fail(Val::Arr(a), |_| Exn::from(e)),
+                };
                 let old = a.get(i).cloned().unwrap_or_default();
                 let items = Rc::make_mut(&mut a);
                 match first_output(f(old))? {
@@ -701,6 +709,8 @@ impl std::ops::Rem for Val {
     type Output = Res<Val>;
     fn rem(self, rhs: Self) -> Self::Output {
         match (&self, &rhs) {
+            // jq 1.8: a NaN on either side gives NaN.
+            (Val::Num(a), Val::Num(b)) if a.f.is_nan() || b.f.is_nan() => Ok(Val::num(f64::NAN)),
             (Val::Num(a), Val::Num(b)) => {
                 let d = to_int(b.f);
                 if d == 0 {
@@ -722,7 +732,7 @@ impl std::ops::Neg for Val {
     type Output = Res<Val>;
     fn neg(self) -> Self::Output {
         match self {
-            Val::Num(n) => Ok(Val::num(-n.f)),
+            Val::Num(n) => Ok(Val::Num(n.negated())),
             v => Err(err(format!("{} cannot be negated", v.describe()))),
         }
     }
