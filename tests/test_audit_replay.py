@@ -111,8 +111,8 @@ def test_replay_is_exact_without_calling_tools_or_clocks() -> None:
 
 def test_replay_of_a_whole_session_keeps_guest_state() -> None:
     sandbox = Sandbox(tools=[lookup])
-    first = sandbox.execute("globalThis.seen = (await lookup({key: 'k'})).n; return seen")
-    second = sandbox.execute("return [seen, Math.random()]")
+    first = sandbox.execute("const {n} = await lookup({key: 'k'}); fs.writeFileSync('n', `${n}`)")
+    second = sandbox.execute("return [fs.readFileSync('n', 'utf8'), Math.random()]")
     assert replay_all(sandbox.trace) == [first, second]
 
 

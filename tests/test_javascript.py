@@ -80,9 +80,77 @@ def test_top_level_await_and_sloppy_mode(sandbox: Sandbox) -> None:
     assert sandbox.execute("y = await 5; return y * 2").return_value == 10
 
 
-def test_globals_persist_between_executions(sandbox: Sandbox) -> None:
-    sandbox.execute("globalThis.counter = 1")
-    assert sandbox.execute("return ++globalThis.counter").return_value == 2
+def test_each_execution_starts_with_fresh_globals_and_keeps_the_files(sandbox: Sandbox) -> None:
+    code = "globalThis.counter = 1; leaked = 2; fs.writeFileSync('n.txt', '3')"
+    assert sandbox.execute(code).exit_code == 0
+    code = "return [typeof counter, typeof leaked, fs.readFileSync('n.txt', 'utf8')]"
+    assert sandbox.execute(code).return_value == ["undefined", "undefined", "3"]
+
+
+# Each poisons something a later execution relies on; the later one must not notice.
+POISONS = [
+    "Promise.prototype.then = function () {}",
+    "Promise.resolve = () => null; Promise.all = () => null",
+    "Array.prototype.map = null; Array.prototype.filter = () => []",
+    "JSON.parse = () => 'poisoned'; JSON.stringify = () => '\"poisoned\"'",
+    "Object.defineProperty(globalThis, 'console', {value: {log() {}}, configurable: false})",
+    "delete globalThis.console",
+    "delete globalThis.fs",
+    "fs.writeFileSync = () => {}",
+    "Object.defineProperty(globalThis, 'fs', {get() { throw new Error('no fs') }})",
+    "globalThis.get_weather = async () => ({city: 'fake', temp: -1})",
+    "Object.defineProperty(globalThis, 'get_weather', {value: null, writable: false})",
+    "delete globalThis.get_weather; delete globalThis.listTools",
+    "Array.prototype[Symbol.iterator] = function* () {}",
+    "Object.prototype.toJSON = () => 'poisoned'",
+    "Object.prototype.city = 'poisoned'",
+    "Function.prototype.call = null; Function.prototype.apply = null",
+    "Math.random = () => 4; Date.now = () => 0",
+    "Error.prototype.toString = () => 'poisoned'; Object.freeze(Error.prototype)",
+    "String.prototype.split = null; String.prototype.replace = null",
+    "Object.freeze(Object.prototype); Object.freeze(Array.prototype)",
+    "globalThis.setTimeout = (f) => 0",
+    "globalThis.require = () => ({}); globalThis.readStdin = () => 'poisoned'",
+]
+
+AFTER_POISON = """
+const doubled = [1, 2].map((x) => x * 2).filter(() => true);
+const weather = await get_weather({city: 'Oslo'});
+fs.writeFileSync('/tmp/a.txt', JSON.stringify({doubled}));
+const back = JSON.parse(fs.readFileSync('/tmp/a.txt', 'utf8'));
+const [slept] = await Promise.all([new Promise((ok) => setTimeout(() => ok('slept'), 1))]);
+console.log('logged', [...new Set([1, 1, 2])].length, Math.random() < 1);
+const caught = (() => { try { null.x } catch (e) { return e instanceof TypeError } })();
+return {back, weather, slept, caught, stdin: readStdin(), tools: listTools().length};
+"""
+
+
+@pytest.mark.parametrize("poison", POISONS)
+def test_tampering_with_builtins_does_not_reach_the_next_execution(
+    sandbox: Sandbox, poison: str
+) -> None:
+    sandbox.execute(poison)
+    result = sandbox.execute(AFTER_POISON, stdin="in")
+    assert (result.stdout, result.stderr, result.exit_code) == (
+        'logged 2 true\n{"back":{"doubled":[2,4]},"weather":{"city":"Oslo","temp":72},'
+        '"slept":"slept","caught":true,"stdin":"in","tools":1}',
+        "",
+        0,
+    )
+    assert [call.method for call in result.tool_calls] == ["get_weather"]
+
+
+def test_the_poisoning_execution_itself_still_ends_cleanly(sandbox: Sandbox) -> None:
+    # The sandbox's own bookkeeping keeps the originals of what it uses.
+    result = sandbox.execute("Promise.prototype.then = function () {}; return 1 + 2")
+    assert (result.return_value, result.error) == (3, None)
+    result = sandbox.execute("Array.prototype.filter = null; throw new Error('boom')")
+    assert (result.exit_code, result.error) == (
+        1,
+        "Error: the result of the execution could not be described (the JavaScript heap is "
+        "full, or the code replaced a built-in that describing it needs)",
+    )
+    assert sandbox.execute("return 1 + 2").return_value == 3
 
 
 @pytest.mark.parametrize(

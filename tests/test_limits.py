@@ -77,7 +77,12 @@ def test_uninterruptible_builtin_is_stopped_by_the_native_backstop(code: str) ->
 def test_memory_limit_raises_out_of_memory_and_recovers() -> None:
     sandbox = Sandbox(limits=Limits(memory=16 * 1024 * 1024))
     result = sandbox.execute("const a = []; while (true) a.push(new Array(1e5).fill(1));")
-    assert (result.exit_code, result.error) == (1, "InternalError: out of memory")
+    assert (result.exit_code, result.error) == (
+        1,
+        f"InternalError: out of memory: the code used all of the {16 * 1024 * 1024}-byte "
+        "JavaScript heap (Limits.memory); keep less in memory at once (process the data in "
+        "parts, write intermediate results to files) or raise Limits(memory=...)",
+    )
     assert sandbox.execute("return [1, 2, 3].length").return_value == 3
 
 

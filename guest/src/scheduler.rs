@@ -261,7 +261,10 @@ impl Guest {
         }
         let mut writer = FrameWriter::default();
         let ops = self.take_calls(&mut writer);
-        let outcome = self.outcome(&ops, &mut writer)?;
+        let mut outcome = self.outcome(&ops, &mut writer)?;
+        if let Some(done) = &mut outcome {
+            self.bound_session(done);
+        }
         let status = if outcome.is_some() { "done" } else { "blocked" };
         if outcome.is_some() {
             self.exec = None;
@@ -401,6 +404,18 @@ impl Guest {
         }
     }
 
+    /// Keeps the shell session small enough to save: an execution that left too much in
+    /// variables fails, saying which ones were dropped.
+    fn bound_session(&self, outcome: &mut Outcome) {
+        if let Some(message) = self.shell.bound_session() {
+            let line = format!("{message}\n");
+            self.js.shared.output.borrow_mut().write(2, line.as_bytes());
+            if outcome.exit_code == 0 {
+                outcome.exit_code = 1;
+            }
+        }
+    }
+
     /// The outcome of a shell script that ended with `status`.
     fn finished(&self, status: i32) -> Outcome {
         Outcome {
@@ -414,7 +429,7 @@ impl Guest {
     /// Ends the execution with `error`, discarding whatever it left behind.
     fn abandon(&mut self, error: ExecError) -> Result<Outcome, GuestError> {
         self.exec = None; // drops a shell script's future, and its pipes
-        self.js.reset()?;
+        self.js.reset();
         let exit_code = if error.kind == "timeout" { 124 } else { 1 };
         let line = format!("{}\n", error.message);
         self.js.shared.output.borrow_mut().write(2, line.as_bytes());
@@ -541,6 +556,20 @@ mod tests {
         assert_eq!(reply["outcome"]["exit_code"], 124);
         submit(&mut g, "return 5", 5000);
         assert_eq!(step(&mut g).0["outcome"]["exit_code"], 0);
+    }
+
+    #[test]
+    fn every_execution_gets_a_fresh_realm() {
+        let mut g = guest();
+        submit(
+            &mut g,
+            "Promise.prototype.then = null; delete globalThis.console; globalThis.x = 1",
+            5000,
+        );
+        assert_eq!(step(&mut g).0["outcome"]["exit_code"], 0);
+        submit(&mut g, "console.log(typeof x); return await Promise.resolve(2)", 5000);
+        let (reply, blob) = step(&mut g);
+        assert_eq!(text(&blob, &reply["stdout"]), "undefined\n2");
     }
 
     #[test]

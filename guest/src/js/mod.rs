@@ -1,4 +1,6 @@
-//! JavaScript on QuickJS: one runtime and context per sandbox, reused across executions.
+//! JavaScript on QuickJS: one runtime per sandbox, and a fresh realm (context) for every
+//! execution, so that nothing one execution does to the built-ins or the globals (a replaced
+//! `Promise.prototype.then`, a deleted `fs`) reaches the next one.
 //!
 //! The Rust side is deliberately thin: it evaluates the code as the body of an async function,
 //! runs QuickJS's job queue, and hands tool calls to the scheduler. Everything a script sees
@@ -9,7 +11,9 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use rquickjs::context::EvalOptions;
-use rquickjs::{Context, Ctx, Function, Object, Persistent, Runtime, Value};
+use rquickjs::allocator::{Allocator, RustAllocator};
+use rquickjs::module::WriteOptions;
+use rquickjs::{Context, Ctx, Function, Module, Object, Persistent, Runtime, Value};
 use serde::Serialize;
 
 pub mod fs;
@@ -101,11 +105,33 @@ impl From<rquickjs::Error> for EngineError {
     }
 }
 
-/// A QuickJS runtime with the prelude installed.
-pub struct JsEngine {
-    // Field order is drop order: the persistent handle must go before its context and runtime.
+/// One realm: a QuickJS context with the prelude installed, and the prelude's hooks.
+struct Realm {
+    // Field order is drop order: the persistent handle must go before its context.
     hooks: Persistent<Object<'static>>,
     ctx: Context,
+}
+
+/// What every new realm is built from.
+struct Setup {
+    /// The tools, as the prelude receives them (JSON).
+    tools_json: String,
+    vfs: Rc<RefCell<Vfs>>,
+    shell: Shell,
+    /// `Math.random`'s state: one sequence per sandbox, across realms.
+    random: Rc<Cell<[u32; 4]>>,
+    /// The prelude as a compiled module: loading it is several times faster than compiling
+    /// it for every realm. Leaked once per sandbox: the realms' functions point into it.
+    prelude: &'static [u8],
+}
+
+/// A QuickJS runtime and the realm of the current (or next) execution.
+pub struct JsEngine {
+    // Field order is drop order: the realm must go before its runtime.
+    realm: Option<Realm>,
+    /// Whether an execution has run in `realm` (the next one then gets a fresh realm).
+    used: bool,
+    setup: Setup,
     rt: Runtime,
     /// Output and pending calls, shared with the native bindings.
     pub shared: Rc<Shared>,
@@ -113,10 +139,14 @@ pub struct JsEngine {
     pub interrupt: Rc<Interrupt>,
     /// `shell.exec` commands in flight.
     pub shell_tasks: Rc<ShellTasks>,
+    /// Allocation statistics of the JavaScript heap.
+    heap: Rc<HeapStats>,
+    /// `Limits.memory`: the heap limit in bytes.
+    memory_limit: usize,
 }
 
 impl JsEngine {
-    /// Creates the runtime, applies the limits and installs the prelude with `tools`.
+    /// Creates the runtime, applies the limits and builds the first realm.
     pub fn new(
         tools: &[ToolSpec],
         limits: &Limits,
@@ -125,47 +155,94 @@ impl JsEngine {
         vfs: &Rc<RefCell<Vfs>>,
         sh: &Shell,
     ) -> Result<Self, EngineError> {
-        let rt = Runtime::new()?;
-        rt.set_memory_limit(usize::try_from(limits.memory).unwrap_or(usize::MAX));
+        let heap = Rc::new(HeapStats::default());
+        let rt = Runtime::new_with_alloc(CountingAllocator(Rc::clone(&heap)))?;
+        let memory_limit = usize::try_from(limits.memory).unwrap_or(usize::MAX);
+        rt.set_memory_limit(memory_limit);
         let interrupt = Rc::new(Interrupt::default());
         let handler = Rc::clone(&interrupt);
         rt.set_interrupt_handler(Some(Box::new(move || handler.check())));
-        let ctx = Context::full(&rt)?;
         let shared = Rc::new(Shared {
             output,
             queue,
             stdin: RefCell::default(),
         });
-        let shell_tasks = Rc::new(ShellTasks::default());
-        let hooks = ctx.with(|ctx| install(&ctx, tools, &shared, vfs, sh, &shell_tasks))?;
-        Ok(JsEngine {
-            hooks,
-            ctx,
+        let setup = Setup {
+            tools_json: tools_json(tools)?,
+            vfs: Rc::clone(vfs),
+            shell: sh.clone(),
+            random: Rc::new(Cell::new(crate::entropy::random_words())),
+            prelude: Box::leak(compile_prelude(&rt)?.into_boxed_slice()),
+        };
+        let mut engine = JsEngine {
+            realm: None,
+            used: false,
+            setup,
             rt,
             shared,
             interrupt,
-            shell_tasks,
+            shell_tasks: Rc::new(ShellTasks::default()),
+            heap,
+            memory_limit,
+        };
+        engine.realm = Some(engine.new_realm()?);
+        Ok(engine)
+    }
+
+    /// A new context with the prelude installed.
+    fn new_realm(&self) -> Result<Realm, EngineError> {
+        let ctx = Context::full(&self.rt)?;
+        let hooks = ctx.with(|ctx| install(&ctx, self))?;
+        Ok(Realm { hooks, ctx })
+    }
+
+    /// The realm for a new execution: the current one if no execution has run in it yet,
+    /// else a fresh one (the old one is dropped and collected first, so that what it held
+    /// does not count against the memory limit of the new one).
+    fn fresh_realm(&mut self) -> Result<&Realm, EngineError> {
+        if self.used || self.realm.is_none() {
+            self.realm = None;
+            self.rt.run_gc();
+            self.realm = Some(self.new_realm()?);
+        }
+        self.used = true;
+        self.realm()
+    }
+
+    fn realm(&self) -> Result<&Realm, EngineError> {
+        self.realm
+            .as_ref()
+            .ok_or_else(|| EngineError("no JavaScript realm".into()))
+    }
+
+    /// Runs `f` in the current realm with a function that looks up its prelude hooks.
+    fn with_realm<T>(
+        &self,
+        f: impl for<'js> FnOnce(&Ctx<'js>, &Hooks<'js>) -> Result<T, EngineError>,
+    ) -> Result<T, EngineError> {
+        let realm = self.realm()?;
+        realm.ctx.with(|ctx| {
+            let hooks = Hooks(realm.hooks.clone().restore(&ctx)?);
+            f(&ctx, &hooks)
         })
     }
 
-    fn hook<'js>(&self, ctx: &Ctx<'js>, name: &str) -> Result<Function<'js>, EngineError> {
-        let hooks = self.hooks.clone().restore(ctx)?;
-        Ok(hooks.get(name)?)
-    }
-
-    /// Starts `code` as the body of an async function; returns once it first blocks.
-    pub fn start(&self, code: &str, deadline: Instant) -> Result<(), EngineError> {
+    /// Starts `code` as the body of an async function in a fresh realm; returns once it
+    /// first blocks.
+    pub fn start(&mut self, code: &str, deadline: Instant) -> Result<(), EngineError> {
         self.interrupt.deadline.set(Some(deadline));
         self.interrupt.fired.set(false);
         self.interrupt.force.set(false);
+        self.fresh_realm()?;
+        self.heap.start_execution();
         let source = format!("{WRAP_PREFIX}{code}\n}})");
-        self.ctx.with(|ctx| {
+        self.with_realm(|ctx, hooks| {
             let mut options = EvalOptions::default();
             options.strict = false;
             options.backtrace_barrier = true;
             options.filename = Some("code.js".into());
             let started = match ctx.eval_with_options::<Function, _>(source, options) {
-                Ok(body) => self.hook(&ctx, "start")?.call::<_, ()>((body,)),
+                Ok(body) => hooks.get("start")?.call::<_, ()>((body,)),
                 Err(error) => Err(error),
             };
             match started {
@@ -174,7 +251,7 @@ impl JsEngine {
                 Err(rquickjs::Error::Exception) if self.interrupt.fired() => Ok(()),
                 Err(rquickjs::Error::Exception) => {
                     let error = ctx.catch();
-                    Ok(self.hook(&ctx, "fail")?.call::<_, ()>((error,))?)
+                    Ok(hooks.get("fail")?.call::<_, ()>((error,))?)
                 }
                 Err(e) => Err(e.into()),
             }
@@ -200,8 +277,8 @@ impl JsEngine {
 
     /// Delivers a host result to the promise of tool call `id`.
     pub fn settle(&self, id: u64, result: Result<&str, (&str, &str)>) -> Result<(), EngineError> {
-        self.ctx.with(|ctx| {
-            let settle = self.hook(&ctx, "settle")?;
+        self.with_realm(|_, hooks| {
+            let settle = hooks.get("settle")?;
             match result {
                 Ok(json) => settle.call::<_, ()>((id as f64, true, json, ""))?,
                 Err((kind, message)) => settle.call::<_, ()>((id as f64, false, message, kind))?,
@@ -212,8 +289,14 @@ impl JsEngine {
 
     /// The outcome once the async function settled; prints its result or error.
     pub fn outcome(&self) -> Result<Option<JsOutcome>, EngineError> {
-        self.ctx.with(|ctx| {
-            let raw = self.hook(&ctx, "outcome")?.call::<_, Value>(())?;
+        self.with_realm(|ctx, hooks| {
+            let raw = match hooks.get("outcome")?.call::<_, Value>(()) {
+                Err(rquickjs::Error::Exception) => {
+                    let _ = ctx.catch();
+                    return Ok(Some(self.failed(UNFORMATTED)));
+                }
+                raw => raw?,
+            };
             if raw.is_null() {
                 return Ok(None);
             }
@@ -221,7 +304,26 @@ impl JsEngine {
             let exit_code: i32 = parts.get(0)?;
             let stdout: Option<String> = parts.get(1)?;
             let stderr: Option<String> = parts.get(2)?;
-            let value: Option<String> = parts.get(3)?;
+            let problem: Option<String> = parts.get(4)?;
+            // Copying the JSON out of the heap needs room in it: a value that barely fits is
+            // refused like one that does not.
+            let value = match problem.as_deref() {
+                Some("size") => Err(too_large_return()),
+                Some(_) => Err(return_out_of_memory(self.memory_limit)),
+                None => match parts.get::<Option<String>>(3) {
+                    Ok(Some(json)) if json.len() > MAX_RETURN => Err(too_large_return()),
+                    Ok(json) => Ok(json),
+                    Err(rquickjs::Error::Exception) => {
+                        let _ = ctx.catch();
+                        Err(return_out_of_memory(self.memory_limit))
+                    }
+                    Err(e) => return Err(e.into()),
+                },
+            };
+            let (exit_code, stdout, stderr, value) = match value {
+                Ok(json) => (exit_code, stdout, stderr, json),
+                Err(message) => (1, None, Some(message), None),
+            };
             let mut output = self.shared.output.borrow_mut();
             if let Some(text) = stdout {
                 output.write(1, text.as_bytes());
@@ -238,6 +340,16 @@ impl JsEngine {
         })
     }
 
+    /// An execution that failed with `message` (a line), printed to stderr.
+    fn failed(&self, message: &str) -> JsOutcome {
+        self.shared.output.borrow_mut().write(2, message.as_bytes());
+        JsOutcome {
+            exit_code: 1,
+            value: None,
+            error: message.lines().next().map(str::to_string),
+        }
+    }
+
     /// Runs the `shell.exec` commands as far as they go and settles the promises of the
     /// finished ones; true if any finished.
     pub fn poll_shell(&self) -> Result<bool, EngineError> {
@@ -248,8 +360,9 @@ impl JsEngine {
         Ok(!done.is_empty())
     }
 
-    /// Discards what an abandoned execution left behind: queued jobs and pending calls.
-    pub fn reset(&self) -> Result<(), EngineError> {
+    /// Discards what an abandoned execution left behind: queued jobs and pending calls (its
+    /// realm is replaced before the next execution anyway).
+    pub fn reset(&self) {
         self.interrupt.force.set(true);
         // Each job stops at its next interrupt check; the bound stops a job that queues others.
         for _ in 0..10_000 {
@@ -262,25 +375,77 @@ impl JsEngine {
         self.interrupt.fired.set(false);
         self.shared.queue.clear();
         self.shell_tasks.clear();
-        self.ctx
-            .with(|ctx| Ok(self.hook(&ctx, "reset")?.call::<_, ()>(())?))
     }
 }
 
+/// The prelude's hooks object in one realm.
+struct Hooks<'js>(Object<'js>);
+
+impl<'js> Hooks<'js> {
+    fn get(&self, name: &str) -> rquickjs::Result<Function<'js>> {
+        self.0.get(name)
+    }
+}
+
+/// The largest return value, in bytes of JSON.
+pub const MAX_RETURN: usize = 16 << 20;
+
+/// When the prelude cannot even describe how the code ended (it ran out of memory, or the code
+/// broke a built-in that the description needs).
+const UNFORMATTED: &str = "Error: the result of the execution could not be described \
+    (the JavaScript heap is full, or the code replaced a built-in that describing it needs)\n";
+
+/// Advice for data too large to return.
+const RETURN_ADVICE: &str = "return a summary, or write the data to a file \
+    (fs.writeFileSync('/workspace/result.json', JSON.stringify(data))) and return its path";
+
+fn too_large_return() -> String {
+    format!(
+        "RangeError: the return value is too large: its JSON is more than the {MAX_RETURN} \
+         bytes a return value may have; {RETURN_ADVICE}\n"
+    )
+}
+
+fn return_out_of_memory(limit: usize) -> String {
+    format!(
+        "RangeError: the return value is too large: converting it to JSON needs more than the \
+         {limit}-byte JavaScript heap (Limits.memory); {RETURN_ADVICE}\n"
+    )
+}
+
+/// The prelude compiled as a module whose default export is its function.
+fn compile_prelude(rt: &Runtime) -> Result<Vec<u8>, EngineError> {
+    let ctx = Context::full(rt)?;
+    let source = format!("export default {PRELUDE}");
+    let bytes = ctx.with(|ctx| {
+        Module::declare(ctx.clone(), "corral:prelude", source)?.write(WriteOptions::default())
+    })?;
+    Ok(bytes)
+}
+
+/// The tool descriptions the prelude receives, as JSON.
+fn tools_json(tools: &[ToolSpec]) -> Result<String, EngineError> {
+    let specs: Vec<PreludeTool<'_>> = tools
+        .iter()
+        .map(|t| PreludeTool {
+            name: &t.name,
+            js_name: js_name(&t.name),
+            path: namespace_path(&t.name),
+            description: &t.description,
+            parameters: &t.parameters,
+        })
+        .collect();
+    serde_json::to_string(&specs).map_err(|e| EngineError(e.to_string()))
+}
+
 /// Defines the native bindings and evaluates the prelude; returns its hooks object.
-fn install(
-    ctx: &Ctx<'_>,
-    tools: &[ToolSpec],
-    shared: &Rc<Shared>,
-    vfs: &Rc<RefCell<Vfs>>,
-    sh: &Shell,
-    shell_tasks: &Rc<ShellTasks>,
-) -> Result<Persistent<Object<'static>>, EngineError> {
+fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<Persistent<Object<'static>>, EngineError> {
+    let (setup, shared, shell_tasks) = (&engine.setup, &engine.shared, &engine.shell_tasks);
     let native = Object::new(ctx.clone())?;
-    let session = sh.clone();
+    let session = setup.shell.clone();
     let cwd: fs::Cwd = Rc::new(move || session.cwd());
-    fs::install(ctx, &native, vfs, &cwd)?;
-    shell::install(ctx, &native, sh, &shared.queue, shell_tasks)?;
+    fs::install(ctx, &native, &setup.vfs, &cwd)?;
+    shell::install(ctx, &native, &setup.shell, &shared.queue, shell_tasks)?;
     let out = Rc::clone(shared);
     native.set(
         "write",
@@ -310,32 +475,29 @@ fn install(
             abandons.queue.abandon(id as u64)
         })?,
     )?;
+    let random = Rc::clone(&setup.random);
     native.set(
-        "seed",
-        Function::new(ctx.clone(), || -> Vec<u32> {
-            crate::entropy::random_words().to_vec()
-        })?,
+        "random",
+        Function::new(ctx.clone(), move || sfc32(&random))?,
     )?;
     let input = Rc::clone(shared);
     native.set(
         "stdin",
         Function::new(ctx.clone(), move || input.stdin.borrow().clone())?,
     )?;
-    let specs: Vec<PreludeTool<'_>> = tools
-        .iter()
-        .map(|t| PreludeTool {
-            name: &t.name,
-            js_name: js_name(&t.name),
-            path: namespace_path(&t.name),
-            description: &t.description,
-            parameters: &t.parameters,
-        })
-        .collect();
-    let specs_json = serde_json::to_string(&specs).map_err(|e| EngineError(e.to_string()))?;
-    let mut options = EvalOptions::default();
-    options.filename = Some("corral:prelude".into());
-    let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
-    let specs_value = ctx.json_parse(specs_json)?;
+    let (heap, limit) = (Rc::clone(&engine.heap), engine.memory_limit);
+    native.set(
+        "heapWasFull",
+        Function::new(ctx.clone(), move || heap.was_full(limit, limit / 16))?,
+    )?;
+    native.set("memoryLimit", limit as f64)?;
+    native.set("maxReturn", MAX_RETURN as f64)?;
+    native.set("maxOutput", shared.output.borrow().cap as f64)?;
+    // SAFETY: the bytes are the bytecode that `compile_prelude` wrote with this QuickJS.
+    let module = unsafe { Module::load(ctx.clone(), setup.prelude) }?;
+    let (module, _) = module.eval()?;
+    let prelude: Function = module.namespace()?.get("default")?;
+    let specs_value = ctx.json_parse(setup.tools_json.as_str())?;
     let hooks: Object = prelude
         .call((native, specs_value, WRAP_PREFIX.len()))
         .map_err(|e| match e {
@@ -343,4 +505,102 @@ fn install(
             other => other.into(),
         })?;
     Ok(Persistent::save(ctx, hooks))
+}
+
+/// `Math.random`: sfc32, a small 128-bit generator, seeded once per sandbox from the host's
+/// randomness (which the host records or fixes), instead of QuickJS's own clock-seeded one:
+/// runs replay exactly and can be deterministic. Its state lives here, outside the realms, so
+/// the sequence continues from one execution to the next.
+fn sfc32(state: &Cell<[u32; 4]>) -> f64 {
+    let [a, b, c, d] = state.get();
+    let t = a.wrapping_add(b).wrapping_add(d);
+    let d = d.wrapping_add(1);
+    let a = b ^ (b >> 9);
+    let b = c.wrapping_add(c << 3);
+    let c = c.rotate_left(21).wrapping_add(t);
+    state.set([a, b, c, d]);
+    f64::from(t) / 4_294_967_296.0
+}
+
+/// What the JavaScript heap's allocator has seen.
+#[derive(Default)]
+pub struct HeapStats {
+    /// Bytes allocated now.
+    current: Cell<usize>,
+    /// The most bytes allocated at once since the execution started.
+    peak: Cell<usize>,
+}
+
+impl HeapStats {
+    fn start_execution(&self) {
+        self.peak.set(self.current.get());
+    }
+
+    fn grew(&self, bytes: usize) {
+        let current = self.current.get() + bytes;
+        self.current.set(current);
+        self.peak.set(self.peak.get().max(current));
+    }
+
+    fn shrank(&self, bytes: usize) {
+        self.current.set(self.current.get().saturating_sub(bytes));
+    }
+
+    /// Whether the execution came within `slack` bytes of `limit`.
+    fn was_full(&self, limit: usize, slack: usize) -> bool {
+        self.peak.get().saturating_add(slack) >= limit
+    }
+}
+
+/// Rust's allocator, counting the bytes QuickJS holds (QuickJS enforces the limit itself;
+/// the count tells an out-of-memory failure apart from a thrown `null`).
+struct CountingAllocator(Rc<HeapStats>);
+
+// SAFETY: every call is passed on to `RustAllocator`, which upholds the contract; the counts
+// only read the sizes of live allocations.
+unsafe impl Allocator for CountingAllocator {
+    fn alloc(&mut self, size: usize) -> *mut u8 {
+        let ptr = RustAllocator.alloc(size);
+        self.count_new(ptr);
+        ptr
+    }
+
+    fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
+        let ptr = RustAllocator.calloc(count, size);
+        self.count_new(ptr);
+        ptr
+    }
+
+    unsafe fn dealloc(&mut self, ptr: *mut u8) {
+        // SAFETY: `ptr` comes from this allocator (the caller's contract).
+        self.0.shrank(unsafe { RustAllocator::usable_size(ptr) });
+        // SAFETY: as above.
+        unsafe { RustAllocator.dealloc(ptr) }
+    }
+
+    unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr` is null or comes from this allocator (the caller's contract).
+        let old = if ptr.is_null() { 0 } else { unsafe { RustAllocator::usable_size(ptr) } };
+        // SAFETY: as above.
+        let new = unsafe { RustAllocator.realloc(ptr, new_size) };
+        if !new.is_null() {
+            self.0.shrank(old);
+            self.count_new(new);
+        }
+        new
+    }
+
+    unsafe fn usable_size(ptr: *mut u8) -> usize {
+        // SAFETY: the caller's contract.
+        unsafe { RustAllocator::usable_size(ptr) }
+    }
+}
+
+impl CountingAllocator {
+    fn count_new(&self, ptr: *mut u8) {
+        if !ptr.is_null() {
+            // SAFETY: `ptr` was just returned by `RustAllocator`.
+            self.0.grew(unsafe { RustAllocator::usable_size(ptr) });
+        }
+    }
 }

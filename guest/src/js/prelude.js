@@ -65,7 +65,16 @@
       (_, col) => `code.js:1:${Math.max(1, col - wrapPrefixLength)}`))
     .join("\n");
 
+  // An uncaught out-of-memory error says what the limit is and what to do. When the heap is
+  // so full that QuickJS cannot even build the error object, it throws null instead.
+  const outOfMemory = (error) => (error instanceof InternalError && error.message === "out of memory")
+    || (error == null && native.heapWasFull());
+  const memoryAdvice = `out of memory: the code used all of the ${native.memoryLimit}-byte ` +
+    "JavaScript heap (Limits.memory); keep less in memory at once (process the data in parts, " +
+    "write intermediate results to files) or raise Limits(memory=...)";
+
   function describeError(error) {
+    if (outOfMemory(error)) return `InternalError: ${memoryAdvice}\n`;
     if (error instanceof Error) {
       const frames = userFrames(error.stack);
       return `${error.name}: ${error.message}\n${frames ? frames + "\n" : ""}`;
@@ -151,20 +160,8 @@
   define("readStdin", function readStdin() { return native.stdin(); });
 
   // --- Math.random ------------------------------------------------------------------------
-  // sfc32, seeded once from the host's randomness (which the host records or fixes), instead
-  // of QuickJS's own clock-seeded generator: runs replay exactly and can be deterministic.
-  const [s0, s1, s2, s3] = native.seed();
-  let [ra, rb, rc, rd] = [s0 | 0, s1 | 0, s2 | 0, s3 | 0];
-  Math.random = function random() {
-    const t = (((ra + rb) | 0) + rd) | 0;
-    rd = (rd + 1) | 0;
-    ra = rb ^ (rb >>> 9);
-    rb = (rc + (rc << 3)) | 0;
-    rc = (rc << 21) | (rc >>> 11);
-    rc = (rc + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) Math.random(); // mix the seed in
+  // sfc32 on the Rust side (see js/mod.rs): seeded by the host, one sequence per sandbox.
+  Math.random = function random() { return native.random(); };
 
   // --- timers -----------------------------------------------------------------------------
   // A timer is a sleep on the host (so it replays exactly); the callback runs when it ends.
@@ -395,13 +392,16 @@
   define("Buffer", unavailable("Buffer", "use strings, Uint8Array or JSON instead."));
 
   // --- hooks for the Rust side -------------------------------------------------------------
+  // The code may replace Promise.prototype.then or JSON.parse; the hooks keep the originals.
+  const then = Function.prototype.call.bind(Promise.prototype.then);
+  const parse = JSON.parse;
   let outcome = null;
   return {
     start(fn) {
       outcome = null;
       const settle = (value) => { outcome = value; };
       try {
-        fn().then(
+        then(fn(),
           (value) => settle({ ok: true, value }),
           (error) => settle({ ok: false, error }));
       } catch (error) {
@@ -413,19 +413,30 @@
       const entry = pending.get(id);
       if (!entry) return;
       pending.delete(id);
-      if (ok) entry.resolve(JSON.parse(payload));
+      if (ok) entry.resolve(parse(payload));
       else entry.reject(new (errorKinds[kind] || SandboxError)(payload));
     },
-    // null while running; else [exitCode, printed stdout, printed stderr, JSON of return value].
+    // null while running; else [exitCode, printed stdout, printed stderr, JSON of return value,
+    // why the value cannot be returned: null, "size" (over native.maxReturn) or "heap"].
     outcome() {
       if (outcome === null) return null;
-      if (!outcome.ok) return [1, null, describeError(outcome.error), null];
+      if (!outcome.ok) return [1, null, describeError(outcome.error), null, null];
       const value = outcome.value;
-      if (value === undefined) return [0, null, null, null];
-      const json = typeof value === "function" || typeof value === "symbol" ? null : toJSON(value);
+      if (value === undefined || typeof value === "function" || typeof value === "symbol") {
+        return [0, null, null, null, null];
+      }
+      let json;
+      try {
+        json = toJSON(value);
+      } catch (error) {
+        if (outOfMemory(error)) return [1, null, null, null, "heap"];
+        return [1, null, describeError(error), null, null];
+      }
+      if (json.length > native.maxReturn) return [1, null, null, null, "size"];
+      // Printed output is capped anyway: long text is cut before it is copied out.
       const text = typeof value === "string" || value instanceof FileBuffer;
-      return [0, text ? String(value) : json, null, json];
+      const printed = text ? String(value).slice(0, native.maxOutput + 1) : json;
+      return [0, printed, null, json, null];
     },
-    reset() { pending.clear(); timers.clear(); outcome = null; },
   };
 })

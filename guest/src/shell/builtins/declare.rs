@@ -302,7 +302,7 @@ fn declare_one(
     if flags.on.export {
         var.attrs.export = true;
     }
-    Ok(())
+    state.check_export(name)
 }
 
 /// `declare -n name[=target]`: makes `name` itself (not what it refers to) a reference.

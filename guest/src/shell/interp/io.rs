@@ -25,8 +25,9 @@ use crate::task::{
 };
 use crate::vfs::Vfs;
 
-/// Most bytes a command substitution captures before its writer is stopped.
-pub const MAX_CAPTURE: usize = 64 << 20;
+/// Most bytes a command substitution captures before its writer is stopped (the most a
+/// variable may hold).
+pub const MAX_CAPTURE: usize = super::state::MAX_VALUE;
 /// Bytes per feeder read from a shared input.
 const FEED_CHUNK: usize = 64 * 1024;
 /// The highest file descriptor number accepted in redirections.
@@ -77,6 +78,8 @@ pub struct OutHandle {
     pub kind: OutKind,
     /// A write found the reader gone: the writing side should stop, like on SIGPIPE.
     pub broken: Cell<bool>,
+    /// A capture refused a write that would have grown it past [`MAX_CAPTURE`].
+    pub overflowed: Cell<bool>,
 }
 
 impl OutHandle {
@@ -85,6 +88,7 @@ impl OutHandle {
         Rc::new(OutHandle {
             kind,
             broken: Cell::new(false),
+            overflowed: Cell::new(false),
         })
     }
 
@@ -99,9 +103,8 @@ impl OutHandle {
             OutKind::Buffer(buf) => {
                 let mut buf = buf.borrow_mut();
                 if buf.len() + data.len() > MAX_CAPTURE {
-                    Err(WriteError::Refused(format!(
-                        "output too large (more than {MAX_CAPTURE} bytes)"
-                    )))
+                    self.overflowed.set(true);
+                    Err(WriteError::Refused(super::state::too_large("$(...)")))
                 } else {
                     buf.extend_from_slice(data);
                     Ok(())

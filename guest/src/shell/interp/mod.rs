@@ -272,6 +272,12 @@ impl Shell {
         persist::save(&self.sh.state.borrow())
     }
 
+    /// Bounds the session's variables (see [`state::State::bound_session`]) before it is
+    /// saved at the end of an execution; returns the message naming the dropped ones.
+    pub fn bound_session(&self) -> Option<String> {
+        self.sh.state.borrow_mut().bound_session()
+    }
+
     /// Restores a session saved by [`Shell::save_state`]; garbage is rejected, the session
     /// then unchanged.
     pub fn restore_state(&self, bytes: &[u8]) -> Result<(), String> {

@@ -14,8 +14,33 @@ use super::assoc::Assoc;
 use crate::shell::arith::{self, ArithError, ArithVars, ArrayIndex};
 use crate::shell::ast::Command;
 
-/// Longest value a variable may hold, in bytes.
-pub const MAX_VALUE: usize = 64 << 20;
+/// Longest value a variable, one expansion or one `$(...)` may hold, in bytes. The session's
+/// variables live in the guest's own memory and are saved after every execution: large data
+/// belongs in files.
+pub const MAX_VALUE: usize = 16 << 20;
+/// Longest value an exported variable may hold, in bytes (Linux's limit on one environment
+/// string): every command gets a copy of the environment.
+pub const MAX_EXPORT: usize = 128 << 10;
+
+/// Most bytes the session's variables may hold together at the end of an execution (they are
+/// saved after every execution, so that the session survives a crash).
+pub const MAX_SESSION: usize = 32 << 20;
+
+/// The error for `what` (a variable, `$(...)`, an expansion) growing past [`MAX_VALUE`].
+pub fn too_large(what: &str) -> String {
+    format!(
+        "{what}: value too large (more than {MAX_VALUE} bytes); keep large data in a file \
+         (cmd > /tmp/data.txt) and pass commands its name"
+    )
+}
+
+/// The error for exporting `name` with a value longer than [`MAX_EXPORT`].
+pub fn too_large_to_export(name: &str) -> String {
+    format!(
+        "{name}: value too large to export (more than {MAX_EXPORT} bytes, as on Linux); keep \
+         large data in a file, or in a variable that is not exported"
+    )
+}
 /// Deepest nesting of function calls.
 pub const MAX_FUNC_DEPTH: usize = 200;
 
@@ -579,9 +604,7 @@ impl State {
             value = value.to_uppercase();
         }
         if value.len() > MAX_VALUE {
-            return Err(format!(
-                "{name}: value too large (more than {MAX_VALUE} bytes)"
-            ));
+            return Err(too_large(name));
         }
         Ok(value)
     }
@@ -615,12 +638,15 @@ impl State {
             // `s+=x` in a loop: append in place.
             let allexport = self.opts.allexport;
             let var = self.var_entry(name);
+            let exported = var.attrs.export || allexport;
             match &mut var.value {
                 Some(Value::Str(s)) => {
-                    if s.len() + value.len() > MAX_VALUE {
-                        return Err(format!(
-                            "{name}: value too large (more than {MAX_VALUE} bytes)"
-                        ));
+                    let len = s.len() + value.len();
+                    if len > MAX_VALUE {
+                        return Err(too_large(name));
+                    }
+                    if exported && len > MAX_EXPORT {
+                        return Err(too_large_to_export(name));
                     }
                     s.push_str(&value);
                 }
@@ -632,6 +658,10 @@ impl State {
         let old = if append { self.get(name) } else { None };
         let value = self.transform(name, value, old.as_deref().or(append.then_some("")))?;
         let allexport = self.opts.allexport;
+        let exported = allexport || self.var(name).is_some_and(|v| v.attrs.export);
+        if exported && value.len() > MAX_EXPORT {
+            return Err(too_large_to_export(name));
+        }
         let var = self.var_entry(name);
         var.value = Some(Value::Str(value));
         var.attrs.export |= allexport;
@@ -836,6 +866,60 @@ impl State {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Refuses (and un-exports) `name` if it is exported with a value longer than
+    /// [`MAX_EXPORT`].
+    pub fn check_export(&mut self, name: &str) -> Result<(), String> {
+        let Some(var) = self.var_mut(name) else {
+            return Ok(());
+        };
+        let len = match &var.value {
+            Some(Value::Str(s)) => s.len(),
+            Some(Value::Indexed(map)) => map.get(&0).map_or(0, String::len),
+            Some(Value::Assoc(map)) => map.get("0").map_or(0, String::len),
+            None => 0,
+        };
+        if var.attrs.export && len > MAX_EXPORT {
+            var.attrs.export = false;
+            return Err(too_large_to_export(name));
+        }
+        Ok(())
+    }
+
+    /// Unsets the largest global variables (readonly ones too) until they hold at most
+    /// [`MAX_SESSION`] bytes together; returns the message naming them, if any.
+    pub fn bound_session(&mut self) -> Option<String> {
+        let size = |var: &Var| match &var.value {
+            Some(Value::Str(s)) => s.len(),
+            Some(Value::Indexed(map)) => map.values().map(String::len).sum(),
+            Some(Value::Assoc(map)) => map.iter().map(|(k, v)| k.len() + v.len()).sum(),
+            None => 0,
+        };
+        let mut sizes: Vec<(usize, String)> = self
+            .globals
+            .iter()
+            .map(|(name, var)| (size(var) + name.len(), name.clone()))
+            .collect();
+        let mut total: usize = sizes.iter().map(|(n, _)| n).sum();
+        if total <= MAX_SESSION {
+            return None;
+        }
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        let mut dropped = Vec::new();
+        for (bytes, name) in sizes {
+            if total <= MAX_SESSION {
+                break;
+            }
+            self.globals.remove(&name);
+            total -= bytes;
+            dropped.push(format!("{name} ({bytes} bytes)"));
+        }
+        Some(format!(
+            "bash: the session's variables held more than {MAX_SESSION} bytes, the most kept \
+             between executions; unset {}; keep large data in files (cmd > /tmp/data.txt)",
+            dropped.join(", ")
+        ))
     }
 
     /// The exported variables, as commands see their environment.

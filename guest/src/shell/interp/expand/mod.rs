@@ -14,7 +14,7 @@ pub mod pattern;
 use std::rc::Rc;
 
 use super::io::{Fds, OutHandle, OutKind};
-use super::state::MAX_VALUE;
+use super::state::{too_large, MAX_VALUE};
 use super::{Flow, Sh};
 use crate::shell::ast::{Word, WordPart};
 use pattern::{PChar, Pattern};
@@ -78,9 +78,7 @@ impl Builder {
     fn push(&mut self, text: &str, quoted: bool, split: bool) -> Expanded<()> {
         self.size += text.len();
         if self.size > MAX_VALUE {
-            return Err(ExpandError::Fatal(format!(
-                "expansion too large (more than {MAX_VALUE} bytes)"
-            )));
+            return Err(ExpandError::Fatal(too_large("expansion")));
         }
         if quoted {
             self.cur.keep = true;
@@ -421,13 +419,9 @@ impl Sh {
             s.xtrace_level += 1;
         }
         let buf = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let capture = OutHandle::new(OutKind::Buffer(Rc::clone(&buf)));
         let mut sub_fds = fds.clone();
-        sub_fds.set(
-            1,
-            Some(super::io::Fd::Out(OutHandle::new(OutKind::Buffer(
-                Rc::clone(&buf),
-            )))),
-        );
+        sub_fds.set(1, Some(super::io::Fd::Out(Rc::clone(&capture))));
         let flow = sub.run_list(program, &sub_fds).await;
         drop(sub_fds);
         let status = flow.status();
@@ -435,8 +429,13 @@ impl Sh {
         if self.world.deadline_hit() {
             return Err(ExpandError::Flow(Flow::Exit(124)));
         }
+        if capture.overflowed.get() {
+            return Err(ExpandError::Failed(too_large("$(...)")));
+        }
         let bytes = std::mem::take(&mut *buf.borrow_mut());
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        // Valid UTF-8 (the usual case) becomes the string without a copy.
+        let mut text = String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         while text.ends_with('\n') {
             text.pop();
         }
