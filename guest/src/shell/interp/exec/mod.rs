@@ -169,8 +169,13 @@ impl Sh {
         }
         if let Flow::Normal(status) = flow {
             let last = and_or.rest.last().map_or(&and_or.first, |(_, p)| p);
-            if status != 0 && ran_last && !last.negated && self.state.borrow().errexit_off == 0 {
-                if let Some(exit) = self.run_err_trap(last, status, fds).await {
+            if status != 0
+                && ran_last
+                && !last.negated
+                && fails_on_its_own(last)
+                && self.state.borrow().errexit_off == 0
+            {
+                if let Some(exit) = self.run_err_trap(status, fds).await {
                     return exit;
                 }
                 if self.errexit_applies() {
@@ -181,26 +186,15 @@ impl Sh {
         flow
     }
 
-    /// Runs the `ERR` trap after `pipeline` failed where `set -e` would apply: after a simple
-    /// command, a subshell, `(( ))`, `[[ ]]` or a multi-command pipeline (the commands inside
-    /// a compound command have had their turn), not in functions, substitutions or subshells
+    /// Runs the `ERR` trap after a failure where `set -e` would apply (see
+    /// [`fails_on_its_own`]), not in functions, substitutions or subshells
     /// unless `set -E` makes them inherit it. `$?` is the failure's status in the trap and
     /// after it. Some: the trap exited.
-    async fn run_err_trap(&self, pipeline: &Pipeline, status: i32, fds: &Fds) -> Option<Flow> {
-        let fires = match pipeline.commands.as_slice() {
-            [one] => matches!(
-                one.kind,
-                CommandKind::Simple(_)
-                    | CommandKind::Subshell(_)
-                    | CommandKind::Arith(_)
-                    | CommandKind::Cond(_)
-            ),
-            _ => true,
-        };
+    async fn run_err_trap(&self, status: i32, fds: &Fds) -> Option<Flow> {
         let code = {
             let mut s = self.state.borrow_mut();
             let top_level = s.call_stack.is_empty() && s.subshell == 0;
-            if !fires || !(top_level || s.opts.errtrace) {
+            if !(top_level || s.opts.errtrace) {
                 return None;
             }
             // Removed while it runs, so a failure inside does not run it again.
@@ -752,4 +746,21 @@ fn complete_lines_before(script: &str, error_line: usize) -> List {
         .rev()
         .find_map(|lines| crate::shell::parse(&script[..starts[lines]]).ok())
         .unwrap_or(List { items: Vec::new() })
+}
+
+/// Whether a failure of `pipeline` counts for `set -e` and the `ERR` trap: a simple command, a
+/// subshell, `(( ))`, `[[ ]]` or a multi-command pipeline does; a group, `if`, loop or `case`
+/// does not (the commands inside it have had their turn, as in bash, so
+/// `{ false && x; }` fails without ending the script).
+fn fails_on_its_own(pipeline: &Pipeline) -> bool {
+    match pipeline.commands.as_slice() {
+        [one] => matches!(
+            one.kind,
+            CommandKind::Simple(_)
+                | CommandKind::Subshell(_)
+                | CommandKind::Arith(_)
+                | CommandKind::Cond(_)
+        ),
+        _ => true,
+    }
 }

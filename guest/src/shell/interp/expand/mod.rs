@@ -72,6 +72,8 @@ pub struct Builder {
     fields: Vec<Field>,
     cur: Field,
     size: usize,
+    /// An assignment or other word that is not split: `$*` and `$@` join into one string.
+    no_split: bool,
 }
 
 impl Builder {
@@ -287,10 +289,13 @@ impl Sh {
     pub async fn expand_word(
         &self,
         word: &Word,
-        _no_split: bool,
+        no_split: bool,
         fds: &Fds,
     ) -> Expanded<Vec<Field>> {
-        let mut b = Builder::default();
+        let mut b = Builder {
+            no_split,
+            ..Builder::default()
+        };
         self.expand_parts(&word.parts, &mut b, false, false, fds)
             .await?;
         Ok(b.finish())

@@ -220,7 +220,9 @@ impl Sh {
             PVal::List { items, .. } => items.is_empty() || items.iter().all(String::is_empty),
             PVal::Fields(_) => false,
         };
-        let missing = |colon: bool| unset || (colon && null);
+        // `${@-x}`, `${a[@]+y}`: a list with no elements counts as unset for these operators.
+        let absent = unset || matches!(&value, PVal::List { items, .. } if items.is_empty());
+        let missing = |colon: bool| absent || (colon && null);
         match &pe.op {
             ParamOp::Default { colon, word } => {
                 return if missing(*colon) {
@@ -461,6 +463,18 @@ impl Sh {
         }
     }
 
+    /// The separator `"$*"` joins with: IFS's first character (a space when IFS is unset,
+    /// nothing when it is empty).
+    fn ifs_first(&self) -> String {
+        self.state
+            .borrow()
+            .ifs()
+            .chars()
+            .next()
+            .map(String::from)
+            .unwrap_or_default()
+    }
+
     /// Pushes a parameter's value into the builder.
     pub(super) fn push_value(&self, value: PVal, b: &mut Builder, quoted: bool) -> Expanded<()> {
         match value {
@@ -468,15 +482,13 @@ impl Sh {
             PVal::Str(s) => b.push(&s, quoted, !quoted),
             PVal::Fields(fields) => b.append_fields(fields),
             PVal::List { items, star } => {
+                if !quoted && b.no_split {
+                    // `s=$*` joins with IFS's first character, `s=$@` with a space.
+                    let sep = if star { self.ifs_first() } else { " ".into() };
+                    return b.push(&items.join(&sep), false, false);
+                }
                 if quoted && star {
-                    let sep = self
-                        .state
-                        .borrow()
-                        .ifs()
-                        .chars()
-                        .next()
-                        .map(String::from)
-                        .unwrap_or_default();
+                    let sep = self.ifs_first();
                     return b.push(&items.join(&sep), true, false);
                 }
                 for (i, item) in items.iter().enumerate() {
