@@ -14,7 +14,12 @@ pub(crate) const EVAL: Builtin = Builtin {
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        let code = ctx.operands().join(" ");
+        let args = ctx.operands();
+        let args = match args.first() {
+            Some(first) if first == "--" => &args[1..],
+            _ => args,
+        };
+        let code = args.join(" ");
         run_code(&ctx, &code, Some("eval: ")).await
     })
 }

@@ -64,6 +64,7 @@ const OPTION_NAMES: &[&str] = &[
     "nocaseglob",
     "nocasematch",
     "globstar",
+    "lastpipe",
 ];
 
 fn attrs_text(a: Attrs) -> String {

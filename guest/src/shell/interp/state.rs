@@ -145,6 +145,8 @@ pub struct Options {
     pub nocasematch: bool,
     /// `shopt globstar`.
     pub globstar: bool,
+    /// `shopt lastpipe`: the last command of a pipeline runs in this shell.
+    pub lastpipe: bool,
 }
 
 /// The `set -o` names, with their one-letter flags.
@@ -166,6 +168,7 @@ pub const SHOPT_OPTIONS: &[&str] = &[
     "extglob",
     "failglob",
     "globstar",
+    "lastpipe",
     "nocaseglob",
     "nocasematch",
     "nullglob",
@@ -190,6 +193,7 @@ impl Options {
             "nocaseglob" => &mut self.nocaseglob,
             "nocasematch" => &mut self.nocasematch,
             "globstar" => &mut self.globstar,
+            "lastpipe" => &mut self.lastpipe,
             _ => return None,
         })
     }
@@ -277,6 +281,8 @@ pub struct State {
     pub sourcing: Vec<String>,
     /// `pushd` directories.
     pub dirstack: Vec<String>,
+    /// The file creation mask `umask` shows and sets (files here keep their default modes).
+    pub umask: u32,
     /// `getopts`: the `OPTIND` it last saw and the position inside a group of letters.
     pub getopts: (usize, usize),
     /// Command substitutions deep (`set -x` repeats the first character of `PS4` per level).
@@ -325,6 +331,7 @@ impl State {
             clock,
             sourcing: Vec::new(),
             dirstack: Vec::new(),
+            umask: 0o022,
             getopts: (1, 0),
             exec_fds: None,
             pending_outputs: Vec::new(),

@@ -304,6 +304,12 @@ impl Sh {
                 stage_fds.set(1, Some(Fd::Out(handle)));
                 reader = Some(r);
             }
+            if i == last && self.state.borrow().opts.lastpipe {
+                stages.push(Box::pin(async move {
+                    self.run_command(command, stage_fds).await.status()
+                }));
+                continue;
+            }
             let sub = match self.subshell() {
                 Ok(sub) => sub,
                 Err(message) => {
