@@ -281,6 +281,8 @@ pub struct State {
     pub sourcing: Vec<String>,
     /// `pushd` directories.
     pub dirstack: Vec<String>,
+    /// While an `ERR` trap runs: the line of the command that failed (its `$LINENO`).
+    pub trap_line: Option<usize>,
     /// The file creation mask `umask` shows and sets (files here keep their default modes).
     pub umask: u32,
     /// `getopts`: the `OPTIND` it last saw and the position inside a group of letters.
@@ -332,6 +334,7 @@ impl State {
             sourcing: Vec::new(),
             dirstack: Vec::new(),
             umask: 0o022,
+            trap_line: None,
             getopts: (1, 0),
             exec_fds: None,
             pending_outputs: Vec::new(),
@@ -347,7 +350,6 @@ impl State {
         let exported = [
             ("HOME", crate::vfs::WORKSPACE),
             ("PWD", crate::vfs::WORKSPACE),
-            ("OLDPWD", crate::vfs::WORKSPACE),
             ("PATH", "/bin:/usr/bin"),
             ("USER", "user"),
             ("LOGNAME", "user"),
@@ -429,6 +431,30 @@ impl State {
             }
         }
         name
+    }
+
+    /// Where `name` leads when a name reference ends at an array element
+    /// (`declare -n r='a[2]'`): the array and its key, worked out now (an index may name a
+    /// variable that holds it).
+    pub fn nameref_element(&self, name: &str) -> Option<(String, Key)> {
+        let end = self.resolve(name);
+        let var = self.raw_var(&end).filter(|v| v.attrs.nameref)?;
+        let Some(Value::Str(target)) = &var.value else {
+            return None;
+        };
+        let (base, key) = split_element(target)?;
+        let key = if self.is_assoc(base) {
+            Key::Assoc(key.to_string())
+        } else {
+            let text = key.trim();
+            let index = text
+                .parse::<i64>()
+                .ok()
+                .or_else(|| self.get(text).and_then(|v| v.trim().parse().ok()))
+                .unwrap_or(0);
+            Key::Index(index)
+        };
+        Some((base.to_string(), key))
     }
 
     /// The variable called `name` itself (a name reference is not followed).
@@ -599,6 +625,9 @@ impl State {
 
     /// `name=value` (or `name+=value`): sets the scalar, or element 0 of an array.
     pub fn assign(&mut self, name: &str, value: String, append: bool) -> Result<(), String> {
+        if let Some((base, key)) = self.nameref_element(name) {
+            return self.assign_element(&base, key, value, append);
+        }
         self.check_writable(name)?;
         if name == "RANDOM" {
             if let Ok(seed) = value.trim().parse::<u64>() {
@@ -879,6 +908,13 @@ impl State {
     pub fn eval_arith(&mut self, text: &str) -> Result<i64, ArithError> {
         self.arith(text)
     }
+}
+
+/// `a[2]` as `("a", "2")`: a name, then a subscript that runs to the final `]`.
+pub fn split_element(text: &str) -> Option<(&str, &str)> {
+    let (base, rest) = text.split_once('[')?;
+    let key = rest.strip_suffix(']')?;
+    (is_name(base) && !key.is_empty()).then_some((base, key))
 }
 
 /// An array subscript, resolved: a number for indexed arrays, text for associative ones.

@@ -201,12 +201,19 @@ impl Sh {
             s.traps.remove("ERR")?
         };
         let program = crate::shell::parse(&code).ok();
-        self.state.borrow_mut().status = status;
+        let pinned = {
+            let mut s = self.state.borrow_mut();
+            s.status = status;
+            // `$LINENO` in the trap is the failed command's line.
+            let line = s.line;
+            s.trap_line.replace(line)
+        };
         let flow = match &program {
             Some(program) => self.run_list(program, fds).await,
             None => Flow::Normal(status),
         };
         let mut s = self.state.borrow_mut();
+        s.trap_line = pinned;
         s.traps.entry("ERR".into()).or_insert(code);
         s.status = status;
         match flow {
@@ -343,7 +350,10 @@ impl Sh {
                 if self.world.deadline_hit() {
                     break 'run Flow::Exit(TIMEOUT_STATUS);
                 }
-                self.state.borrow_mut().line = command.line;
+                {
+                    let mut s = self.state.borrow_mut();
+                    s.line = s.trap_line.unwrap_or(command.line);
+                }
                 match &command.kind {
                     CommandKind::Simple(simple) => {
                         let mark = self.world.temp_files.borrow().len();
