@@ -41,6 +41,13 @@ pub fn list(list: &List) -> String {
     p.out
 }
 
+/// One command as source text (`$BASH_COMMAND`).
+pub fn command(command: &Command) -> String {
+    let mut p = Printer::new();
+    p.command(command);
+    p.out
+}
+
 /// One word as source text.
 pub fn word(w: &Word) -> String {
     let mut p = Printer::new();

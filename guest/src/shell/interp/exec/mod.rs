@@ -222,6 +222,40 @@ impl Sh {
         }
     }
 
+    /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))` at the top level
+    /// (not in functions, subshells or substitutions), with `$BASH_COMMAND` the command's
+    /// text; `$?` is kept. Some: the trap exited.
+    async fn run_debug_trap(&self, command: &Command, fds: &Fds) -> Option<Flow> {
+        if !matches!(
+            command.kind,
+            CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
+        ) {
+            return None;
+        }
+        let (code, status) = {
+            let mut s = self.state.borrow_mut();
+            if !s.call_stack.is_empty() || s.subshell != 0 || !s.traps.contains_key("DEBUG") {
+                return None;
+            }
+            // Removed while it runs, so its own commands do not run it again.
+            let code = s.traps.remove("DEBUG")?;
+            let text = super::unparse::command(command);
+            let _ = s.assign("BASH_COMMAND", text.trim_end().to_string(), false);
+            (code, s.status)
+        };
+        let flow = match crate::shell::parse(&code) {
+            Ok(program) => self.run_list(&program, fds).await,
+            Err(_) => Flow::Normal(status),
+        };
+        let mut s = self.state.borrow_mut();
+        s.traps.entry("DEBUG".into()).or_insert(code);
+        s.status = status;
+        match flow {
+            Flow::Exit(_) => Some(flow),
+            _ => None,
+        }
+    }
+
     /// Whether `set -e` should stop the shell after a failure here.
     fn errexit_applies(&self) -> bool {
         let s = self.state.borrow();
@@ -353,6 +387,9 @@ impl Sh {
                 {
                     let mut s = self.state.borrow_mut();
                     s.line = s.trap_line.unwrap_or(command.line);
+                }
+                if let Some(exit) = self.run_debug_trap(command, &fds).await {
+                    break 'run exit;
                 }
                 match &command.kind {
                     CommandKind::Simple(simple) => {
