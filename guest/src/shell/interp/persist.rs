@@ -65,6 +65,7 @@ const OPTION_NAMES: &[&str] = &[
     "nocasematch",
     "globstar",
     "lastpipe",
+    "expand_aliases",
 ];
 
 fn attrs_text(a: Attrs) -> String {

@@ -147,6 +147,8 @@ pub struct Options {
     pub globstar: bool,
     /// `shopt lastpipe`: the last command of a pipeline runs in this shell.
     pub lastpipe: bool,
+    /// `shopt expand_aliases` (off in a non-interactive bash, as here).
+    pub expand_aliases: bool,
 }
 
 /// The `set -o` names, with their one-letter flags.
@@ -165,6 +167,7 @@ pub const SET_OPTIONS: &[(&str, Option<char>)] = &[
 /// The `shopt` names this shell knows (others are accepted and ignored by `shopt -s`).
 pub const SHOPT_OPTIONS: &[&str] = &[
     "dotglob",
+    "expand_aliases",
     "extglob",
     "failglob",
     "globstar",
@@ -194,6 +197,7 @@ impl Options {
             "nocasematch" => &mut self.nocasematch,
             "globstar" => &mut self.globstar,
             "lastpipe" => &mut self.lastpipe,
+            "expand_aliases" => &mut self.expand_aliases,
             _ => return None,
         })
     }
@@ -235,6 +239,34 @@ impl Options {
 
 /// A function: its definition (shared by every copy of the state).
 pub type Function = Rc<Command>;
+
+/// An alias: its text, and the code unit and line of the `alias` command that defined it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// What the name expands to.
+    pub value: String,
+    /// [`State::code_unit`] when it was defined.
+    pub unit: usize,
+    /// The line of the definition.
+    pub line: usize,
+}
+
+impl State {
+    /// Starts a new piece of code (an `eval`, `source`, alias text); returns the one to go
+    /// back to.
+    pub fn enter_unit(&mut self) -> usize {
+        self.units += 1;
+        std::mem::replace(&mut self.code_unit, self.units)
+    }
+
+    /// The text of alias `name` if it applies to a command on `line` of the running code.
+    pub fn alias_for(&self, name: &str, line: usize) -> Option<String> {
+        let alias = self.aliases.get(name)?;
+        let later = alias.unit != self.code_unit || line > alias.line;
+        (later && self.opts.expand_aliases && !self.expanding.iter().any(|n| n == name))
+            .then(|| alias.value.clone())
+    }
+}
 
 /// The state of one shell (the session, or a subshell's copy).
 #[derive(Clone)]
@@ -281,6 +313,15 @@ pub struct State {
     pub sourcing: Vec<String>,
     /// `pushd` directories.
     pub dirstack: Vec<String>,
+    /// Aliases by name: their text and where they were defined.
+    pub aliases: BTreeMap<String, Alias>,
+    /// The piece of code running now (the script, or one `eval`, `source` or alias text): an
+    /// alias applies to commands read after its definition, as bash reads one line at a time.
+    pub code_unit: usize,
+    /// Units handed out so far.
+    pub units: usize,
+    /// Aliases being expanded now (an alias is not expanded inside its own text).
+    pub expanding: Vec<String>,
     /// While an `ERR` trap runs: the line of the command that failed (its `$LINENO`).
     pub trap_line: Option<usize>,
     /// The file creation mask `umask` shows and sets (files here keep their default modes).
@@ -335,6 +376,10 @@ impl State {
             dirstack: Vec::new(),
             umask: 0o022,
             trap_line: None,
+            aliases: BTreeMap::new(),
+            code_unit: 0,
+            units: 0,
+            expanding: Vec::new(),
             getopts: (1, 0),
             exec_fds: None,
             pending_outputs: Vec::new(),

@@ -48,6 +48,13 @@ pub fn command(command: &Command) -> String {
     p.out
 }
 
+/// A simple command's assignments and words as source text.
+pub fn simple(simple: &SimpleCommand) -> String {
+    let mut p = Printer::new();
+    p.simple(simple);
+    p.out
+}
+
 /// One word as source text.
 pub fn word(w: &Word) -> String {
     let mut p = Printer::new();
