@@ -55,7 +55,13 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     s.aliases.insert(name.to_string(), alias);
                 }
                 None => {
-                    let value = ctx.sh.state.borrow().aliases.get(arg).map(|a| a.value.clone());
+                    let value = ctx
+                        .sh
+                        .state
+                        .borrow()
+                        .aliases
+                        .get(arg)
+                        .map(|a| a.value.clone());
                     match value {
                         Some(value) => {
                             ctx.out(&shown(arg, &value)).await;

@@ -545,8 +545,13 @@ fn prompt(s: &str, state: &crate::shell::interp::state::State) -> String {
                 let pwd = state.cwd.clone();
                 let home = var("HOME");
                 if e == 'W' {
-                    out.push_str(if pwd == "/" { "/" } else { pwd.rsplit('/').next().unwrap_or("") });
-                } else if !home.is_empty() && (pwd == home || pwd.starts_with(&format!("{home}/"))) {
+                    out.push_str(if pwd == "/" {
+                        "/"
+                    } else {
+                        pwd.rsplit('/').next().unwrap_or("")
+                    });
+                } else if !home.is_empty() && (pwd == home || pwd.starts_with(&format!("{home}/")))
+                {
                     out.push('~');
                     out.push_str(&pwd[home.len()..]);
                 } else {

@@ -141,7 +141,9 @@ fn adhoc_script() {
 #[test]
 #[ignore]
 fn adhoc_cases() {
-    let child = std::thread::Builder::new().stack_size(1 << 30).spawn(adhoc_cases_run);
+    let child = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(adhoc_cases_run);
     let _ = child.map(|c| c.join());
 }
 
