@@ -314,7 +314,11 @@ fn declare_nameref(
     scope: Scope,
 ) -> Result<(), String> {
     let target = match assign.map(|a| &a.value) {
-        Some(AssignVal::Scalar(target)) if is_name(target) && target != name => {
+        Some(AssignVal::Scalar(target))
+            if (is_name(target) && target != name)
+                || crate::shell::interp::state::split_element(target)
+                    .is_some_and(|(base, _)| base != name) =>
+        {
             Some(target.clone())
         }
         Some(AssignVal::Scalar(target)) => {

@@ -8,7 +8,7 @@ use crate::vfs::{resolve, FileKind};
 /// `dirs`.
 pub(crate) const DIRS: Builtin = Builtin {
     name: "dirs",
-    synopsis: "dirs [-c] — show the directory stack",
+    synopsis: "dirs [-clpv] — show the directory stack (-p one a line, -v numbered, -l no ~)",
     run: run_dirs,
 };
 
@@ -26,18 +26,41 @@ pub(crate) const POPD: Builtin = Builtin {
     run: run_popd,
 };
 
+/// How `dirs` shows the stack: `-l` full paths (no `~`), `-p` one a line, `-v` numbered.
+#[derive(Default, Clone, Copy)]
+struct Style {
+    long: bool,
+    lines: bool,
+    numbered: bool,
+}
+
 fn listing(ctx: &Ctx) -> String {
+    styled(ctx, Style::default())
+}
+
+fn styled(ctx: &Ctx, style: Style) -> String {
     let s = ctx.sh.state.borrow();
     let home = s.get("HOME").unwrap_or_default();
     let show = |d: &str| match d.strip_prefix(&home) {
-        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+        Some(rest)
+            if !style.long && !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) =>
+        {
             format!("~{rest}")
         }
         _ => d.to_string(),
     };
     let mut items = vec![show(&s.cwd)];
     items.extend(s.dirstack.iter().rev().map(|d| show(d)));
-    format!("{}\n", items.join(" "))
+    if style.numbered {
+        let numbered: Vec<String> = items
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("{i:2}  {d}\n"))
+            .collect();
+        return numbered.concat();
+    }
+    let sep = if style.lines { "\n" } else { " " };
+    format!("{}\n", items.join(sep))
 }
 
 fn set_cwd(ctx: &Ctx, dir: String) {
@@ -49,11 +72,25 @@ fn set_cwd(ctx: &Ctx, dir: String) {
 
 fn run_dirs(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        if ctx.operands().iter().any(|a| a == "-c") {
-            ctx.sh.state.borrow_mut().dirstack.clear();
-            return Flow::Normal(0);
+        let mut style = Style::default();
+        for arg in ctx.operands() {
+            let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) else {
+                return ctx.bad_option(arg, "dirs [-clpv]").await;
+            };
+            for letter in letters.chars() {
+                match letter {
+                    'c' => {
+                        ctx.sh.state.borrow_mut().dirstack.clear();
+                        return Flow::Normal(0);
+                    }
+                    'l' => style.long = true,
+                    'p' => style.lines = true,
+                    'v' => (style.lines, style.numbered) = (true, true),
+                    _ => return ctx.bad_option(arg, "dirs [-clpv]").await,
+                }
+            }
         }
-        let text = listing(&ctx);
+        let text = styled(&ctx, style);
         ctx.print_status(&text).await
     })
 }

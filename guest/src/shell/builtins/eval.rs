@@ -14,7 +14,12 @@ pub(crate) const EVAL: Builtin = Builtin {
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        let code = ctx.operands().join(" ");
+        let args = ctx.operands();
+        let args = match args.first() {
+            Some(first) if first == "--" => &args[1..],
+            _ => args,
+        };
+        let code = args.join(" ");
         run_code(&ctx, &code, Some("eval: ")).await
     })
 }
@@ -35,10 +40,14 @@ pub(crate) async fn run_code(ctx: &Ctx, code: &str, context: Option<&str>) -> Fl
             .fail(&format!("maximum nesting level exceeded ({MAX_DEPTH})"), 1)
             .await;
     }
-    ctx.sh.state.borrow_mut().depth += 1;
-    let line = ctx.sh.state.borrow().line;
+    let (line, unit) = {
+        let mut s = ctx.sh.state.borrow_mut();
+        s.depth += 1;
+        (s.line, s.enter_unit())
+    };
     let flow = ctx.sh.run_list(&program, &ctx.fds).await;
     let mut s = ctx.sh.state.borrow_mut();
+    s.code_unit = unit;
     s.depth = s.depth.saturating_sub(1);
     s.line = line;
     flow

@@ -1,4 +1,5 @@
-//! `hash`: command lookups are not cached, so there is nothing to remember or forget.
+//! `hash`: command lookups are not cached, so there is nothing to remember or forget; a
+//! name that is no command fails, as in bash.
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::Flow;
@@ -16,6 +17,13 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         if ctx.operands().is_empty() {
             return ctx.print_status("hash: hash table empty\n").await;
         }
-        Flow::Normal(0)
+        let mut status = 0;
+        for name in ctx.operands().iter().filter(|a| !a.starts_with('-')) {
+            if super::type_::kinds(&ctx.sh, name).is_empty() {
+                ctx.fail(&format!("{name}: not found"), 1).await;
+                status = 1;
+            }
+        }
+        Flow::Normal(status)
     })
 }

@@ -46,6 +46,46 @@ fn signal_number(spec: &str) -> Option<i32> {
     SIGNALS.iter().find(|&&(n, _)| n == name).map(|&(_, n)| n)
 }
 
+/// Linux's signal names by number (1-31), for `kill -l N`.
+const NAMES: [&str; 31] = [
+    "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
+    "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG",
+    "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+];
+
+/// `kill -l SPEC...`: a number (or an exit status above 128) gives the signal's name, a
+/// name its number; status 1 if one was not a signal.
+async fn list_some(ctx: &Ctx, specs: &[String]) -> Flow {
+    let mut status = 0;
+    for spec in specs {
+        let found = match spec.parse::<usize>() {
+            Ok(0) => Some("EXIT".to_string()),
+            Ok(n) => NAMES
+                .get((if n > 128 { n - 128 } else { n }).wrapping_sub(1))
+                .map(|name| (*name).to_string()),
+            Err(_) => {
+                let upper = spec.to_ascii_uppercase();
+                let name = upper.strip_prefix("SIG").unwrap_or(&upper).to_string();
+                NAMES
+                    .iter()
+                    .position(|n| *n == name)
+                    .map(|i| (i + 1).to_string())
+            }
+        };
+        match found {
+            Some(text) => {
+                ctx.out(&format!("{text}\n")).await;
+            }
+            None => {
+                ctx.fail(&format!("{spec}: invalid signal specification"), 1)
+                    .await;
+                status = 1;
+            }
+        }
+    }
+    Flow::Normal(status)
+}
+
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
         let args = ctx.operands().to_vec();
@@ -62,6 +102,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     rest = &rest[2..];
                     Some(spec.as_str())
                 }
+                "-l" | "-L" if rest.len() > 1 => return list_some(&ctx, &rest[1..]).await,
                 "-l" | "-L" => {
                     let names: Vec<String> = SIGNALS
                         .iter()

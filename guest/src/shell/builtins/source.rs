@@ -33,12 +33,13 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             return flow;
         };
         let cwd = ctx.sh.state.borrow().cwd.clone();
+        let path = search_path(&ctx, &file).unwrap_or_else(|| file.clone());
         let read = ctx
             .sh
             .world
             .vfs
             .borrow()
-            .read(&cwd, &file)
+            .read(&cwd, &path)
             .map(|b| String::from_utf8_lossy(b).into_owned());
         let code = match read {
             Ok(code) => code,
@@ -64,4 +65,23 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             other => other,
         }
     })
+}
+
+/// A name without a `/` is looked for in `$PATH` first, then in the current directory.
+fn search_path(ctx: &Ctx, file: &str) -> Option<String> {
+    if file.contains('/') {
+        return None;
+    }
+    let (cwd, path) = {
+        let s = ctx.sh.state.borrow();
+        (s.cwd.clone(), s.get("PATH").unwrap_or_default())
+    };
+    let vfs = ctx.sh.world.vfs.borrow();
+    path.split(':')
+        .filter(|dir| !dir.is_empty())
+        .map(|dir| format!("{dir}/{file}"))
+        .find(|candidate| {
+            vfs.stat(&cwd, candidate)
+                .is_ok_and(|st| st.kind == crate::vfs::FileKind::File)
+        })
 }

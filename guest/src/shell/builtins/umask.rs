@@ -1,4 +1,5 @@
-//! `umask` and `ulimit`: report fixed values; changes are accepted and have no effect.
+//! `umask` and `ulimit`. `umask` keeps the mask bash would (octal or symbolic, shown with
+//! `-S`, `-p`), but the VFS gives new files their default modes; `ulimit` reports unlimited.
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::Flow;
@@ -7,7 +8,8 @@ use crate::task::LocalFuture;
 /// `umask`.
 pub(crate) const UMASK: Builtin = Builtin {
     name: "umask",
-    synopsis: "umask [mode] — show the file creation mask (0022; setting it has no effect)",
+    synopsis: "umask [-p] [-S] [mode] — show or set the file creation mask (kept, but new \
+               files get their default modes)",
     run: run_umask,
 };
 
@@ -21,12 +23,119 @@ pub(crate) const ULIMIT: Builtin = Builtin {
 
 fn run_umask(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        match ctx.operands() {
-            [] => ctx.print_status("0022\n").await,
-            [s] if s == "-S" => ctx.print_status("u=rwx,g=rx,o=rx\n").await,
-            _ => Flow::Normal(0),
+        let (mut symbolic, mut reusable) = (false, false);
+        let mut args = ctx.operands();
+        while let Some(arg) = args.first().filter(|a| a.starts_with('-') && a.len() > 1) {
+            for letter in arg[1..].chars() {
+                match letter {
+                    'S' => symbolic = true,
+                    'p' => reusable = true,
+                    _ => return ctx.bad_option(arg, "umask [-p] [-S] [mode]").await,
+                }
+            }
+            args = &args[1..];
+        }
+        let mask = ctx.sh.state.borrow().umask;
+        let Some(mode) = args.first() else {
+            let shown = if symbolic {
+                symbolic_text(mask)
+            } else {
+                format!("{mask:04o}")
+            };
+            let prefix = if reusable { "umask " } else { "" };
+            let flag = if reusable && symbolic { "-S " } else { "" };
+            return ctx.print_status(&format!("{prefix}{flag}{shown}\n")).await;
+        };
+        let parsed = if mode.starts_with(|c: char| c.is_ascii_digit()) {
+            u32::from_str_radix(mode, 8)
+                .ok()
+                .filter(|m| *m <= 0o7777)
+                .map(|m| m & 0o777)
+                .ok_or(format!("{mode}: octal number out of range"))
+        } else {
+            apply_symbolic(mask, mode)
+        };
+        match parsed {
+            Ok(new) => {
+                ctx.sh.state.borrow_mut().umask = new;
+                Flow::Normal(0)
+            }
+            Err(message) => ctx.fail(&message, 1).await,
         }
     })
+}
+
+/// `u=rwx,g=rx,o=rx` for the mask 022: the permissions it lets through.
+fn symbolic_text(mask: u32) -> String {
+    let allowed = !mask & 0o777;
+    let who = ["u", "g", "o"];
+    let parts: Vec<String> = who
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let bits = (allowed >> (6 - 3 * i)) & 7;
+            let letters: String = [(4, 'r'), (2, 'w'), (1, 'x')]
+                .iter()
+                .filter(|(bit, _)| bits & bit != 0)
+                .map(|(_, c)| *c)
+                .collect();
+            format!("{w}={letters}")
+        })
+        .collect();
+    parts.join(",")
+}
+
+/// A symbolic mode (`u=rwx,g-w,o=`) applied to the permissions `mask` lets through; the
+/// new mask.
+fn apply_symbolic(mask: u32, mode: &str) -> Result<u32, String> {
+    let mut allowed = !mask & 0o777;
+    for clause in mode.split(',') {
+        let chars: Vec<char> = clause.chars().collect();
+        let mut i = 0;
+        let mut who = 0;
+        while let Some(c) = chars.get(i).filter(|c| "ugoa".contains(**c)) {
+            who |= match c {
+                'u' => 0o700,
+                'g' => 0o070,
+                'o' => 0o007,
+                _ => 0o777,
+            };
+            i += 1;
+        }
+        if who == 0 {
+            who = 0o777;
+        }
+        let mut operators = 0;
+        loop {
+            let Some(&op) = chars.get(i) else {
+                if operators == 0 {
+                    return Err("` ': invalid symbolic mode operator".into());
+                }
+                break;
+            };
+            operators += 1;
+            if !"+-=".contains(op) {
+                return Err(format!("`{op}': invalid symbolic mode operator"));
+            }
+            i += 1;
+            let mut bits = 0;
+            while let Some(c) = chars.get(i).filter(|c| !"+-=".contains(**c)) {
+                bits |= match c {
+                    'r' => 0o444,
+                    'w' => 0o222,
+                    'x' => 0o111,
+                    _ => return Err(format!("`{c}': invalid symbolic mode character")),
+                };
+                i += 1;
+            }
+            match op {
+                '+' => allowed |= bits & who,
+                '-' => allowed &= !(bits & who),
+                _ => allowed = (allowed & !who) | (bits & who),
+            }
+        }
+    }
+    Ok(!allowed & 0o777)
 }
 
 fn run_ulimit(ctx: Ctx) -> LocalFuture<'static, Flow> {

@@ -64,6 +64,8 @@ const OPTION_NAMES: &[&str] = &[
     "nocaseglob",
     "nocasematch",
     "globstar",
+    "lastpipe",
+    "expand_aliases",
 ];
 
 fn attrs_text(a: Attrs) -> String {

@@ -170,6 +170,10 @@ pub struct Options {
     pub nocasematch: bool,
     /// `shopt globstar`.
     pub globstar: bool,
+    /// `shopt lastpipe`: the last command of a pipeline runs in this shell.
+    pub lastpipe: bool,
+    /// `shopt expand_aliases` (off in a non-interactive bash, as here).
+    pub expand_aliases: bool,
 }
 
 /// The `set -o` names, with their one-letter flags.
@@ -188,9 +192,11 @@ pub const SET_OPTIONS: &[(&str, Option<char>)] = &[
 /// The `shopt` names this shell knows (others are accepted and ignored by `shopt -s`).
 pub const SHOPT_OPTIONS: &[&str] = &[
     "dotglob",
+    "expand_aliases",
     "extglob",
     "failglob",
     "globstar",
+    "lastpipe",
     "nocaseglob",
     "nocasematch",
     "nullglob",
@@ -215,6 +221,8 @@ impl Options {
             "nocaseglob" => &mut self.nocaseglob,
             "nocasematch" => &mut self.nocasematch,
             "globstar" => &mut self.globstar,
+            "lastpipe" => &mut self.lastpipe,
+            "expand_aliases" => &mut self.expand_aliases,
             _ => return None,
         })
     }
@@ -256,6 +264,34 @@ impl Options {
 
 /// A function: its definition (shared by every copy of the state).
 pub type Function = Rc<Command>;
+
+/// An alias: its text, and the code unit and line of the `alias` command that defined it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// What the name expands to.
+    pub value: String,
+    /// [`State::code_unit`] when it was defined.
+    pub unit: usize,
+    /// The line of the definition.
+    pub line: usize,
+}
+
+impl State {
+    /// Starts a new piece of code (an `eval`, `source`, alias text); returns the one to go
+    /// back to.
+    pub fn enter_unit(&mut self) -> usize {
+        self.units += 1;
+        std::mem::replace(&mut self.code_unit, self.units)
+    }
+
+    /// The text of alias `name` if it applies to a command on `line` of the running code.
+    pub fn alias_for(&self, name: &str, line: usize) -> Option<String> {
+        let alias = self.aliases.get(name)?;
+        let later = alias.unit != self.code_unit || line > alias.line;
+        (later && self.opts.expand_aliases && !self.expanding.iter().any(|n| n == name))
+            .then(|| alias.value.clone())
+    }
+}
 
 /// The state of one shell (the session, or a subshell's copy).
 #[derive(Clone)]
@@ -302,6 +338,19 @@ pub struct State {
     pub sourcing: Vec<String>,
     /// `pushd` directories.
     pub dirstack: Vec<String>,
+    /// Aliases by name: their text and where they were defined.
+    pub aliases: BTreeMap<String, Alias>,
+    /// The piece of code running now (the script, or one `eval`, `source` or alias text): an
+    /// alias applies to commands read after its definition, as bash reads one line at a time.
+    pub code_unit: usize,
+    /// Units handed out so far.
+    pub units: usize,
+    /// Aliases being expanded now (an alias is not expanded inside its own text).
+    pub expanding: Vec<String>,
+    /// While an `ERR` trap runs: the line of the command that failed (its `$LINENO`).
+    pub trap_line: Option<usize>,
+    /// The file creation mask `umask` shows and sets (files here keep their default modes).
+    pub umask: u32,
     /// `getopts`: the `OPTIND` it last saw and the position inside a group of letters.
     pub getopts: (usize, usize),
     /// Command substitutions deep (`set -x` repeats the first character of `PS4` per level).
@@ -350,6 +399,12 @@ impl State {
             clock,
             sourcing: Vec::new(),
             dirstack: Vec::new(),
+            umask: 0o022,
+            trap_line: None,
+            aliases: BTreeMap::new(),
+            code_unit: 0,
+            units: 0,
+            expanding: Vec::new(),
             getopts: (1, 0),
             exec_fds: None,
             pending_outputs: Vec::new(),
@@ -365,7 +420,6 @@ impl State {
         let exported = [
             ("HOME", crate::vfs::WORKSPACE),
             ("PWD", crate::vfs::WORKSPACE),
-            ("OLDPWD", crate::vfs::WORKSPACE),
             ("PATH", "/bin:/usr/bin"),
             ("USER", "user"),
             ("LOGNAME", "user"),
@@ -447,6 +501,30 @@ impl State {
             }
         }
         name
+    }
+
+    /// Where `name` leads when a name reference ends at an array element
+    /// (`declare -n r='a[2]'`): the array and its key, worked out now (an index may name a
+    /// variable that holds it).
+    pub fn nameref_element(&self, name: &str) -> Option<(String, Key)> {
+        let end = self.resolve(name);
+        let var = self.raw_var(&end).filter(|v| v.attrs.nameref)?;
+        let Some(Value::Str(target)) = &var.value else {
+            return None;
+        };
+        let (base, key) = split_element(target)?;
+        let key = if self.is_assoc(base) {
+            Key::Assoc(key.to_string())
+        } else {
+            let text = key.trim();
+            let index = text
+                .parse::<i64>()
+                .ok()
+                .or_else(|| self.get(text).and_then(|v| v.trim().parse().ok()))
+                .unwrap_or(0);
+            Key::Index(index)
+        };
+        Some((base.to_string(), key))
     }
 
     /// The variable called `name` itself (a name reference is not followed).
@@ -615,6 +693,9 @@ impl State {
 
     /// `name=value` (or `name+=value`): sets the scalar, or element 0 of an array.
     pub fn assign(&mut self, name: &str, value: String, append: bool) -> Result<(), String> {
+        if let Some((base, key)) = self.nameref_element(name) {
+            return self.assign_element(&base, key, value, append);
+        }
         self.check_writable(name)?;
         if name == "RANDOM" {
             if let Ok(seed) = value.trim().parse::<u64>() {
@@ -956,6 +1037,13 @@ impl State {
     pub fn eval_arith(&mut self, text: &str) -> Result<i64, ArithError> {
         self.arith(text)
     }
+}
+
+/// `a[2]` as `("a", "2")`: a name, then a subscript that runs to the final `]`.
+pub fn split_element(text: &str) -> Option<(&str, &str)> {
+    let (base, rest) = text.split_once('[')?;
+    let key = rest.strip_suffix(']')?;
+    (is_name(base) && !key.is_empty()).then_some((base, key))
 }
 
 /// An array subscript, resolved: a number for indexed arrays, text for associative ones.

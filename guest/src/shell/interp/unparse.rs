@@ -41,6 +41,20 @@ pub fn list(list: &List) -> String {
     p.out
 }
 
+/// One command as source text (`$BASH_COMMAND`).
+pub fn command(command: &Command) -> String {
+    let mut p = Printer::new();
+    p.command(command);
+    p.out
+}
+
+/// A simple command's assignments and words as source text.
+pub fn simple(simple: &SimpleCommand) -> String {
+    let mut p = Printer::new();
+    p.simple(simple);
+    p.out
+}
+
 /// One word as source text.
 pub fn word(w: &Word) -> String {
     let mut p = Printer::new();

@@ -388,6 +388,19 @@ impl<'a> Parser<'a> {
                 }
                 return Ok(());
             }
+            // `let x=( 1 + 2 )`: bash reads the parentheses as part of let's expression.
+            Tok::ArrayAssign(prefix, elements) if is_let(cmd.words.first()) => {
+                let mut parts = prefix.parts;
+                parts.push(WordPart::Literal("(".into()));
+                for (i, element) in elements.into_iter().enumerate() {
+                    if i > 0 {
+                        parts.push(WordPart::Literal(" ".into()));
+                    }
+                    parts.extend(element.parts);
+                }
+                parts.push(WordPart::Literal(")".into()));
+                Word { parts }
+            }
             Tok::Word(word) => word,
             _ => return Err(self.unexpected(&tok)),
         };
@@ -564,6 +577,11 @@ fn function_name(cmd: &SimpleCommand) -> Option<String> {
         [Arg::Word(word)] => word.as_literal().map(str::to_string),
         _ => None,
     }
+}
+
+/// Whether a command's first word is `let`.
+fn is_let(arg: Option<&Arg>) -> bool {
+    matches!(arg, Some(Arg::Word(word)) if word.as_literal() == Some("let"))
 }
 
 /// Whether a command's first word names a declaration command.

@@ -384,23 +384,51 @@ impl Lexer<'_> {
     fn read_ansi_c(&mut self) -> Result<String, ParseError> {
         self.bump();
         let mut text = String::new();
+        let mut bytes = Vec::new();
         loop {
             match self.bump() {
                 None => return Err(self.eof_error("'")),
                 Some('\'') => {
+                    flush_bytes(&mut text, &mut bytes);
                     if let Some(nul) = text.find('\0') {
                         text.truncate(nul);
                     }
                     return Ok(text);
                 }
-                Some('\\') => self.read_ansi_escape(&mut text),
-                Some(c) => text.push(c),
+                Some('\\') if matches!(self.peek(), Some('x' | '0'..='7')) => {
+                    self.read_ansi_byte(&mut text, &mut bytes);
+                }
+                Some('\\') => {
+                    flush_bytes(&mut text, &mut bytes);
+                    self.read_ansi_escape(&mut text);
+                }
+                Some(c) => {
+                    flush_bytes(&mut text, &mut bytes);
+                    text.push(c);
+                }
             }
         }
     }
 
-    /// One escape of `$'...'`, after the backslash. Values above 0x7f from `\xHH` and octal
-    /// escapes become the character with that code point (Latin-1), as strings here are text.
+    /// `\xHH` or an octal escape, at the `x` or first digit: one byte, kept in `bytes` so that
+    /// a run of them spelling UTF-8 (`$'\xce\xbb'`) decodes to its character.
+    fn read_ansi_byte(&mut self, text: &mut String, bytes: &mut Vec<u8>) {
+        let byte = match self.bump() {
+            Some('x') if self.peek().is_some_and(|c| c.is_ascii_hexdigit()) => {
+                self.read_digits(16, 2, 0)
+            }
+            Some('x') => {
+                flush_bytes(text, bytes);
+                text.push_str("\\x");
+                return;
+            }
+            Some(c) => self.read_digits(8, 2, c.to_digit(8).unwrap_or(0)),
+            None => return,
+        };
+        bytes.push((byte & 0xff) as u8);
+    }
+
+    /// One escape of `$'...'` other than a byte (`\xHH`, octal), after the backslash.
     fn read_ansi_escape(&mut self, text: &mut String) {
         let Some(c) = self.bump() else {
             text.push('\\');
@@ -423,13 +451,8 @@ impl Lexer<'_> {
             return;
         }
         match c {
-            'x' => self.push_code(text, 16, 2, "\\x"),
             'u' => self.push_code(text, 16, 4, "\\u"),
             'U' => self.push_code(text, 16, 8, "\\U"),
-            '0'..='7' => {
-                let value = self.read_digits(8, 2, c.to_digit(8).unwrap_or(0));
-                text.extend(char::from_u32(value & 0xff));
-            }
             'c' => match self.bump() {
                 Some(ctl) => text.extend(char::from_u32(u32::from(ctl) & 0x1f)),
                 None => text.push_str("\\c"),
@@ -462,6 +485,16 @@ impl Lexer<'_> {
         }
         value
     }
+}
+
+/// Appends the bytes of `$'\x..'` escapes to `text`: as UTF-8 when they spell it, else each
+/// byte as the character with that code point (Latin-1; strings here are text, not bytes).
+fn flush_bytes(text: &mut String, bytes: &mut Vec<u8>) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => text.push_str(s),
+        Err(_) => text.extend(bytes.iter().map(|b| char::from(*b))),
+    }
+    bytes.clear();
 }
 
 impl Parts {

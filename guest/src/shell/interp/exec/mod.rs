@@ -169,8 +169,13 @@ impl Sh {
         }
         if let Flow::Normal(status) = flow {
             let last = and_or.rest.last().map_or(&and_or.first, |(_, p)| p);
-            if status != 0 && ran_last && !last.negated && self.state.borrow().errexit_off == 0 {
-                if let Some(exit) = self.run_err_trap(last, status, fds).await {
+            if status != 0
+                && ran_last
+                && !last.negated
+                && fails_on_its_own(last)
+                && self.state.borrow().errexit_off == 0
+            {
+                if let Some(exit) = self.run_err_trap(status, fds).await {
                     return exit;
                 }
                 if self.errexit_applies() {
@@ -181,39 +186,69 @@ impl Sh {
         flow
     }
 
-    /// Runs the `ERR` trap after `pipeline` failed where `set -e` would apply: after a simple
-    /// command, a subshell, `(( ))`, `[[ ]]` or a multi-command pipeline (the commands inside
-    /// a compound command have had their turn), not in functions, substitutions or subshells
+    /// Runs the `ERR` trap after a failure where `set -e` would apply (see
+    /// [`fails_on_its_own`]), not in functions, substitutions or subshells
     /// unless `set -E` makes them inherit it. `$?` is the failure's status in the trap and
     /// after it. Some: the trap exited.
-    async fn run_err_trap(&self, pipeline: &Pipeline, status: i32, fds: &Fds) -> Option<Flow> {
-        let fires = match pipeline.commands.as_slice() {
-            [one] => matches!(
-                one.kind,
-                CommandKind::Simple(_)
-                    | CommandKind::Subshell(_)
-                    | CommandKind::Arith(_)
-                    | CommandKind::Cond(_)
-            ),
-            _ => true,
-        };
+    async fn run_err_trap(&self, status: i32, fds: &Fds) -> Option<Flow> {
         let code = {
             let mut s = self.state.borrow_mut();
             let top_level = s.call_stack.is_empty() && s.subshell == 0;
-            if !fires || !(top_level || s.opts.errtrace) {
+            if !(top_level || s.opts.errtrace) {
                 return None;
             }
             // Removed while it runs, so a failure inside does not run it again.
             s.traps.remove("ERR")?
         };
         let program = crate::shell::parse(&code).ok();
-        self.state.borrow_mut().status = status;
+        let pinned = {
+            let mut s = self.state.borrow_mut();
+            s.status = status;
+            // `$LINENO` in the trap is the failed command's line.
+            let line = s.line;
+            s.trap_line.replace(line)
+        };
         let flow = match &program {
             Some(program) => self.run_list(program, fds).await,
             None => Flow::Normal(status),
         };
         let mut s = self.state.borrow_mut();
+        s.trap_line = pinned;
         s.traps.entry("ERR".into()).or_insert(code);
+        s.status = status;
+        match flow {
+            Flow::Exit(_) => Some(flow),
+            _ => None,
+        }
+    }
+
+    /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))` at the top level
+    /// (not in functions, subshells or substitutions), with `$BASH_COMMAND` the command's
+    /// text; `$?` is kept. Some: the trap exited.
+    async fn run_debug_trap(&self, command: &Command, fds: &Fds) -> Option<Flow> {
+        if !matches!(
+            command.kind,
+            CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
+        ) {
+            return None;
+        }
+        let (code, status) = {
+            let mut s = self.state.borrow_mut();
+            if !s.call_stack.is_empty() || s.subshell != 0 || !s.traps.contains_key("DEBUG") {
+                return None;
+            }
+            // Removed while it runs, so its own commands do not run it again.
+            let code = s.traps.remove("DEBUG")?;
+            let text = super::unparse::command(command);
+            let _ = s.assign("BASH_COMMAND", text.trim_end().to_string(), false);
+            (code, s.status)
+        };
+        let flow = match crate::shell::parse(&code) {
+            Ok(program) => self.run_list(&program, fds).await,
+            Err(_) => Flow::Normal(status),
+        };
+        let mut s = self.state.borrow_mut();
+        s.traps.entry("DEBUG".into()).or_insert(code);
         s.status = status;
         match flow {
             Flow::Exit(_) => Some(flow),
@@ -310,6 +345,12 @@ impl Sh {
                 stage_fds.set(1, Some(Fd::Out(handle)));
                 reader = Some(r);
             }
+            if i == last && self.state.borrow().opts.lastpipe {
+                stages.push(Box::pin(async move {
+                    self.run_command(command, stage_fds).await.status()
+                }));
+                continue;
+            }
             let sub = match self.subshell() {
                 Ok(sub) => sub,
                 Err(message) => {
@@ -343,7 +384,13 @@ impl Sh {
                 if self.world.deadline_hit() {
                     break 'run Flow::Exit(TIMEOUT_STATUS);
                 }
-                self.state.borrow_mut().line = command.line;
+                {
+                    let mut s = self.state.borrow_mut();
+                    s.line = s.trap_line.unwrap_or(command.line);
+                }
+                if let Some(exit) = self.run_debug_trap(command, &fds).await {
+                    break 'run exit;
+                }
                 match &command.kind {
                     CommandKind::Simple(simple) => {
                         let mark = self.world.temp_files.borrow().len();
@@ -752,4 +799,21 @@ fn complete_lines_before(script: &str, error_line: usize) -> List {
         .rev()
         .find_map(|lines| crate::shell::parse(&script[..starts[lines]]).ok())
         .unwrap_or(List { items: Vec::new() })
+}
+
+/// Whether a failure of `pipeline` counts for `set -e` and the `ERR` trap: a simple command, a
+/// subshell, `(( ))`, `[[ ]]` or a multi-command pipeline does; a group, `if`, loop or `case`
+/// does not (the commands inside it have had their turn, as in bash, so
+/// `{ false && x; }` fails without ending the script).
+fn fails_on_its_own(pipeline: &Pipeline) -> bool {
+    match pipeline.commands.as_slice() {
+        [one] => matches!(
+            one.kind,
+            CommandKind::Simple(_)
+                | CommandKind::Subshell(_)
+                | CommandKind::Arith(_)
+                | CommandKind::Cond(_)
+        ),
+        _ => true,
+    }
 }

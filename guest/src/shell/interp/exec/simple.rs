@@ -124,6 +124,9 @@ impl Sh {
 
     /// Runs a simple command (the caller cleans up process substitution files).
     pub async fn run_simple(&self, command: &Command, simple: &SimpleCommand, fds: Fds) -> Flow {
+        if let Some((text, names)) = self.alias_text(command, simple) {
+            return self.run_alias(command, &text, names, fds).await;
+        }
         self.state.borrow_mut().subst_status = None;
         let args = match self.expand_args(&simple.words, &fds).await {
             Ok(args) => args,
@@ -158,6 +161,80 @@ impl Sh {
             Err(flow) => return flow,
         };
         self.dispatch_with(args, temps, fds, true).await
+    }
+
+    /// The command with its aliases expanded, as source text, if its name is an alias that
+    /// applies (see [`super::super::state::State::alias_for`]): the assignments, the alias
+    /// text, then the arguments; an alias whose text ends in a blank lets the next word be
+    /// an alias too.
+    fn alias_text(
+        &self,
+        command: &Command,
+        simple: &SimpleCommand,
+    ) -> Option<(String, Vec<String>)> {
+        let s = self.state.borrow();
+        if !s.opts.expand_aliases || s.aliases.is_empty() {
+            return None;
+        }
+        let name = |arg: Option<&Arg>| match arg {
+            Some(Arg::Word(w)) => w.as_literal().map(str::to_string),
+            _ => None,
+        };
+        let mut text = String::new();
+        let mut used = Vec::new();
+        let mut rest = simple.words.as_slice();
+        while let Some(word) = name(rest.first()) {
+            let Some(value) = s.alias_for(&word, command.line) else {
+                break;
+            };
+            text.push_str(&value);
+            used.push(word);
+            rest = &rest[1..];
+            if !value.ends_with([' ', '\t']) {
+                break;
+            }
+        }
+        if used.is_empty() {
+            return None;
+        }
+        let before = SimpleCommand {
+            assignments: simple.assignments.clone(),
+            words: Vec::new(),
+        };
+        let after = SimpleCommand {
+            assignments: Vec::new(),
+            words: rest.to_vec(),
+        };
+        let before = super::super::unparse::simple(&before);
+        let after = super::super::unparse::simple(&after);
+        Some((format!("{before} {text} {after}").trim().to_string(), used))
+    }
+
+    /// Runs a command whose aliases (`names`) were expanded to `text`, with the command's
+    /// redirections; those aliases do not expand again inside it.
+    async fn run_alias(&self, command: &Command, text: &str, names: Vec<String>, fds: Fds) -> Flow {
+        let program = match crate::shell::parse(text) {
+            Ok(program) => program,
+            Err(e) => {
+                self.syntax_error(text, &e, &fds, "").await;
+                return Flow::Normal(2);
+            }
+        };
+        let fds = match self.redirect(&command.redirects, fds).await {
+            Ok(fds) => fds,
+            Err(flow) => return flow,
+        };
+        let (unit, depth) = {
+            let mut s = self.state.borrow_mut();
+            let depth = s.expanding.len();
+            s.expanding.extend(names);
+            (s.enter_unit(), depth)
+        };
+        let flow = self.run_list(&program, &fds).await;
+        let mut s = self.state.borrow_mut();
+        s.code_unit = unit;
+        s.expanding.truncate(depth);
+        flow
     }
 
     /// Expands the assignments before a command in order, each seeing the ones before it (as

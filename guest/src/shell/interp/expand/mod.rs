@@ -72,6 +72,8 @@ pub struct Builder {
     fields: Vec<Field>,
     cur: Field,
     size: usize,
+    /// An assignment or other word that is not split: `$*` and `$@` join into one string.
+    no_split: bool,
 }
 
 impl Builder {
@@ -238,18 +240,32 @@ impl Sh {
     }
 
     /// Pathname expansion of one pattern.
+    /// `GLOBIGNORE` (colon-separated patterns), when set and not empty, drops the matches it
+    /// names and lets `*` match names starting with `.`, as in bash.
     pub fn glob(&self, chars: &[PChar]) -> Expanded<Vec<String>> {
-        let (cwd, opts) = {
+        let (cwd, opts, ignore) = {
             let s = self.state.borrow();
+            let ignore = s.get("GLOBIGNORE").filter(|g| !g.is_empty());
             let opts = glob::GlobOpts {
-                dotglob: s.opts.dotglob,
+                dotglob: s.opts.dotglob || ignore.is_some(),
                 nocase: s.opts.nocaseglob,
                 globstar: s.opts.globstar,
             };
-            (s.cwd.clone(), opts)
+            (s.cwd.clone(), opts, ignore)
         };
         let vfs = self.world.vfs.borrow();
-        glob::expand(&vfs, &cwd, chars, opts).map_err(ExpandError::Failed)
+        let mut found = glob::expand(&vfs, &cwd, chars, opts).map_err(ExpandError::Failed)?;
+        if let Some(ignore) = ignore {
+            let patterns: Vec<Pattern> = ignore
+                .split(':')
+                .map(|p| Pattern::new(&p.chars().map(|c| (c, false)).collect::<Vec<_>>()))
+                .collect();
+            found.retain(|path| {
+                let base = path.rsplit('/').next().unwrap_or(path);
+                base != "." && base != ".." && !patterns.iter().any(|p| p.matches(path))
+            });
+        }
+        Ok(found)
     }
 
     /// Expands a word to one string, without splitting or globbing (assignments, `case`,
@@ -285,10 +301,13 @@ impl Sh {
     pub async fn expand_word(
         &self,
         word: &Word,
-        _no_split: bool,
+        no_split: bool,
         fds: &Fds,
     ) -> Expanded<Vec<Field>> {
-        let mut b = Builder::default();
+        let mut b = Builder {
+            no_split,
+            ..Builder::default()
+        };
         self.expand_parts(&word.parts, &mut b, false, false, fds)
             .await?;
         Ok(b.finish())

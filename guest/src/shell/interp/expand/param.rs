@@ -98,7 +98,7 @@ impl Sh {
                 )));
             }
             let param = parse_param(&target)
-                .ok_or_else(|| ExpandError::Failed(format!("{target}: invalid variable name")))?;
+                .ok_or_else(|| ExpandError::Fatal(format!("{target}: invalid variable name")))?;
             (value, base, shown) = self.lookup(&param, fds).await?;
         }
         self.apply(pe, value, base, &shown, quoted, fds).await
@@ -119,7 +119,12 @@ impl Sh {
         let s = || self.state.borrow();
         Ok(match param {
             Param::Var(name) => {
-                let value = s().get(name).map_or(PVal::Unset, PVal::Str);
+                let element = s().nameref_element(name);
+                let value = match element {
+                    Some((base, key)) => s().element(&base, &key),
+                    None => s().get(name),
+                };
+                let value = value.map_or(PVal::Unset, PVal::Str);
                 (value, Base::Other, name.clone())
             }
             Param::Positional(0) => (PVal::Str(s().arg0.clone()), Base::Other, "0".into()),
@@ -220,7 +225,9 @@ impl Sh {
             PVal::List { items, .. } => items.is_empty() || items.iter().all(String::is_empty),
             PVal::Fields(_) => false,
         };
-        let missing = |colon: bool| unset || (colon && null);
+        // `${@-x}`, `${a[@]+y}`: a list with no elements counts as unset for these operators.
+        let absent = unset || matches!(&value, PVal::List { items, .. } if items.is_empty());
+        let missing = |colon: bool| absent || (colon && null);
         match &pe.op {
             ParamOp::Default { colon, word } => {
                 return if missing(*colon) {
@@ -406,7 +413,7 @@ impl Sh {
         match c {
             'Q' => map(value, |s| quote::q(&s)),
             'E' => map(value, |s| quote::unescape_c(&s)),
-            'P' => value,
+            'P' => map(value, |s| prompt(&s, &state)),
             'U' => map(value, |s| s.to_uppercase()),
             'L' => map(value, |s| s.to_lowercase()),
             'u' => map(value, |s| change_case(s, true, false, None)),
@@ -443,6 +450,9 @@ impl Sh {
                 let Some(var) = state.var(name) else {
                     return value;
                 };
+                if !matches!(var.value, Some(Value::Assoc(_) | Value::Indexed(_))) {
+                    return map(value, |s| quote::q(&s));
+                }
                 let pairs: Vec<String> = var
                     .keys()
                     .into_iter()
@@ -455,10 +465,24 @@ impl Sh {
                         }
                     })
                     .collect();
-                PVal::Str(pairs.join(" "))
+                let assoc = matches!(var.value, Some(Value::Assoc(_)));
+                // bash ends an associative array's `@K` with a space.
+                PVal::Str(pairs.join(" ") + if assoc && c == 'K' { " " } else { "" })
             }
             _ => value,
         }
+    }
+
+    /// The separator `"$*"` joins with: IFS's first character (a space when IFS is unset,
+    /// nothing when it is empty).
+    fn ifs_first(&self) -> String {
+        self.state
+            .borrow()
+            .ifs()
+            .chars()
+            .next()
+            .map(String::from)
+            .unwrap_or_default()
     }
 
     /// Pushes a parameter's value into the builder.
@@ -468,15 +492,13 @@ impl Sh {
             PVal::Str(s) => b.push(&s, quoted, !quoted),
             PVal::Fields(fields) => b.append_fields(fields),
             PVal::List { items, star } => {
+                if !quoted && b.no_split {
+                    // `s=$*` joins with IFS's first character, `s=$@` with a space.
+                    let sep = if star { self.ifs_first() } else { " ".into() };
+                    return b.push(&items.join(&sep), false, false);
+                }
                 if quoted && star {
-                    let sep = self
-                        .state
-                        .borrow()
-                        .ifs()
-                        .chars()
-                        .next()
-                        .map(String::from)
-                        .unwrap_or_default();
+                    let sep = self.ifs_first();
                     return b.push(&items.join(&sep), true, false);
                 }
                 for (i, item) in items.iter().enumerate() {
@@ -489,6 +511,75 @@ impl Sh {
             }
         }
     }
+}
+
+/// `${x@P}`: the backslash escapes of a prompt string (`\\u`, `\\w`, `\\n`, octal...);
+/// `\\$` is `$` (the sandbox's user is not root) and times are not shown.
+fn prompt(s: &str, state: &crate::shell::interp::state::State) -> String {
+    let var = |name: &str| state.get(name).unwrap_or_default();
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'a' => out.push('\x07'),
+            'e' => out.push('\x1b'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            '\\' => out.push('\\'),
+            '$' => out.push('$'),
+            '[' | ']' => {}
+            's' => out.push_str("bash"),
+            'v' => out.push_str("5.2"),
+            'V' => out.push_str("5.2.15"),
+            'u' => out.push_str(&var("USER")),
+            'h' | 'H' => out.push_str(&var("HOSTNAME")),
+            'w' | 'W' => {
+                let pwd = state.cwd.clone();
+                let home = var("HOME");
+                if e == 'W' {
+                    out.push_str(if pwd == "/" {
+                        "/"
+                    } else {
+                        pwd.rsplit('/').next().unwrap_or("")
+                    });
+                } else if !home.is_empty() && (pwd == home || pwd.starts_with(&format!("{home}/")))
+                {
+                    out.push('~');
+                    out.push_str(&pwd[home.len()..]);
+                } else {
+                    out.push_str(&pwd);
+                }
+            }
+            '0'..='7' => {
+                let mut code = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            code = code * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.extend(char::from_u32(code & 0xff));
+            }
+            'j' | '#' => out.push('0'),
+            '!' => out.push('1'),
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
 }
 
 fn slice_items(items: Vec<String>, start: i64, len: Option<i64>) -> Vec<String> {

@@ -10,10 +10,6 @@ use super::Harness;
 /// Cases where corral deliberately differs from bash, and why. Each must still differ.
 const DEVIATIONS: &[(&str, &str)] = &[
     (
-        "alias-unsupported",
-        "aliases are refused with a message that says to define a function instead",
-    ),
-    (
         "syntax-error-unclosed-quote",
         "the parser reports an unclosed quote at the line where the input ended, bash at the \
          line where the quote started",

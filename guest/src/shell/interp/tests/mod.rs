@@ -134,3 +134,49 @@ fn adhoc_script() {
         o.stdout, o.stderr, o.status
     );
 }
+
+/// Runs the cases in the JSON file `$CORRAL_CASES` (a list of `{name, script}`), each in a fresh
+/// session over an empty workspace, and prints one JSON line `{name, stdout, status}` per case:
+/// a quick native check of `tests/differential/*.cases` before building the module.
+#[test]
+#[ignore]
+fn adhoc_cases() {
+    let child = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(adhoc_cases_run);
+    let _ = child.map(|c| c.join());
+}
+
+fn adhoc_cases_run() {
+    let Ok(path) = std::env::var("CORRAL_CASES") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
+    for case in cases {
+        let vfs = Rc::new(RefCell::new(Vfs::new(
+            VfsLimits::default(),
+            Box::new(|| 1_700_000_000_000.0),
+        )));
+        let out = Rc::new(RefCell::new(output::Output {
+            cap: 1 << 30,
+            ..output::Output::default()
+        }));
+        let deadline = Rc::new(Deadline::default());
+        let host = Rc::new(host::CaseHost::new(Rc::clone(&vfs)));
+        let shell = Shell::new(Rc::clone(&vfs), host, out, deadline);
+        let h = Harness {
+            shell,
+            vfs,
+            deadline: Rc::new(Deadline::default()),
+            host: Rc::new(host::CaseHost::new(Rc::new(RefCell::new(Vfs::new(
+                VfsLimits::default(),
+                Box::new(|| 0.0),
+            ))))),
+        };
+        let o = h.run(case["script"].as_str().unwrap_or(""));
+        let line = serde_json::json!({"name": case["name"], "stdout": o.stdout,
+            "stderr": o.stderr, "status": o.status});
+        println!("CASE {line}");
+    }
+}
