@@ -13,11 +13,13 @@ mod checksum;
 mod chmod;
 mod cp;
 mod date;
+mod dd;
 mod diff;
 mod du;
 mod env;
 mod find;
 mod gzip;
+mod id;
 mod ln;
 mod ls;
 mod mkdir;
@@ -64,6 +66,9 @@ pub static APPLETS: &[&Applet] = &[
     &env::PRINTENV,
     &sleep::APPLET,
     &date::APPLET,
+    &dd::APPLET,
+    &id::ID,
+    &id::WHOAMI,
     &mkdir::APPLET,
     &mktemp::APPLET,
     &rmdir::APPLET,

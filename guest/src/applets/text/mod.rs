@@ -14,6 +14,7 @@
 mod basename;
 mod bre;
 mod cat;
+mod cmp;
 mod column;
 mod comm;
 mod cut;
@@ -23,6 +24,7 @@ mod expand;
 mod expr;
 mod fold;
 mod head;
+mod hexdump;
 mod join;
 mod nl;
 mod od;
@@ -38,8 +40,12 @@ mod tee;
 mod tr;
 mod uniq;
 mod util;
+
+/// GNU sizes with multiplier suffixes (`2K`, `1MB`), shared with `dd`.
+pub(crate) use util::parse_size;
 mod wc;
 mod width;
+mod xxd;
 mod yes;
 
 #[cfg(test)]
@@ -51,6 +57,7 @@ use super::Applet;
 pub static APPLETS: &[&Applet] = &[
     &basename::APPLET,
     &cat::APPLET,
+    &cmp::APPLET,
     &column::APPLET,
     &comm::APPLET,
     &cut::APPLET,
@@ -60,6 +67,7 @@ pub static APPLETS: &[&Applet] = &[
     &expand::APPLET,
     &fold::APPLET,
     &head::APPLET,
+    &hexdump::APPLET,
     &join::APPLET,
     &nl::APPLET,
     &od::APPLET,
@@ -75,6 +83,7 @@ pub static APPLETS: &[&Applet] = &[
     &tr::APPLET,
     &uniq::APPLET,
     &wc::APPLET,
+    &xxd::APPLET,
     &yes::APPLET,
 ];
 
