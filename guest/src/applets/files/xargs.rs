@@ -12,7 +12,7 @@ use crate::task::{Input, LocalFuture, WriteError};
 /// The `xargs` applet.
 pub const APPLET: Applet = Applet {
     name: "xargs",
-    usage: "xargs [OPTION]... [COMMAND [INITIAL-ARGS]...]\nRun COMMAND (default: echo) with INITIAL-ARGS and more arguments read from input.\n  -0, --null                 items are separated by a null, not whitespace\n  -a, --arg-file=FILE        read arguments from FILE, not standard input\n  -d, --delimiter=CHAR       items are separated by CHAR (escapes like \\n allowed)\n  -E, --eof=EOF-STR          stop at an item equal to EOF-STR\n  -I, --replace=R            replace R in INITIAL-ARGS with each input line\n  -i                         same as -I {}\n  -L, --max-lines=N          use at most N non-blank input lines per command line\n  -n, --max-args=N           use at most N arguments per command line\n  -P, --max-procs=N          accepted; commands run one at a time\n  -r, --no-run-if-empty      if there are no arguments, do not run COMMAND\n  -s, --max-chars=N          limit length of command line to N chars\n  -t, --verbose              print commands (to stderr) before running them\n  -x, --exit                 exit if the size (see -s) is exceeded",
+    usage: "xargs [OPTION]... [COMMAND [INITIAL-ARGS]...]\nRun COMMAND (default: echo) with INITIAL-ARGS and more arguments read from input.\n  -0, --null                 items are separated by a null, not whitespace\n  -a, --arg-file=FILE        read arguments from FILE, not standard input\n  -d, --delimiter=CHAR       items are separated by CHAR (escapes like \\n allowed)\n  -E, --eof=EOF-STR          stop at an item equal to EOF-STR\n  -e[EOF-STR]                same as -E EOF-STR (no EOF-STR: none)\n  -I, --replace=R            replace R in INITIAL-ARGS with each input line\n  -i[R]                      same as -I R (no R: {})\n  -L, --max-lines=N          use at most N non-blank input lines per command line\n  -n, --max-args=N           use at most N arguments per command line\n  -P, --max-procs=N          accepted; commands run one at a time\n  -r, --no-run-if-empty      if there are no arguments, do not run COMMAND\n  -s, --max-chars=N          limit length of command line to N chars\n  -t, --verbose              print commands (to stderr) before running them\n  -x, --exit                 exit if the size (see -s) is exceeded",
     run,
 };
 
@@ -55,8 +55,38 @@ struct Options {
     arg_file: Option<String>,
 }
 
+/// Spells GNU's options with an optional value attached (`-e[EOF]`, `-i[R]`) as long
+/// options, up to the command.
+fn attach_optional(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut takes_value = false;
+    for (i, arg) in args.iter().enumerate() {
+        if !takes_value && (arg == "--" || !arg.starts_with('-') || arg == "-") {
+            out.extend(args[i..].iter().cloned());
+            break;
+        }
+        let was_value = takes_value;
+        takes_value = !was_value
+            && !arg.starts_with("--")
+            && arg.len() == 2
+            && SPEC.short_val.contains(&arg[1..]);
+        match arg.strip_prefix("-e").filter(|_| !was_value) {
+            Some(eof) => out.push(format!("--eof={eof}")),
+            None => match arg
+                .strip_prefix("-i")
+                .filter(|r| !was_value && !r.is_empty())
+            {
+                Some(pattern) => out.push(format!("--replace={pattern}")),
+                None => out.push(arg.clone()),
+            },
+        }
+    }
+    out
+}
+
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
+        ctx.args = attach_optional(&ctx.args);
         let (opts, command) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
@@ -535,6 +565,16 @@ mod tests {
         );
         assert_eq!(run("xargs", &["-L", "1"], "a \nb\nc\n"), ok("a b\nc\n"));
         assert_eq!(run("xargs", &["-E", "b", "echo"], "a b c\n"), ok("a\n"));
+        assert_eq!(
+            run("xargs", &["-eSTOP", "echo"], "a b\nSTOP\nc\n"),
+            ok("a b\n")
+        );
+        assert_eq!(run("xargs", &["-e", "echo"], "a\n_\nc\n"), ok("a _ c\n"));
+        assert_eq!(run("xargs", &["-n", "1", "-e_"], "a\n_\nc\n"), ok("a\n"));
+        assert_eq!(
+            run("xargs", &["-i[]", "echo", "<[]>"], "  a b\n"),
+            ok("<a b>\n")
+        );
         assert_eq!(run("xargs", &["echo", "x"], "'' y\n"), ok("x  y\n"));
         assert_eq!(delimiter("\\x41"), Some(b'A'));
         assert_eq!(delimiter("\\0"), Some(0));

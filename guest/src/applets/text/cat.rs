@@ -8,12 +8,12 @@ use crate::task::LocalFuture;
 /// The `cat` applet.
 pub const APPLET: Applet = Applet {
     name: "cat",
-    usage: "cat [-nbsAET] [FILE]...\n  -n  number all lines\n  -b  number non-empty lines\n  -s  squeeze repeated empty lines\n  -E  show $ at line ends\n  -T  show tabs as ^I\n  -A  same as -ET",
+    usage: "cat [-nbsvAETet] [FILE]...\n  -n  number all lines\n  -b  number non-empty lines\n  -s  squeeze repeated empty lines\n  -v  show nonprinting bytes as ^X and M-X (except tab and newline)\n  -E  show $ at line ends\n  -T  show tabs as ^I\n  -A  same as -vET\n  -e  same as -vE\n  -t  same as -vT",
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "nbsAETuv",
+    short: "nbsAETuvet",
     long: &[
         "number",
         "number-nonblank",
@@ -21,6 +21,7 @@ const SPEC: OptSpec = OptSpec {
         "show-all",
         "show-ends",
         "show-tabs",
+        "show-nonprinting",
     ],
     short_val: "",
     long_val: &[],
@@ -35,11 +36,17 @@ struct Options {
     squeeze: bool,
     ends: bool,
     tabs: bool,
+    nonprinting: bool,
 }
 
 impl Options {
     fn plain(&self) -> bool {
-        !(self.number || self.nonblank || self.squeeze || self.ends || self.tabs)
+        !(self.number
+            || self.nonblank
+            || self.squeeze
+            || self.ends
+            || self.tabs
+            || self.nonprinting)
     }
 }
 
@@ -61,8 +68,14 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                 options.ends = true;
             } else if opt.is('T', "show-tabs") {
                 options.tabs = true;
+            } else if opt.is('v', "show-nonprinting") {
+                options.nonprinting = true;
             } else if opt.is('A', "show-all") {
-                (options.ends, options.tabs) = (true, true);
+                (options.ends, options.tabs, options.nonprinting) = (true, true, true);
+            } else if opt.is('e', "\0") {
+                (options.ends, options.nonprinting) = (true, true);
+            } else if opt.is('t', "\0") {
+                (options.tabs, options.nonprinting) = (true, true);
             }
         }
         let mut status = 0;
@@ -132,6 +145,8 @@ fn decorate(line: &[u8], options: &Options, state: &mut LineState) -> Vec<u8> {
     for &b in body {
         if options.tabs && b == b'\t' {
             out.extend_from_slice(b"^I");
+        } else if options.nonprinting && b != b'\t' && !(0x20..0x7f).contains(&b) {
+            out.extend_from_slice(crate::applets::text::cmp::show(b).as_bytes());
         } else {
             out.push(b);
         }
@@ -175,5 +190,14 @@ mod tests {
         assert_eq!(run("cat", &["-z"], "").status, 1);
         assert!(run("cat", &["--help"], "").stdout.starts_with("Usage: cat"));
         assert_eq!(run("cat", &["-E", "-"], "x\n"), ok("x$\n"));
+    }
+
+    #[test]
+    fn cat_shows_nonprinting() {
+        let text = "a\tb\u{1}\u{7f}\r\n\u{e9}";
+        assert_eq!(run("cat", &["-v"], text), ok("a\tb^A^?^M\nM-CM-)"));
+        assert_eq!(run("cat", &["-e"], text), ok("a\tb^A^?^M$\nM-CM-)"));
+        assert_eq!(run("cat", &["-t"], text), ok("a^Ib^A^?^M\nM-CM-)"));
+        assert_eq!(run("cat", &["-A"], text), ok("a^Ib^A^?^M$\nM-CM-)"));
     }
 }

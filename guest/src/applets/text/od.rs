@@ -9,12 +9,12 @@ use crate::task::{LocalFuture, WriteError};
 /// The `od` applet.
 pub const APPLET: Applet = Applet {
     name: "od",
-    usage: "od [OPTION]... [FILE]...\nWrite an unambiguous representation, octal bytes by default, of FILE to standard output.\n  -A, --address-radix=RADIX   offsets in d, o, x or n (none)\n  -j, --skip-bytes=BYTES      skip BYTES input bytes first\n  -N, --read-bytes=BYTES      limit dump to BYTES input bytes\n  -t, --format=TYPE           select output format or formats\n  -v, --output-duplicates     do not use * to mark line suppression\n  -w[BYTES], --width[=BYTES]  output BYTES bytes per output line (32 without BYTES)\n  -b  same as -t o1    -c  same as -t c    -d  same as -t u2\n  -o  same as -t o2    -s  same as -t d2   -x  same as -t x2\nTYPE is made of: a (named characters), c (characters), d[SIZE] (signed decimal),\no[SIZE] (octal), u[SIZE] (unsigned decimal), x[SIZE] (hex); SIZE is 1, 2, 4, 8, C, S,\nI or L; a z suffix adds the printable characters of each line.",
+    usage: "od [OPTION]... [FILE]...\nWrite an unambiguous representation, octal bytes by default, of FILE to standard output.\n  -A, --address-radix=RADIX   offsets in d, o, x or n (none)\n  -j, --skip-bytes=BYTES      skip BYTES input bytes first\n  -N, --read-bytes=BYTES      limit dump to BYTES input bytes\n  -t, --format=TYPE           select output format or formats\n  -v, --output-duplicates     do not use * to mark line suppression\n  -w[BYTES], --width[=BYTES]  output BYTES bytes per output line (32 without BYTES)\n  -b  same as -t o1    -c  same as -t c    -d  same as -t u2\n  -o  same as -t o2    -s  same as -t d2   -x  same as -t x2\n  -a  same as -t a     -B  same as -t o2   -D  same as -t u4\n  -h  same as -t x2    -H, -X  same as -t x4   -i  same as -t dI\n  -O  same as -t o4    -I, -L, -l  same as -t dL\nTYPE is made of: a (named characters), c (characters), d[SIZE] (signed decimal),\no[SIZE] (octal), u[SIZE] (unsigned decimal), x[SIZE] (hex); SIZE is 1, 2, 4, 8, C, S,\nI or L; a z suffix adds the printable characters of each line.",
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "bcdosxv",
+    short: "bcdosxvaBDHXiOILlhf",
     short_val: "AjNt",
     long: &["output-duplicates"],
     long_val: &["address-radix", "skip-bytes", "read-bytes", "format"],
@@ -303,6 +303,16 @@ impl Settings {
             Opt::Short('o', _) => "o2",
             Opt::Short('s', _) => "d2",
             Opt::Short('x', _) => "x2",
+            // The traditional letters GNU keeps (BusyBox's suite checks them).
+            Opt::Short('a', _) => "a",
+            Opt::Short('h', _) => "x2",
+            Opt::Short('B', _) => "o2",
+            Opt::Short('D', _) => "u4",
+            Opt::Short('H' | 'X', _) => "x4",
+            Opt::Short('i', _) => "dI",
+            Opt::Short('O', _) => "o4",
+            Opt::Short('I' | 'L' | 'l', _) => "dL",
+            Opt::Short('f', _) => "fF",
             _ if opt.is('t', "format") => opt.value(),
             _ if opt.is('v', "output-duplicates") => {
                 self.all = true;
@@ -569,6 +579,14 @@ mod tests {
             (&["-tx4", "z"], "", "0000000 00000000 00000000 00000000 00000000\n*\n0000040 00000000 00000000 00000078\n0000051\n"),
             (&["-v", "-tx8", "z"], "", "0000000 0000000000000000 0000000000000000\n0000020 0000000000000000 0000000000000000\n0000040 0000000000000000 0000000000000078\n0000051\n"),
             (&[], "", "0000000\n"),
+            (&["-a"], "abcdefgh", "0000000   a   b   c   d   e   f   g   h\n0000010\n"),
+            (&["-B"], "abcdefgh", "0000000 061141 062143 063145 064147\n0000010\n"),
+            (&["-D"], "abcdefgh", "0000000 1684234849 1751606885\n0000010\n"),
+            (&["-H"], "abcdefgh", "0000000 64636261 68676665\n0000010\n"),
+            (&["-i"], "abcdefgh", "0000000  1684234849  1751606885\n0000010\n"),
+            (&["-O"], "abcdefgh", "0000000 14430661141 15031663145\n0000010\n"),
+            (&["-L"], "abcdefgh", "0000000  7523094288207667809\n0000010\n"),
+            (&["-h"], "abcdefgh", "0000000 6261 6463 6665 6867\n0000010\n"),
         ],
         err: &[
             (&["-j", "5"], "abc", "", "od: cannot skip past end of combined input\n", 1),
