@@ -218,7 +218,7 @@ impl Parser<'_> {
                 }
             }
             'b' | 't' | 'T' => {
-                let label = self.label_name();
+                let label = self.jump_label();
                 if !label.is_empty() {
                     self.jumps.push((self.commands.len(), label));
                 }
@@ -326,6 +326,18 @@ impl Parser<'_> {
         self.skip_blanks();
         let mut name = String::new();
         while !ends_command(self.peek()) {
+            name.push(self.next().unwrap_or(' '));
+        }
+        self.eat(';');
+        name.trim_end().to_string()
+    }
+
+    /// The label of `b`, `t` or `T`: as [`Self::label_name`], but a `}` also ends it (GNU:
+    /// `/x/{ p; b }` closes the block).
+    fn jump_label(&mut self) -> String {
+        self.skip_blanks();
+        let mut name = String::new();
+        while !ends_command(self.peek()) && self.peek() != Some('}') {
             name.push(self.next().unwrap_or(' '));
         }
         self.eat(';');

@@ -189,3 +189,13 @@ fn large_input_speed() {
         );
     }
 }
+
+/// A `}` ends a branch's label, as in GNU sed 4.9 (BusyBox's suite: `/x/{ p; b }`).
+#[test]
+fn branch_label_ends_at_brace() {
+    let vfs = vfs_with(gnu_cases::FILES);
+    let sed = |script: &str| run_in(&vfs, "sed", &["-n", script], "x\ny\nx\n").stdout;
+    assert_eq!(sed("/x/{ p; b }"), "x\nx\n");
+    assert_eq!(sed("/x/{p;b end};p;:end"), "x\ny\nx\n");
+    assert_eq!(sed("/x/{ s/x/z/; t }; p"), "y\n");
+}
