@@ -295,9 +295,10 @@ fn parse_line(line: &str, algo: Algo) -> Option<(String, String)> {
     } else {
         let hex = line.get(..algo.hex_len())?;
         let rest = &line[algo.hex_len()..];
-        let name = rest
-            .strip_prefix("  ")
-            .or_else(|| rest.strip_prefix(" *"))?;
+        // GNU also takes one blank (BusyBox writes `HASH NAME`) or a bare `*`.
+        let name = ["  ", " *", " ", "*"]
+            .iter()
+            .find_map(|sep| rest.strip_prefix(sep))?;
         (hex, name)
     };
     if hex.len() != algo.hex_len() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) || name.is_empty()
@@ -496,7 +497,17 @@ mod tests {
     #[test]
     fn checking() {
         let sums = format!("{A}  a\n{A}  b\n");
-        let vfs = vfs_with(&[("a", "a\n"), ("b", "c\n"), ("sums", &sums)]);
+        let one_blank = format!("{A} a\n{A}*a\n");
+        let vfs = vfs_with(&[
+            ("a", "a\n"),
+            ("b", "c\n"),
+            ("sums", &sums),
+            ("one", &one_blank),
+        ]);
+        assert_eq!(
+            run_in(&vfs, "md5sum", &["-c", "one"], ""),
+            ok("a: OK\na: OK\n")
+        );
         let warn1 = "md5sum: WARNING: 1 computed checksum did NOT match\n";
         assert_eq!(
             run_in(&vfs, "md5sum", &["-c", "sums"], ""),

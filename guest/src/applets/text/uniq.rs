@@ -78,8 +78,9 @@ async fn main(mut ctx: Ctx) -> i32 {
     };
     let mut out = Vec::new();
     let mut sink = match operands.get(1) {
-        Some(file) => Sink::File(file.clone()),
-        None => Sink::Stdout,
+        // `-` as the output operand is standard output, as for GNU.
+        Some(file) if file != "-" => Sink::File(file.clone()),
+        _ => Sink::Stdout,
     };
     let result = uniq(&mut ctx, input, &o, &mut sink, &mut out).await;
     if let (Ok(_), Sink::File(file)) = (&result, &sink) {
@@ -343,5 +344,7 @@ mod tests {
         assert_eq!(run_in(&vfs, "uniq", &["-", "out"], "a\na\n"), ok(""));
         let written = vfs.borrow().read("/workspace", "out").map(<[u8]>::to_vec);
         assert_eq!(written.unwrap_or_default(), b"a\n");
+        let vfs = vfs_with(&[("in", "a\na\nb\n")]);
+        assert_eq!(run_in(&vfs, "uniq", &["in", "-"], ""), ok("a\nb\n"));
     }
 }
