@@ -434,7 +434,8 @@ impl Run {
     }
 
     async fn files(&mut self, ctx: &mut Ctx, s0: &Side, s1: &Side, in_dir: bool) -> Res {
-        if s0.path == s1.path && s0.path != "-" && s0.kind.is_some() {
+        // One file on both sides (`diff - -` too: stdin is read once) is identical to itself.
+        if s0.path == s1.path && s0.kind.is_some() {
             return self.identical(ctx, s0, s1).await;
         }
         let (d0, t0) = self.load(ctx, s0).await;

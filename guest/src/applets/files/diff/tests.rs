@@ -103,6 +103,11 @@ fn unified_format() {
         from_stdin.stdout,
         format!("--- -\t{T}\n+++ 2\t{T}\n@@ -1 +1 @@\n-a\n+b\n")
     );
+    assert_eq!(run_in(&vfs, "diff", &["-", "-"], "a\n"), ok(""));
+    assert_eq!(
+        run_in(&vfs, "diff", &["-s", "-", "-"], "a\n"),
+        ok("Files - and - are identical\n")
+    );
 }
 
 #[test]
