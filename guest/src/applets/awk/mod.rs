@@ -191,7 +191,13 @@ async fn parse_command(ctx: &mut Ctx) -> Result<Command, i32> {
             }
         } else if opt.is('f', "file") {
             let path = opt.value();
-            let data = ctx.vfs.borrow().read(&ctx.cwd, path).map(<[u8]>::to_vec);
+            let data = if path == "-" {
+                // `-f -`: the program is standard input (read once).
+                let mut stdin = std::mem::replace(&mut ctx.stdin, crate::task::Input::empty());
+                Ok(stdin.read_all().await)
+            } else {
+                ctx.vfs.borrow().read(&ctx.cwd, path).map(<[u8]>::to_vec)
+            };
             match data {
                 Ok(text) => cmd.sources.push((path.to_string(), text)),
                 Err(e) => {

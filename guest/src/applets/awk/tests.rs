@@ -238,6 +238,11 @@ fn long_options_and_source_text() {
         ),
         ok("7\n")
     );
+    let vfs = vfs_with(&[("data", "a b\n")]);
+    assert_eq!(
+        run_in(&vfs, "awk", &["-f", "-", "data"], "{ print $2 }"),
+        ok("b\n")
+    );
 }
 
 #[test]
