@@ -38,7 +38,7 @@ mod truefalse;
 mod xargs;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 use super::Applet;
 

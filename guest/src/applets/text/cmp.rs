@@ -140,8 +140,14 @@ async fn compare(
     } else if let Some(i) = (0..common).find(|&i| a[i] != b[i]) {
         if !o.quiet {
             let line = 1 + a[..i].iter().filter(|&&c| c == b'\n').count();
+            // GNU says `char` in the C locale, unless -b shows the bytes.
+            let unit = if posix_messages(ctx) && !o.bytes {
+                "char"
+            } else {
+                "byte"
+            };
             let mut text = format!(
-                "{} {} differ: byte {}, line {line}",
+                "{} {} differ: {unit} {}, line {line}",
                 names[0],
                 names[1],
                 i + 1
@@ -168,6 +174,16 @@ async fn compare(
         warn(ctx, message).await;
     }
     Ok(1)
+}
+
+/// Whether messages follow the C/POSIX locale, where GNU cmp says `char 3` (POSIX's words)
+/// instead of `byte 3` (this sandbox's default locale is C.UTF-8).
+fn posix_messages(ctx: &Ctx) -> bool {
+    let locale = ["LC_ALL", "LC_MESSAGES", "LANG"]
+        .iter()
+        .filter_map(|name| ctx.env.get(*name))
+        .find(|value| !value.is_empty());
+    locale.is_none_or(|l| l == "C" || l == "POSIX")
 }
 
 /// GNU's wording for the shorter input ending first.
@@ -203,6 +219,7 @@ pub fn show(byte: u8) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::applets::files::testutil::run_full;
     use crate::applets::testing::{ok, run, run_in, vfs_with, Outcome};
 
     fn out(stdout: &str, stderr: &str, status: i32) -> Outcome {
@@ -226,7 +243,7 @@ mod tests {
         assert_eq!(run_in(&vfs, "cmp", &["a", "a"], ""), ok(""));
         assert_eq!(
             run_in(&vfs, "cmp", &["a", "b"], ""),
-            out("a b differ: byte 3, line 1\n", "", 1)
+            out("a b differ: char 3, line 1\n", "", 1)
         );
         assert_eq!(run_in(&vfs, "cmp", &["-s", "a", "b"], ""), out("", "", 1));
         assert_eq!(
@@ -256,7 +273,7 @@ mod tests {
         assert_eq!(run_in(&vfs, "cmp", &["-n", "2", "a", "b"], ""), ok(""));
         assert_eq!(
             run_in(&vfs, "cmp", &["a", "b", "2", "2"], ""),
-            out("a b differ: byte 1, line 1\n", "", 1)
+            out("a b differ: char 1, line 1\n", "", 1)
         );
         assert_eq!(
             run_in(&vfs, "cmp", &["-i", "1:1", "c", "a"], ""),
@@ -267,6 +284,18 @@ mod tests {
             out("", "cmp: nope: No such file or directory\n", 2)
         );
         assert_eq!(run("cmp", &["-z"], "").status, 2);
+        let utf8 = |lang| {
+            run_full(
+                &vfs,
+                "/workspace",
+                &[("LANG", lang)],
+                "cmp",
+                &["a", "b"],
+                b"",
+            )
+        };
+        assert_eq!(utf8("C.UTF-8").0, b"a b differ: byte 3, line 1\n");
+        assert_eq!(utf8("POSIX").0, b"a b differ: char 3, line 1\n");
         assert_eq!(
             run("cmp", &[], ""),
             out(
