@@ -162,21 +162,33 @@ fn number(text: &str) -> Option<u64> {
 async fn copy(ctx: &mut Ctx, o: &Options) -> Res<i32> {
     let started = ctx.host.now_ms();
     let name = o.input.as_deref().unwrap_or("-");
+    let at = |n: u64, unit: u64, bytes: bool| {
+        usize::try_from(if bytes { n } else { n.saturating_mul(unit) }).unwrap_or(usize::MAX)
+    };
+    let skip = at(o.skip, o.ibs, o.skip_bytes);
+    // Read no more than skip + count asks for: /dev/zero never ends.
+    let wanted = o
+        .count
+        .map(|count| skip.saturating_add(at(count, o.ibs, o.count_bytes)));
     let data = match open_input(ctx, name) {
-        Ok(mut input) => input.read_all().await,
+        Ok(mut input) => {
+            let mut data = Vec::new();
+            while wanted.is_none_or(|w| data.len() < w) {
+                let Some(chunk) = input.read_chunk().await else {
+                    break;
+                };
+                data.extend_from_slice(&chunk);
+            }
+            data.truncate(wanted.unwrap_or(data.len()));
+            data
+        }
         Err(e) => {
             let reason = e.rsplit(": ").next().unwrap_or(&e).to_string();
             warn(ctx, format!("failed to open '{name}': {reason}")).await;
             return Ok(1);
         }
     };
-    let at = |n: u64, unit: u64, bytes: bool| {
-        usize::try_from(if bytes { n } else { n.saturating_mul(unit) }).unwrap_or(usize::MAX)
-    };
-    let mut rest = &data[at(o.skip, o.ibs, o.skip_bytes).min(data.len())..];
-    if let Some(count) = o.count {
-        rest = &rest[..at(count, o.ibs, o.count_bytes).min(rest.len())];
-    }
+    let rest = &data[skip.min(data.len())..];
     let ibs = usize::try_from(o.ibs).unwrap_or(usize::MAX);
     let mut converted = Vec::with_capacity(rest.len());
     for block in rest.chunks(ibs) {
@@ -195,6 +207,15 @@ async fn copy(ctx: &mut Ctx, o: &Options) -> Res<i32> {
         )
     };
     let status = write_output(ctx, o, &converted).await?;
+    // The data goes out before the summary, as with GNU (`dd ... 2>&1`).
+    match ctx.stdout.flush().await {
+        Ok(()) => {}
+        Err(crate::task::WriteError::BrokenPipe) => return Err(Exit(141)),
+        Err(crate::task::WriteError::Refused(message)) => {
+            warn(ctx, format!("write error: {message}")).await;
+            return Err(Exit(1));
+        }
+    }
     if o.status != Status::None {
         let mut summary = format!(
             "{}+{} records in\n{}+{} records out\n",
