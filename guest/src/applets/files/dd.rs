@@ -231,7 +231,7 @@ async fn copy(ctx: &mut Ctx, o: &Options) -> Res<i32> {
 
 /// Full and partial blocks of `size` in `len` bytes.
 fn records(len: usize, size: usize) -> (usize, usize) {
-    (len / size, usize::from(len % size != 0))
+    (len / size, usize::from(!len.is_multiple_of(size)))
 }
 
 fn convert(byte: u8, o: &Options) -> u8 {
