@@ -295,10 +295,9 @@ fn parse_line(line: &str, algo: Algo) -> Option<(String, String)> {
     } else {
         let hex = line.get(..algo.hex_len())?;
         let rest = &line[algo.hex_len()..];
-        // GNU also takes one blank (BusyBox writes `HASH NAME`) or a bare `*`.
-        let name = ["  ", " *", " ", "*"]
-            .iter()
-            .find_map(|sep| rest.strip_prefix(sep))?;
+        // GNU: a blank (space or tab), then an optional mode character (' ' or '*').
+        let rest = rest.strip_prefix([' ', '\t'])?;
+        let name = rest.strip_prefix([' ', '*']).unwrap_or(rest);
         (hex, name)
     };
     if hex.len() != algo.hex_len() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) || name.is_empty()
@@ -497,7 +496,7 @@ mod tests {
     #[test]
     fn checking() {
         let sums = format!("{A}  a\n{A}  b\n");
-        let one_blank = format!("{A} a\n{A}*a\n");
+        let one_blank = format!("{A} a\n{A}\t*a\n");
         let vfs = vfs_with(&[
             ("a", "a\n"),
             ("b", "c\n"),
