@@ -158,12 +158,21 @@ KNOWN_FAILURES = {
     "DOS-060": "an 8 MiB shell variable left by a timed-out doubling loop makes saving the "
     "session at the next execution run out of memory (the session is copied whole)",
 }
+# Known failures that depend on timing: they fail on a quiet machine and may pass on a loaded
+# one (so not strict), each with its cause.
+KNOWN_TIMING_FAILURES = {
+    "DOS-024": "when the heap fills before the time limit, ~50,000 calls reach the host in one "
+    "batch and the host decides each (schema, capabilities, audit, ~60 us) without checking "
+    "the deadline: about 3.5 s for a 1 s limit",
+}
 
 
 def params(case: Case) -> Any:
     marks = []
     if case.id in KNOWN_FAILURES:
         marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[case.id], strict=True))
+    if case.id in KNOWN_TIMING_FAILURES:
+        marks.append(pytest.mark.xfail(reason=KNOWN_TIMING_FAILURES[case.id], strict=False))
     if case.native:
         marks.append(pytest.mark.needs_native("bounded by the native epoch backstop"))
     return pytest.param(case, id=case.id, marks=marks)
