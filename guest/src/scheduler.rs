@@ -567,7 +567,11 @@ mod tests {
             5000,
         );
         assert_eq!(step(&mut g).0["outcome"]["exit_code"], 0);
-        submit(&mut g, "console.log(typeof x); return await Promise.resolve(2)", 5000);
+        submit(
+            &mut g,
+            "console.log(typeof x); return await Promise.resolve(2)",
+            5000,
+        );
         let (reply, blob) = step(&mut g);
         assert_eq!(text(&blob, &reply["stdout"]), "undefined\n2");
     }

@@ -10,8 +10,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Instant;
 
-use rquickjs::context::EvalOptions;
 use rquickjs::allocator::{Allocator, RustAllocator};
+use rquickjs::context::EvalOptions;
 use rquickjs::module::WriteOptions;
 use rquickjs::{Context, Ctx, Function, Module, Object, Persistent, Runtime, Value};
 use serde::Serialize;
@@ -580,7 +580,11 @@ unsafe impl Allocator for CountingAllocator {
 
     unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
         // SAFETY: `ptr` is null or comes from this allocator (the caller's contract).
-        let old = if ptr.is_null() { 0 } else { unsafe { RustAllocator::usable_size(ptr) } };
+        let old = if ptr.is_null() {
+            0
+        } else {
+            unsafe { RustAllocator::usable_size(ptr) }
+        };
         // SAFETY: as above.
         let new = unsafe { RustAllocator.realloc(ptr, new_size) };
         if !new.is_null() {
