@@ -145,6 +145,7 @@ def test_api_035_reentrant_execute_is_refused_at_once() -> None:
     assert "this sandbox's own execution" in str(result.return_value)
 
 
+@pytest.mark.needs_native("starts threads")
 def test_api_036_two_threads_share_one_sandbox(sandbox: Sandbox) -> None:
     results: list[Any] = []
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 ADAPTERS = {
     # module: (the adapter function, the framework's top module, the extra)
     "openai_agents": ("as_function_tool", "agents", "openai-agents"),
@@ -29,6 +31,7 @@ def run_python(code: str) -> str:
     return run.stdout
 
 
+@pytest.mark.needs_native("runs a Python subprocess")
 def test_importing_the_adapters_imports_no_framework() -> None:
     frameworks = sorted({top for _, top, _ in ADAPTERS.values()})
     out = run_python(
@@ -42,6 +45,7 @@ def test_importing_the_adapters_imports_no_framework() -> None:
     assert out == "[]\n"
 
 
+@pytest.mark.needs_native("runs a Python subprocess")
 def test_a_missing_framework_raises_importerror_with_the_pip_command() -> None:
     # Each framework is hidden (sys.modules[name] = None makes its import fail), whether or not
     # it is installed here.
