@@ -12,6 +12,13 @@ static host and no request ever leaves its origin:
 - corral's worker-sandbox module (``python/corral/web/*.mjs``, also shipped in the wheel) in
   ``corral-web/``.
 
+To load fast, the two zip archives the page fetches (Python's standard library and the corral
+wheel) are rewritten uncompressed (same files, same names; the standard library without the
+modules listed in :data:`STDLIB_UNUSED`), and every text or WebAssembly file gets a brotli
+(``.br``) and a gzip (``.gz``) sibling, which ``serve.py`` (or nginx's ``gzip_static``/
+``brotli_static``, Caddy's ``precompressed``...) sends with ``Content-Encoding``: brotli over a
+whole uncompressed archive beats deflate file by file.
+
 Downloads are cached in ``$XDG_CACHE_HOME/corral`` so a rebuild works offline. Usage::
 
     python web/build.py [--out build/web] [--wheel build/dist/corral-...whl]
@@ -20,6 +27,8 @@ Downloads are cached in ``$XDG_CACHE_HOME/corral`` so a rebuild works offline. U
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import importlib.util
 import json
 import os
@@ -28,6 +37,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -53,6 +63,27 @@ XTERM_FILES = {
     },
     "@xterm/addon-fit": {"lib/addon-fit.mjs": "addon-fit.mjs"},
 }
+
+# Modules of Python's standard library that nothing in the page imports (interactive tools, the
+# test framework, GUI toolkits): left out of the python_stdlib.zip the page fetches.
+STDLIB_UNUSED = (
+    "unittest/",
+    "_pyrepl/",
+    "idlelib/",
+    "tkinter/",
+    "turtledemo/",
+    "ensurepip/",
+    "venv/",
+    "lib2to3/",
+    "pydoc_data/",
+    "pydoc.py",
+    "pdb.py",
+    "doctest.py",
+    "turtle.py",
+)
+# Files that get .br and .gz siblings: everything but images (already compressed).
+COMPRESSED = (".wasm", ".mjs", ".js", ".json", ".zip", ".whl", ".css", ".html", ".py", ".svg")
+COMPRESS_MIN_BYTES = 512
 
 
 class BuildError(RuntimeError):
@@ -142,6 +173,64 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
+def repack_stored(source: Path, target: Path, drop: tuple[str, ...] = ()) -> None:
+    """Write the zip ``source`` as ``target`` with its members stored, not deflated, leaving
+    out the members whose names start with one of ``drop``. The names, contents and order are
+    kept (a wheel's RECORD stays valid)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            if not info.filename.startswith(drop):
+                data = zin.read(info)
+                info.compress_type = zipfile.ZIP_STORED
+                zout.writestr(info, data)
+
+
+def _brotli_command() -> str | None:
+    """The ``brotli`` program, found on PATH or installed by the project's one installer."""
+    if shutil.which("brotli") is None:
+        toolchain = ROOT / "guest" / "toolchain.py"
+        subprocess.run([sys.executable, str(toolchain), "ensure", "brotli"], check=False)
+    return shutil.which("brotli")
+
+
+def _compressed(data: bytes, encoding: str, brotli: str | None) -> bytes | None:
+    """``data`` compressed with ``encoding`` (``br`` or ``gzip``), from the cache when it was
+    compressed before (brotli at its best level takes tens of seconds on Pyodide's module)."""
+    cached = cache_dir() / "compressed" / f"{hashlib.sha256(data).hexdigest()}.{encoding}"
+    if cached.is_file():
+        return cached.read_bytes()
+    if encoding == "gzip":
+        packed = gzip.compress(data, compresslevel=9, mtime=0)
+    elif brotli is None:
+        return None
+    else:
+        packed = subprocess.run(
+            [brotli, "--best", "--stdout", "-"], input=data, capture_output=True, check=True
+        ).stdout
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_bytes(packed)
+    return packed
+
+
+def precompress(out: Path) -> None:
+    """Give every compressible file under ``out`` a ``.br`` and a ``.gz`` sibling (only where
+    that is smaller). Without the ``brotli`` program only gzip is written, and a note says so."""
+    brotli = _brotli_command()
+    if brotli is None:
+        print(
+            "web/build.py: no brotli program (apt-get install brotli): gzip only", file=sys.stderr
+        )
+    for path in sorted(out.rglob("*")):
+        if path.suffix not in COMPRESSED or path.stat().st_size < COMPRESS_MIN_BYTES:
+            continue
+        data = path.read_bytes()
+        for encoding, suffix in (("br", ".br"), ("gzip", ".gz")):
+            packed = _compressed(data, encoding, brotli)
+            if packed is not None and len(packed) < len(data) * 0.95:
+                path.with_name(path.name + suffix).write_bytes(packed)
+
+
 def build(out: Path, wheel: Path | None = None) -> Path:
     """Assemble the site in ``out`` (replaced) and return it."""
     wheel = corral_wheel(wheel)
@@ -156,14 +245,19 @@ def build(out: Path, wheel: Path | None = None) -> Path:
     for module in WORKER_SANDBOX.glob("*.mjs"):
         _copy(module, out / "corral-web" / module.name)
     for name in PYODIDE_FILES:
-        _copy(pyodide / name, out / "pyodide" / name)
+        if name != "python_stdlib.zip":
+            _copy(pyodide / name, out / "pyodide" / name)
+    repack_stored(
+        pyodide / "python_stdlib.zip", out / "pyodide" / "python_stdlib.zip", STDLIB_UNUSED
+    )
     for package, files in XTERM_FILES.items():
         version = XTERM_VERSION if package == "@xterm/xterm" else XTERM_FIT_VERSION
         source = npm_package(package, version)
         for inside, name in files.items():
             _copy(source / inside, out / "vendor" / "xterm" / name)
-    for path in [*extra_wheels, wheel]:
+    for path in extra_wheels:
         _copy(path, out / "wheels" / path.name)
+    repack_stored(wheel, out / "wheels" / wheel.name)
     manifest = {
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
@@ -171,6 +265,7 @@ def build(out: Path, wheel: Path | None = None) -> Path:
         "corral": f"wheels/{wheel.name}",
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    precompress(out)
     return out
 
 
@@ -184,8 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     except BuildError as e:
         print(f"web/build.py: {e}", file=sys.stderr)
         return 1
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"built the demo site in {out} ({size / 1e6:.1f} MB)")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files if p.suffix not in (".br", ".gz"))
+    print(f"built the demo site in {out} ({size / 1e6:.1f} MB, and .br/.gz siblings)")
     return 0
 
 
