@@ -154,3 +154,17 @@ def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> N
     assert complete("cat notes/") == ["notes/a.txt", "notes/sub/"]
     assert complete("ls /tm") == ["/tmp/"]
     assert complete("await get_w", "javascript") == ["get_weather"]
+
+
+def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
+    session = (DEMO.parent / "agent_session.json").read_text()
+    answer = json.loads(demo.DemoApp(lambda message: None).agent(session))
+    assert answer["identical"]
+    assert answer["answer"].startswith("US sold more: EU 176 units, US 203 units.")
+    decisions = [(call["method"], call["decision"]) for call in answer["calls"]]
+    assert decisions == [
+        ("sales_records", "allowed"),
+        ("sales_records", "allowed"),
+        ("get_weather", "allowed"),
+        ("sales_records", "denied"),
+    ]

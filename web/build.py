@@ -8,7 +8,8 @@ static host and no request ever leaves its origin:
   ``tools/pyodide_dist.py``, shared with the Pyodide test runner),
 - the terminal from the npm packages ``@xterm/xterm`` and ``@xterm/addon-fit`` (``npm pack``),
 - the corral wheel (built from this checkout, or given with ``--wheel``),
-- the page's own files from ``web/static`` and the worker-side app ``web/corral_demo.py``,
+- the page's own files from ``web/static``, the worker-side app ``web/corral_demo.py`` and the
+  recorded agent session ``web/agent_session.json`` (``web/record_agent_session.py``),
 - corral's worker-sandbox module (``python/corral/web/*.mjs``, also shipped in the wheel) in
   ``corral-web/``.
 
@@ -231,7 +232,16 @@ def precompress(out: Path) -> None:
                 path.with_name(path.name + suffix).write_bytes(packed)
 
 
-def build(out: Path, wheel: Path | None = None) -> Path:
+def repository_url(explicit: str | None) -> str | None:
+    """The repository the page links to (and its docs/ under it): ``explicit``, or in a GitHub
+    Actions build the repository being built; None leaves the links out."""
+    if explicit:
+        return explicit.rstrip("/")
+    server, name = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    return f"{server}/{name}" if server and name else None
+
+
+def build(out: Path, wheel: Path | None = None, repository: str | None = None) -> Path:
     """Assemble the site in ``out`` (replaced) and return it."""
     wheel = corral_wheel(wheel)
     dist_tool = pyodide_dist()
@@ -242,6 +252,7 @@ def build(out: Path, wheel: Path | None = None) -> Path:
         shutil.rmtree(out)
     shutil.copytree(WEB / "static", out)
     _copy(WEB / "corral_demo.py", out / "corral_demo.py")
+    _copy(WEB / "agent_session.json", out / "agent_session.json")
     for module in WORKER_SANDBOX.glob("*.mjs"):
         _copy(module, out / "corral-web" / module.name)
     for name in PYODIDE_FILES:
@@ -263,6 +274,7 @@ def build(out: Path, wheel: Path | None = None) -> Path:
         "python": lock["info"]["python"],
         "wheels": [f"wheels/{p.name}" for p in extra_wheels],
         "corral": f"wheels/{wheel.name}",
+        "repository": repository_url(repository),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     precompress(out)
@@ -273,9 +285,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "web")
     parser.add_argument("--wheel", type=Path, help="the corral wheel (default: build one)")
+    parser.add_argument(
+        "--repository", help="the repository URL the page links to (default: GitHub Actions')"
+    )
     args = parser.parse_args(argv)
     try:
-        out = build(args.out, args.wheel)
+        out = build(args.out, args.wheel, args.repository)
     except BuildError as e:
         print(f"web/build.py: {e}", file=sys.stderr)
         return 1

@@ -25,6 +25,7 @@ from corral import (
     Param,
     Sandbox,
     replay,
+    replay_all,
 )
 
 __all__ = ["CSV_EXAMPLE", "DemoApp", "get_weather", "sales_records"]
@@ -172,20 +173,10 @@ class DemoApp:
             self.last = self.sandbox.execute(code, language)
             return json.dumps(_result_json(self.last), default=str)
         program, names = repl_program(code, self.scope)
-        result = self.sandbox.execute(program, language)
-        envelope = result.return_value
-        if isinstance(envelope, str) and result.stdout.endswith(envelope):
-            answer = json.loads(envelope)
-            self.scope.update(answer["scope"])
-            shown = answer["shown"]
-            stdout = result.stdout.removesuffix(envelope)
-            if shown is not None:
-                stdout += ("" if not stdout or stdout.endswith("\n") else "\n") + shown + "\n"
-            result = dataclasses.replace(result, stdout=stdout, return_value=answer["value"])
-        self.last = result
-        return json.dumps(
-            {**_result_json(result), "scope": self.scope, "names": names}, default=str
-        )
+        self.last = self.sandbox.execute(program, language)
+        shown, scope = repl_result(self.last)
+        self.scope.update(scope)
+        return json.dumps({**_result_json(shown), "scope": self.scope, "names": names}, default=str)
 
     def complete(self, line: str, language: str = "shell", cwd: str = "/workspace") -> str:
         """Tab completion of the word that ends ``line``: ``{"start": index, "candidates":
@@ -245,7 +236,36 @@ class DemoApp:
             {
                 "identical": identical,
                 "executions": trace.executions,
-                "result": _result_json(again),
+                "result": _result_json(repl_result(again)[0]),
+            },
+            default=str,
+        )
+
+    def agent(self, session: str) -> str:
+        """Replay a recorded agent session (``agent_session.json``, from
+        ``record_agent_session.py``) with :func:`corral.replay_all`: the script runs again in a
+        fresh guest whose every tool answer, clock and random read comes from the trace, so no
+        tool is called and no model is needed. Answers the task, the script, the replayed
+        tool calls and answer, and whether the answer is the recorded one."""
+        recorded = json.loads(session)
+        result = replay_all(recorded["trace"])[-1]
+        calls = [
+            {
+                "method": call.method,
+                "params": call.params,
+                "decision": "allowed" if call.allowed else "denied",
+                "rule": call.rule,
+                "error": call.error,
+            }
+            for call in result.tool_calls
+        ]
+        return json.dumps(
+            {
+                "task": recorded["task"],
+                "code": recorded["code"],
+                "answer": result.return_value,
+                "identical": result.return_value == recorded["answer"],
+                "calls": calls,
             },
             default=str,
         )
@@ -453,6 +473,24 @@ def repl_program(code: str, scope: Mapping[str, Any]) -> tuple[str, list[str]]:
         f"shown: {shown}, scope: {{{save}}}}});"
     )
     return "\n".join(lines), names
+
+
+def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any]]:
+    """The result of a :func:`repl_program` as the REPL shows it (the printed envelope taken
+    off stdout, the value shown after the output) and the bindings to keep; any other result
+    as it is."""
+    envelope = result.return_value
+    if not isinstance(envelope, str) or not result.stdout.endswith(envelope):
+        return result, {}
+    try:
+        answer = json.loads(envelope)
+        value, shown, scope = answer["value"], answer["shown"], answer["scope"]
+    except (ValueError, KeyError, TypeError):
+        return result, {}  # not a REPL program's envelope
+    stdout = result.stdout.removesuffix(envelope)
+    if shown is not None:
+        stdout += ("" if not stdout or stdout.endswith("\n") else "\n") + shown + "\n"
+    return dataclasses.replace(result, stdout=stdout, return_value=value), scope
 
 
 def _completions(start: int, word: str, names: list[str]) -> str:

@@ -46,18 +46,18 @@ async function boot() {
   mark("corral");
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
   await pyodide.runPythonAsync("import corral\nawait corral.load()");
-  const demo = pyodide.pyimport("corral_demo");
-  DemoApp = demo.DemoApp;
-  demo.destroy();
+  DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
   return { timings, version: await manifest };
 }
 
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
-// charged against its budgets (the page keeps that ledger, so no restart refills a budget).
-function open({ timeout, snapshot, used }) {
+// charged against its budgets (the page keeps that ledger, so no restart refills a budget) and
+// the JavaScript REPL's bindings (`scope`).
+function open({ timeout, snapshot, used, scope }) {
   const post = (text) => self.postMessage(JSON.parse(text));
-  app = DemoApp(post, timeout, snapshot ? new Uint8Array(snapshot) : undefined, pyodide.toPy(used ?? {}));
+  const data = snapshot ? new Uint8Array(snapshot) : undefined;
+  app = DemoApp(post, timeout, data, pyodide.toPy(used ?? {}), pyodide.toPy(scope ?? {}));
   return [null, []];
 }
 
@@ -74,6 +74,7 @@ const ops = {
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
   replay: () => [JSON.parse(app.replay()), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
+  complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
   csvExample: () => [app.csv_example(), []],
   tree: () => [JSON.parse(app.tree()), []],
   view: ({ path }) => [JSON.parse(app.view(path)), []],
