@@ -103,7 +103,11 @@ async function open(w) {
 }
 
 function prepareSpare() {
-  if (!state.spare) state.spare = spawn();
+  if (state.spare) return;
+  const spare = spawn();
+  state.spare = spare;
+  window.corralDemo.standbyReady = false;
+  spare.booted.then(() => (window.corralDemo.standbyReady = state.spare === spare), () => {});
 }
 
 // The worker posts a snapshot after each command that may change the files (run, write), after
@@ -159,6 +163,9 @@ window.corralDemo = {
   roundTrips: [],
   restarts: 0,
   get transcript() { return editor.transcript; },
+  get line() { return editor.line.join(""); },
+  standbyReady: false,  // a standby worker is booted for the next Ctrl-C
+  paste: (text) => term.paste(text), // as the browser's paste does (tests)
   get busy() { return state.busy; },
 };
 
@@ -261,6 +268,7 @@ async function switchWorker() {
   state.snapshotDue = null;
   const next = state.spare ?? spawn();
   state.spare = null;
+  window.corralDemo.standbyReady = false;
   await open(next);
   state.worker = next;
   window.corralDemo.restarts++;

@@ -73,6 +73,7 @@ const ops = {
   open,
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
   replay: () => [JSON.parse(app.replay()), []],
+  agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
   csvExample: () => [app.csv_example(), []],
