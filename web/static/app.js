@@ -164,6 +164,7 @@ window.corralDemo = {
   restarts: 0,
   get transcript() { return editor.transcript; },
   get line() { return editor.line.join(""); },
+  get cols() { return term.cols; },
   standbyReady: false,  // a standby worker is booted for the next Ctrl-C
   paste: (text) => term.paste(text), // as the browser's paste does (tests)
   get busy() { return state.busy; },
@@ -554,8 +555,9 @@ function wrapWords(text, cols) {
 
 function welcome() {
   const cols = Math.max(20, term.cols - 1);
-  editor.write(bold("corral") + dim(wrapWords(" — a bash-like shell and a JavaScript REPL in a WebAssembly sandbox, " +
-    "running in your browser (Pyodide in a Web Worker).", cols - 6)) + "\n");
+  const intro = wrapWords("corral — a bash-like shell and a JavaScript REPL in a WebAssembly sandbox, " +
+    "running in your browser (Pyodide in a Web Worker).", cols);
+  editor.write(bold("corral") + dim(intro.slice("corral".length)) + "\n");
   editor.write(dim(wrapWords("Tools: sales_records, get_weather (`tool --list`); every call is checked against " +
     "the capabilities on the right. Tab completes, ↑/↓ recalls, Ctrl-C stops.", cols)) + "\n\n");
 }
