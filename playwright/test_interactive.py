@@ -75,9 +75,8 @@ def test_an_incomplete_entry_continues_on_the_next_line(demo: Demo) -> None:
 def test_a_multi_line_paste_runs_as_one_execution(demo: Demo) -> None:
     trips = demo.page.evaluate("window.corralDemo.roundTrips.length")
     mark = len(demo.transcript)
-    demo.page.evaluate(
-        "window.corralDemo.paste('cat <<EOF > notes/pasted.txt\\none\\ntwo\\nEOF\\nwc -l notes/pasted.txt\\n')"
-    )
+    script = "cat <<EOF > notes/pasted.txt\none\ntwo\nEOF\nwc -l notes/pasted.txt\n"
+    demo.page.evaluate("(text) => window.corralDemo.paste(text)", script)
     out = demo.wait_prompt(mark)
     assert out.endswith("2 notes/pasted.txt\n")
     assert demo.page.evaluate("window.corralDemo.roundTrips.length") == trips + 1

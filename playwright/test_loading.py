@@ -94,7 +94,9 @@ def test_the_server_negotiates_the_encoding(base_url: str) -> None:
     """serve.py sends the pre-compressed sibling the client accepts, with the original type."""
     url = f"{base_url}pyodide/pyodide.asm.wasm"
     for accept, encoding in (("gzip, deflate, br", "br"), ("gzip", "gzip"), ("identity", None)):
-        with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": accept})) as r:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers={"Accept-Encoding": accept})
+        ) as r:
             assert r.headers["Content-Type"] == "application/wasm"
             assert r.headers["Content-Encoding"] == encoding
             assert r.headers["Vary"] == "Accept-Encoding"
