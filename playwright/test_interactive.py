@@ -120,6 +120,7 @@ def test_ctrl_c_is_quick_and_an_exhausted_budget_stays_exhausted(demo: Demo) -> 
     assert "exhausted" in out
     demo.mode("shell")
     demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+    audited = demo.page.evaluate("window.corralDemo.audit.length")
     times = []
     for _ in range(3):
         mark = demo.type("while true; do :; done")
@@ -134,6 +135,8 @@ def test_ctrl_c_is_quick_and_an_exhausted_budget_stays_exhausted(demo: Demo) -> 
     # The new worker's sandbox was charged with the page's ledger: still exhausted.
     out = demo.run("tool get_weather --city Paris")
     assert "denied" in out and "exhausted" in out, out
+    # The audit the page keeps lost nothing and gained the denied call.
+    assert demo.page.evaluate("window.corralDemo.audit.length") == audited + 1
     remaining = demo.page.locator("#caps li", has_text="get_weather").inner_text()
     assert "0 calls left" in remaining
     screenshot(demo.page, "15-budget-after-ctrl-c")

@@ -41,7 +41,10 @@ const state = {
   spare: null,          // a standby worker, booted (Pyodide, wheel, module) but not opened
   ready: null,          // resolves when the first sandbox is open
   used: {},             // the ledger: allowed tool calls per capability pattern
+  audit: [],            // every tool-call decision, across restarts
   scope: {},            // the JavaScript REPL's bindings
+  switching: false,     // a worker is being replaced
+  interrupts: 0,        // Ctrl-Cs so far (the agent replay stops typing on one)
   mode: "shell",
   busy: false,
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
@@ -159,6 +162,7 @@ window.corralDemo = {
   interrupts: [],       // ms from Ctrl-C to the prompt
   typingMs: Number(params.get("typing") ?? 12), // the agent replay's typing speed (0: at once)
   used: state.used,
+  audit: state.audit,
   timings: null,
   roundTrips: [],
   restarts: 0,
@@ -254,7 +258,8 @@ async function runWithinLimit(code, language) {
 }
 
 function interrupt() {
-  if (!state.busy || !window.corralDemo.ready || document.body.dataset.state === "restarting") return;
+  if (!state.busy || !window.corralDemo.ready || state.switching) return;
+  state.interrupts++;
   const started = performance.now();
   editor.write("^C\n");
   restart("[stopped: the sandbox goes on from the files and shell session of the last completed command]")
@@ -264,13 +269,18 @@ function interrupt() {
 // Terminate the active worker and open the sandbox in the standby (booted ahead), from the last
 // snapshot, the ledger and the bindings; a new standby then boots in the background.
 async function switchWorker() {
+  state.switching = true;
   const old = state.worker;
   fail(old, new Interrupted("interrupted"));
   state.snapshotDue = null;
   const next = state.spare ?? spawn();
   state.spare = null;
   window.corralDemo.standbyReady = false;
-  await open(next);
+  try {
+    await open(next);
+  } finally {
+    state.switching = false;
+  }
   state.worker = next;
   window.corralDemo.restarts++;
   setTimeout(prepareSpare, 500); // after the prompt is back
@@ -305,6 +315,7 @@ function formatSize(bytes) {
 }
 
 function showCall(entry) {
+  state.audit.push(entry);
   if (entry.decision === "allowed" && entry.pattern) state.used[entry.pattern] = (state.used[entry.pattern] ?? 0) + 1;
   const list = $("calls");
   list.querySelector(".empty")?.remove();
@@ -457,11 +468,14 @@ async function agentAtWork() {
   try {
     const session = await (await fetch("agent_session.json")).text();
     const { task, code } = JSON.parse(session);
+    const interrupts = state.interrupts;
     const replaying = call("agent", { session });
+    replaying.catch(() => {}); // awaited below unless a Ctrl-C stops the typing
     editor.write(bold("Task (to the model): ") + wrapWords(task, Math.max(20, term.cols - 1)) + "\n");
     editor.write(dim("The model answers with one script, run in the sandbox (code mode):\n"));
     for (const line of code.split("\n")) {
       for (let i = 0; i < line.length; i += 4) {
+        if (state.interrupts !== interrupts) return;
         editor.write(yellow(line.slice(i, i + 4)));
         if (speed) await sleep(speed);
       }
