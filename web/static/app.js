@@ -471,7 +471,9 @@ async function agentAtWork() {
     const interrupts = state.interrupts;
     const replaying = call("agent", { session });
     replaying.catch(() => {}); // awaited below unless a Ctrl-C stops the typing
-    editor.write(bold("Task (to the model): ") + wrapWords(task, Math.max(20, term.cols - 1)) + "\n");
+    const cols = Math.max(20, term.cols - 1);
+    const label = "Task (to the model):";
+    editor.write(bold(label) + wrapWords(`${label} ${task}`, cols).slice(label.length) + "\n");
     editor.write(dim("The model answers with one script, run in the sandbox (code mode):\n"));
     for (const line of code.split("\n")) {
       for (let i = 0; i < line.length; i += 4) {
@@ -486,7 +488,7 @@ async function agentAtWork() {
       showCall({ ...entry, replayed: true });
       if (speed) await sleep(speed * 40);
     }
-    editor.write(green("Answer: ") + `${replayed.answer}\n`);
+    editor.write(green("Answer:") + wrapWords(`Answer: ${replayed.answer}`, cols).slice("Answer:".length) + "\n");
     editor.write(dim(`[replayed with corral.replay_all from the recorded trace: ${replayed.calls.length} tool calls ` +
       "answered from it, no model, no server]") + (replayed.identical ? green(" ✓ identical to the recording\n") : red(" ✗ differs\n")));
   } catch (error) {
