@@ -249,7 +249,7 @@ def test_exports_are_called_through_the_c_api_with_the_same_results() -> None:
 
     sandbox = Sandbox()
     instance = sandbox._driver.instance
-    direct = instance._exports["corral_inbox"]
+    direct = instance._export("corral_inbox")
     assert not isinstance(direct, functools.partial)  # the fast path is in use
     address = direct(100)
     assert address > 0 and instance.call("corral_inbox", 100) == address  # the same inbox

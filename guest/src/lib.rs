@@ -93,6 +93,19 @@ pub extern "C" fn corral_init(len: u32) -> u64 {
     }))
 }
 
+/// Draws this sandbox's own randomness and clock after `corral_init`: `Math.random`'s and
+/// `$RANDOM`'s seeds, the shell's start time, the files' times. The host calls it once per
+/// sandbox, so a sandbox restored from a pre-initialized memory image (made once, with the
+/// host's throwaway entropy) differs from its siblings exactly as one initialized afresh would.
+/// Replies with an [`Ack`].
+#[no_mangle]
+pub extern "C" fn corral_reseed() -> u64 {
+    ack(with_guest(|g| {
+        g.reseed();
+        Ok(())
+    }))
+}
+
 /// Submits one execution and runs it until blocked or done: replies like [`corral_step`].
 #[no_mangle]
 pub extern "C" fn corral_submit(len: u32) -> u64 {

@@ -129,6 +129,13 @@ impl Guest {
         })
     }
 
+    /// This sandbox's own seeds and times (see [`crate::corral_reseed`]).
+    pub fn reseed(&mut self) {
+        self.js.reseed();
+        self.shell.reset();
+        self.vfs.borrow_mut().restamp();
+    }
+
     /// A direct request from the host: file operations (see [`crate::fsops`]), and the shell
     /// session: `shell_reset`, `shell_save` (its state in the blob), `shell_restore`, and
     /// `info` (the names of the shell's commands).

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _json
+from ._image import InitImage, entropy_of, images_for, throwaway_entropy
 from ._wasi import WasiShim
 from .runtime import Backend, GuestTrap, Instance
 
@@ -206,7 +207,7 @@ class Driver:
         self._instance = instance
         self._inbox = (0, 0)
         try:
-            _ack(self._send("corral_init", encode_frame(dict(self._config))))
+            self._initialize(instance)
             if self._files is not None:
                 # The files as of the end of the last completed execution (or host change).
                 header, _ = self.fs({"op": "restore"}, self._files)
@@ -217,6 +218,24 @@ class Driver:
             self._release()  # half set up: the next use starts afresh
             raise
         return instance
+
+    def _initialize(self, instance: Instance) -> None:
+        """Configure a fresh instance: from this configuration's image if there is one (see
+        :mod:`corral._image`), else by running the guest's initialization and keeping its
+        image; then give the sandbox its own seeds and times."""
+        config = encode_frame(dict(self._config))
+        images = images_for(self._module)
+        image = images.get(config)
+        if image is not None:
+            image.apply(instance)
+            self._inbox = image.inbox
+        else:
+            before = instance.read(0, instance.memory_size())
+            with entropy_of(self.shim, throwaway_entropy()):
+                _ack(self._send("corral_init", config))
+            images.put(config, InitImage.capture(before, instance, self._inbox))
+        packed = instance.call("corral_reseed")
+        _ack(instance.read(packed >> 32, packed & 0xFFFF_FFFF))
 
     def fs(
         self, request: dict[str, Any], data: bytes | None = None

@@ -32,7 +32,7 @@ __all__ = [
     "fixed_entropy",
 ]
 
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: a sandbox's seeds are drawn after its initialization
 
 
 def _event(number: int, line: str) -> dict[str, Any]:
@@ -74,7 +74,10 @@ class Trace:
         if not events or events[0].get("t") != "sandbox":
             raise ValueError("not a corral trace: the first event must be the sandbox's")
         if events[0].get("v") != TRACE_VERSION:
-            raise ValueError(f"unsupported trace version {events[0].get('v')!r}")
+            raise ValueError(
+                f"unsupported trace version {events[0].get('v')!r} (this corral reads version "
+                f"{TRACE_VERSION}: replay a trace with the corral release that recorded it)"
+            )
         for event in events:
             field_name = _BYTES_FIELDS.get(event["t"])
             if field_name is not None and event[field_name] is not None:

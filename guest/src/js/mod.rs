@@ -189,6 +189,11 @@ impl JsEngine {
         Ok(engine)
     }
 
+    /// A new seed for `Math.random`, from the host.
+    pub fn reseed(&self) {
+        self.setup.random.set(crate::entropy::random_words());
+    }
+
     /// A new context with the prelude installed.
     fn new_realm(&self) -> Result<Realm, EngineError> {
         let ctx = Context::full(&self.rt)?;

@@ -72,6 +72,12 @@ impl Vfs {
             .map_err(|code| VfsError::new(code, path))
     }
 
+    /// Stamps every node with the clock's time (see [`Tree::restamp`]).
+    pub fn restamp(&mut self) {
+        let now = self.now();
+        self.tree.restamp(now);
+    }
+
     /// A number that changes whenever the filesystem may have changed.
     pub fn generation(&self) -> u64 {
         self.generation

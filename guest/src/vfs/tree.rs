@@ -92,6 +92,15 @@ impl Tree {
         tree
     }
 
+    /// Stamps every node, and the boot time, with `now`: a sandbox made from a
+    /// pre-initialized image starts at its own time, not the image's.
+    pub fn restamp(&mut self, now: f64) {
+        self.boot_ms = now;
+        for node in self.nodes.iter_mut() {
+            node.mtime_ms = now;
+        }
+    }
+
     /// Adds a read-only file to the skeleton at absolute `path` (outside `/workspace` and
     /// `/tmp`), with its directories; outside the quotas, and kept across restores.
     pub fn add_system_file(&mut self, path: &str, bytes: Rc<Vec<u8>>) -> Result<(), Errno> {

@@ -8,7 +8,9 @@ from typing import Any, Protocol
 
 from .._wasi import WasiShim
 
-__all__ = ["Backend", "GuestTrap", "Instance"]
+__all__ = ["WASM_PAGE", "Backend", "GuestTrap", "Instance"]
+
+WASM_PAGE = 64 * 1024  # the unit linear memory grows by
 
 
 class GuestTrap(Exception):
@@ -45,6 +47,9 @@ class Instance(Protocol):
         WebAssembly memory grows and never shrinks, so this is also the peak size since the
         instance was created.
         """
+
+    def grow(self, size: int) -> None:
+        """Grow linear memory to at least ``size`` bytes (a multiple of 64 KiB)."""
 
     def close(self) -> None:
         """Release the instance (its memory and address-space reservation) now; idempotent.

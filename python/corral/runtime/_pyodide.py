@@ -309,6 +309,15 @@ class PyodideInstance:
         """The current size of linear memory in bytes."""
         return self._memory.size()
 
+    def grow(self, size: int) -> None:
+        """Grow linear memory to at least ``size`` bytes."""
+        missing = -(-(size - self._memory.size()) // PAGE)
+        if missing > 0:
+            try:
+                self._memory.memory.grow(missing)
+            except Exception as error:  # a RangeError from JavaScript past the maximum
+                raise GuestTrap("trap", f"linear memory cannot grow to {size} bytes") from error
+
     def close(self) -> None:
         """Destroy the import proxies and drop the instance; the engine frees the memory."""
         self._release()
