@@ -62,7 +62,7 @@ nitpick_ignore_regex = [
     (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
     # The agent frameworks the integrations adapt (no inventories offline either).
     (r"py:(class|exc|func|obj)", r"(langchain|langchain_core|langgraph|deepagents|pydantic)\..+"),
-    (r"py:class", r"(BaseModel|RunnableConfig|_CodeArgs)"),
+    (r"py:class", r"(BaseModel|RunnableConfig)"),
 ]
 
 # --- autodoc and napoleon ---------------------------------------------------------------------
