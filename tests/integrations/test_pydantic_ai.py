@@ -120,3 +120,9 @@ def test_async_run_awaits_async_tools_on_the_agents_loop() -> None:
         return str(result.output)
 
     assert asyncio.run(main()) == "answer: OK"
+
+
+def test_silent_code_reads_as_no_output() -> None:
+    model = scripted({"code": "const x = 1"}, {"code": "true", "language": "shell"})
+    result = Agent(model, tools=[as_pydantic_tool(create_bash_tool())]).run_sync("go")
+    assert result.output == "answer: (no output) | (no output)"
