@@ -45,6 +45,8 @@ class Example:
     reason: str = ""
     fails_with: Deviation | None = None
     """The last line of stderr where corral knowingly stops the example, and why."""
+    needs: str = ""
+    """The module a ``framework`` example needs (it is skipped where that is not installed)."""
 
 
 EXAMPLES: dict[str, Example] = {
@@ -163,6 +165,7 @@ EXAMPLES: dict[str, Example] = {
             "All examples completed!",
         ),
         reason="its LangChain part needs langchain-core",
+        needs="langchain_core",
     ),
     "insurance_claims.py": Example(
         "offline",
@@ -191,6 +194,7 @@ EXAMPLES: dict[str, Example] = {
             "Example production setup:",
         ),
         reason="needs langgraph",
+        needs="langgraph",
         fails_with=Deviation(
             "ValueError: max_calls for 'create': no such tool in tool_names (search, create_item)",
             "its last part budgets a tool named 'create' that does not exist (the tool is "

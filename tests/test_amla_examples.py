@@ -26,6 +26,7 @@ def test_every_example_has_a_known_status() -> None:
     statuses = {"offline", "framework", "api-key"}
     assert {name: e.status for name, e in EXAMPLES.items() if e.status not in statuses} == {}
     assert all(e.reason for e in EXAMPLES.values() if e.status != "offline")
+    assert all(e.needs for e in EXAMPLES.values() if e.status == "framework")
 
 
 @pytest.mark.parametrize("name", named("offline"))

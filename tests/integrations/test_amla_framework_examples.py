@@ -18,6 +18,7 @@ from amla_examples import run_example as run
 @pytest.mark.parametrize("name", named("framework"))
 def test_framework_example_runs(name: str, tmp_path: Path) -> None:
     require_folder()
+    pytest.importorskip(EXAMPLES[name].needs, reason=EXAMPLES[name].reason)
     check_output(name, run(name, tmp_path))
 
 
