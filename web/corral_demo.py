@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from corral import (
-    AuditEntry,
     AuditLog,
+    AuditRecord,
     ExecutionResult,
     Limits,
     MethodCapability,
@@ -100,7 +100,7 @@ class LiveAudit(AuditLog):
         super().__init__()
         self._post = post
 
-    def record(self, entry: AuditEntry) -> AuditEntry:
+    def record(self, entry: AuditRecord) -> AuditRecord:
         entry = super().record(entry)
         if entry.kind == "tool_call":
             self._post(json.dumps({"type": "toolcall", "entry": json.loads(entry.to_json())}))

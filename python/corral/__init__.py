@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._calls import ApprovalRequest
 from ._module import configure_runtime, load, precompile_module
-from .audit import AuditEntry, AuditLog
+from .audit import AuditCollector, AuditConfig, AuditEntry, AuditLog, AuditRecord
 from .capabilities import (
     CapabilityError,
     ConstraintSet,
@@ -34,8 +34,11 @@ from .trace import ReplayDivergence, Trace
 
 __all__ = [
     "ApprovalRequest",
+    "AuditCollector",
+    "AuditConfig",
     "AuditEntry",
     "AuditLog",
+    "AuditRecord",
     "CapabilityError",
     "CapabilityToken",
     "ConstraintSet",

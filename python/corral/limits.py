@@ -44,7 +44,8 @@ class Limits:
         max_output: Bytes of stdout and of stderr captured per execution; the rest is cut
             with a marker line.
         max_tool_calls: Tool calls allowed per execution (None: no per-execution budget).
-        max_fs_bytes: Bytes of files the sandbox may hold in ``/workspace`` and ``/tmp``.
+        max_fs_bytes: Bytes of files the sandbox may hold in its writable directories
+            (``/workspace``, ``/tmp``, ``/state`` and ``/cache`` together).
         max_files: Files, directories and links it may hold there.
         max_file_size: Bytes of any one file.
 

@@ -33,7 +33,7 @@ from . import _json
 from ._calls import Approver, CallDispatcher, Timers, ToolHandler
 from ._module import wasm_bytes
 from ._wasi import Entropy, WasiShim
-from .audit import AuditEntry, AuditLog, Redactor, now
+from .audit import AuditCollector, AuditConfig, AuditLog, AuditRecord, Redactor, now
 from .capabilities import Authorizer, MethodCapability
 from .fs import SandboxFS
 from .language import detect_language
@@ -117,6 +117,8 @@ class Sandbox:
         max_calls_per_tool: A budget per canonical tool name.
         audit_sink: A path or text file that receives the audit trail as JSON lines.
         redact: ``redact(method, params) -> params`` applied before parameters are audited.
+        audit_config: Collect the trail as :class:`~corral.audit.AuditEntry` objects with
+            these correlation ids, custom fields and JSONL file (:attr:`audit_collector`).
         seed: Seed the guest's random numbers (``Math.random``) for deterministic runs.
         clock: Start the guest's clock at this unix time, advancing 1 ms per reading.
         record: Keep a :attr:`trace` for :func:`replay` (on by default).
@@ -148,6 +150,7 @@ class Sandbox:
         max_calls_per_tool: Mapping[str, int] | None = None,
         audit_sink: str | Path | IO[str] | AuditLog | None = None,
         redact: Redactor | None = None,
+        audit_config: AuditConfig | None = None,
         seed: int | None = None,
         clock: float | None = None,
         record: bool = True,
@@ -177,6 +180,11 @@ class Sandbox:
         # Not a bound method: the sandbox must not be in a reference cycle (see close()).
         self._dispatcher.gate = functools.partial(_expired, self.token)
         self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
+        self.audit_collector = _collector(audit_config)
+        """The :class:`~corral.audit.AuditCollector` made from ``audit_config``, or None."""
+        if self.audit_collector is not None:
+            self._log.subscribe(self.audit_collector.collect)
+            self._on_close.append(self.audit_collector.close)
         entropy = (
             Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
         )
@@ -365,7 +373,7 @@ class Sandbox:
         return result
 
     def _audit(self, kind: str, execution_id: int, **fields: Any) -> None:
-        self._log.record(AuditEntry(now(), kind, self.id, execution_id, **fields))
+        self._log.record(AuditRecord(now(), kind, self.id, execution_id, **fields))
 
     def _token_gate(self) -> str | None:
         """Why the token forbids every call now (it expired), or None."""
@@ -580,7 +588,7 @@ class Sandbox:
 
     # --- audit and trace ------------------------------------------------------------------
 
-    def audit(self, since: float | None = None, kind: str | None = None) -> list[AuditEntry]:
+    def audit(self, since: float | None = None, kind: str | None = None) -> list[AuditRecord]:
         """The audit trail: entries at or after unix time ``since``, of ``kind`` if given
         (``execution_start``, ``execution_end`` or ``tool_call``)."""
         return self._log.entries(since=since, kind=kind)
@@ -622,8 +630,18 @@ def _default_capabilities(
     return [MethodCapability(name) for name in tools]
 
 
-def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditEntry:
-    return AuditEntry(
+def _collector(config: AuditConfig | None) -> AuditCollector | None:
+    if config is None:
+        return None
+    if not isinstance(config, AuditConfig):
+        raise TypeError(
+            f"audit_config must be a corral.audit.AuditConfig, not {type(config).__name__}"
+        )
+    return AuditCollector(config)
+
+
+def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditRecord:
+    return AuditRecord(
         timestamp=call.timestamp,
         kind="tool_call",
         sandbox_id=sandbox_id,
