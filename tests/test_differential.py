@@ -125,6 +125,14 @@ def test_sections_survive_any_text(tmp_path: Path) -> None:
     assert parse(path).cases == [case]
 
 
+@pytest.mark.parametrize("line", ["---- stout", "---- file", "---- status x", "---- env"])
+def test_a_bad_section_says_what_to_write(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "bad.cases"
+    path.write_text(f"#### a\necho hi\n{line}\n")
+    with pytest.raises(ValueError, match=r"bad\.cases:3: .*(write|must be a number)"):
+        parse(path)
+
+
 @pytest.mark.skipif(BASH is None, reason="needs bash")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_same_as_bash(case: Case, sandboxes: Sandboxes, tmp_path: Path, oracle: Path) -> None:

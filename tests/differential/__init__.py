@@ -19,9 +19,9 @@ line ``---- KIND [flags]``:
     compared with the oracle run live, on stdout and status.
 
 Files and variables given before the first case belong to every case of the ``.cases``
-file. A text section ends with a newline unless its marker says ``nonl``. A section whose text holds
-control characters (other than tab and newline) or a line that would read as a marker says
-``escaped``: backslash is written ``\\\\`` and such characters ``\\xNN``.
+file. A text section ends with a newline unless its marker says ``nonl``. A section whose
+text holds control characters (other than tab and newline) or a line that would read as a
+marker says ``escaped``: backslash is written ``\\\\`` and such characters ``\\xNN``.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def parse(path: Path) -> CaseFile:
             # The script keeps its lines as they are: a ``.cases`` file has always read so.
             case[kind] = "\n".join(body) + "\n" if kind == "script" else _body(body, flags)
 
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         if line.startswith("#### ") or line.startswith("---- "):
             close()
             body = []
@@ -167,13 +167,35 @@ def parse(path: Path) -> CaseFile:
                     result.cases.append(Case(**case))  # type: ignore[arg-type]
                 case, marker = {"name": line[5:].strip()}, ["script"]
             else:
-                marker = line[5:].split()
+                marker = _marker(line, f"{path}:{number}")
         else:
             body.append(line)
     close()
     if case is not None:
         result.cases.append(Case(**case))  # type: ignore[arg-type]
     return result
+
+
+_SECTIONS = {"stdin": 0, "stdout": 0, "stderr": 0, "file": 1, "env": 1, "status": 1}
+
+
+def _marker(line: str, where: str) -> list[str]:
+    """The words of a section's marker line, checked."""
+    marker = line[5:].split()
+    kind = marker[0] if marker else ""
+    # A file's path comes first, whatever its name; the flags follow.
+    fixed = marker[1:2] if kind == "file" else []
+    flags = marker[1 + len(fixed) :]
+    args = fixed + [word for word in flags if word not in ("nonl", "escaped", "executable")]
+    if kind not in _SECTIONS or len(args) != _SECTIONS[kind]:
+        raise ValueError(
+            f"{where}: {line!r} is not a section; write '---- stdin', '---- file PATH', "
+            "'---- env NAME=VALUE', '---- stdout', '---- stderr' or '---- status N' "
+            "(with 'nonl' or 'escaped' after a text section's name)"
+        )
+    if kind == "status" and not args[0].lstrip("-").isdigit():
+        raise ValueError(f"{where}: the status must be a number: {line!r}")
+    return marker
 
 
 def dump(cases: CaseFile) -> str:
