@@ -1,58 +1,28 @@
-"""What creating sandboxes costs, corral alone (issue 14): time, a fresh process, memory.
+"""What creating sandboxes costs, corral alone (issue 14): time and memory.
 
     PYTHONPATH=python python bench/creation.py create [--runs N]
-    PYTHONPATH=python python bench/creation.py fresh [--runs N]
     PYTHONPATH=python python bench/creation.py memory [--sandboxes N] [--cycles N]
 
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
 ``corral._image``), made without one (the first sandbox of a configuration), and followed by a
-first ``return 1+2``. ``fresh`` starts new Python processes with the compiled module already in
-the disk cache and splits the first sandbox's cost into importing corral, importing wasmtime
-(the backend), loading the module and ``Sandbox()``. ``memory`` keeps N sandboxes alive and
-prints how the process's memory grew: VmRSS, and its parts RssAnon (private to the process)
-and RssFile (pages of the compiled module's memory image, shared copy-on-write by every
-instance but counted once per instance by VmRSS); then creates and drops ``--cycles``
-sandboxes and prints VmRSS against the start. Nothing is asserted (see bench/README.md).
+first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``).
+``memory`` keeps N sandboxes alive and prints how the process's memory grew: VmRSS, and its
+parts RssAnon (private to the process) and RssFile (pages of the compiled module's memory image,
+shared copy-on-write by every instance but counted once per instance by VmRSS); then creates and
+drops ``--cycles`` sandboxes and prints VmRSS against the start. Nothing is asserted (see
+bench/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import json
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 from corral import Sandbox
 from corral._image import images_for
-
-FRESH_PROCESS = r"""
-import json, time
-started = time.perf_counter()
-import corral
-imported = time.perf_counter()
-from corral.runtime import get_backend
-backend = get_backend()
-backend_ready = time.perf_counter()
-from corral._module import wasm_bytes
-backend.load(wasm_bytes())
-loaded = time.perf_counter()
-sandbox = corral.Sandbox()
-made = time.perf_counter()
-sandbox.execute("return 1 + 2")
-ran = time.perf_counter()
-print(json.dumps({
-    "import corral": imported - started,
-    "import wasmtime (backend)": backend_ready - imported,
-    "load the compiled module": loaded - backend_ready,
-    "Sandbox() (first: initializes, keeps the image)": made - loaded,
-    "first return 1+2": ran - made,
-    "total": ran - started,
-}))
-"""
 
 
 def median_ms(action: Callable[[], object], runs: int) -> float:
@@ -96,19 +66,6 @@ def create(runs: int) -> None:
         print(f"| {name} | {median_ms(action, runs):.3f} ms |")
 
 
-def fresh(runs: int) -> None:
-    subprocess.run([sys.executable, "-c", "import corral; corral.Sandbox()"], check=True)
-    samples: list[dict[str, float]] = []
-    for _ in range(runs):
-        out = subprocess.run(
-            [sys.executable, "-c", FRESH_PROCESS], check=True, capture_output=True, text=True
-        ).stdout
-        samples.append(json.loads(out))
-    print(f"| first sandbox in a fresh process (median of {runs}) | ms |\n|---|---|")
-    for step in samples[0]:
-        print(f"| {step} | {statistics.median(s[step] for s in samples) * 1000:.1f} |")
-
-
 def memory(count: int, cycles: int) -> None:
     Sandbox(record=False).execute("return 1")
     gc.collect()
@@ -141,15 +98,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("create").add_argument("--runs", type=int, default=500)
-    sub.add_parser("fresh").add_argument("--runs", type=int, default=7)
     mem = sub.add_parser("memory")
     mem.add_argument("--sandboxes", type=int, default=1000)
     mem.add_argument("--cycles", type=int, default=10000)
     args = parser.parse_args()
     if args.what == "create":
         create(args.runs)
-    elif args.what == "fresh":
-        fresh(args.runs)
     else:
         memory(args.sandboxes, args.cycles)
 
