@@ -71,3 +71,15 @@ def test_the_readme_states_the_module_size() -> None:
         f"README says {row.group(1)} MB, the module is {actual:.2f} MB: update the table "
         "from a bench run (nox -s bench)"
     )
+
+
+def test_the_limits_page_lists_every_error_kind_with_its_exit_code() -> None:
+    from corral import ErrorKind
+
+    page = (ROOT / "docs" / "limits.rst").read_text(encoding="utf-8")
+    table = page.split("Exit codes and error kinds")[1].split("Exit code 124 is")[0]
+    rows = re.findall(r"\* - ``(\w+)``\n\s+- (\d+)", table)
+    assert dict(rows) == {
+        "None": "0",
+        **{kind.value: str(kind.exit_code) for kind in ErrorKind},
+    }

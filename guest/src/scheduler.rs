@@ -11,7 +11,8 @@ use crate::hostops::{HostQueue, OpKind, Owner};
 use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
-    Config, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume, StepReply,
+    Config, ErrorKind, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume,
+    StepReply,
 };
 use crate::shell::interp::Shell;
 use crate::task::{run_until_stalled, Deadline, Input, LocalFuture};
@@ -218,11 +219,7 @@ impl Guest {
             .as_mut()
             .ok_or_else(|| GuestError("no execution to resume".into()))?;
         if let Some(kind) = resume.cancel {
-            let message = match kind.as_str() {
-                "timeout" => timeout_message(exec.timeout),
-                _ => "execution cancelled by the host".to_string(),
-            };
-            exec.abort = Some(ExecError { kind, message });
+            exec.abort = Some(ExecError::cancelled(kind, exec.timeout));
             return Ok(());
         }
         for result in resume.results {
@@ -305,10 +302,7 @@ impl Guest {
                 }
             }
             if self.js.interrupt.fired() || self.deadline.fired() {
-                exec.abort = Some(ExecError {
-                    kind: "timeout".into(),
-                    message: timeout_message(exec.timeout),
-                });
+                exec.abort = Some(ExecError::timeout(exec.timeout));
                 return Ok(());
             }
             if !settled && !self.js.has_jobs() {
@@ -383,7 +377,7 @@ impl Guest {
             Some(js) => {
                 let value = js.value.map(|v| writer.push(v.as_bytes()));
                 let error = js.error.map(|message| ExecError {
-                    kind: "exception".into(),
+                    kind: ErrorKind::Exception,
                     message,
                 });
                 Ok(Some(Outcome {
@@ -395,7 +389,7 @@ impl Guest {
             }
             None => self
                 .abandon(ExecError {
-                    kind: "deadlock".into(),
+                    kind: ErrorKind::Deadlock,
                     message: "the code awaits a promise that can never settle (nothing is \
                               pending on the host); resolve it or remove the await"
                         .into(),
@@ -430,7 +424,7 @@ impl Guest {
     fn abandon(&mut self, error: ExecError) -> Result<Outcome, GuestError> {
         self.exec = None; // drops a shell script's future, and its pipes
         self.js.reset();
-        let exit_code = if error.kind == "timeout" { 124 } else { 1 };
+        let exit_code = error.kind.exit_code();
         let line = format!("{}\n", error.message);
         self.js.shared.output.borrow_mut().write(2, line.as_bytes());
         Ok(Outcome {
@@ -445,17 +439,9 @@ impl Guest {
 /// Every task waits, and nothing waits on the host: nothing can ever move again.
 fn stalled() -> ExecError {
     ExecError {
-        kind: "deadlock".into(),
+        kind: ErrorKind::Deadlock,
         message: "the commands wait for each other and nothing is pending on the host".into(),
     }
-}
-
-fn timeout_message(timeout: Duration) -> String {
-    format!(
-        "TimeoutError: execution exceeded the {} s time limit and was stopped; do less work \
-         per execution or raise Limits(timeout=...)",
-        timeout.as_secs_f64()
-    )
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ from ._tool_result import encode_result
 from .audit import now
 from .capabilities import Authorizer, CapabilityError
 from .protocol import Cancel, HostOp, OpResult
-from .results import ToolCall
+from .results import ErrorKind, ToolCall
 from .runtime import get_backend
 from .tools import ToolArgumentError, ToolDefinition, acall_tool, call_tool, validate_arguments
 
@@ -200,7 +200,7 @@ class CallDispatcher:
                 batch.records[call.op.id] = _record(call, error=CANCELLED)
         records = [batch.records[op.id] for op in ops if op.id in batch.records]
         if not finished or time.monotonic() >= deadline:
-            return Cancel("timeout"), records
+            return Cancel(ErrorKind.TIMEOUT), records
         answers = [batch.results[op.id] for op in ops if op.id in batch.results]
         return answers + timers.take_ended(), records
 

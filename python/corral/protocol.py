@@ -25,6 +25,7 @@ from typing import Any
 
 from . import _json
 from ._wasi import WasiShim
+from .results import ErrorKind, timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
 __all__ = [
@@ -115,7 +116,7 @@ class RawOutcome:
     stdout: bytes
     stderr: bytes
     value: bytes | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     error: str | None = None
     recovered: bool = False  # the instance was replaced after a trap
     fs_generation: int = 0  # the guest's filesystem change counter at the end
@@ -127,7 +128,7 @@ class RawOutcome:
 class Cancel:
     """End the execution now, e.g. because the deadline passed while tools ran."""
 
-    kind: str
+    kind: ErrorKind
 
 
 @dataclass
@@ -287,7 +288,7 @@ class Driver:
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`).
 
-        The caller decides when time is up (it answers with ``Cancel("timeout")``); the
+        The caller decides when time is up (it answers with ``Cancel(ErrorKind.TIMEOUT)``); the
         backstop only stops guest code that ignores its own deadline.
         """
         backstop = time.monotonic() + timeout * self.backstop_factor + BACKSTOP_GRACE
@@ -327,34 +328,28 @@ class Driver:
         """Replace the dead instance; the execution ends with an error saying what happened."""
         self._last_diagnostics = bytes(self.shim.diagnostics)
         self._fresh_instance()
-        if trap.kind == "timeout":
-            message = (
-                f"TimeoutError: execution exceeded the {timeout:g} s time limit and was stopped "
-                f"({trap.message}); do less work per execution or raise Limits(timeout=...)"
-            )
-            exit_code = 124
-        elif trap.kind == "stack_overflow":
+        kind = trap.kind
+        if kind == ErrorKind.TIMEOUT:
+            message = timeout_message(timeout, f"was stopped ({trap.message})")
+        elif kind == ErrorKind.STACK_OVERFLOW:
             message = (
                 f"RangeError: {trap.message}; use iteration instead of deep recursion, or "
                 "smaller nested data"
             )
-            exit_code = 1
         elif b"memory allocation of" in self._last_diagnostics:
+            kind = ErrorKind.OUT_OF_MEMORY
             message = (
                 "InternalError: the sandbox ran out of memory and was restarted; work on "
                 "smaller data, or raise Limits(memory=...)"
             )
-            exit_code = 1
-            trap = GuestTrap("out_of_memory", message)
         else:
             message = f"InternalError: {trap.message}; the sandbox was restarted"
-            exit_code = 1
         output.stderr += (message + "\n").encode()
         return RawOutcome(
-            exit_code=exit_code,
+            exit_code=kind.exit_code,
             stdout=bytes(output.stdout),
             stderr=bytes(output.stderr),
-            error_kind=trap.kind,
+            error_kind=kind,
             error=message,
             recovered=True,
         )
@@ -373,12 +368,15 @@ def _parse_step(reply: bytes) -> _Step:
     try:
         header, blob = decode_frame(reply)
         if "status" not in header:
-            raise GuestTrap("protocol", f"the guest refused a message: {header.get('error')}")
+            raise GuestTrap(
+                ErrorKind.PROTOCOL, f"the guest refused a message: {header.get('error')}"
+            )
         ops = [_host_op(op, blob) for op in header["ops"]]
         outcome = None
         if header["status"] == "done":
             done = header["outcome"]
             error = done.get("error") or {}
+            kind = error.get("kind")
             value = done.get("value")
             outcome = RawOutcome(
                 fs_generation=int(done.get("fs_generation", 0)),
@@ -386,7 +384,7 @@ def _parse_step(reply: bytes) -> _Step:
                 stdout=b"",
                 stderr=b"",
                 value=None if value is None else _slice(blob, value),
-                error_kind=error.get("kind"),
+                error_kind=None if kind is None else ErrorKind(kind),
                 error=error.get("message"),
                 session=_slice(blob, header["session"]) if "session" in header else None,
             )
@@ -400,7 +398,9 @@ def _parse_step(reply: bytes) -> _Step:
         RecursionError,
         struct.error,
     ) as error:
-        raise GuestTrap("protocol", f"the guest sent a malformed reply ({error!r})") from error
+        raise GuestTrap(
+            ErrorKind.PROTOCOL, f"the guest sent a malformed reply ({error!r})"
+        ) from error
 
 
 def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:

@@ -39,7 +39,7 @@ from .fs import SandboxFS
 from .language import detect_language
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
-from .results import ExecutionResult, ToolCall
+from .results import ErrorKind, ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
 from .tools import (
@@ -668,7 +668,7 @@ def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
         exit_code=raw.exit_code or 1,
         stderr=raw.stderr + (message + "\n").encode(),
         error=raw.error or message,
-        error_kind=raw.error_kind or "exception",
+        error_kind=raw.error_kind or ErrorKind.EXCEPTION,
     )
 
 

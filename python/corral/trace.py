@@ -21,6 +21,7 @@ from typing import Any
 
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import Cancel, HostOp, OpResult
+from .results import ErrorKind
 
 __all__ = [
     "Cursor",
@@ -142,7 +143,7 @@ def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
 def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
     """The answer a trace event recorded."""
     if "cancel" in event:
-        return Cancel(event["cancel"])
+        return Cancel(ErrorKind(event["cancel"]))
     return [
         OpResult(r["id"], ok=_bytes(r["ok"]))
         if "ok" in r
