@@ -16,6 +16,7 @@ pub mod fsops;
 pub mod guesthost;
 pub mod hostops;
 pub mod js;
+pub mod limits;
 pub mod output;
 pub mod protocol;
 pub mod scheduler;

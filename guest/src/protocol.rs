@@ -126,25 +126,13 @@ pub fn namespace_path(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Limits enforced inside the guest.
-#[derive(Deserialize, Clone)]
-pub struct Limits {
-    /// QuickJS heap limit in bytes.
-    pub memory: u64,
-    /// Cap on captured stdout and on captured stderr, each, per execution.
-    pub max_output: u64,
-    /// Quotas of the virtual filesystem.
-    #[serde(default)]
-    pub vfs: crate::vfs::VfsLimits,
-}
-
 /// `init`: the sandbox configuration.
 #[derive(Deserialize)]
 pub struct Config {
     /// The tools callable from guest code.
     pub tools: Vec<ToolSpec>,
     /// The guest-side limits.
-    pub limits: Limits,
+    pub limits: crate::limits::Limits,
     /// Read-only files to add outside the writable areas, by absolute path (the tools'
     /// TypeScript declarations at `/tools/index.d.ts`).
     #[serde(default)]
