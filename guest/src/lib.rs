@@ -12,9 +12,7 @@
 
 pub mod applets;
 pub mod entropy;
-pub mod fsops;
-pub mod guesthost;
-pub mod hostops;
+pub mod host;
 pub mod js;
 pub mod limits;
 pub mod output;
@@ -121,7 +119,7 @@ pub extern "C" fn corral_step() -> u64 {
     step_after(Ok(()))
 }
 
-/// Direct requests from the host: files (see [`fsops`]) and the shell session; refused while
+/// Direct requests from the host: files (see [`host::files`]) and the shell session; refused while
 /// an execution runs.
 #[no_mangle]
 pub extern "C" fn corral_fs(len: u32) -> u64 {

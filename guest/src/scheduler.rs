@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::guesthost::GuestHost;
-use crate::hostops::{HostQueue, OpKind, Owner};
+use crate::host::guesthost::GuestHost;
+use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
@@ -130,7 +130,7 @@ impl Guest {
         })
     }
 
-    /// A direct request from the host: file operations (see [`crate::fsops`]), and the shell
+    /// A direct request from the host: file operations (see [`crate::host::files`]), and the shell
     /// session: `shell_reset`, `shell_save` (its state in the blob), `shell_restore`, and
     /// `info` (the names of the shell's commands).
     pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
@@ -153,7 +153,12 @@ impl Guest {
                 reply.error = self.shell.restore_state(bytes).err();
             }
             "info" => reply.commands = Some(self.commands()),
-            _ => return Ok(crate::fsops::handle(&mut self.vfs.borrow_mut(), frame)?),
+            _ => {
+                return Ok(crate::host::files::handle(
+                    &mut self.vfs.borrow_mut(),
+                    frame,
+                )?)
+            }
         }
         reply.generation = self.vfs.borrow().generation();
         Ok(writer.finish(&reply))

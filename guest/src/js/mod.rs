@@ -20,7 +20,7 @@ use serde::Serialize;
 pub mod fs;
 pub mod shell;
 
-use crate::hostops::{HostQueue, OpKind, Owner};
+use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
 use crate::protocol::{js_name, namespace_path, ToolSpec};
 use crate::shell::interp::Shell;
