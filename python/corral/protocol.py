@@ -16,6 +16,7 @@ execution ends with an error. :meth:`Driver.close` releases the instance for goo
 from __future__ import annotations
 
 import contextlib
+import enum
 import json
 import struct
 import time
@@ -29,6 +30,7 @@ from .results import ErrorKind, timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
 __all__ = [
+    "CallErrorKind",
     "Driver",
     "HostOp",
     "OpResult",
@@ -98,13 +100,24 @@ class HostOp:
     caller: str = "js"  # who called: "js" or "shell" (hints use the caller's syntax)
 
 
+class CallErrorKind(enum.StrEnum):
+    """Why a tool call failed, as the guest is told: the kind picks the error the code sees."""
+
+    #: The call was denied (a capability, a budget, an approval): ``CapabilityError``.
+    CAPABILITY = "capability"
+    #: The arguments do not fit the tool's schema: ``TypeError``.
+    ARGUMENT = "argument"
+    #: The tool is unknown, raised, or returned what cannot be sent: ``ToolError``.
+    TOOL = "tool"
+
+
 @dataclass(frozen=True)
 class OpResult:
     """The answer to one :class:`HostOp`: JSON text, or an error of a given kind."""
 
     id: int
     ok: bytes | None = None
-    error_kind: str | None = None
+    error_kind: CallErrorKind | None = None
     error: str | None = None
 
 
@@ -432,7 +445,8 @@ def _results_frame(results: list[OpResult]) -> bytes:
             item["ok"] = [len(blob), len(result.ok)]
             blob += result.ok
         else:
-            item["error"] = {"kind": result.error_kind or "tool", "message": result.error or ""}
+            kind = result.error_kind or CallErrorKind.TOOL
+            item["error"] = {"kind": kind, "message": result.error or ""}
         items.append(item)
     head = json.dumps({"results": items}, separators=(",", ":")).encode()
     return struct.pack("<I", len(head)) + head + bytes(blob)

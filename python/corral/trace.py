@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
-from .protocol import Cancel, HostOp, OpResult
+from .protocol import CallErrorKind, Cancel, HostOp, OpResult
 from .results import ErrorKind
 
 __all__ = [
@@ -147,7 +147,9 @@ def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
     return [
         OpResult(r["id"], ok=_bytes(r["ok"]))
         if "ok" in r
-        else OpResult(r["id"], error_kind=r["error_kind"], error=r["error"])
+        else OpResult(
+            r["id"], error_kind=CallErrorKind(r["error_kind"] or "tool"), error=r["error"]
+        )
         for r in event["results"]
     ]
 
