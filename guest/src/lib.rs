@@ -119,10 +119,10 @@ pub extern "C" fn corral_step() -> u64 {
     step_after(Ok(()))
 }
 
-/// Direct requests from the host: files (see [`host::files`]) and the shell session; refused while
-/// an execution runs.
+/// A host request: the files, the shell session, the command list (see [`host::requests`]);
+/// refused while an execution runs.
 #[no_mangle]
-pub extern "C" fn corral_fs(len: u32) -> u64 {
+pub extern "C" fn corral_request(len: u32) -> u64 {
     let result = with_inbox(len, |input| {
         let frame = Frame::decode(input)?;
         with_guest(|g| g.host_request(&frame))

@@ -44,25 +44,6 @@ enum Task {
     ShellDone(i32),
 }
 
-/// A host request about the shell session (other ops go to the filesystem).
-#[derive(serde::Deserialize)]
-struct SessionRequest {
-    op: String,
-    #[serde(default)]
-    data: Option<crate::protocol::Range>,
-}
-
-#[derive(serde::Serialize, Default)]
-struct SessionReply {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<crate::protocol::Range>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    commands: Option<Vec<String>>,
-    generation: u64,
-}
-
 /// The one execution in flight.
 struct Execution {
     task: Task,
@@ -130,47 +111,18 @@ impl Guest {
         })
     }
 
-    /// A direct request from the host: file operations (see [`crate::host::files`]), and the shell
-    /// session: `shell_reset`, `shell_save` (its state in the blob), `shell_restore`, and
-    /// `info` (the names of the shell's commands).
+    /// A host request (see [`crate::host::requests`]); refused while an execution runs.
     pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
         if self.busy() {
             return Err(GuestError(
                 "the sandbox cannot be changed while an execution runs".into(),
             ));
         }
-        let request: SessionRequest = frame.parse()?;
-        let mut writer = FrameWriter::default();
-        let mut reply = SessionReply::default();
-        match request.op.as_str() {
-            "shell_reset" => self.shell.reset(),
-            "shell_save" => reply.data = Some(writer.push(&self.shell.save_state())),
-            "shell_restore" => {
-                let bytes = match request.data {
-                    Some(range) => frame.bytes(range)?,
-                    None => &[],
-                };
-                reply.error = self.shell.restore_state(bytes).err();
-            }
-            "info" => reply.commands = Some(self.commands()),
-            _ => {
-                return Ok(crate::host::files::handle(
-                    &mut self.vfs.borrow_mut(),
-                    frame,
-                )?)
-            }
-        }
-        reply.generation = self.vfs.borrow().generation();
-        Ok(writer.finish(&reply))
-    }
-
-    /// Every command name the shell knows: applets and builtins.
-    fn commands(&self) -> Vec<String> {
-        let mut names: Vec<String> = crate::applets::all().map(|a| a.name.to_string()).collect();
-        names.extend(crate::shell::builtins::all().map(|b| b.name.to_string()));
-        names.sort_unstable();
-        names.dedup();
-        names
+        Ok(crate::host::requests::handle(
+            &self.vfs,
+            &self.shell,
+            frame,
+        )?)
     }
 
     /// Whether an execution is in flight (the host must not touch files meanwhile).

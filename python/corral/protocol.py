@@ -223,23 +223,26 @@ class Driver:
             _ack(self._send("corral_init", encode_frame(dict(self._config))))
             if self._files is not None:
                 # The files as of the end of the last completed execution (or host change).
-                header, _ = self.fs({"op": "restore"}, self._files)
+                header, _ = self.request({"op": "restore"}, self._files)
                 self._files_generation = header["generation"]
             if self._session is not None:
-                self.fs({"op": "shell_restore"}, self._session)
+                self.request({"op": "shell_restore"}, self._session)
         except BaseException:
             self._release()  # half set up: the next use starts afresh
             raise
         return instance
 
-    def fs(
+    def request(
         self, request: dict[str, Any], data: bytes | None = None
     ) -> tuple[dict[str, Any], bytes]:
-        """A direct file operation (see the guest's ``fsops``): the reply header and blob."""
+        """A host request, made between executions: a file operation (``read``, ``write``,
+        ``snapshot``...), the shell session (``shell_reset``, ``shell_save``,
+        ``shell_restore``) or ``info`` (see the guest's ``host/requests.rs``). Returns the
+        reply's header and blob."""
         frame = encode_frame(dict(request), {"data": data} if data is not None else None)
-        header, blob = decode_frame(self._send("corral_fs", frame))
+        header, blob = decode_frame(self._send("corral_request", frame))
         if "generation" not in header:
-            raise ProtocolError(str(header.get("error", "malformed fs reply")))
+            raise ProtocolError(str(header.get("error", "malformed host request reply")))
         return header, blob
 
     def files(self) -> bytes:
@@ -248,7 +251,7 @@ class Driver:
         The guest replies with pieces: ranges of the reply's blob, and large files' contents
         where they are in linear memory (so a snapshot costs the guest no copy of them).
         """
-        header, blob = self.fs({"op": "snapshot"})
+        header, blob = self.request({"op": "snapshot"})
         pieces = header.get("pieces")
         if not isinstance(pieces, list):
             raise ProtocolError(f"malformed snapshot reply: {header!r:.200}")
@@ -269,19 +272,12 @@ class Driver:
 
     def session(self) -> bytes:
         """The shell session (cwd, variables, functions, options) as bytes."""
-        header, blob = self.fs({"op": "shell_save"})
+        header, blob = self.request({"op": "shell_save"})
         return _slice(blob, header["data"])
-
-    def restore_session(self, state: bytes) -> None:
-        """Restore a shell session saved by :meth:`session`."""
-        header, _ = self.fs({"op": "shell_restore"}, state)
-        if header.get("error"):
-            raise ValueError(f"the shell session cannot be restored: {header['error']}")
-        self._session = state
 
     def commands(self) -> list[str]:
         """The names of the shell's commands (applets and builtins)."""
-        header, _ = self.fs({"op": "info"})
+        header, _ = self.request({"op": "info"})
         return list(header["commands"])
 
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:

@@ -192,8 +192,9 @@ class Recorder:
             }
         )
 
-    def fs(self, request: dict[str, Any], data: bytes | None) -> None:
-        """The host operated on the files directly."""
+    def request(self, request: dict[str, Any], data: bytes | None) -> None:
+        """The host made a host request (the files, the shell session). Its event keeps the
+        name ``fs`` that traces have always used for it."""
         kept = None if data is None else bytes(data)
         self._add({"t": "fs", "request": dict(request), "data": kept})
 

@@ -4,8 +4,10 @@
 //!   ([`ops`]: one queue and id space for JavaScript and the shell; [`guesthost`]: the same
 //!   operations as the shell and its applets see them).
 //! - Host requests, which the host makes of the guest between executions (the
-//!   `corral_request` export): the files ([`files`]), the shell session and the command list.
+//!   `corral_request` export, [`requests`]): the files ([`files`]), the shell session and the
+//!   command list.
 
 pub mod files;
 pub mod guesthost;
 pub mod ops;
+pub mod requests;
