@@ -54,7 +54,7 @@ nitpick_ignore_regex = [
     # The standard library and wasmtime (intersphinx is offline).
     (
         r"py:(class|exc|func|mod|data|obj)",
-        r"(abc|asyncio|collections\.abc|ctypes|pathlib|re|threading|types|typing|wasmtime)\..+",
+        r"(abc|asyncio|collections\.abc|ctypes|enum|pathlib|re|threading|types|typing|wasmtime)\..+",
     ),
     # The frameworks of the integrations (their own docs; no inventory offline).
     (r"py:(class|exc|func|mod|data|obj|attr|meth)", r"(mcp|mcp_types|anyio)(\..+)?"),

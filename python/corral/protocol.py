@@ -103,11 +103,11 @@ class HostOp:
 class CallErrorKind(enum.StrEnum):
     """Why a tool call failed, as the guest is told: the kind picks the error the code sees."""
 
-    #: The call was denied (a capability, a budget, an approval): ``CapabilityError``.
+    #: The call was denied by a capability, a budget or an approval (``CapabilityError``).
     CAPABILITY = "capability"
-    #: The arguments do not fit the tool's schema: ``TypeError``.
+    #: The arguments do not fit the tool's schema (``TypeError``).
     ARGUMENT = "argument"
-    #: The tool is unknown, raised, or returned what cannot be sent: ``ToolError``.
+    #: The tool is unknown, raised, or returned what cannot be sent (``ToolError``).
     TOOL = "tool"
 
 

@@ -24,7 +24,7 @@ class ErrorKind(enum.StrEnum):
 
     #: An uncaught exception, including a rejected tool call and a syntax error.
     EXCEPTION = "exception"
-    #: The time limit passed (in the code, in tools, or inside a builtin: the backstop).
+    #: The time limit passed, in the code, in tools, or inside a builtin (the backstop).
     TIMEOUT = "timeout"
     #: The code awaits something that can never happen.
     DEADLOCK = "deadlock"
@@ -41,8 +41,10 @@ class ErrorKind(enum.StrEnum):
 
     @property
     def exit_code(self) -> int:
-        """The exit code of an execution that failed this way: 124 for a timeout (the one
-        ``timeout(1)`` uses), else 1."""
+        """The exit code of an execution that failed this way.
+
+        124 for a timeout (the one ``timeout(1)`` uses), else 1.
+        """
         return 124 if self is ErrorKind.TIMEOUT else 1
 
     def __repr__(self) -> str:
