@@ -54,7 +54,7 @@ nitpick_ignore_regex = [
     # The standard library and wasmtime (intersphinx is offline).
     (
         r"py:(class|exc|func|mod|data|obj)",
-        r"(abc|asyncio|collections\.abc|ctypes|datetime|pathlib|re|threading|types|typing"
+        r"(abc|asyncio|collections\.abc|ctypes|datetime|enum|pathlib|re|threading|types|typing"
         r"|wasmtime)\..+",
     ),
     # The frameworks of the integrations (their own docs; no inventory offline).

@@ -160,3 +160,58 @@ def test_figure_checks_fail_on_drift() -> None:
     assert figure_errors(result, header, good) == []
     drifted = ["x", f"139 µs (7.9{TIMES})", "20 ms", "1 ms", "≤ 1 ms ✗"]
     assert len(figure_errors(result, header, drifted)) == 5
+
+
+def test_the_limits_page_lists_every_error_kind_with_its_exit_code() -> None:
+    from corral import ErrorKind
+
+    page = (ROOT / "docs" / "limits.rst").read_text(encoding="utf-8")
+    table = page.split("Exit codes and error kinds")[1].split("Exit code 124 is")[0]
+    rows = re.findall(r"\* - ``(\w+)``\n\s+- (\d+)", table)
+    assert dict(rows) == {
+        "None": "0",
+        **{kind.value: str(kind.exit_code) for kind in ErrorKind},
+    }
+
+
+def _rust_consts(source: str) -> dict[str, int]:
+    """``NAME: value`` of each ``pub const`` in ``source`` (a literal, an earlier constant, or
+    two of them joined by ``<<`` or ``*``)."""
+    values: dict[str, int] = {}
+
+    def term(text: str) -> int:
+        text = text.strip()
+        return values[text] if text in values else int(text.replace("_", ""))
+
+    for name, expression in re.findall(r"pub const (\w+): \w+ = ([^;]+);", source):
+        left, op, right = [*re.split(r"(<<|\*)", expression), "", ""][:3]
+        if op == "<<":
+            values[name] = term(left) << term(right)
+        else:
+            values[name] = term(left) * (term(right) if op else 1)
+    return values
+
+
+def _doc_value(text: str) -> int:
+    number, _, unit = text.partition(" ")
+    return int(number.replace(",", "")) * {"": 1, "KiB": 1 << 10, "MiB": 1 << 20}[unit]
+
+
+def test_the_limits_page_lists_every_fixed_guest_limit() -> None:
+    source = (ROOT / "guest" / "src" / "limits.rs").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "limits.rst").read_text(encoding="utf-8")
+    table = page.split("\nFixed limits\n")[1].split("\n.. _recovery:")[0]
+    documented = {
+        name: _doc_value(value) for name, value in re.findall(r"\* - ``(\w+)``\n\s+- (.+)", table)
+    }
+    assert documented == _rust_consts(source)
+    # Each constant says why it has its value, and nothing else in the guest defines one.
+    assert re.findall(r"\n\n(pub const \w+)", source) == []
+    strays = [
+        f"{path.relative_to(ROOT)}: {line.strip()}"
+        for path in sorted((ROOT / "guest" / "src").rglob("*.rs"))
+        if path.name != "limits.rs"
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.match(r"\s*(pub(\(\w+\))? )?const MAX_", line)
+    ]
+    assert strays == []

@@ -19,7 +19,7 @@ from .capabilities import (
 from .fs import FileStat, SandboxFS
 from .limits import Limits
 from .protocol import SandboxClosedError
-from .results import ExecutionResult, ToolCall
+from .results import ErrorKind, ExecutionResult, ToolCall
 from .sandbox import Sandbox, replay, replay_all
 from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
 from .tokens import CapabilityToken, TokenError
@@ -42,6 +42,7 @@ __all__ = [
     "CapabilityError",
     "CapabilityToken",
     "ConstraintSet",
+    "ErrorKind",
     "ExecutionResult",
     "FileStat",
     "Limits",

@@ -1,4 +1,8 @@
-"""Resource limits of a sandbox, as one frozen dataclass."""
+"""Resource limits of a sandbox, as one frozen dataclass.
+
+:meth:`Limits.to_guest` is what the guest receives: its ``Limits`` in ``guest/src/limits.rs``,
+next to the fixed limits the guest enforces besides these (listed in the docs' limits page).
+"""
 
 from __future__ import annotations
 

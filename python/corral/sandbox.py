@@ -39,7 +39,7 @@ from .fs import SandboxFS
 from .language import detect_language
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
-from .results import ExecutionResult, ToolCall
+from .results import ErrorKind, ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
 from .tools import (
@@ -65,7 +65,15 @@ LANGUAGES = {
 }
 REPLAY_BACKSTOP_FACTOR = 10.0
 SNAPSHOT_MAGIC = b"CORRAL-SNAPSHOT-1\n"
-MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore", "shell_reset", "shell_restore"}
+MUTATING_REQUESTS = {
+    "write",
+    "append",
+    "mkdir",
+    "remove",
+    "restore",
+    "shell_reset",
+    "shell_restore",
+}
 _EXECUTING: ContextVar[frozenset[int]] = ContextVar("corral_executing", default=frozenset())
 """The ids of the sandboxes whose execution this context runs in (its tools see it)."""
 
@@ -522,16 +530,18 @@ class Sandbox:
     def reset_shell(self) -> None:
         """Forget the shell session: variables, functions and options; the working directory
         goes back to ``/workspace``. Files are kept."""
-        self._fs_call({"op": "shell_reset"}, None)
+        self._request({"op": "shell_reset"}, None)
 
     # --- files ----------------------------------------------------------------------------
 
     @property
     def fs(self) -> SandboxFS:
         """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
-        return SandboxFS(self._fs_call)
+        return SandboxFS(self._request)
 
-    def _fs_call(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+    def _request(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+        """A host request (:meth:`~corral.protocol.Driver.request`), recorded in the trace;
+        one that changes the files or the session is checkpointed."""
         if self._driver.closed:
             raise SandboxClosedError()  # before the trace records an operation that never ran
         if self._executing:
@@ -541,9 +551,9 @@ class Sandbox:
             )
         with self._lock:
             if self._recorder:
-                self._recorder.fs(request, data)
-            header, blob = self._driver.fs(request, data)
-            if request["op"] in MUTATING_FS_OPS and "error" not in header:
+                self._recorder.request(request, data)
+            header, blob = self._driver.request(request, data)
+            if request["op"] in MUTATING_REQUESTS and "error" not in header:
                 self._driver.checkpoint(header["generation"])
             return header, blob
 
@@ -562,10 +572,10 @@ class Sandbox:
         body = snapshot[len(SNAPSHOT_MAGIC) :]
         (length,) = struct.unpack_from("<I", body)
         session, files = body[4 : 4 + length], body[4 + length :]
-        header, _ = self._fs_call({"op": "restore"}, files)
+        header, _ = self._request({"op": "restore"}, files)
         if "error" in header:
             raise ValueError(f"the snapshot cannot be restored: {header['error']['message']}")
-        header, _ = self._fs_call({"op": "shell_restore"}, session)
+        header, _ = self._request({"op": "shell_restore"}, session)
         if header.get("error"):
             raise ValueError(f"the snapshot's shell session cannot be restored: {header['error']}")
 
@@ -686,7 +696,7 @@ def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
         exit_code=raw.exit_code or 1,
         stderr=raw.stderr + (message + "\n").encode(),
         error=raw.error or message,
-        error_kind=raw.error_kind or "exception",
+        error_kind=raw.error_kind or ErrorKind.EXCEPTION,
     )
 
 
@@ -726,9 +736,9 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
     results = []
     while (event := cursor.peek()) is not None:
         if event["t"] == "fs":
-            cursor.take("fs", "a file operation")
-            header, _ = driver.fs(event["request"], event["data"])
-            if event["request"]["op"] in MUTATING_FS_OPS and "error" not in header:
+            cursor.take("fs", "a host request")
+            header, _ = driver.request(event["request"], event["data"])
+            if event["request"]["op"] in MUTATING_REQUESTS and "error" not in header:
                 driver.checkpoint(header["generation"])
         else:
             results.append(_replay_one(driver, cursor))

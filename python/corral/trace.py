@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
-from .protocol import Cancel, HostOp, OpResult
+from .protocol import CallErrorKind, Cancel, HostOp, OpResult
+from .results import ErrorKind
 
 __all__ = [
     "Cursor",
@@ -145,11 +146,13 @@ def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
 def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
     """The answer a trace event recorded."""
     if "cancel" in event:
-        return Cancel(event["cancel"])
+        return Cancel(ErrorKind(event["cancel"]))
     return [
         OpResult(r["id"], ok=_bytes(r["ok"]))
         if "ok" in r
-        else OpResult(r["id"], error_kind=r["error_kind"], error=r["error"])
+        else OpResult(
+            r["id"], error_kind=CallErrorKind(r["error_kind"] or "tool"), error=r["error"]
+        )
         for r in event["results"]
     ]
 
@@ -192,8 +195,9 @@ class Recorder:
             }
         )
 
-    def fs(self, request: dict[str, Any], data: bytes | None) -> None:
-        """The host operated on the files directly."""
+    def request(self, request: dict[str, Any], data: bytes | None) -> None:
+        """The host made a host request (the files, the shell session). Its event keeps the
+        name ``fs`` that traces have always used for it."""
         kept = None if data is None else bytes(data)
         self._add({"t": "fs", "request": dict(request), "data": kept})
 

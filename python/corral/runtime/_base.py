@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from .._wasi import WasiShim
+from ..results import ErrorKind
 
 __all__ = ["WASM_PAGE", "Backend", "GuestTrap", "Instance"]
 
@@ -16,11 +17,12 @@ WASM_PAGE = 64 * 1024  # the unit linear memory grows by
 class GuestTrap(Exception):
     """The guest stopped abnormally; its instance is unusable and must be replaced.
 
-    ``kind`` is one of ``timeout`` (the host's deadline backstop fired), ``stack_overflow``,
-    ``exit`` (the guest called ``proc_exit``) or ``trap`` (anything else, e.g. an abort).
+    ``kind`` is one of :attr:`~corral.results.ErrorKind.TIMEOUT` (the host's deadline
+    backstop fired), ``STACK_OVERFLOW``, ``EXIT`` (the guest called ``proc_exit``) or ``TRAP``
+    (anything else, e.g. an abort); the driver adds ``PROTOCOL`` and ``OUT_OF_MEMORY``.
     """
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message

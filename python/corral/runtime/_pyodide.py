@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
+from ..results import ErrorKind
 from ._base import GuestTrap
 
 __all__ = [
@@ -253,7 +254,7 @@ class LinearMemory:
         # A fresh view every time: growing memory detaches the old buffer.
         buffer = self.memory.buffer
         if ptr < 0 or length < 0 or ptr + length > buffer.byteLength:
-            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+            raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
         return _js().Uint8Array.new(buffer, ptr, length)
 
     def read(self, ptr: int, length: int) -> bytes:
@@ -299,7 +300,7 @@ class PyodideInstance:
             instance = js.WebAssembly.Instance.new(compiled.module, imports)
         except ffi.JsException as error:
             raise GuestTrap(
-                "trap", f"the guest could not be instantiated ({_js_error(error)})"
+                ErrorKind.TRAP, f"the guest could not be instantiated ({_js_error(error)})"
             ) from error
         self._exports = instance.exports
         shim.bind(self._memory)
@@ -315,11 +316,15 @@ class PyodideInstance:
         except GuestTrap:
             raise
         except GuestExit as exit_:
-            raise GuestTrap("exit", f"the guest aborted (exit code {exit_.code})") from exit_
+            raise GuestTrap(
+                ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
+            ) from exit_
         except _ffi().JsException as error:
             raise _classify(error) from error
         except RecursionError as error:  # the JavaScript stack ran out in a Python frame
-            raise GuestTrap("stack_overflow", "stack overflow: recursion too deep") from error
+            raise GuestTrap(
+                ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep"
+            ) from error
         finally:
             _RUNNING[0] = outer
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
@@ -335,7 +340,9 @@ class PyodideInstance:
             try:
                 self._memory.memory.grow(missing)
             except Exception as error:  # a RangeError from JavaScript past the maximum
-                raise GuestTrap("trap", f"linear memory cannot grow to {size} bytes") from error
+                raise GuestTrap(
+                    ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
+                ) from error
 
     def close(self) -> None:
         """Drop the instance; the engine frees the memory."""
@@ -360,10 +367,11 @@ def _classify(error: Any) -> GuestTrap:
     """A JavaScript exception out of the guest, as the same trap kinds wasmtime reports."""
     text = _js_error(error)
     if "call stack size" in text or "too much recursion" in text:
-        return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
+        return GuestTrap(ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep")
     if "out of bounds" in text and "memory" in text:
         # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
         return GuestTrap(
-            "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
+            ErrorKind.STACK_OVERFLOW,
+            "stack overflow: recursion too deep (memory access out of bounds)",
         )
-    return GuestTrap("trap", f"the guest trapped ({text})")
+    return GuestTrap(ErrorKind.TRAP, f"the guest trapped ({text})")

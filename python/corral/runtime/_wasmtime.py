@@ -36,6 +36,7 @@ from typing import Any
 import wasmtime
 
 from .._wasi import GuestExit, WasiShim
+from ..results import ErrorKind
 from ._base import WASM_PAGE, GuestTrap
 
 __all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
@@ -354,9 +355,11 @@ class WasmtimeInstance:
         except wasmtime.Trap as trap:
             raise _classify(trap) from trap
         except GuestExit as exit_:
-            raise GuestTrap("exit", f"the guest aborted (exit code {exit_.code})") from exit_
+            raise GuestTrap(
+                ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
+            ) from exit_
         except wasmtime.WasmtimeError as error:
-            raise GuestTrap("trap", f"the guest failed: {error}") from error
+            raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
             _RUNNING.wasi = outer
             ticker.leave()
@@ -370,7 +373,7 @@ class WasmtimeInstance:
 
     def _base(self, ptr: int, length: int) -> int:
         if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
-            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+            raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
         return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
 
     def read(self, ptr: int, length: int) -> bytes:
@@ -393,27 +396,31 @@ class WasmtimeInstance:
             try:
                 self._memory.grow(self._store, missing)
             except wasmtime.WasmtimeError as error:
-                raise GuestTrap("trap", f"linear memory cannot grow to {size} bytes") from error
+                raise GuestTrap(
+                    ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
+                ) from error
 
 
 def _classify(trap: wasmtime.Trap) -> GuestTrap:
     code = trap.trap_code
     if code == wasmtime.TrapCode.INTERRUPT:
         return GuestTrap(
-            "timeout", "the time limit was exceeded inside a builtin that cannot be interrupted"
+            ErrorKind.TIMEOUT,
+            "the time limit was exceeded inside a builtin that cannot be interrupted",
         )
     if code == wasmtime.TrapCode.STACK_OVERFLOW:
-        return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
+        return GuestTrap(ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep")
     if code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
         # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
         return GuestTrap(
-            "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
+            ErrorKind.STACK_OVERFLOW,
+            "stack overflow: recursion too deep (memory access out of bounds)",
         )
     lines = [line.strip() for line in trap.message.splitlines() if line.strip()]
     cause = next(
         (line for line in lines if line.startswith("wasm trap:")), lines[-1] if lines else ""
     )
-    return GuestTrap("trap", f"the guest trapped ({cause})")
+    return GuestTrap(ErrorKind.TRAP, f"the guest trapped ({cause})")
 
 
 def _direct_call(store: wasmtime.Store, func: wasmtime.Func, ty: wasmtime.FuncType) -> Any:
