@@ -6,13 +6,26 @@ median divided by the batch size...), then each peer's ratio to corral, then cor
 
 from __future__ import annotations
 
+import argparse
+import json
+import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from harness import Failed, NotAvailable, Outcome, Scalar, Stats
 
-__all__ = ["Row", "format_quantity", "markdown", "row_value", "to_json"]
+__all__ = [
+    "Row",
+    "add_results_options",
+    "format_quantity",
+    "markdown",
+    "row_value",
+    "save_results",
+    "to_json",
+]
 
 Kind = Literal["time", "size"]
 BASE = "corral"
@@ -176,3 +189,42 @@ def to_json(
         )
     raw = {m: {s: _outcome_json(o) for s, o in per.items()} for m, per in outcomes.items()}
     return {"meta": dict(meta), "rows": table, "outcomes": raw}
+
+
+def add_results_options(parser: argparse.ArgumentParser, default: Path) -> None:
+    """``--json PATH`` (``default``, the committed results file the README quotes, unless
+    given; ``--json ''`` writes nothing) and ``--note TEXT`` (kept with the results)."""
+    parser.add_argument(
+        "--json",
+        default=str(default),
+        metavar="PATH",
+        help=f"write results here (default: {default.parent.name}/{default.name}; '' for none)",
+    )
+    parser.add_argument(
+        "--note", default="", help="a remark kept with the results (e.g. 'machine loaded')"
+    )
+
+
+def save_results(args: argparse.Namespace, data: dict[str, Any]) -> None:
+    """Write ``data`` (from :func:`to_json`) where ``--json`` says, with ``--note`` and the
+    commit measured."""
+    if not args.json:
+        return
+    data["meta"] = {**data["meta"], "note": args.note, "commit": _commit()}
+    Path(args.json).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    print(f"\nJSON written to {args.json}", file=sys.stderr)
+
+
+def _commit() -> str | None:
+    """The checkout's commit (``+`` when it has changes), or None outside a git checkout."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=Path(__file__).parent, check=True,
+                              capture_output=True, text=True)  # fmt: skip
+        return done.stdout.strip()
+
+    try:
+        head, dirty = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain", "-uno")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty.strip() else "")

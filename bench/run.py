@@ -2,12 +2,14 @@
 
 Usage::
 
-    PYTHONPATH=python python bench/run.py [--quick] [--json PATH] [--peers amla-sandbox,...]
+    PYTHONPATH=python python bench/run.py [--quick] [--json PATH] [--note TEXT] [--peers ...]
 
 Prints a markdown table on stdout (progress goes to stderr): one row per measurement, one
 column per subject, then each peer's ratio to corral (peer / corral: above 1 means corral is
 faster or smaller), then corral's target. Nothing is asserted: a missed target is shown, not
-raised. Peers that are not installed are skipped with a note.
+raised. Peers that are not installed are skipped with a note. The results (with the machine,
+date and versions) replace ``bench/results.json``, the file the README's figures are checked
+against, unless ``--json`` names another file.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import argparse
 import dataclasses
 import datetime
 import importlib.util
-import json
 import os
 import platform
 import sys
@@ -49,7 +50,15 @@ from harness import (  # noqa: E402
     measure,
 )
 from peers import ADAPTERS, Adapter, RawWasm, Session  # noqa: E402
-from report import Row, format_quantity, markdown, row_value, to_json  # noqa: E402
+from report import (  # noqa: E402
+    Row,
+    add_results_options,
+    format_quantity,
+    markdown,
+    row_value,
+    save_results,
+    to_json,
+)
 
 BATCH = 1000
 """Tool calls issued by one ``Promise.all``."""
@@ -290,7 +299,7 @@ def metadata(
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results here")
+    add_results_options(parser, REPO / "bench" / "results.json")
     parser.add_argument(
         "--peers",
         default=",".join(name for name in ADAPTERS if name != "corral"),
@@ -326,7 +335,7 @@ def _header(meta: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark, print the table, write the JSON if asked."""
+    """Run the benchmark, print the table, write the results."""
     args = _parse(argv)
     unknown = [p for p in filter(None, args.peers.split(",")) if p not in ADAPTERS]
     if unknown:
@@ -352,10 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(markdown(ROWS, outcomes, order))
     for note in skipped:
         print(f"\nSkipped {note}.")
-    if args.json:
-        meta["skipped"] = skipped
-        args.json.write_text(json.dumps(to_json(ROWS, outcomes, order, meta), indent=2) + "\n")
-        print(f"\nJSON written to {args.json}", file=sys.stderr)
+    meta["skipped"] = skipped
+    save_results(args, to_json(ROWS, outcomes, order, meta))
     return 0
 
 

@@ -2,13 +2,15 @@
 
 Usage::
 
-    PYTHONPATH=python python bench/shell.py [--quick] [--json PATH] [--peers amla-sandbox,...]
+    PYTHONPATH=python python bench/shell.py [--quick] [--json PATH] [--note TEXT] [--peers ...]
 
 Cases: ``echo hi`` per execution; a group-by over a 50 MB CSV (``cut -d, -f3 | sort | uniq -c |
 sort -rn | head``); ``grep -c`` over the same file; ``jq`` over a 20 MB JSON array. The data are
 generated from a fixed seed. Each subject gets the files once per run, untimed for the cases
 (placing them is its own row), and every output is checked against native before it is timed.
-Prints a markdown table on stdout (progress on stderr); nothing is asserted.
+Prints a markdown table on stdout (progress on stderr); nothing is asserted. The results
+replace ``bench/results-shell.json``, the file the README's shell figures are checked against,
+unless ``--json`` names another file.
 """
 
 from __future__ import annotations
@@ -46,7 +48,14 @@ from harness import (  # noqa: E402
     load_average,
     measure,
 )
-from report import Row, format_quantity, markdown, to_json  # noqa: E402
+from report import (  # noqa: E402
+    Row,
+    add_results_options,
+    format_quantity,
+    markdown,
+    save_results,
+    to_json,
+)
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 MB = 1_000_000
@@ -580,7 +589,7 @@ def ratio_table(outcomes: dict[str, dict[str, Outcome]], order: Sequence[str]) -
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write results here")
+    add_results_options(parser, Path(__file__).resolve().parent / "results-shell.json")
     parser.add_argument(
         "--peers",
         default="amla-sandbox,bashkit",
@@ -621,7 +630,7 @@ def run_all(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Generate the data, run the cases, print the tables, write the JSON if asked."""
+    """Generate the data, run the cases, print the tables, write the results."""
     args = _parse(argv)
     peers = [p for p in filter(None, args.peers.split(",")) if p not in ("corral", "native")]
     for unknown in [p for p in peers if p not in SUBJECTS]:
@@ -677,9 +686,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(ratio_table(outcomes, order))
     for note in skipped:
         print(f"\nSkipped {note}.")
-    if args.json:
-        args.json.write_text(json.dumps(to_json(rows, outcomes, order, meta), indent=2) + "\n")
-        print(f"\nJSON written to {args.json}", file=sys.stderr)
+    save_results(args, to_json(rows, outcomes, order, meta))
     return 0
 
 

@@ -54,15 +54,19 @@ nitpick_ignore_regex = [
     # The standard library and wasmtime (intersphinx is offline).
     (
         r"py:(class|exc|func|mod|data|obj)",
-        r"(abc|asyncio|collections\.abc|ctypes|pathlib|re|threading|types|typing|wasmtime)\..+",
+        r"(abc|asyncio|collections\.abc|ctypes|datetime|enum|pathlib|re|threading|types|typing"
+        r"|wasmtime)\..+",
     ),
     # The frameworks of the integrations (their own docs; no inventory offline).
     (r"py:(class|exc|func|mod|data|obj|attr|meth)", r"(mcp|mcp_types|anyio)(\..+)?"),
     # The private base class of the parameter constraints, shown by :show-inheritance:.
     (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
     # The agent frameworks the integrations adapt (no inventories offline either).
-    (r"py:(class|exc|func|obj)", r"(langchain|langchain_core|langgraph|deepagents|pydantic)\..+"),
-    (r"py:class", r"(BaseModel|RunnableConfig|_CodeArgs)"),
+    (
+        r"py:(class|exc|func|obj)",
+        r"(langchain|langchain_core|langgraph|deepagents|pydantic|pydantic_core)\..+",
+    ),
+    (r"py:class", r"(BaseModel|RunnableConfig)"),
 ]
 
 # --- autodoc and napoleon ---------------------------------------------------------------------

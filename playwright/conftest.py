@@ -213,12 +213,17 @@ class Demo:
         )
 
 
-def new_demo(context: BrowserContext) -> Demo:
-    """A new page in ``context`` that records its uncaught errors (not loaded yet)."""
+def watched_page(context: BrowserContext) -> tuple[Page, list[str]]:
+    """A new page in ``context``, and the list that its uncaught errors go to."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    return Demo(page, errors)
+    return page, errors
+
+
+def new_demo(context: BrowserContext) -> Demo:
+    """The demo in a new :func:`watched_page` (not loaded yet)."""
+    return Demo(*watched_page(context))
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import BrowserContext
 
-from conftest import screenshot
+from conftest import screenshot, watched_page
 
 INSTALL_AND_RUN = """
 import micropip
@@ -19,9 +19,7 @@ create_bash_tool().run("echo hi")
 def test_micropip_install_then_create_bash_tool_runs_echo(
     context: BrowserContext, base_url: str
 ) -> None:
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = watched_page(context)
     page.goto(f"{base_url}bare.html")
     out = page.evaluate(
         "async (code) => (await window.pyodideReady).runPythonAsync(code)", INSTALL_AND_RUN

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext, Page, Route
 
-from conftest import MEASUREMENTS
+from conftest import MEASUREMENTS, watched_page
 
 TEST_PAGE = "worker-sandbox-test.html"
 # Served by the test itself (the site has no such page): imports the module as a page would.
@@ -32,9 +32,7 @@ STUCK = "return [].join.call({length: 2 ** 32 - 1}).length"
 @pytest.fixture(scope="module")
 def page(context: BrowserContext, base_url: str) -> Iterator[Page]:
     """The test page with one worker sandbox (2 s time limit) as ``window.sb``."""
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page, errors = watched_page(context)
 
     def serve(route: Route) -> None:
         route.fulfill(status=200, content_type="text/html", body=PAGE_HTML)

@@ -1,67 +1,45 @@
-"""The shell against the machine's real bash: the same script, the same stdout and status.
+"""The shell, its applets and their GNU originals: the same script, the same outcome.
 
-Cases live in ``tests/differential/*.cases``: a line ``#### name`` starts a case, the lines
-after it are the script. Each case runs in a fresh sandbox and in ``bash --norc --noprofile``
-in an empty scratch directory (with GNU coreutils, grep and sed; ``awk`` there is GNU awk,
-whatever the machine's default awk is, and jq and bc are the real ones: a case that needs an
-oracle the machine lacks is skipped, naming the package to install). Known
-deviations are listed with their reasons in ``tests/differential/deviations.txt``; such a case
-must still differ, so a fixed deviation fails until it is removed from the list.
+Cases live in ``tests/differential/*.cases`` (the format is described in
+``tests/differential/__init__.py``). Each case runs in a fresh sandbox (restored from a
+snapshot holding its files) and is compared either with the outcome ``record.py`` recorded
+from real bash 5.2 and GNU tools, or, when none is recorded, with ``bash --norc --noprofile``
+run now in a scratch directory (``awk`` there is GNU awk, whatever the machine's default awk
+is; jq and bc are the real ones: a case that needs an oracle the machine lacks is skipped,
+naming the package to install). Known deviations are listed with their reasons in
+``tests/differential/deviations.txt``; such a case must still differ, so a fixed deviation
+fails until it is removed from the list.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
-import shutil
-import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from corral import Limits, Sandbox
-
-HERE = Path(__file__).parent / "differential"
-BASH = shutil.which("bash")
-# The oracles beside bash and coreutils: the command a case names -> the real program.
-ORACLES = {"awk": shutil.which("gawk"), "jq": shutil.which("jq"), "bc": shutil.which("bc")}
-PACKAGES = {"awk": "gawk", "jq": "jq", "bc": "bc"}
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    script: str
-
-
-def load_cases() -> list[Case]:
-    cases: list[Case] = []
-    for path in sorted(HERE.glob("*.cases")):
-        name, lines = None, []
-        for line in path.read_text().splitlines():
-            if line.startswith("#### "):
-                if name is not None:
-                    cases.append(Case(name, "\n".join(lines) + "\n"))
-                name, lines = f"{path.stem}/{line[5:].strip()}", []
-            elif name is not None:
-                lines.append(line)
-        if name is not None:
-            cases.append(Case(name, "\n".join(lines) + "\n"))
-    return cases
-
-
-def load_deviations() -> dict[str, str]:
-    deviations: dict[str, str] = {}
-    for line in (HERE / "deviations.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, _, reason = line.partition(":")
-            deviations[name.strip()] = reason.strip()
-    return deviations
-
+from differential import (
+    BASH,
+    ORACLES,
+    PACKAGES,
+    Case,
+    CaseFile,
+    File,
+    case_files,
+    dump,
+    load_cases,
+    load_deviations,
+    missing_oracles,
+    oracle_bin,
+    parse,
+    prepare,
+    run_bash,
+)
 
 pytestmark = pytest.mark.needs_native("runs the machine's real bash in a subprocess")
 
@@ -69,63 +47,38 @@ CASES = load_cases()
 DEVIATIONS = load_deviations()
 
 
-def missing_oracles(script: str) -> list[str]:
-    """The oracle commands ``script`` names that this machine does not have."""
-    named = {m.group(1) for m in re.finditer(r"(?<![\w./-])(awk|jq|bc)(?![\w.-])", script)}
-    return sorted(name for name in named if ORACLES[name] is None)
-
-
 @pytest.fixture(scope="session")
-def oracle_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def oracle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory put first on the oracle's PATH: ``awk`` there is GNU awk."""
-    bin_dir = tmp_path_factory.mktemp("oracle-bin")
-    for name, program in ORACLES.items():
-        if program is not None:
-            (bin_dir / name).symlink_to(program)
-    return bin_dir
+    return oracle_bin(tmp_path_factory.mktemp("oracle-bin"))
 
 
-def run_bash(
-    script: str, scratch: Path, timeout: float = 20, oracle_bin: Path | None = None
-) -> tuple[str, int]:
-    prefix = f"{oracle_bin}:" if oracle_bin is not None else ""
-    env = {
-        "HOME": str(scratch),
-        "PATH": prefix + "/usr/local/bin:/usr/bin:/bin",
-        "LC_ALL": "C",
-        "TZ": "UTC",
-        "USER": "user",
-    }
-    bash = subprocess.Popen(
-        [BASH or "bash", "--norc", "--noprofile", "-c", script],
-        cwd=scratch,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        stdout, _ = bash.communicate(timeout=timeout)
-    finally:
-        # The case's background jobs end with it, even when bash timed out: a stray
-        # `while :; do :; done &` would otherwise hold a core for good.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(bash.pid, signal.SIGKILL)
-        bash.wait()
-    return stdout.decode("utf-8", "replace"), bash.returncode
+class Sandboxes:
+    """One sandbox, restored before each case to a snapshot holding that case's files."""
+
+    def __init__(self) -> None:
+        self.sandbox = Sandbox(limits=Limits(timeout=10))
+        self.empty = self.sandbox.snapshot()
+        self.snapshots: dict[tuple[File, ...], bytes] = {}
+
+    def fresh(self, files: tuple[File, ...]) -> Sandbox:
+        if files not in self.snapshots:
+            self.sandbox.restore(self.empty)
+            for f in files:
+                parent = f.path.rpartition("/")[0]
+                if parent:
+                    self.sandbox.fs.mkdir(parent, parents=True)
+                self.sandbox.fs.write(f.path, f.text)
+            self.snapshots[files] = self.sandbox.snapshot()
+        self.sandbox.restore(self.snapshots[files])
+        return self.sandbox
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Sandbox:
-    return Sandbox(limits=Limits(timeout=10))
-
-
-def clean(sandbox: Sandbox) -> None:
-    sandbox.reset_shell()
-    for name in sandbox.fs.listdir("."):
-        sandbox.fs.remove(name, recursive=True)
-    for name in sandbox.fs.listdir("/tmp"):
-        sandbox.fs.remove("/tmp/" + name, recursive=True)
+def sandboxes() -> Iterator[Sandboxes]:
+    made = Sandboxes()
+    yield made
+    made.sandbox.close()
 
 
 def test_bash_background_jobs_end_with_their_case(tmp_path: Path) -> None:
@@ -156,17 +109,50 @@ def test_cases_are_named_uniquely() -> None:
     assert set(DEVIATIONS) <= set(names), "deviations.txt names cases that do not exist"
 
 
+def test_recorded_files_read_back_as_written() -> None:
+    # record.py rewrites files with dump(): it must give back every file it can hold.
+    for cases in case_files():
+        if any(case.recorded for case in cases.cases):
+            assert dump(cases) == cases.path.read_text(), cases.path.name
+
+
+def test_sections_survive_any_text(tmp_path: Path) -> None:
+    odd = "a\\b\x00\r\n#### not a case\n---- not a section\nno newline"
+    files = (File("d/f", odd, executable=True),)
+    case = Case("odd", "cat\n", stdin=odd, files=files, stdout=odd, stderr="", status=3)
+    path = tmp_path / "odd.cases"
+    path.write_text(dump(CaseFile(path, cases=[case])))
+    assert parse(path).cases == [case]
+
+
+@pytest.mark.parametrize("line", ["---- stout", "---- file", "---- status x", "---- env"])
+def test_a_bad_section_says_what_to_write(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "bad.cases"
+    path.write_text(f"#### a\necho hi\n{line}\n")
+    with pytest.raises(ValueError, match=r"bad\.cases:3: .*(write|must be a number)"):
+        parse(path)
+
+
 @pytest.mark.skipif(BASH is None, reason="needs bash")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_same_as_bash(case: Case, sandbox: Sandbox, tmp_path: Path, oracle_bin: Path) -> None:
-    missing = missing_oracles(case.script)
-    if missing:
-        packages = " ".join(PACKAGES[name] for name in missing)
-        pytest.skip(f"no oracle for {', '.join(missing)} here: apt-get install {packages}")
-    clean(sandbox)
-    result = sandbox.execute(case.script, language="shell")
-    ours = (result.stdout, result.exit_code)
-    theirs = run_bash(case.script, tmp_path, oracle_bin=oracle_bin)
+def test_same_as_bash(case: Case, sandboxes: Sandboxes, tmp_path: Path, oracle: Path) -> None:
+    sandbox = sandboxes.fresh(case.files)
+    result = sandbox.execute(case.script, language="shell", stdin=case.stdin)
+    if case.recorded:
+        ours: tuple[object, ...] = (result.stdout, result.exit_code)
+        theirs: tuple[object, ...] = (case.stdout, case.status)
+        if case.stderr is not None:
+            ours, theirs = (*ours, result.stderr), (*theirs, case.stderr)
+    else:
+        missing = missing_oracles(case.script)
+        if missing:
+            packages = " ".join(PACKAGES[name] for name in missing)
+            pytest.skip(f"no oracle for {', '.join(missing)} here: apt-get install {packages}")
+        prepare(tmp_path, case.files)
+        out, _, status = run_bash(
+            case.script, tmp_path, oracle=oracle, stdin=case.stdin, env=case.env
+        )
+        ours, theirs = (result.stdout, result.exit_code), (out, status)
     if case.name in DEVIATIONS:
         assert ours != theirs, f"deviation fixed, remove it from deviations.txt: {case.name}"
     else:
@@ -174,14 +160,14 @@ def test_same_as_bash(case: Case, sandbox: Sandbox, tmp_path: Path, oracle_bin: 
 
 
 def test_scratch_environment_is_sane(tmp_path: Path) -> None:
-    assert run_bash("echo hi; exit 3", tmp_path) == ("hi\n", 3)
+    assert run_bash("echo hi; pwd >&2; exit 3", tmp_path) == ("hi\n", "/workspace\n", 3)
     assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.skipif(ORACLES["awk"] is None, reason="no GNU awk here: apt-get install gawk")
-def test_oracle_awk_is_gnu_awk(tmp_path: Path, oracle_bin: Path) -> None:
+def test_oracle_awk_is_gnu_awk(tmp_path: Path, oracle: Path) -> None:
     # mawk, Debian's default awk, formats and orders differently: the cases are GNU awk's.
-    out, status = run_bash("awk --version | head -1", tmp_path, oracle_bin=oracle_bin)
+    out, _, status = run_bash("awk --version | head -1", tmp_path, oracle=oracle)
     assert (out.startswith("GNU Awk"), status) == (True, 0)
 
 

@@ -17,7 +17,17 @@ def test_write_read_list_stat_remove() -> None:
     assert sandbox.fs.read_text("notes.txt") == "hello world"
     assert sandbox.fs.read("/workspace/data/raw/x.bin") == b"\x00\xff"
     assert sandbox.fs.listdir() == ["data", "notes.txt"]
-    assert sandbox.fs.listdir("/") == ["bin", "dev", "etc", "home", "tmp", "usr", "workspace"]
+    assert sandbox.fs.listdir("/") == [
+        "bin",
+        "cache",
+        "dev",
+        "etc",
+        "home",
+        "state",
+        "tmp",
+        "usr",
+        "workspace",
+    ]
     stat = sandbox.fs.stat("notes.txt")
     assert (stat.kind, stat.size, stat.is_file, stat.is_dir) == ("file", 11, True, False)
     assert sandbox.fs.exists("data") and not sandbox.fs.exists("nope")
@@ -73,6 +83,26 @@ def test_a_shell_redirect_past_a_quota_fails_loudly_and_keeps_data() -> None:
         "seq: write error: big: File too large\nseq: write error: small: File too large\n"
     )
     assert sandbox.fs.read("small") == b"keep\n"
+
+
+def test_state_and_cache_are_writable_like_the_workspace() -> None:
+    # amla-sandbox's agent layout: the code keeps turn state in /state and fetched data in /cache.
+    sandbox = Sandbox(limits=Limits(max_files=3))
+    js = "await fs.writeFile('/cache/u.json', '[1]');\n"
+    js += "return String(await fs.readFile('/cache/u.json'))"
+    assert sandbox.execute(js).return_value == "[1]"
+    shell = "echo 1 > /state/turn; [ -w /state ] && [ -w /cache/u.json ] && [ ! -w /etc ] && "
+    shell += "cat /state/turn"
+    assert sandbox.execute(shell, "shell").stdout == "1\n"
+    assert sandbox.fs.read_text("/state/turn") == "1\n"
+    sandbox.fs.write("/cache/more", b"")
+    with pytest.raises(OSError, match="No space left on device"):  # the quotas are shared
+        sandbox.fs.write("/workspace/one-too-many", b"")
+    with pytest.raises(PermissionError):
+        sandbox.fs.remove("/state", recursive=True)
+    copy = Sandbox.from_snapshot(sandbox.snapshot())
+    assert copy.fs.listdir("/cache") == ["more", "u.json"]
+    assert copy.execute("cat /state/turn", "shell").stdout == "1\n"
 
 
 def test_snapshot_and_from_snapshot_and_fork() -> None:

@@ -13,6 +13,8 @@ from corral.tools import (
     ToolDefinition,
     acall_tool,
     call_tool,
+    from_anthropic_tools,
+    from_openai_tools,
     to_anthropic,
     to_mcp,
     to_openai,
@@ -75,6 +77,22 @@ def test_anthropic() -> None:
     [tool] = tools_from_anthropic([ANTHROPIC], handler=weather)
     assert summary(tool) == ("get_weather", "Weather for a city.", WEATHER_PARAMETERS)
     assert call_tool(tool, {"city": "Rome", "units": "imperial"}) == "get_weather: Rome imperial"
+
+
+def test_amla_sandbox_names_return_funcs_and_defs() -> None:
+    funcs, defs = from_openai_tools([CHAT], handlers=weather)
+    assert ([summary(t) for t in funcs], funcs == defs, funcs is defs) == (
+        [summary(t) for t in tools_from_openai([CHAT])],
+        True,
+        False,
+    )
+    more, _ = from_anthropic_tools([{**ANTHROPIC, "name": "forecast"}], handlers=weather)
+    sandbox = create_sandbox_tool(tools=funcs + more)
+    code = "return [await get_weather({city: 'Oslo'}), await forecast({city: 'Rome'})]"
+    assert sandbox.sandbox.execute(code).return_value == [
+        "get_weather: Oslo metric",
+        "forecast: Rome metric",
+    ]
 
 
 def test_the_schema_is_copied() -> None:

@@ -17,6 +17,7 @@ from corral.protocol import (
     decode_frame,
     encode_frame,
 )
+from corral.results import ErrorKind
 from corral.runtime import get_backend
 
 CONFIG = {
@@ -81,7 +82,7 @@ def test_cancel_ends_the_execution(driver: Driver) -> None:
     run = driver.run("javascript", "await echo({}); return 1", None, 5.0)
     next(run)
     with pytest.raises(StopIteration) as stop:
-        run.send(Cancel("timeout"))
+        run.send(Cancel(ErrorKind.TIMEOUT))
     outcome = stop.value.value
     assert (outcome.exit_code, outcome.error_kind) == (124, "timeout")
     # Nothing of the cancelled execution leaks into the next one.

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from corral import (
-    AuditEntry,
     AuditLog,
+    AuditRecord,
     ExecutionResult,
     Limits,
     MethodCapability,
@@ -120,7 +120,7 @@ class LiveAudit(AuditLog):
         self._post = post
         self._rules = {cap.describe(): cap.method_pattern for cap in capabilities}
 
-    def record(self, entry: AuditEntry) -> AuditEntry:
+    def record(self, entry: AuditRecord) -> AuditRecord:
         entry = super().record(entry)
         if entry.kind == "tool_call":
             posted = json.loads(entry.to_json())

@@ -12,10 +12,9 @@
 
 pub mod applets;
 pub mod entropy;
-pub mod fsops;
-pub mod guesthost;
-pub mod hostops;
+pub mod host;
 pub mod js;
+pub mod limits;
 pub mod output;
 pub mod protocol;
 pub mod scheduler;
@@ -93,6 +92,19 @@ pub extern "C" fn corral_init(len: u32) -> u64 {
     }))
 }
 
+/// Draws this sandbox's own randomness and clock after `corral_init`: `Math.random`'s and
+/// `$RANDOM`'s seeds, the shell's start time, the files' times. The host calls it once per
+/// sandbox, so a sandbox restored from a pre-initialized memory image (made once, with the
+/// host's throwaway entropy) differs from its siblings exactly as one initialized afresh would.
+/// Replies with an [`Ack`].
+#[no_mangle]
+pub extern "C" fn corral_reseed() -> u64 {
+    ack(with_guest(|g| {
+        g.reseed();
+        Ok(())
+    }))
+}
+
 /// Submits one execution and runs it until blocked or done: replies like [`corral_step`].
 #[no_mangle]
 pub extern "C" fn corral_submit(len: u32) -> u64 {
@@ -120,10 +132,10 @@ pub extern "C" fn corral_step() -> u64 {
     step_after(Ok(()))
 }
 
-/// Direct requests from the host: files (see [`fsops`]) and the shell session; refused while
-/// an execution runs.
+/// A host request: the files, the shell session, the command list (see [`host::requests`]);
+/// refused while an execution runs.
 #[no_mangle]
-pub extern "C" fn corral_fs(len: u32) -> u64 {
+pub extern "C" fn corral_request(len: u32) -> u64 {
     let result = with_inbox(len, |input| {
         let frame = Frame::decode(input)?;
         with_guest(|g| g.host_request(&frame))

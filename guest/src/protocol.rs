@@ -5,6 +5,7 @@
 //! output) by `[offset, length]` ranges into the blob, so they are never escaped or base64-encoded.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -125,25 +126,13 @@ pub fn namespace_path(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Limits enforced inside the guest.
-#[derive(Deserialize, Clone)]
-pub struct Limits {
-    /// QuickJS heap limit in bytes.
-    pub memory: u64,
-    /// Cap on captured stdout and on captured stderr, each, per execution.
-    pub max_output: u64,
-    /// Quotas of the virtual filesystem.
-    #[serde(default)]
-    pub vfs: crate::vfs::VfsLimits,
-}
-
 /// `init`: the sandbox configuration.
 #[derive(Deserialize)]
 pub struct Config {
     /// The tools callable from guest code.
     pub tools: Vec<ToolSpec>,
     /// The guest-side limits.
-    pub limits: Limits,
+    pub limits: crate::limits::Limits,
     /// Read-only files to add outside the writable areas, by absolute path (the tools'
     /// TypeScript declarations at `/tools/index.d.ts`).
     #[serde(default)]
@@ -189,8 +178,8 @@ pub struct Resume {
     /// Results, in any order; operations not listed stay pending.
     #[serde(default)]
     pub results: Vec<OpResult>,
-    /// Ends the execution now with this error kind (e.g. `timeout`).
-    pub cancel: Option<String>,
+    /// Ends the execution now with this error kind (the host sends `timeout`).
+    pub cancel: Option<ErrorKind>,
 }
 
 /// An operation the guest asks the host to perform.
@@ -214,13 +203,64 @@ pub struct HostOp {
     pub from: Option<&'static str>,
 }
 
+/// How an execution failed: its result's `error_kind`. These are the kinds the guest decides;
+/// the host adds its own for failures that stop the guest (traps, unusable replies), and its
+/// `corral.results.ErrorKind` lists them all.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// An uncaught exception (JavaScript).
+    Exception,
+    /// The time limit passed.
+    Timeout,
+    /// The code waits for something that can never happen.
+    Deadlock,
+}
+
+impl ErrorKind {
+    /// The exit status of an execution that failed this way: 124 for a timeout (as
+    /// `timeout(1)` has it), else 1.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorKind::Timeout => 124,
+            ErrorKind::Exception | ErrorKind::Deadlock => 1,
+        }
+    }
+}
+
 /// Why an execution failed.
-#[derive(Serialize, Clone)]
+#[derive(Serialize, Clone, Debug)]
 pub struct ExecError {
-    /// `exception`, `timeout`, `deadlock`, or the kind the host cancelled with.
-    pub kind: String,
+    /// What kind of failure.
+    pub kind: ErrorKind,
     /// A message for the model: what happened and what to do instead.
     pub message: String,
+}
+
+impl ExecError {
+    /// The execution ran past its `timeout` (the host's `corral.results.timeout_message` says
+    /// the same when its backstop stops the guest).
+    pub fn timeout(timeout: Duration) -> Self {
+        ExecError {
+            kind: ErrorKind::Timeout,
+            message: format!(
+                "TimeoutError: execution exceeded the {} s time limit and was stopped; do less \
+                 work per execution or raise Limits(timeout=...)",
+                timeout.as_secs_f64()
+            ),
+        }
+    }
+
+    /// The host ended the execution with `kind` (see [`Resume::cancel`]).
+    pub fn cancelled(kind: ErrorKind, timeout: Duration) -> Self {
+        match kind {
+            ErrorKind::Timeout => ExecError::timeout(timeout),
+            kind => ExecError {
+                kind,
+                message: "execution cancelled by the host".into(),
+            },
+        }
+    }
 }
 
 /// The end of an execution.
@@ -264,7 +304,36 @@ pub struct Ack {
 
 #[cfg(test)]
 mod tests {
-    use super::{js_name, namespace_path};
+    use super::{js_name, namespace_path, ErrorKind, ExecError, Resume};
+    use std::time::Duration;
+
+    #[test]
+    fn error_kinds_travel_as_the_hosts_strings() {
+        let kinds = [
+            ErrorKind::Exception,
+            ErrorKind::Timeout,
+            ErrorKind::Deadlock,
+        ];
+        let names: Vec<String> = kinds
+            .iter()
+            .map(|k| serde_json::to_string(k).unwrap_or_default())
+            .collect();
+        assert_eq!(names, ["\"exception\"", "\"timeout\"", "\"deadlock\""]);
+        assert_eq!(kinds.map(ErrorKind::exit_code), [1, 124, 1]);
+    }
+
+    #[test]
+    fn a_cancellation_names_a_known_kind() {
+        let resume: Resume = serde_json::from_str(r#"{"cancel": "timeout"}"#).expect("resume");
+        let error =
+            ExecError::cancelled(resume.cancel.expect("cancel"), Duration::from_millis(1500));
+        assert_eq!(
+            error.message,
+            "TimeoutError: execution exceeded the 1.5 s time limit and was stopped; do less work \
+             per execution or raise Limits(timeout=...)"
+        );
+        assert!(serde_json::from_str::<Resume>(r#"{"cancel": "later"}"#).is_err());
+    }
 
     #[test]
     fn js_names_replace_separators() {

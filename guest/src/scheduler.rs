@@ -6,12 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crate::guesthost::GuestHost;
-use crate::hostops::{HostQueue, OpKind, Owner};
+use crate::host::guesthost::GuestHost;
+use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
-    Config, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume, StepReply,
+    Config, ErrorKind, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume,
+    StepReply,
 };
 use crate::shell::interp::Shell;
 use crate::task::{run_until_stalled, Deadline, Input, LocalFuture};
@@ -41,25 +42,6 @@ enum Task {
     Shell(LocalFuture<'static, i32>),
     /// A shell script that has finished with this status.
     ShellDone(i32),
-}
-
-/// A host request about the shell session (other ops go to the filesystem).
-#[derive(serde::Deserialize)]
-struct SessionRequest {
-    op: String,
-    #[serde(default)]
-    data: Option<crate::protocol::Range>,
-}
-
-#[derive(serde::Serialize, Default)]
-struct SessionReply {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<crate::protocol::Range>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    commands: Option<Vec<String>>,
-    generation: u64,
 }
 
 /// The one execution in flight.
@@ -129,42 +111,25 @@ impl Guest {
         })
     }
 
-    /// A direct request from the host: file operations (see [`crate::fsops`]), and the shell
-    /// session: `shell_reset`, `shell_save` (its state in the blob), `shell_restore`, and
-    /// `info` (the names of the shell's commands).
+    /// This sandbox's own seeds and times (see [`crate::corral_reseed`]).
+    pub fn reseed(&mut self) {
+        self.js.reseed();
+        self.shell.reset();
+        self.vfs.borrow_mut().restamp();
+    }
+
+    /// A host request (see [`crate::host::requests`]); refused while an execution runs.
     pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
         if self.busy() {
             return Err(GuestError(
                 "the sandbox cannot be changed while an execution runs".into(),
             ));
         }
-        let request: SessionRequest = frame.parse()?;
-        let mut writer = FrameWriter::default();
-        let mut reply = SessionReply::default();
-        match request.op.as_str() {
-            "shell_reset" => self.shell.reset(),
-            "shell_save" => reply.data = Some(writer.push(&self.shell.save_state())),
-            "shell_restore" => {
-                let bytes = match request.data {
-                    Some(range) => frame.bytes(range)?,
-                    None => &[],
-                };
-                reply.error = self.shell.restore_state(bytes).err();
-            }
-            "info" => reply.commands = Some(self.commands()),
-            _ => return Ok(crate::fsops::handle(&mut self.vfs.borrow_mut(), frame)?),
-        }
-        reply.generation = self.vfs.borrow().generation();
-        Ok(writer.finish(&reply))
-    }
-
-    /// Every command name the shell knows: applets and builtins.
-    fn commands(&self) -> Vec<String> {
-        let mut names: Vec<String> = crate::applets::all().map(|a| a.name.to_string()).collect();
-        names.extend(crate::shell::builtins::all().map(|b| b.name.to_string()));
-        names.sort_unstable();
-        names.dedup();
-        names
+        Ok(crate::host::requests::handle(
+            &self.vfs,
+            &self.shell,
+            frame,
+        )?)
     }
 
     /// Whether an execution is in flight (the host must not touch files meanwhile).
@@ -218,11 +183,7 @@ impl Guest {
             .as_mut()
             .ok_or_else(|| GuestError("no execution to resume".into()))?;
         if let Some(kind) = resume.cancel {
-            let message = match kind.as_str() {
-                "timeout" => timeout_message(exec.timeout),
-                _ => "execution cancelled by the host".to_string(),
-            };
-            exec.abort = Some(ExecError { kind, message });
+            exec.abort = Some(ExecError::cancelled(kind, exec.timeout));
             return Ok(());
         }
         for result in resume.results {
@@ -305,10 +266,7 @@ impl Guest {
                 }
             }
             if self.js.interrupt.fired() || self.deadline.fired() {
-                exec.abort = Some(ExecError {
-                    kind: "timeout".into(),
-                    message: timeout_message(exec.timeout),
-                });
+                exec.abort = Some(ExecError::timeout(exec.timeout));
                 return Ok(());
             }
             if !settled && !self.js.has_jobs() {
@@ -383,7 +341,7 @@ impl Guest {
             Some(js) => {
                 let value = js.value.map(|v| writer.push(v.as_bytes()));
                 let error = js.error.map(|message| ExecError {
-                    kind: "exception".into(),
+                    kind: ErrorKind::Exception,
                     message,
                 });
                 Ok(Some(Outcome {
@@ -395,7 +353,7 @@ impl Guest {
             }
             None => self
                 .abandon(ExecError {
-                    kind: "deadlock".into(),
+                    kind: ErrorKind::Deadlock,
                     message: "the code awaits a promise that can never settle (nothing is \
                               pending on the host); resolve it or remove the await"
                         .into(),
@@ -430,7 +388,7 @@ impl Guest {
     fn abandon(&mut self, error: ExecError) -> Result<Outcome, GuestError> {
         self.exec = None; // drops a shell script's future, and its pipes
         self.js.reset();
-        let exit_code = if error.kind == "timeout" { 124 } else { 1 };
+        let exit_code = error.kind.exit_code();
         let line = format!("{}\n", error.message);
         self.js.shared.output.borrow_mut().write(2, line.as_bytes());
         Ok(Outcome {
@@ -445,17 +403,9 @@ impl Guest {
 /// Every task waits, and nothing waits on the host: nothing can ever move again.
 fn stalled() -> ExecError {
     ExecError {
-        kind: "deadlock".into(),
+        kind: ErrorKind::Deadlock,
         message: "the commands wait for each other and nothing is pending on the host".into(),
     }
-}
-
-fn timeout_message(timeout: Duration) -> String {
-    format!(
-        "TimeoutError: execution exceeded the {} s time limit and was stopped; do less work \
-         per execution or raise Limits(timeout=...)",
-        timeout.as_secs_f64()
-    )
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ._calls import ApprovalRequest
 from ._module import configure_runtime, load, precompile_module
-from .audit import AuditEntry, AuditLog
+from .audit import AuditCollector, AuditConfig, AuditEntry, AuditLog, AuditRecord
 from .capabilities import (
     CapabilityError,
     ConstraintSet,
@@ -19,7 +19,7 @@ from .capabilities import (
 from .fs import FileStat, SandboxFS
 from .limits import Limits
 from .protocol import SandboxClosedError
-from .results import ExecutionResult, ToolCall
+from .results import ErrorKind, ExecutionResult, ToolCall
 from .sandbox import Sandbox, replay, replay_all
 from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
 from .tokens import CapabilityToken, TokenError
@@ -34,11 +34,15 @@ from .trace import ReplayDivergence, Trace
 
 __all__ = [
     "ApprovalRequest",
+    "AuditCollector",
+    "AuditConfig",
     "AuditEntry",
     "AuditLog",
+    "AuditRecord",
     "CapabilityError",
     "CapabilityToken",
     "ConstraintSet",
+    "ErrorKind",
     "ExecutionResult",
     "FileStat",
     "Limits",

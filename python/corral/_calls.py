@@ -23,8 +23,8 @@ from . import _json
 from ._tool_result import encode_result
 from .audit import now
 from .capabilities import Authorizer, CapabilityError
-from .protocol import Cancel, HostOp, OpResult
-from .results import ToolCall
+from .protocol import CallErrorKind, Cancel, HostOp, OpResult
+from .results import ErrorKind, ToolCall
 from .runtime import get_backend
 from .tools import ToolArgumentError, ToolDefinition, acall_tool, call_tool, validate_arguments
 
@@ -200,7 +200,7 @@ class CallDispatcher:
                 batch.records[call.op.id] = _record(call, error=CANCELLED)
         records = [batch.records[op.id] for op in ops if op.id in batch.records]
         if not finished or time.monotonic() >= deadline:
-            return Cancel("timeout"), records
+            return Cancel(ErrorKind.TIMEOUT), records
         answers = [batch.results[op.id] for op in ops if op.id in batch.results]
         return answers + timers.take_ended(), records
 
@@ -216,24 +216,24 @@ class CallDispatcher:
         if tool is None:
             listing = ", ".join(self.tools) or "none"
             message = f"unknown tool {op.tool!r} (available: {listing})"
-            _refuse(op, batch, params, stamp, "tool", message, rule=message)
+            _refuse(op, batch, params, stamp, CallErrorKind.TOOL, message, rule=message)
             return None
         try:
             if undecodable is not None:
                 raise ToolArgumentError(tool.name, undecodable)
             validate_arguments(tool, params, caller=op.caller)
         except ToolArgumentError as error:
-            _refuse(op, batch, params, stamp, "argument", str(error), rule=str(error))
+            _refuse(op, batch, params, stamp, CallErrorKind.ARGUMENT, str(error), rule=str(error))
             return None
         closed = self.gate() if self.gate is not None else None
         if closed is not None:
             message = str(CapabilityError(op.tool, closed))
-            _refuse(op, batch, params, stamp, "capability", message, rule=closed)
+            _refuse(op, batch, params, stamp, CallErrorKind.CAPABILITY, message, rule=closed)
             return None
         decision = self.authorizer.admit(op.tool, params)  # charges unless approval is due
         if not decision.allowed:
             message = str(decision.error())
-            _refuse(op, batch, params, stamp, "capability", message, rule=decision.rule)
+            _refuse(op, batch, params, stamp, CallErrorKind.CAPABILITY, message, rule=decision.rule)
             return None
         return _Pending(op, tool, params, decision.rule, stamp, decision.requires_approval)
 
@@ -246,7 +246,9 @@ class CallDispatcher:
 
     def _deny_unapproved(self, call: _Pending, batch: _Batch, rule: str) -> None:
         message = str(CapabilityError(call.op.tool, rule))
-        batch.results[call.op.id] = OpResult(call.op.id, error_kind="capability", error=message)
+        batch.results[call.op.id] = OpResult(
+            call.op.id, error_kind=CallErrorKind.CAPABILITY, error=message
+        )
         batch.records[call.op.id] = dataclasses.replace(
             _record(call, error=message), allowed=False, rule=rule
         )
@@ -336,7 +338,9 @@ class CallDispatcher:
     def _failed(call: _Pending, batch: _Batch, started: float, error: BaseException) -> None:
         elapsed = (time.perf_counter() - started) * 1000
         message = f"{call.op.tool} failed: {_describe(error)}"
-        batch.results[call.op.id] = OpResult(call.op.id, error_kind="tool", error=message)
+        batch.results[call.op.id] = OpResult(
+            call.op.id, error_kind=CallErrorKind.TOOL, error=message
+        )
         batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
 
 
@@ -393,7 +397,7 @@ def _refuse(  # noqa: PLR0917 - one record, many facts
     batch: _Batch,
     params: Any,
     stamp: float,
-    kind: str,
+    kind: CallErrorKind,
     message: str,
     *,
     rule: str,

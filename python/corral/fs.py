@@ -1,9 +1,10 @@
 """The host's direct access to a sandbox's files: ``sandbox.fs``.
 
 The files live in guest memory: ``/workspace`` (the starting directory, where relative paths
-point) and ``/tmp`` are writable, everything else is read-only. Reading and writing here runs
-no guest code and moves bytes in bulk. Errors are the standard :class:`OSError` subclasses
-(``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``, ...) with the POSIX errno.
+point), ``/tmp``, ``/state`` and ``/cache`` are writable, everything else is read-only. Reading
+and writing here runs no guest code and moves bytes in bulk. Errors are the standard
+:class:`OSError` subclasses (``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``,
+...) with the POSIX errno.
 """
 
 from __future__ import annotations

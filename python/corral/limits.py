@@ -1,4 +1,8 @@
-"""Resource limits of a sandbox, as one frozen dataclass."""
+"""Resource limits of a sandbox, as one frozen dataclass.
+
+:meth:`Limits.to_guest` is what the guest receives: its ``Limits`` in ``guest/src/limits.rs``,
+next to the fixed limits the guest enforces besides these (listed in the docs' limits page).
+"""
 
 from __future__ import annotations
 
@@ -45,7 +49,8 @@ class Limits:
             with a marker line, and a shell command writing past it is stopped as by a
             closed pipe.
         max_tool_calls: Tool calls allowed per execution (None: no per-execution budget).
-        max_fs_bytes: Bytes of files the sandbox may hold in ``/workspace`` and ``/tmp``.
+        max_fs_bytes: Bytes of files the sandbox may hold in its writable directories
+            (``/workspace``, ``/tmp``, ``/state`` and ``/cache`` together).
         max_files: Files, directories and links it may hold there.
         max_file_size: Bytes of any one file.
 

@@ -16,6 +16,7 @@ execution ends with an error. :meth:`Driver.close` releases the instance for goo
 from __future__ import annotations
 
 import contextlib
+import enum
 import json
 import struct
 import time
@@ -24,10 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _json
+from ._image import InitImage, entropy_of, images_for, throwaway_entropy
 from ._wasi import WasiShim
+from .results import ErrorKind, timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
 __all__ = [
+    "CallErrorKind",
     "Driver",
     "HostOp",
     "OpResult",
@@ -97,13 +101,24 @@ class HostOp:
     caller: str = "js"  # who called: "js" or "shell" (hints use the caller's syntax)
 
 
+class CallErrorKind(enum.StrEnum):
+    """Why a tool call failed, as the guest is told: the kind picks the error the code sees."""
+
+    #: The call was denied by a capability, a budget or an approval (``CapabilityError``).
+    CAPABILITY = "capability"
+    #: The arguments do not fit the tool's schema (``TypeError``).
+    ARGUMENT = "argument"
+    #: The tool is unknown, raised, or returned what cannot be sent (``ToolError``).
+    TOOL = "tool"
+
+
 @dataclass(frozen=True)
 class OpResult:
     """The answer to one :class:`HostOp`: JSON text, or an error of a given kind."""
 
     id: int
     ok: bytes | None = None
-    error_kind: str | None = None
+    error_kind: CallErrorKind | None = None
     error: str | None = None
 
 
@@ -115,7 +130,7 @@ class RawOutcome:
     stdout: bytes
     stderr: bytes
     value: bytes | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     error: str | None = None
     recovered: bool = False  # the instance was replaced after a trap
     fs_generation: int = 0  # the guest's filesystem change counter at the end
@@ -127,7 +142,7 @@ class RawOutcome:
 class Cancel:
     """End the execution now, e.g. because the deadline passed while tools ran."""
 
-    kind: str
+    kind: ErrorKind
 
 
 @dataclass
@@ -206,26 +221,47 @@ class Driver:
         self._instance = instance
         self._inbox = (0, 0)
         try:
-            _ack(self._send("corral_init", encode_frame(dict(self._config))))
+            self._initialize(instance)
             if self._files is not None:
                 # The files as of the end of the last completed execution (or host change).
-                header, _ = self.fs({"op": "restore"}, self._files)
+                header, _ = self.request({"op": "restore"}, self._files)
                 self._files_generation = header["generation"]
             if self._session is not None:
-                self.fs({"op": "shell_restore"}, self._session)
+                self.request({"op": "shell_restore"}, self._session)
         except BaseException:
             self._release()  # half set up: the next use starts afresh
             raise
         return instance
 
-    def fs(
+    def _initialize(self, instance: Instance) -> None:
+        """Configure a fresh instance: from this configuration's image if there is one (see
+        :mod:`corral._image`), else by running the guest's initialization and keeping its
+        image; then give the sandbox its own seeds and times."""
+        config = encode_frame(dict(self._config))
+        images = images_for(self._module)
+        image = images.get(config)
+        if image is not None:
+            image.apply(instance)
+            self._inbox = image.inbox
+        else:
+            before = instance.read(0, instance.memory_size())
+            with entropy_of(self.shim, throwaway_entropy()):
+                _ack(self._send("corral_init", config))
+            images.put(config, InitImage.capture(before, instance, self._inbox))
+        packed = instance.call("corral_reseed")
+        _ack(instance.read(packed >> 32, packed & 0xFFFF_FFFF))
+
+    def request(
         self, request: dict[str, Any], data: bytes | None = None
     ) -> tuple[dict[str, Any], bytes]:
-        """A direct file operation (see the guest's ``fsops``): the reply header and blob."""
+        """A host request, made between executions: a file operation (``read``, ``write``,
+        ``snapshot``...), the shell session (``shell_reset``, ``shell_save``,
+        ``shell_restore``) or ``info`` (see the guest's ``host/requests.rs``). Returns the
+        reply's header and blob."""
         frame = encode_frame(dict(request), {"data": data} if data is not None else None)
-        header, blob = decode_frame(self._send("corral_fs", frame))
+        header, blob = decode_frame(self._send("corral_request", frame))
         if "generation" not in header:
-            raise ProtocolError(str(header.get("error", "malformed fs reply")))
+            raise ProtocolError(str(header.get("error", "malformed host request reply")))
         return header, blob
 
     def files(self) -> bytes:
@@ -234,7 +270,7 @@ class Driver:
         The guest replies with pieces: ranges of the reply's blob, and large files' contents
         where they are in linear memory (so a snapshot costs the guest no copy of them).
         """
-        header, blob = self.fs({"op": "snapshot"})
+        header, blob = self.request({"op": "snapshot"})
         pieces = header.get("pieces")
         if not isinstance(pieces, list):
             raise ProtocolError(f"malformed snapshot reply: {header!r:.200}")
@@ -255,19 +291,12 @@ class Driver:
 
     def session(self) -> bytes:
         """The shell session (cwd, variables, functions, options) as bytes."""
-        header, blob = self.fs({"op": "shell_save"})
+        header, blob = self.request({"op": "shell_save"})
         return _slice(blob, header["data"])
-
-    def restore_session(self, state: bytes) -> None:
-        """Restore a shell session saved by :meth:`session`."""
-        header, _ = self.fs({"op": "shell_restore"}, state)
-        if header.get("error"):
-            raise ValueError(f"the shell session cannot be restored: {header['error']}")
-        self._session = state
 
     def commands(self) -> list[str]:
         """The names of the shell's commands (applets and builtins)."""
-        header, _ = self.fs({"op": "info"})
+        header, _ = self.request({"op": "info"})
         return list(header["commands"])
 
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
@@ -287,7 +316,7 @@ class Driver:
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`).
 
-        The caller decides when time is up (it answers with ``Cancel("timeout")``); the
+        The caller decides when time is up (it answers with ``Cancel(ErrorKind.TIMEOUT)``); the
         backstop only stops guest code that ignores its own deadline.
         """
         backstop = time.monotonic() + timeout * self.backstop_factor + BACKSTOP_GRACE
@@ -327,34 +356,28 @@ class Driver:
         """Replace the dead instance; the execution ends with an error saying what happened."""
         self._last_diagnostics = bytes(self.shim.diagnostics)
         self._fresh_instance()
-        if trap.kind == "timeout":
-            message = (
-                f"TimeoutError: execution exceeded the {timeout:g} s time limit and was stopped "
-                f"({trap.message}); do less work per execution or raise Limits(timeout=...)"
-            )
-            exit_code = 124
-        elif trap.kind == "stack_overflow":
+        kind = trap.kind
+        if kind == ErrorKind.TIMEOUT:
+            message = timeout_message(timeout, f"was stopped ({trap.message})")
+        elif kind == ErrorKind.STACK_OVERFLOW:
             message = (
                 f"RangeError: {trap.message}; use iteration instead of deep recursion, or "
                 "smaller nested data"
             )
-            exit_code = 1
         elif b"memory allocation of" in self._last_diagnostics:
+            kind = ErrorKind.OUT_OF_MEMORY
             message = (
                 "InternalError: the sandbox ran out of memory and was restarted; work on "
                 "smaller data, or raise Limits(memory=...)"
             )
-            exit_code = 1
-            trap = GuestTrap("out_of_memory", message)
         else:
             message = f"InternalError: {trap.message}; the sandbox was restarted"
-            exit_code = 1
         output.stderr += (message + "\n").encode()
         return RawOutcome(
-            exit_code=exit_code,
+            exit_code=kind.exit_code,
             stdout=bytes(output.stdout),
             stderr=bytes(output.stderr),
-            error_kind=trap.kind,
+            error_kind=kind,
             error=message,
             recovered=True,
         )
@@ -373,12 +396,15 @@ def _parse_step(reply: bytes) -> _Step:
     try:
         header, blob = decode_frame(reply)
         if "status" not in header:
-            raise GuestTrap("protocol", f"the guest refused a message: {header.get('error')}")
+            raise GuestTrap(
+                ErrorKind.PROTOCOL, f"the guest refused a message: {header.get('error')}"
+            )
         ops = [_host_op(op, blob) for op in header["ops"]]
         outcome = None
         if header["status"] == "done":
             done = header["outcome"]
             error = done.get("error") or {}
+            kind = error.get("kind")
             value = done.get("value")
             outcome = RawOutcome(
                 fs_generation=int(done.get("fs_generation", 0)),
@@ -386,7 +412,7 @@ def _parse_step(reply: bytes) -> _Step:
                 stdout=b"",
                 stderr=b"",
                 value=None if value is None else _slice(blob, value),
-                error_kind=error.get("kind"),
+                error_kind=None if kind is None else ErrorKind(kind),
                 error=error.get("message"),
                 session=_slice(blob, header["session"]) if "session" in header else None,
             )
@@ -400,7 +426,9 @@ def _parse_step(reply: bytes) -> _Step:
         RecursionError,
         struct.error,
     ) as error:
-        raise GuestTrap("protocol", f"the guest sent a malformed reply ({error!r})") from error
+        raise GuestTrap(
+            ErrorKind.PROTOCOL, f"the guest sent a malformed reply ({error!r})"
+        ) from error
 
 
 def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
@@ -432,7 +460,8 @@ def _results_frame(results: list[OpResult]) -> bytes:
             item["ok"] = [len(blob), len(result.ok)]
             blob += result.ok
         else:
-            item["error"] = {"kind": result.error_kind or "tool", "message": result.error or ""}
+            kind = result.error_kind or CallErrorKind.TOOL
+            item["error"] = {"kind": kind, "message": result.error or ""}
         items.append(item)
     head = json.dumps({"results": items}, separators=(",", ":")).encode()
     return struct.pack("<I", len(head)) + head + bytes(blob)

@@ -3,10 +3,67 @@
 from __future__ import annotations
 
 import copy
+import enum
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["ExecutionResult", "ToolCall"]
+__all__ = ["ErrorKind", "ExecutionResult", "ToolCall", "timeout_message"]
+
+
+class ErrorKind(enum.StrEnum):
+    """How an execution failed: :attr:`ExecutionResult.error_kind`.
+
+    A ``str``, so it compares equal to (and prints, and serialises to JSON, as) its value:
+    ``result.error_kind == "timeout"`` holds.
+
+    >>> ErrorKind("timeout") == "timeout", ErrorKind.TIMEOUT.exit_code
+    (True, 124)
+    >>> ErrorKind.DEADLOCK
+    'deadlock'
+    """
+
+    #: An uncaught exception, including a rejected tool call and a syntax error.
+    EXCEPTION = "exception"
+    #: The time limit passed, in the code, in tools, or inside a builtin (the backstop).
+    TIMEOUT = "timeout"
+    #: The code awaits something that can never happen.
+    DEADLOCK = "deadlock"
+    #: The WebAssembly stack overflowed (recursion); the instance was replaced.
+    STACK_OVERFLOW = "stack_overflow"
+    #: The guest ran out of linear memory; the instance was replaced.
+    OUT_OF_MEMORY = "out_of_memory"
+    #: The guest refused a message or sent a malformed reply; the instance was replaced.
+    PROTOCOL = "protocol"
+    #: Any other trap; the instance was replaced.
+    TRAP = "trap"
+    #: The guest called ``proc_exit``; the instance was replaced.
+    EXIT = "exit"
+
+    @property
+    def exit_code(self) -> int:
+        """The exit code of an execution that failed this way.
+
+        124 for a timeout (the one ``timeout(1)`` uses), else 1.
+        """
+        return 124 if self is ErrorKind.TIMEOUT else 1
+
+    def __repr__(self) -> str:
+        # As the plain string it replaces: results print as they always have.
+        return repr(self.value)
+
+
+def timeout_message(timeout: float, how: str = "was stopped") -> str:
+    """The error of an execution that ran past its ``timeout`` (seconds); ``how`` says how it
+    ended. The guest writes the same message when it stops the code itself.
+
+    >>> print(timeout_message(0.5))
+    TimeoutError: execution exceeded the 0.5 s time limit and was stopped; do less work per
+    execution or raise Limits(timeout=...)
+    """
+    return (
+        f"TimeoutError: execution exceeded the {timeout:g} s time limit and {how}; do less work "
+        "per execution or raise Limits(timeout=...)"
+    )
 
 
 @dataclass(frozen=True)
@@ -45,10 +102,11 @@ class ExecutionResult:
     Attributes:
         stdout: Standard output (``console.log``, and the returned value when there is one).
         stderr: Standard error (``console.error``, uncaught exceptions, limit errors).
-        exit_code: 0 on success, 1 for an uncaught exception, 124 for a timeout.
+        exit_code: 0 on success, else the :attr:`ErrorKind.exit_code` of ``error_kind`` (1,
+            or 124 for a timeout), or the shell script's own exit status.
         return_value: The value the code returned, decoded from JSON (None if none).
         error: A one-line description of the failure, or None.
-        error_kind: ``exception``, ``timeout``, ``deadlock``, ``stack_overflow``, ... or None.
+        error_kind: How the execution failed (an :class:`ErrorKind`, a ``str``), or None.
         tool_calls: Every tool call the execution made, in order.
         duration_ms: Wall-clock time of the execution.
     """
@@ -58,7 +116,7 @@ class ExecutionResult:
     exit_code: int
     return_value: Any = None
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     duration_ms: float = 0.0
 
@@ -111,7 +169,10 @@ class ExecutionResult:
     def from_dict(cls, data: dict[str, Any]) -> ExecutionResult:
         """The inverse of :meth:`to_dict`."""
         calls = tuple(ToolCall(**call) for call in data.get("tool_calls", ()))
-        return cls(**{**data, "tool_calls": calls})
+        kind = data.get("error_kind")
+        return cls(
+            **{**data, "tool_calls": calls, "error_kind": None if kind is None else ErrorKind(kind)}
+        )
 
 
 _RESULT_FIELDS = fields(ExecutionResult)

@@ -33,13 +33,13 @@ from . import _json
 from ._calls import Approver, CallDispatcher, Timers, ToolHandler
 from ._module import wasm_bytes
 from ._wasi import Entropy, WasiShim
-from .audit import AuditEntry, AuditLog, Redactor, now
+from .audit import AuditCollector, AuditConfig, AuditLog, AuditRecord, Redactor, now
 from .capabilities import Authorizer, MethodCapability
 from .fs import SandboxFS
 from .language import detect_language
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
-from .results import ExecutionResult, ToolCall
+from .results import ErrorKind, ExecutionResult, ToolCall
 from .runtime import get_backend
 from .tokens import CapabilityToken, TokenError
 from .tools import (
@@ -65,7 +65,15 @@ LANGUAGES = {
 }
 REPLAY_BACKSTOP_FACTOR = 10.0
 SNAPSHOT_MAGIC = b"CORRAL-SNAPSHOT-1\n"
-MUTATING_FS_OPS = {"write", "append", "mkdir", "remove", "restore", "shell_reset", "shell_restore"}
+MUTATING_REQUESTS = {
+    "write",
+    "append",
+    "mkdir",
+    "remove",
+    "restore",
+    "shell_reset",
+    "shell_restore",
+}
 _EXECUTING: ContextVar[frozenset[int]] = ContextVar("corral_executing", default=frozenset())
 """The ids of the sandboxes whose execution this context runs in (its tools see it)."""
 
@@ -117,6 +125,8 @@ class Sandbox:
         max_calls_per_tool: A budget per canonical tool name.
         audit_sink: A path or text file that receives the audit trail as JSON lines.
         redact: ``redact(method, params) -> params`` applied before parameters are audited.
+        audit_config: Collect the trail as :class:`~corral.audit.AuditEntry` objects with
+            these correlation ids, custom fields and JSONL file (:attr:`audit_collector`).
         seed: Seed the guest's random numbers (``Math.random``) for deterministic runs.
         clock: Start the guest's clock at this unix time, advancing 1 ms per reading.
         record: Keep a :attr:`trace` for :func:`replay` (on by default).
@@ -148,6 +158,7 @@ class Sandbox:
         max_calls_per_tool: Mapping[str, int] | None = None,
         audit_sink: str | Path | IO[str] | AuditLog | None = None,
         redact: Redactor | None = None,
+        audit_config: AuditConfig | None = None,
         seed: int | None = None,
         clock: float | None = None,
         record: bool = True,
@@ -177,6 +188,11 @@ class Sandbox:
         # Not a bound method: the sandbox must not be in a reference cycle (see close()).
         self._dispatcher.gate = functools.partial(_expired, self.token)
         self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
+        self.audit_collector = _collector(audit_config)
+        """The :class:`~corral.audit.AuditCollector` made from ``audit_config``, or None."""
+        if self.audit_collector is not None:
+            self._log.subscribe(self.audit_collector.collect)
+            self._on_close.append(self.audit_collector.close)
         entropy = (
             Entropy.system() if seed is None and clock is None else _fixed_entropy(seed, clock)
         )
@@ -365,7 +381,7 @@ class Sandbox:
         return result
 
     def _audit(self, kind: str, execution_id: int, **fields: Any) -> None:
-        self._log.record(AuditEntry(now(), kind, self.id, execution_id, **fields))
+        self._log.record(AuditRecord(now(), kind, self.id, execution_id, **fields))
 
     def _token_gate(self) -> str | None:
         """Why the token forbids every call now (it expired), or None."""
@@ -514,16 +530,18 @@ class Sandbox:
     def reset_shell(self) -> None:
         """Forget the shell session: variables, functions and options; the working directory
         goes back to ``/workspace``. Files are kept."""
-        self._fs_call({"op": "shell_reset"}, None)
+        self._request({"op": "shell_reset"}, None)
 
     # --- files ----------------------------------------------------------------------------
 
     @property
     def fs(self) -> SandboxFS:
         """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
-        return SandboxFS(self._fs_call)
+        return SandboxFS(self._request)
 
-    def _fs_call(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+    def _request(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
+        """A host request (:meth:`~corral.protocol.Driver.request`), recorded in the trace;
+        one that changes the files or the session is checkpointed."""
         if self._driver.closed:
             raise SandboxClosedError()  # before the trace records an operation that never ran
         if self._executing:
@@ -533,9 +551,9 @@ class Sandbox:
             )
         with self._lock:
             if self._recorder:
-                self._recorder.fs(request, data)
-            header, blob = self._driver.fs(request, data)
-            if request["op"] in MUTATING_FS_OPS and "error" not in header:
+                self._recorder.request(request, data)
+            header, blob = self._driver.request(request, data)
+            if request["op"] in MUTATING_REQUESTS and "error" not in header:
                 self._driver.checkpoint(header["generation"])
             return header, blob
 
@@ -554,10 +572,10 @@ class Sandbox:
         body = snapshot[len(SNAPSHOT_MAGIC) :]
         (length,) = struct.unpack_from("<I", body)
         session, files = body[4 : 4 + length], body[4 + length :]
-        header, _ = self._fs_call({"op": "restore"}, files)
+        header, _ = self._request({"op": "restore"}, files)
         if "error" in header:
             raise ValueError(f"the snapshot cannot be restored: {header['error']['message']}")
-        header, _ = self._fs_call({"op": "shell_restore"}, session)
+        header, _ = self._request({"op": "shell_restore"}, session)
         if header.get("error"):
             raise ValueError(f"the snapshot's shell session cannot be restored: {header['error']}")
 
@@ -580,7 +598,7 @@ class Sandbox:
 
     # --- audit and trace ------------------------------------------------------------------
 
-    def audit(self, since: float | None = None, kind: str | None = None) -> list[AuditEntry]:
+    def audit(self, since: float | None = None, kind: str | None = None) -> list[AuditRecord]:
         """The audit trail: entries at or after unix time ``since``, of ``kind`` if given
         (``execution_start``, ``execution_end`` or ``tool_call``)."""
         return self._log.entries(since=since, kind=kind)
@@ -622,8 +640,18 @@ def _default_capabilities(
     return [MethodCapability(name) for name in tools]
 
 
-def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditEntry:
-    return AuditEntry(
+def _collector(config: AuditConfig | None) -> AuditCollector | None:
+    if config is None:
+        return None
+    if not isinstance(config, AuditConfig):
+        raise TypeError(
+            f"audit_config must be a corral.audit.AuditConfig, not {type(config).__name__}"
+        )
+    return AuditCollector(config)
+
+
+def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditRecord:
+    return AuditRecord(
         timestamp=call.timestamp,
         kind="tool_call",
         sandbox_id=sandbox_id,
@@ -668,7 +696,7 @@ def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
         exit_code=raw.exit_code or 1,
         stderr=raw.stderr + (message + "\n").encode(),
         error=raw.error or message,
-        error_kind=raw.error_kind or "exception",
+        error_kind=raw.error_kind or ErrorKind.EXCEPTION,
     )
 
 
@@ -708,9 +736,9 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
     results = []
     while (event := cursor.peek()) is not None:
         if event["t"] == "fs":
-            cursor.take("fs", "a file operation")
-            header, _ = driver.fs(event["request"], event["data"])
-            if event["request"]["op"] in MUTATING_FS_OPS and "error" not in header:
+            cursor.take("fs", "a host request")
+            header, _ = driver.request(event["request"], event["data"])
+            if event["request"]["op"] in MUTATING_REQUESTS and "error" not in header:
                 driver.checkpoint(header["generation"])
         else:
             results.append(_replay_one(driver, cursor))

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
-from .protocol import Cancel, HostOp, OpResult
+from .protocol import CallErrorKind, Cancel, HostOp, OpResult
+from .results import ErrorKind
 
 __all__ = [
     "Cursor",
@@ -32,7 +33,7 @@ __all__ = [
     "fixed_entropy",
 ]
 
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: a sandbox's seeds are drawn after its initialization
 
 
 def _event(number: int, line: str) -> dict[str, Any]:
@@ -74,7 +75,10 @@ class Trace:
         if not events or events[0].get("t") != "sandbox":
             raise ValueError("not a corral trace: the first event must be the sandbox's")
         if events[0].get("v") != TRACE_VERSION:
-            raise ValueError(f"unsupported trace version {events[0].get('v')!r}")
+            raise ValueError(
+                f"unsupported trace version {events[0].get('v')!r} (this corral reads version "
+                f"{TRACE_VERSION}: replay a trace with the corral release that recorded it)"
+            )
         for event in events:
             field_name = _BYTES_FIELDS.get(event["t"])
             if field_name is not None and event[field_name] is not None:
@@ -142,11 +146,13 @@ def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
 def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
     """The answer a trace event recorded."""
     if "cancel" in event:
-        return Cancel(event["cancel"])
+        return Cancel(ErrorKind(event["cancel"]))
     return [
         OpResult(r["id"], ok=_bytes(r["ok"]))
         if "ok" in r
-        else OpResult(r["id"], error_kind=r["error_kind"], error=r["error"])
+        else OpResult(
+            r["id"], error_kind=CallErrorKind(r["error_kind"] or "tool"), error=r["error"]
+        )
         for r in event["results"]
     ]
 
@@ -189,8 +195,9 @@ class Recorder:
             }
         )
 
-    def fs(self, request: dict[str, Any], data: bytes | None) -> None:
-        """The host operated on the files directly."""
+    def request(self, request: dict[str, Any], data: bytes | None) -> None:
+        """The host made a host request (the files, the shell session). Its event keeps the
+        name ``fs`` that traces have always used for it."""
         kept = None if data is None else bytes(data)
         self._add({"t": "fs", "request": dict(request), "data": kept})
 

@@ -16,22 +16,10 @@ os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 pytest.importorskip("crewai", reason="needs pip install 'corral[crewai]'")
 from crewai import Agent, Crew, Task
 from crewai.llms.base_llm import BaseLLM
+from weather import DENIED, weather_tool
 
 from corral import create_bash_tool, create_sandbox_tool
 from corral.integrations.crewai import as_crewai_tool
-
-DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')"
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Current weather for a city."""
-    return {"city": city, "temp": {"SF": 64, "Paris": 71}.get(city, 60)}
-
-
-def weather_tool() -> Any:
-    return create_sandbox_tool(
-        tools=[get_weather], constraints={"get_weather": {"city": ["SF", "Paris"]}}
-    )
 
 
 class ScriptedLLM(BaseLLM):  # type: ignore[misc]
@@ -97,7 +85,7 @@ def test_crewai_tool_run_and_arun_return_text() -> None:
     tool = as_crewai_tool(weather_tool())
     assert tool.run(code="return (await get_weather({city: 'SF'})).temp") == "64"
     denied = asyncio.run(tool.arun(code="return await get_weather({city: 'Tokyo'})"))
-    assert denied == DENIED + "\n"
+    assert denied == DENIED
 
 
 def test_crewai_tool_arun_awaits_async_tools_on_the_callers_loop() -> None:
@@ -123,7 +111,7 @@ def test_crewai_agent_loop_runs_code_and_reads_denials() -> None:
         {"code": "return (await get_weather({city: 'Paris'})).temp"},
         {"code": "return await get_weather({city: 'Tokyo'})"},
     )
-    assert str(crew(llm, sandbox_tool).kickoff()) == f"71 | {DENIED}"
+    assert str(crew(llm, sandbox_tool).kickoff()) == f"71 | {DENIED.strip()}"
     assert [e.decision for e in sandbox_tool.sandbox.audit(kind="tool_call")] == [
         "allowed",
         "denied",

@@ -11,6 +11,7 @@ pytest.importorskip("llama_index.core", reason="needs pip install 'corral[llamai
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
+from weather import DENIED, Script, weather_tool
 
 from corral import create_bash_tool, create_sandbox_tool
 from corral.integrations.llamaindex import (
@@ -20,34 +21,21 @@ from corral.integrations.llamaindex import (
     create_codeact_agent,
 )
 
-DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')\n"
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Current weather for a city."""
-    return {"city": city, "temp": {"SF": 64, "Paris": 71}.get(city, 60)}
-
-
-def weather_tool() -> Any:
-    return create_sandbox_tool(
-        tools=[get_weather], constraints={"get_weather": {"city": ["SF", "Paris"]}}
-    )
-
 
 def calling(*calls: dict[str, Any]) -> MockFunctionCallingLLM:
-    """An LLM that calls ``sandbox`` with each of ``calls``, then answers with every tool
-    result it read."""
-    seen: list[str] = []
+    """An LLM that follows a :class:`~weather.Script` of ``calls``."""
+    script = Script(*calls)
 
     def respond(messages: list[ChatMessage], **kwargs: Any) -> ChatMessage:
         if messages[-1].role == MessageRole.TOOL:
-            seen.append(str(messages[-1].content))
-        if len(seen) < len(calls):
+            script.read(str(messages[-1].content))
+        call = script.next_call()
+        if call is not None:
             block = ToolCallBlock(
-                tool_call_id=f"c{len(seen)}", tool_name="sandbox", tool_kwargs=calls[len(seen)]
+                tool_call_id=f"c{script.step}", tool_name="sandbox", tool_kwargs=call
             )
             return ChatMessage(role=MessageRole.ASSISTANT, blocks=[block])
-        return ChatMessage(role=MessageRole.ASSISTANT, content="answer: " + " | ".join(seen))
+        return ChatMessage(role=MessageRole.ASSISTANT, content="answer: " + script.answer())
 
     return MockFunctionCallingLLM(response_generator=respond, is_chat_model=True)
 

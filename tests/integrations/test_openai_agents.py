@@ -10,23 +10,12 @@ import pytest
 agents = pytest.importorskip("agents", reason="needs pip install 'corral[openai-agents]'")
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call  # noqa: E402
 from openai.types.responses import ResponseFunctionShellToolCall  # noqa: E402
+from weather import DENIED, get_weather, weather_tool  # noqa: E402
 
 from corral import Limits, create_bash_tool, create_sandbox_tool  # noqa: E402
 from corral.integrations.openai_agents import as_function_tool, shell_tool  # noqa: E402
 
 agents.set_tracing_disabled(True)
-DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')\n"
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Current weather for a city."""
-    return {"city": city, "temp": {"SF": 64, "Paris": 71}.get(city, 60)}
-
-
-def weather_tool(**options: Any) -> Any:
-    return create_sandbox_tool(
-        tools=[get_weather], constraints={"get_weather": {"city": ["SF", "Paris"]}}, **options
-    )
 
 
 def code_call(code: str, call_id: str = "c1") -> Any:

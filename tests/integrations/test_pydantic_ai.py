@@ -18,41 +18,30 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from weather import DENIED, Script, get_weather, weather_tool
 
 from corral import create_bash_tool, create_sandbox_tool
 from corral.integrations.pydantic_ai import as_pydantic_tool, as_toolset
 
-DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')\n"
 
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Current weather for a city."""
-    return {"city": city, "temp": {"SF": 64, "Paris": 71}.get(city, 60)}
-
-
-def weather_tool() -> Any:
-    return create_sandbox_tool(
-        tools=[get_weather], constraints={"get_weather": {"city": ["SF", "Paris"]}}
-    )
-
-
-def scripted(*calls: dict[str, Any]) -> tuple[FunctionModel, list[str]]:
-    """A model that makes ``calls`` one per turn, then answers with every tool result it read;
-    the list collects those results."""
-    results: list[str] = []
+def scripted(*calls: dict[str, Any]) -> FunctionModel:
+    """A model that follows a :class:`~weather.Script` of ``calls``."""
+    script = Script(*calls)
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         last = messages[-1]
         if isinstance(last, ModelRequest):
-            results.extend(str(p.content) for p in last.parts if isinstance(p, ToolReturnPart))
-        turn = len([m for m in messages if isinstance(m, ModelResponse)])
-        if turn < len(calls):
+            for part in last.parts:
+                if isinstance(part, ToolReturnPart):
+                    script.read(str(part.content))
+        call = script.next_call()
+        if call is not None:
             return ModelResponse(
-                parts=[ToolCallPart("sandbox", calls[turn], tool_call_id=f"c{turn}")]
+                parts=[ToolCallPart("sandbox", call, tool_call_id=f"c{script.step}")]
             )
-        return ModelResponse(parts=[TextPart("answer: " + " | ".join(results))])
+        return ModelResponse(parts=[TextPart("answer: " + script.answer())])
 
-    return FunctionModel(respond), results
+    return FunctionModel(respond)
 
 
 def test_tool_schema_has_only_code() -> None:
@@ -81,7 +70,7 @@ def test_mixed_languages_add_an_optional_language_enum() -> None:
 
 def test_agent_loop_runs_code_that_calls_a_checked_tool() -> None:
     sandbox_tool = weather_tool()
-    model, _ = scripted({"code": "return (await get_weather({city: 'Paris'})).temp"})
+    model = scripted({"code": "return (await get_weather({city: 'Paris'})).temp"})
     result = Agent(model, tools=[as_pydantic_tool(sandbox_tool)]).run_sync("weather?")
     assert result.output == "answer: 71"
     assert [call.params for call in sandbox_tool.sandbox.audit(kind="tool_call")] == [
@@ -90,7 +79,7 @@ def test_agent_loop_runs_code_that_calls_a_checked_tool() -> None:
 
 
 def test_denied_call_and_bad_arguments_reach_the_model_as_text() -> None:
-    model, _ = scripted(
+    model = scripted(
         {"code": "return await get_weather({city: 'Tokyo'})"},
         {"code": 42},
     )
@@ -102,7 +91,7 @@ def test_denied_call_and_bad_arguments_reach_the_model_as_text() -> None:
 
 
 def test_mixed_tool_runs_the_language_the_model_names() -> None:
-    model, _ = scripted(
+    model = scripted(
         {"code": "tool get_weather --city SF | jq .temp"},
         {"code": "return 6 * 7", "language": "javascript"},
         {"code": "echo hi", "language": "python"},
@@ -124,10 +113,16 @@ def test_async_run_awaits_async_tools_on_the_agents_loop() -> None:
         return key.upper()
 
     async def main() -> str:
-        model, _ = scripted({"code": "return await lookup({key: 'ok'})"})
+        model = scripted({"code": "return await lookup({key: 'ok'})"})
         agent = Agent(model, toolsets=[as_toolset(create_sandbox_tool([lookup]))])
         result = await agent.run("go")
         assert loops == [asyncio.get_running_loop()]
         return str(result.output)
 
     assert asyncio.run(main()) == "answer: OK"
+
+
+def test_silent_code_reads_as_no_output() -> None:
+    model = scripted({"code": "const x = 1"}, {"code": "true", "language": "shell"})
+    result = Agent(model, tools=[as_pydantic_tool(create_bash_tool())]).run_sync("go")
+    assert result.output == "answer: (no output) | (no output)"

@@ -15,6 +15,7 @@ from smolagents.models import (
     MessageRole,
     Model,
 )
+from weather import DENIED, Script, get_weather, weather_tool
 
 from corral import create_bash_tool, create_sandbox_tool
 from corral.integrations.smolagents import (
@@ -23,36 +24,22 @@ from corral.integrations.smolagents import (
     create_code_agent,
 )
 
-DENIED = "CapabilityError: get_weather denied: city in ['SF', 'Paris'] failed (city = 'Tokyo')\n"
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """Current weather for a city."""
-    return {"city": city, "temp": {"SF": 64, "Paris": 71}.get(city, 60)}
-
-
-def weather_tool() -> Any:
-    return create_sandbox_tool(
-        tools=[get_weather], constraints={"get_weather": {"city": ["SF", "Paris"]}}
-    )
-
 
 class ScriptedModel(Model):  # type: ignore[misc]
-    """Calls ``sandbox`` with each of ``calls``, then ``final_answer`` with every observation."""
+    """Follows a :class:`~weather.Script` of ``calls``, answering through ``final_answer``."""
 
     def __init__(self, *calls: dict[str, Any]) -> None:
         super().__init__(model_id="scripted")
-        self.calls = list(calls)
-        self.observations: list[str] = []
+        self.script = Script(*calls)
 
     def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> ChatMessage:
         if messages[-1].role == MessageRole.TOOL_RESPONSE:
             text = messages[-1].content[0]["text"]
-            self.observations.append(text.removeprefix("Observation:\n"))
-        step = len(self.observations)
-        if step < len(self.calls):
-            return tool_call("sandbox", self.calls[step], step)
-        return tool_call("final_answer", {"answer": " | ".join(self.observations)}, step)
+            self.script.read(text.removeprefix("Observation:\n"))
+        call = self.script.next_call()
+        if call is not None:
+            return tool_call("sandbox", call, self.script.step)
+        return tool_call("final_answer", {"answer": self.script.answer()}, self.script.step)
 
 
 def tool_call(name: str, arguments: dict[str, Any], step: int) -> ChatMessage:

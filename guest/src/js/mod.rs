@@ -10,6 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Instant;
 
+use crate::limits::{Limits, MAX_RETURN};
 use rquickjs::allocator::{Allocator, RustAllocator};
 use rquickjs::context::EvalOptions;
 use rquickjs::module::WriteOptions;
@@ -19,9 +20,9 @@ use serde::Serialize;
 pub mod fs;
 pub mod shell;
 
-use crate::hostops::{HostQueue, OpKind, Owner};
+use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
-use crate::protocol::{js_name, namespace_path, Limits, ToolSpec};
+use crate::protocol::{js_name, namespace_path, ToolSpec};
 use crate::shell::interp::Shell;
 use crate::vfs::Vfs;
 use shell::ShellTasks;
@@ -187,6 +188,11 @@ impl JsEngine {
         };
         engine.realm = Some(engine.new_realm()?);
         Ok(engine)
+    }
+
+    /// A new seed for `Math.random`, from the host.
+    pub fn reseed(&self) {
+        self.setup.random.set(crate::entropy::random_words());
     }
 
     /// A new context with the prelude installed.
@@ -386,9 +392,6 @@ impl<'js> Hooks<'js> {
         self.0.get(name)
     }
 }
-
-/// The largest return value, in bytes of JSON.
-pub const MAX_RETURN: usize = 16 << 20;
 
 /// When the prelude cannot even describe how the code ended (it ran out of memory, or the code
 /// broke a built-in that the description needs).

@@ -11,7 +11,7 @@ use std::task::Poll;
 
 use rquickjs::{Ctx, Function, Object, Value};
 
-use crate::hostops::HostQueue;
+use crate::host::ops::HostQueue;
 use crate::shell::interp::Shell;
 use crate::task::{run_until_stalled, Input, LocalFuture};
 

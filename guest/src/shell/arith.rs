@@ -7,15 +7,11 @@
 //! $((x*2))` is 6). Errors read like bash's:
 //! `1/0: division by 0 (error token is "0")`.
 //!
-//! Nesting is bounded by [`MAX_DEPTH`] across parsing, evaluation and variables that refer
+//! Nesting is bounded by [`MAX_ARITH_DEPTH`] across parsing, evaluation and variables that refer
 //! to other expressions, so hostile input ends in an error, never a stack overflow.
 
+use crate::limits::MAX_ARITH_DEPTH;
 use std::fmt;
-
-/// How deeply expressions may nest (parentheses, operator chains, variables whose values
-/// are expressions) before evaluation fails. A level of parentheses costs about 0.35 KiB
-/// of wasm stack.
-pub const MAX_DEPTH: usize = 100;
 
 /// A parsed expression, with its source text (for error messages).
 #[derive(Debug, Clone, PartialEq)]
@@ -508,7 +504,7 @@ impl Parser<'_> {
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<R, ArithError>,
     ) -> Result<R, ArithError> {
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_ARITH_DEPTH {
             return Err(self.error("expression recursion level exceeded"));
         }
         self.depth += 1;
@@ -850,7 +846,7 @@ impl Evaluator<'_> {
         if let Some(n) = plain_decimal(text) {
             return Ok(n);
         }
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_ARITH_DEPTH {
             return Err(ArithError::at(
                 name,
                 0,
@@ -862,7 +858,7 @@ impl Evaluator<'_> {
 
     /// Parses and evaluates `text` one level deeper (a variable's value, a subscript).
     fn nested_eval(&mut self, text: &str) -> Result<i64, ArithError> {
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_ARITH_DEPTH {
             return Err(ArithError::at(
                 text,
                 0,

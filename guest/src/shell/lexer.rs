@@ -9,12 +9,7 @@
 use super::ast::{Word, WordPart};
 use super::parser::assign::split_assignment;
 use super::parser::ParseError;
-
-/// How deeply constructs may nest (commands, quotes, expansions, braces) before the parser
-/// gives up with an error instead of risking the stack. Measured under wasmtime, a level
-/// costs 1.1 to 1.8 KiB of wasm stack (at most about 175 KiB at the limit, of wasmtime's
-/// default 512 KiB); real scripts stay far below 100 levels.
-pub const MAX_DEPTH: usize = 100;
+use crate::limits::MAX_SYNTAX_DEPTH;
 
 /// The operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,7 +166,7 @@ pub struct Lexer<'a> {
     pub pos: usize,
     /// The current 1-based line.
     pub line: usize,
-    /// The current nesting depth (see [`MAX_DEPTH`]).
+    /// The current nesting depth (see [`MAX_SYNTAX_DEPTH`]).
     pub depth: usize,
     pending: Vec<PendingHereDoc>,
     /// Here-document bodies read so far, in source order.
@@ -281,11 +276,11 @@ impl<'a> Lexer<'a> {
         ))
     }
 
-    /// Goes one level deeper, failing past [`MAX_DEPTH`]. Pair with [`Lexer::leave`].
+    /// Goes one level deeper, failing past [`MAX_SYNTAX_DEPTH`]. Pair with [`Lexer::leave`].
     pub fn enter(&mut self) -> Result<(), ParseError> {
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_SYNTAX_DEPTH {
             return Err(self.error(format!(
-                "syntax error: nesting too deep (more than {MAX_DEPTH} levels)"
+                "syntax error: nesting too deep (more than {MAX_SYNTAX_DEPTH} levels)"
             )));
         }
         self.depth += 1;

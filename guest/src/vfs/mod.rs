@@ -1,7 +1,7 @@
 //! The sandbox's filesystem, in guest memory: directories, files and symlinks.
 //!
-//! `/workspace` (the starting directory) and `/tmp` are writable and count against the quotas
-//! in [`VfsLimits`]; everything else is a read-only skeleton (`/bin`, `/usr/bin`, `/etc`, `/dev`
+//! The [`WRITABLE`] areas, `/workspace` (the starting directory), `/tmp`, and the agent layout's
+//! `/state` and `/cache`, are writable and count against the quotas in [`VfsLimits`]; everything else is a read-only skeleton (`/bin`, `/usr/bin`, `/etc`, `/dev`
 //! with `null`, `zero`, `random` and `urandom`, `/home`) where any mutation fails with EACCES.
 //! Every operation takes the caller's working directory and a path, resolves symlinks like the
 //! kernel, and fails with a [`VfsError`] that prints the way a POSIX tool or Node.js would.
@@ -40,6 +40,9 @@ use tree::Tree;
 pub const WORKSPACE: &str = "/workspace";
 /// Scratch space, writable.
 pub const TMP: &str = "/tmp";
+/// The writable areas, in the order snapshots record them: the starting directory, scratch
+/// space, and the agent layout's `/state` (kept between turns) and `/cache` (fetched data).
+pub const WRITABLE: [&str; 4] = [WORKSPACE, TMP, "/state", "/cache"];
 
 /// Milliseconds since the Unix epoch, as the VFS stamps modification times.
 pub type Clock = Box<dyn Fn() -> f64>;
@@ -53,7 +56,7 @@ pub struct Vfs {
 }
 
 impl Vfs {
-    /// An empty filesystem: the read-only skeleton, and empty `/workspace` and `/tmp`.
+    /// An empty filesystem: the read-only skeleton, and the empty [`WRITABLE`] areas.
     pub fn new(limits: VfsLimits, clock: Clock) -> Self {
         let now = clock();
         Vfs {
@@ -63,13 +66,19 @@ impl Vfs {
         }
     }
 
-    /// Adds a read-only file at absolute `path` outside `/workspace` and `/tmp` (the host's
+    /// Adds a read-only file at absolute `path` outside the [`WRITABLE`] areas (the host's
     /// `/tools/index.d.ts`): not counted against the quotas, not in snapshots, and kept
     /// across restores. Fails with EINVAL for a path inside the writable areas.
     pub fn add_system_file(&mut self, path: &str, bytes: Vec<u8>) -> Result<(), VfsError> {
         self.tree
             .add_system_file(path, Rc::new(bytes))
             .map_err(|code| VfsError::new(code, path))
+    }
+
+    /// Stamps every node with the clock's time (see [`Tree::restamp`]).
+    pub fn restamp(&mut self) {
+        let now = self.now();
+        self.tree.restamp(now);
     }
 
     /// A number that changes whenever the filesystem may have changed.
@@ -177,18 +186,39 @@ mod tests {
             ls(&vfs, "/"),
             [
                 "bin/",
+                "cache/",
                 "dev/",
                 "etc/",
                 "home/",
+                "state/",
                 "tmp/",
                 "usr/",
                 "workspace/"
             ]
         );
         assert_eq!(ls(&vfs, "/dev"), ["null", "random", "urandom", "zero"]);
-        assert!(ls(&vfs, ".").is_empty() && ls(&vfs, "/tmp").is_empty());
+        assert!(WRITABLE.iter().all(|area| ls(&vfs, area).is_empty()));
         assert_eq!(vfs.usage(), VfsUsage::default());
         assert_eq!(vfs.stat("/", "/etc").map(|s| s.mtime_ms), Ok(1000.0));
+    }
+
+    #[test]
+    fn state_and_cache_are_writable_within_the_quotas() {
+        let mut vfs = vfs_with(VfsLimits {
+            max_files: 3,
+            ..VfsLimits::default()
+        });
+        put(&mut vfs, "/state/user.json", "{}");
+        assert_eq!(vfs.mkdir_all("/", "/cache/api"), Ok(()));
+        assert_eq!(text(&vfs, "/state/user.json"), "{}");
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 2, files: 2 });
+        put(&mut vfs, "/tmp/t", "");
+        let full = vfs.write("/cache", "api/x", b"");
+        assert_eq!(code(full), Some(Errno::ENOSPC));
+        for area in ["/state", "/cache"] {
+            assert_eq!(code(vfs.remove_all("/", area)), Some(Errno::EACCES));
+        }
+        assert_eq!(code(vfs.write("/", "/statefile", b"")), Some(Errno::EACCES));
     }
 
     #[test]

@@ -194,6 +194,11 @@ impl Arena {
         }
     }
 
+    /// Every live node.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Node> {
+        self.slots.iter_mut().flatten()
+    }
+
     pub fn release(&mut self, ino: Ino) -> Option<Node> {
         let node = self.slots.get_mut(ino)?.take()?;
         self.free.push(ino);

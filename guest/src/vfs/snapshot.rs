@@ -1,7 +1,9 @@
 //! Snapshots of the writable areas, in a compact binary format, and their restoration.
 //!
-//! Format (little-endian): the magic `CVFS` and a version byte, then the node records of
-//! `/workspace` and `/tmp`. A node record is its kind byte (0 file, 1 directory, 2 symlink),
+//! Format (little-endian): the magic `CVFS` and a version byte, then the node records of the
+//! writable areas in [`WRITABLE`] order: version 2 has all four (`/workspace`, `/tmp`, `/state`,
+//! `/cache`); version 1, written before `/state` and `/cache` existed, has the first two and
+//! restores with the others empty. A node record is its kind byte (0 file, 1 directory, 2 symlink),
 //! `u32` mode, `f64` mtime in ms, then for a file a `u64` length and the bytes, for a symlink a
 //! `u32` length and the target, for a directory a `u32` entry count and, per entry in name
 //! order, a `u32` name length, the name and the entry's node record.
@@ -16,9 +18,11 @@ use super::error::{Errno, VfsError};
 use super::node::{Data, Ino, Node};
 use super::path::{self, NAME_MAX};
 use super::tree::Tree;
-use super::Vfs;
+use super::{Vfs, WRITABLE};
 
-const MAGIC: &[u8; 5] = b"CVFS\x01";
+const MAGIC: &[u8; 5] = b"CVFS\x02";
+/// The snapshot versions [`Vfs::restore`] reads, each with how many writable areas it records.
+const VERSIONS: [(u8, usize); 2] = [(1, 2), (2, WRITABLE.len())];
 const FILE: u8 = 0;
 const DIR: u8 = 1;
 const LINK: u8 = 2;
@@ -41,7 +45,7 @@ pub enum Piece<'a> {
 }
 
 impl Vfs {
-    /// Everything in `/workspace` and `/tmp` (kinds, modes, mtimes, contents, link targets),
+    /// Everything in the writable areas (kinds, modes, mtimes, contents, link targets),
     /// as bytes that [`Vfs::restore`] turns back into the same tree.
     pub fn snapshot(&self) -> Vec<u8> {
         encode(&self.tree, usize::MAX).bytes
@@ -53,7 +57,7 @@ impl Vfs {
         encode(&self.tree, share_from)
     }
 
-    /// Replaces `/workspace` and `/tmp` with the contents of a snapshot, all or nothing.
+    /// Replaces the writable areas with the contents of a snapshot, all or nothing.
     /// Malformed input fails with EINVAL (path `snapshot`); one over the quotas with ENOSPC or
     /// EFBIG. Inode numbers are reassigned.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), VfsError> {
@@ -157,14 +161,20 @@ fn put_u32_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 /// A fresh tree with `current`'s skeleton and limits, filled from `bytes`.
 fn decode(bytes: &[u8], current: &Tree) -> Result<Tree, Errno> {
     let mut input = Input { bytes };
-    if input.take(MAGIC.len())? != MAGIC {
+    let magic = &MAGIC[..MAGIC.len() - 1];
+    if input.take(magic.len())? != magic {
         return Err(Errno::EINVAL);
     }
+    let version = input.array::<1>()?[0];
+    let (_, areas) = VERSIONS
+        .into_iter()
+        .find(|&(known, _)| known == version)
+        .ok_or(Errno::EINVAL)?;
     let mut tree = Tree::skeleton(current.limits, current.boot_ms);
     for (path, bytes) in &current.system {
         tree.add_system_file(path, Rc::clone(bytes))?;
     }
-    for root in tree.writable {
+    for root in tree.writable.into_iter().take(areas) {
         let (node, count) = input.node()?;
         let count = count.ok_or(Errno::EINVAL)?;
         *tree.nodes.get_mut(root)? = node;
@@ -272,7 +282,7 @@ impl<'a> Input<'a> {
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
-    use super::super::{Errno, FileKind, VfsLimits, VfsUsage, WORKSPACE};
+    use super::super::{Errno, FileKind, VfsLimits, VfsUsage, WORKSPACE, WRITABLE};
     use super::*;
 
     const W: &str = WORKSPACE;
@@ -281,7 +291,7 @@ mod tests {
     /// contents or target.
     fn dump(vfs: &Vfs) -> Vec<String> {
         let mut lines = Vec::new();
-        let mut todo = vec!["/workspace".to_string(), "/tmp".to_string()];
+        let mut todo: Vec<String> = WRITABLE.iter().map(|area| area.to_string()).collect();
         while let Some(path) = todo.pop() {
             let Ok(s) = vfs.lstat("/", &path) else {
                 lines.push(format!("{path} missing"));
@@ -314,6 +324,8 @@ mod tests {
             vfs.set_mode(W, "bin.dat", 0o600),
             vfs.set_mtime(W, "src", Some(-12.5)),
             vfs.set_mode("/tmp", "t", 0o400),
+            vfs.write("/state", "turn.json", b"{}"),
+            vfs.mkdir_all("/cache", "api/v1"),
         ];
         assert!(ok.iter().all(Result::is_ok), "{ok:?}");
         vfs
@@ -356,11 +368,13 @@ mod tests {
         assert_eq!(
             copy.usage(),
             VfsUsage {
-                bytes: 53,
-                files: 9
+                bytes: 55,
+                files: 12
             }
         );
         assert_eq!(text(&copy, "link"), "fn main() {}\n");
+        assert_eq!(text(&copy, "/state/turn.json"), "{}");
+        assert_eq!(ls(&copy, "/cache/api"), ["v1/"]);
     }
 
     #[test]
@@ -368,7 +382,7 @@ mod tests {
         let mut vfs = sample();
         let empty = super::super::testing::vfs().snapshot();
         assert_eq!(vfs.restore(&empty), Ok(()));
-        assert!(ls(&vfs, ".").is_empty() && ls(&vfs, "/tmp").is_empty());
+        assert!(WRITABLE.iter().all(|area| ls(&vfs, area).is_empty()));
         assert_eq!(vfs.usage(), VfsUsage::default());
         assert_eq!(ls(&vfs, "/usr"), ["bin/"]);
     }
@@ -420,7 +434,7 @@ mod tests {
         assert_eq!(bad(&good[..good.len() - 1]), Some(Errno::EINVAL));
         assert_eq!(bad(&[good.as_slice(), b"x"].concat()), Some(Errno::EINVAL));
         let mut wrong_version = good.clone();
-        wrong_version[4] = 2;
+        wrong_version[4] = 3;
         assert_eq!(bad(&wrong_version), Some(Errno::EINVAL));
         // A root that is a file, a bad mode, a name with a slash, a duplicate name.
         let mode = 0o755u32.to_le_bytes();
@@ -434,7 +448,8 @@ mod tests {
             ]
             .concat()
         };
-        let snap = |entries: &[u8]| [&MAGIC[..], &dir(2), entries, &dir(0)].concat();
+        let empty = dir(0);
+        let snap = |entries: &[u8]| [&MAGIC[..], &dir(2), entries, &empty, &empty, &empty].concat();
         assert_eq!(bad(&snap(&[named("a"), named("b")].concat())), None);
         assert_eq!(
             bad(&snap(&[named("a"), named("a")].concat())),
@@ -454,6 +469,43 @@ mod tests {
         );
         let rootfile = [&MAGIC[..], &file, &dir(0)].concat();
         assert_eq!(bad(&rootfile), Some(Errno::EINVAL));
+    }
+
+    #[test]
+    fn restores_version_1_with_empty_state_and_cache() {
+        let dir = |count: u32| {
+            [
+                &[DIR][..],
+                &0o755u32.to_le_bytes(),
+                &[0; 8],
+                &count.to_le_bytes(),
+            ]
+            .concat()
+        };
+        let file = [
+            &[FILE][..],
+            &0o644u32.to_le_bytes(),
+            &[0; 8],
+            &2u64.to_le_bytes(),
+            b"hi",
+        ]
+        .concat();
+        let v1 = [
+            &b"CVFS\x01"[..],
+            &dir(1),
+            &1u32.to_le_bytes(),
+            b"a",
+            &file,
+            &dir(0),
+        ]
+        .concat();
+        let mut vfs = sample();
+        assert_eq!(vfs.restore(&v1), Ok(()));
+        assert_eq!(text(&vfs, "a"), "hi");
+        assert!(ls(&vfs, "/state").is_empty() && ls(&vfs, "/cache").is_empty());
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 2, files: 1 });
+        let extra = [v1.as_slice(), &dir(0)].concat();
+        assert_eq!(code(vfs.restore(&extra)), Some(Errno::EINVAL));
     }
 
     /// A tiny xorshift: deterministic noise without a dependency.

@@ -7,12 +7,13 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::error::Errno;
-use super::node::{Arena, Data, Device, Ino, Node};
+use super::node::{Arena, Data, Device, Ino, Node, DIR_MODE};
+use super::{TMP, WRITABLE};
 
 /// The root directory's slot: the first node allocated.
 pub(super) const ROOT: Ino = 0;
 
-/// Quotas over the writable areas (`/workspace` and `/tmp`).
+/// Quotas over the writable areas ([`WRITABLE`](super::WRITABLE)), all of them together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct VfsLimits {
@@ -39,7 +40,7 @@ impl Default for VfsLimits {
 pub struct VfsUsage {
     /// Bytes of file contents and symlink targets.
     pub bytes: u64,
-    /// Files, directories and symlinks (not counting `/workspace` and `/tmp` themselves).
+    /// Files, directories and symlinks (not counting the writable areas themselves).
     pub files: u64,
 }
 
@@ -49,8 +50,8 @@ pub(super) struct Tree {
     pub nodes: Arena,
     pub limits: VfsLimits,
     pub usage: VfsUsage,
-    /// `/workspace` and `/tmp`: an entry is writable when one of them is among its ancestors.
-    pub writable: [Ino; 2],
+    /// The [`WRITABLE`] areas, in order: an entry is writable when one is among its ancestors.
+    pub writable: [Ino; WRITABLE.len()],
     /// When the read-only skeleton was made: its mtimes, kept across restores.
     pub boot_ms: f64,
     /// Read-only files the host added to the skeleton (path, contents), kept across restores.
@@ -58,13 +59,13 @@ pub(super) struct Tree {
 }
 
 impl Tree {
-    /// The fixed layout: a read-only skeleton around two empty writable directories.
+    /// The fixed layout: a read-only skeleton around the empty writable directories.
     pub fn skeleton(limits: VfsLimits, now: f64) -> Tree {
         let mut tree = Tree {
             nodes: Arena::default(),
             limits,
             usage: VfsUsage::default(),
-            writable: [ROOT; 2],
+            writable: [ROOT; WRITABLE.len()],
             boot_ms: now,
             system: Vec::new(),
         };
@@ -83,24 +84,40 @@ impl Tree {
         ] {
             tree.fixture(dev, name, Node::with(Data::Device(device), 0o666, now));
         }
-        let tmp = tree.fixture(ROOT, "tmp", Node::dir(now));
-        // Sticky and world-writable, like every /tmp.
-        if let Ok(node) = tree.nodes.get_mut(tmp) {
-            node.mode = 0o1777;
+        for (slot, path) in WRITABLE.iter().enumerate() {
+            let name = path.trim_start_matches('/');
+            // /tmp is sticky and world-writable, like every /tmp.
+            let mode = if *path == TMP { 0o1777 } else { DIR_MODE };
+            let dir = Node::with(Data::Dir(Default::default()), mode, now);
+            tree.writable[slot] = tree.fixture(ROOT, name, dir);
         }
-        tree.writable = [tree.fixture(ROOT, "workspace", Node::dir(now)), tmp];
         tree
     }
 
-    /// Adds a read-only file to the skeleton at absolute `path` (outside `/workspace` and
-    /// `/tmp`), with its directories; outside the quotas, and kept across restores.
+    /// Stamps every node, and the boot time, with `now`: a sandbox made from a
+    /// pre-initialized image starts at its own time, not the image's.
+    pub fn restamp(&mut self, now: f64) {
+        self.boot_ms = now;
+        for node in self.nodes.iter_mut() {
+            node.mtime_ms = now;
+        }
+    }
+
+    /// Whether `name`, an entry of the root, is one of the writable areas.
+    fn is_writable_root(name: &str) -> bool {
+        WRITABLE
+            .iter()
+            .any(|path| path.strip_prefix('/') == Some(name))
+    }
+
+    /// Adds a read-only file to the skeleton at absolute `path` (outside the writable areas),
+    /// with its directories; outside the quotas, and kept across restores.
     pub fn add_system_file(&mut self, path: &str, bytes: Rc<Vec<u8>>) -> Result<(), Errno> {
         let names: Vec<&str> = path.split('/').filter(|n| !n.is_empty()).collect();
         let Some((file, dirs)) = names.split_last() else {
             return Err(Errno::EINVAL);
         };
-        if matches!(names[0], "workspace" | "tmp") || names.iter().any(|n| matches!(*n, "." | ".."))
-        {
+        if Tree::is_writable_root(names[0]) || names.iter().any(|n| matches!(*n, "." | "..")) {
             return Err(Errno::EINVAL);
         }
         let mut parent = ROOT;
@@ -281,7 +298,17 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(
             names,
-            ["bin", "dev", "etc", "home", "tmp", "usr", "workspace"]
+            [
+                "bin",
+                "cache",
+                "dev",
+                "etc",
+                "home",
+                "state",
+                "tmp",
+                "usr",
+                "workspace"
+            ]
         );
         assert_eq!(tree.usage, VfsUsage::default());
     }
@@ -299,9 +326,11 @@ mod tests {
             root,
             [
                 "bin",
+                "cache",
                 "dev",
                 "etc",
                 "home",
+                "state",
                 "tmp",
                 "tools",
                 "usr",
@@ -310,7 +339,16 @@ mod tests {
         );
         assert_eq!(tree.usage, VfsUsage::default());
         assert_eq!(tree.system.len(), 1);
-        for bad in ["/", "/workspace/x", "/tmp/x", "/a/../b", "/dev/null/x"] {
+        let bad = [
+            "/",
+            "/workspace/x",
+            "/tmp/x",
+            "/state/x",
+            "/cache/a/b",
+            "/a/../b",
+            "/dev/null/x",
+        ];
+        for bad in bad {
             let refused = tree.add_system_file(bad, Rc::new(Vec::new())).is_err();
             assert!(refused, "{bad}");
         }

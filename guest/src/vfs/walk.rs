@@ -1,14 +1,12 @@
 //! Path resolution against the tree, the way the kernel does it: component by component,
-//! following symlinks (at most [`MAX_HOPS`]), with `..` taken physically (the parent of where a
+//! following symlinks (at most [`MAX_SYMLINK_HOPS`]), with `..` taken physically (the parent of where a
 //! link led, not of the link).
 
 use super::error::Errno;
 use super::node::{Data, Ino};
 use super::path;
 use super::tree::{Tree, ROOT};
-
-/// Symlinks followed in one resolution before giving up with ELOOP (Linux's limit).
-pub(super) const MAX_HOPS: u32 = 40;
+use crate::limits::MAX_SYMLINK_HOPS;
 
 /// Where a path leads: the entry (if it exists) and the directories above it.
 #[derive(Debug)]
@@ -87,7 +85,7 @@ impl<'a> Walk<'a> {
     /// Continues with the link's target in place of the link.
     fn follow(&mut self, target: &'a str) -> Result<(), Errno> {
         self.hops += 1;
-        if self.hops > MAX_HOPS {
+        if self.hops > MAX_SYMLINK_HOPS {
             return Err(Errno::ELOOP);
         }
         if target.starts_with('/') {

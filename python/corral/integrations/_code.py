@@ -16,6 +16,7 @@ from . import require
 
 __all__ = [
     "LANGUAGES",
+    "NO_OUTPUT",
     "arguments_model",
     "arguments_problem",
     "arun",
@@ -24,6 +25,10 @@ __all__ = [
     "parameters",
     "run",
 ]
+
+NO_OUTPUT = "(no output)"
+"""What the model reads when the code succeeded and printed nothing (an empty tool result
+reads as a failure to some models)."""
 
 Language = Literal["auto", "javascript", "shell"]
 LANGUAGES: tuple[str, ...] = get_args(Language)
@@ -110,11 +115,12 @@ def arguments_problem(sandbox_tool: SandboxTool, arguments: Mapping[str, Any]) -
 
 def run(sandbox_tool: SandboxTool, arguments: Mapping[str, Any]) -> str:
     """Run the model's ``arguments`` (``code``, maybe ``language``) and return the text it
-    should read: the output, the guest's error, or what is wrong with the arguments."""
+    should read: the output (:data:`NO_OUTPUT` when there is none), the guest's error, or what
+    is wrong with the arguments."""
     problem = arguments_problem(sandbox_tool, arguments)
     if problem is not None:
         return problem
-    return sandbox_tool.run(arguments["code"], arguments.get("language"))
+    return sandbox_tool.run(arguments["code"], arguments.get("language")) or NO_OUTPUT
 
 
 async def arun(sandbox_tool: SandboxTool, arguments: Mapping[str, Any]) -> str:
@@ -122,7 +128,8 @@ async def arun(sandbox_tool: SandboxTool, arguments: Mapping[str, Any]) -> str:
     problem = arguments_problem(sandbox_tool, arguments)
     if problem is not None:
         return problem
-    return await sandbox_tool.arun(arguments["code"], arguments.get("language"))
+    output = await sandbox_tool.arun(arguments["code"], arguments.get("language"))
+    return output or NO_OUTPUT
 
 
 def arguments_model(sandbox_tool: SandboxTool, extra: str) -> type[Any]:

@@ -33,7 +33,7 @@ from langchain_core.runnables import RunnableLambda  # noqa: E402
 from langgraph.graph import END, START, MessagesState, StateGraph  # noqa: E402
 from langgraph.graph.state import CompiledStateGraph  # noqa: E402
 
-from .langchain import NO_OUTPUT  # noqa: E402
+from ._code import NO_OUTPUT  # noqa: E402
 
 __all__ = [
     "code_blocks",

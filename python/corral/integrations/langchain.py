@@ -18,14 +18,15 @@ from typing import Any, Literal
 
 from ..results import ExecutionResult
 from ..sandbox_tool import SandboxTool
-from . import require
+from . import _code, require
+from ._code import NO_OUTPUT
 
 require("langchain", "langchain")
 
 from langchain.agents.middleware import AgentMiddleware  # noqa: E402
 from langchain_core.runnables import RunnableConfig  # noqa: E402
 from langchain_core.tools import BaseTool  # noqa: E402
-from pydantic import BaseModel, Field  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
 
 __all__ = [
     "NO_OUTPUT",
@@ -34,24 +35,6 @@ __all__ = [
     "as_langchain_tool",
     "content_and_artifact",
 ]
-
-NO_OUTPUT = "(no output)"
-"""What the model reads when the code succeeded and printed nothing."""
-
-
-class _CodeArgs(BaseModel):
-    """The arguments of a single-language sandbox tool."""
-
-    code: str = Field(description="The script to run.")
-
-
-class _CodeAndLanguageArgs(_CodeArgs):
-    """The arguments of a sandbox tool that runs both the shell and JavaScript."""
-
-    language: Literal["auto", "javascript", "shell"] = Field(
-        default="auto",
-        description="'shell' or 'javascript'; 'auto' (the default) picks one from the code.",
-    )
 
 
 def content_and_artifact(result: ExecutionResult) -> tuple[str, dict[str, Any]]:
@@ -79,7 +62,7 @@ class CorralTool(BaseTool):
 
     name: str = "sandbox"
     description: str = "Run code in the corral sandbox."
-    args_schema: type[BaseModel] = _CodeArgs
+    args_schema: type[BaseModel]
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     sandbox_for: Callable[[RunnableConfig | None], SandboxTool]
 
@@ -108,11 +91,10 @@ def as_langchain_tool(sandbox_tool: SandboxTool, name: str = "sandbox") -> Corra
 def _tool(
     prototype: SandboxTool, sandbox_for: Callable[[RunnableConfig | None], SandboxTool], name: str
 ) -> CorralTool:
-    mixed = prototype.language == "auto"
     return CorralTool(
         name=name,
         description=prototype.description,
-        args_schema=_CodeAndLanguageArgs if mixed else _CodeArgs,
+        args_schema=_code.arguments_model(prototype, "langchain"),
         sandbox_for=sandbox_for,
     )
 

@@ -18,6 +18,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..results import ErrorKind
 from ..sandbox_tool import SandboxTool
 from . import _code, require
 
@@ -73,7 +74,7 @@ def shell_executor(sandbox_tool: SandboxTool) -> Callable[[Any], Awaitable[Any]]
         outputs = []
         for command in request.data.action.commands:
             result = await sandbox.aexecute(command, "shell")
-            timed_out = result.error_kind == "timeout"
+            timed_out = result.error_kind == ErrorKind.TIMEOUT
             outcome = agents.ShellCallOutcome(
                 type="timeout" if timed_out else "exit",
                 exit_code=None if timed_out else result.exit_code,

@@ -7,18 +7,22 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from .._wasi import WasiShim
+from ..results import ErrorKind
 
-__all__ = ["Backend", "GuestTrap", "Instance"]
+__all__ = ["WASM_PAGE", "Backend", "GuestTrap", "Instance"]
+
+WASM_PAGE = 64 * 1024  # the unit linear memory grows by
 
 
 class GuestTrap(Exception):
     """The guest stopped abnormally; its instance is unusable and must be replaced.
 
-    ``kind`` is one of ``timeout`` (the host's deadline backstop fired), ``stack_overflow``,
-    ``exit`` (the guest called ``proc_exit``) or ``trap`` (anything else, e.g. an abort).
+    ``kind`` is one of :attr:`~corral.results.ErrorKind.TIMEOUT` (the host's deadline
+    backstop fired), ``STACK_OVERFLOW``, ``EXIT`` (the guest called ``proc_exit``) or ``TRAP``
+    (anything else, e.g. an abort); the driver adds ``PROTOCOL`` and ``OUT_OF_MEMORY``.
     """
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -45,6 +49,9 @@ class Instance(Protocol):
         WebAssembly memory grows and never shrinks, so this is also the peak size since the
         instance was created.
         """
+
+    def grow(self, size: int) -> None:
+        """Grow linear memory to at least ``size`` bytes (a multiple of 64 KiB)."""
 
     def close(self) -> None:
         """Release the instance (its memory and address-space reservation) now; idempotent.

@@ -19,11 +19,11 @@ import functools
 import gc
 import hashlib
 import importlib
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
+from ..results import ErrorKind
 from ._base import GuestTrap
 
 __all__ = [
@@ -134,6 +134,13 @@ class PyodideBackend:
 
     def __init__(self) -> None:
         self._modules: dict[str, CompiledModule] = {}
+        self._wasi: Any = None  # the shared WASI imports (see _wasi_imports), made on first use
+
+    def wasi_imports(self) -> Any:
+        """WASI for every instance, as one JavaScript object made once (see _wasi_imports)."""
+        if self._wasi is None:
+            self._wasi = _wasi_imports()
+        return self._wasi
 
     @staticmethod
     def _key(wasm: bytes) -> str:
@@ -191,7 +198,7 @@ class PyodideBackend:
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> PyodideInstance:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
         assert isinstance(module, CompiledModule)
-        return PyodideInstance(module, shim, memory_limit)
+        return PyodideInstance(module, shim, memory_limit, self.wasi_imports())
 
 
 @functools.lru_cache(maxsize=8)
@@ -204,12 +211,27 @@ async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
     return await make()
 
 
-def _import(fn: WasiFunction) -> Callable[..., int | None]:
+# The WASI functions of the instance running now: a guest calls WASI only from inside an
+# export call, which sets them (see PyodideInstance.call); Pyodide runs one call at a time.
+_RUNNING: list[dict[str, WasiFunction]] = [{}]
+
+
+def _wasi_imports() -> Any:
+    """The ``wasi_snapshot_preview1`` imports, made once: each forwards to the running
+    instance's shim. Proxies made per instance cost ~1 ms each to create and destroy, and a
+    JavaScript import that held a shim would tie the instance to it."""
+    ffi = _ffi()
+    wasi = _js().Object.new()
+    for name in WasiShim().functions():
+        setattr(wasi, name, ffi.create_proxy(_forward(name)))
+    return wasi
+
+
+def _forward(name: str) -> Callable[..., int | None]:
     """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt)."""
-    func = fn.func
 
     def call(*args: Any) -> int | None:
-        return func(*(int(arg) for arg in args))
+        return _RUNNING[0][name].func(*(int(arg) for arg in args))
 
     return call
 
@@ -217,10 +239,8 @@ def _import(fn: WasiFunction) -> Callable[..., int | None]:
 class LinearMemory:
     """A guest's ``WebAssembly.Memory``, read and written through fresh ``Uint8Array`` views.
 
-    The WASI shim holds this, not the instance: the import functions hold the shim, and the
-    JavaScript instance holds the import functions, so a shim that held the instance would make
-    a cycle through JavaScript that neither garbage collector can see, and every instance (with
-    its address-space reservation) would leak.
+    The WASI shim holds this, not the instance, so that the instance (with its address-space
+    reservation) goes as soon as its last Python reference does.
     """
 
     def __init__(self, memory: Any) -> None:
@@ -234,7 +254,7 @@ class LinearMemory:
         # A fresh view every time: growing memory detaches the old buffer.
         buffer = self.memory.buffer
         if ptr < 0 or length < 0 or ptr + length > buffer.byteLength:
-            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+            raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
         return _js().Uint8Array.new(buffer, ptr, length)
 
     def read(self, ptr: int, length: int) -> bytes:
@@ -264,26 +284,23 @@ def _new_memory(initial: int, maximum: int) -> Any:
 class PyodideInstance:
     """One guest instance: its ``WebAssembly.Instance``, exports and memory."""
 
-    def __init__(self, compiled: CompiledModule, shim: WasiShim, memory_limit: int) -> None:
+    def __init__(
+        self, compiled: CompiledModule, shim: WasiShim, memory_limit: int, wasi: Any
+    ) -> None:
         js, ffi = _js(), _ffi()
         maximum = max(compiled.min_pages, min(MAX_PAGES, memory_limit // PAGE))
         self._memory = LinearMemory(_new_memory(compiled.min_pages, maximum))
-        proxies = [(name, ffi.create_proxy(_import(fn))) for name, fn in shim.functions().items()]
-        wasi = js.Object.new()
-        for name, proxy in proxies:
-            setattr(wasi, name, proxy)
+        self._wasi = shim.functions()
         own = js.Object.new()
         own.memory = self._memory.memory
         imports = js.Object.new()
         setattr(imports, "wasi_snapshot_preview1", wasi)  # noqa: B010 - a JS property
         setattr(imports, MEMORY_MODULE, own)
-        # Destroy the import proxies when this instance goes away (they hold the shim).
-        self._release = weakref.finalize(self, _destroy, [proxy for _, proxy in proxies])
         try:
             instance = js.WebAssembly.Instance.new(compiled.module, imports)
         except ffi.JsException as error:
             raise GuestTrap(
-                "trap", f"the guest could not be instantiated ({_js_error(error)})"
+                ErrorKind.TRAP, f"the guest could not be instantiated ({_js_error(error)})"
             ) from error
         self._exports = instance.exports
         shim.bind(self._memory)
@@ -293,25 +310,42 @@ class PyodideInstance:
         """Call an export. ``deadline`` is ignored: there is no epoch backstop in the browser;
         the guest's own interrupt checks end a runaway execution."""
         func = getattr(self._exports, name)
+        outer, _RUNNING[0] = _RUNNING[0], self._wasi
         try:
             result = func(*args)
         except GuestTrap:
             raise
         except GuestExit as exit_:
-            raise GuestTrap("exit", f"the guest aborted (exit code {exit_.code})") from exit_
+            raise GuestTrap(
+                ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
+            ) from exit_
         except _ffi().JsException as error:
             raise _classify(error) from error
         except RecursionError as error:  # the JavaScript stack ran out in a Python frame
-            raise GuestTrap("stack_overflow", "stack overflow: recursion too deep") from error
+            raise GuestTrap(
+                ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep"
+            ) from error
+        finally:
+            _RUNNING[0] = outer
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
 
     def memory_size(self) -> int:
         """The current size of linear memory in bytes."""
         return self._memory.size()
 
+    def grow(self, size: int) -> None:
+        """Grow linear memory to at least ``size`` bytes."""
+        missing = -(-(size - self._memory.size()) // PAGE)
+        if missing > 0:
+            try:
+                self._memory.memory.grow(missing)
+            except Exception as error:  # a RangeError from JavaScript past the maximum
+                raise GuestTrap(
+                    ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
+                ) from error
+
     def close(self) -> None:
-        """Destroy the import proxies and drop the instance; the engine frees the memory."""
-        self._release()
+        """Drop the instance; the engine frees the memory."""
         self._exports = _js().Object.new()  # a closed instance has no exports
 
     def read(self, ptr: int, length: int) -> bytes:
@@ -321,11 +355,6 @@ class PyodideInstance:
     def write(self, ptr: int, data: bytes) -> None:
         """Copy bytes into linear memory."""
         self._memory.write(ptr, data)
-
-
-def _destroy(proxies: list[Any]) -> None:
-    for proxy in proxies:
-        proxy.destroy()
 
 
 def _js_error(error: Any) -> str:
@@ -338,10 +367,11 @@ def _classify(error: Any) -> GuestTrap:
     """A JavaScript exception out of the guest, as the same trap kinds wasmtime reports."""
     text = _js_error(error)
     if "call stack size" in text or "too much recursion" in text:
-        return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
+        return GuestTrap(ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep")
     if "out of bounds" in text and "memory" in text:
         # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
         return GuestTrap(
-            "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
+            ErrorKind.STACK_OVERFLOW,
+            "stack overflow: recursion too deep (memory access out of bounds)",
         )
-    return GuestTrap("trap", f"the guest trapped ({text})")
+    return GuestTrap(ErrorKind.TRAP, f"the guest trapped ({text})")

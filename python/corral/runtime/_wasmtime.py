@@ -36,7 +36,8 @@ from typing import Any
 import wasmtime
 
 from .._wasi import GuestExit, WasiShim
-from ._base import GuestTrap
+from ..results import ErrorKind
+from ._base import WASM_PAGE, GuestTrap
 
 __all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
 
@@ -175,6 +176,8 @@ class WasmtimeBackend:
         self._settings = ";".join([ENGINE_SETTINGS, *(f"{k}={v}" for k, v in self.memory.items())])
         self.engine = wasmtime.Engine(config)
         self._ticker = _EpochTicker(self.engine)
+        self.linker = _wasi_linker(self.engine)
+        """WASI for every instance, defined once (see :func:`_wasi_linker`)."""
         self._modules: dict[str, wasmtime.Module] = {}
         self._lock = threading.Lock()
         # Free the compiled modules while wasmtime can still do it: at interpreter shutdown its
@@ -282,6 +285,31 @@ def _cache_key(wasm: bytes, settings: str) -> str:
 
 _VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
 
+# The WASI functions of the instance this thread is running: a guest calls WASI only from
+# inside an export call, which sets them (see WasmtimeInstance.call).
+_RUNNING = threading.local()
+
+
+def _wasi_linker(engine: wasmtime.Engine) -> wasmtime.Linker:
+    """One linker for every instance of ``engine``: each WASI import forwards to the running
+    instance's shim. Defining the imports once saves each instance a linker of its own, and
+    wasmtime's registry of host functions never refers to a sandbox (nothing for it to leak)."""
+    linker = wasmtime.Linker(engine)
+    for name, fn in WasiShim().functions().items():
+        ty = wasmtime.FuncType(
+            [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
+        )
+        linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
+    return linker
+
+
+def _forward(name: str) -> Callable[..., int | None]:
+    def forward(*args: int) -> int | None:
+        return _RUNNING.wasi[name].func(*args)  # type: ignore[no-any-return]
+
+    forward.__name__ = name
+    return forward
+
 
 class WasmtimeInstance:
     """One guest instance: its store, exports and memory."""
@@ -293,55 +321,59 @@ class WasmtimeInstance:
         self._store = wasmtime.Store(backend.engine)
         self._store.set_limits(memory_size=memory_limit)
         self._store.set_epoch_deadline(MAX_TICKS)
-        linker = wasmtime.Linker(backend.engine)
-        for name, fn in shim.functions().items():
-            ty = wasmtime.FuncType(
-                [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
-            )
-            linker.define_func("wasi_snapshot_preview1", name, ty, fn.func)
-        instance = linker.instantiate(self._store, module)
+        self._wasi = shim.functions()
+        instance = backend.linker.instantiate(self._store, module)
         exports = instance.exports(self._store)
         memory = exports["memory"]
         assert isinstance(memory, wasmtime.Memory)
         self._memory = memory
+        # Callers of the exports, made on first use (a sandbox calls a few of them).
+        self._extern: Any = exports  # wasmtime._instance.InstanceExports
         self._exports: dict[str, Callable[..., Any]] = {}
-        for export in module.exports:
-            if isinstance(export.type, wasmtime.FuncType):
-                func = exports[export.name]
-                assert isinstance(func, wasmtime.Func)
-                self._exports[export.name] = _direct_call(self._store, func, export.type)
         # Weakly: wasmtime-py's function registry holds the shim until the store is deleted.
         shim.bind(weakref.proxy(self))
         self.call("_initialize")
 
-    def call(self, name: str, *args: int, deadline: float | None = None) -> int:
-        """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
+    def _export(self, name: str) -> Callable[..., Any]:
         func = self._exports.get(name)
         if func is None:
-            raise ValueError(f"no export {name!r}, or the instance is closed")
+            found = self._extern.get(name) if self._extern is not None else None
+            if not isinstance(found, wasmtime.Func):
+                raise ValueError(f"no export {name!r}, or the instance is closed")
+            func = self._exports[name] = _direct_call(self._store, found, found.type(self._store))
+        return func
+
+    def call(self, name: str, *args: int, deadline: float | None = None) -> int:
+        """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
+        func = self._export(name)
         ticker = self._backend._ticker
         ticker.enter()
+        outer, _RUNNING.wasi = getattr(_RUNNING, "wasi", None), self._wasi
         try:
             self._store.set_epoch_deadline(ticker.ticks_until(deadline))
             result = func(*args)
         except wasmtime.Trap as trap:
             raise _classify(trap) from trap
         except GuestExit as exit_:
-            raise GuestTrap("exit", f"the guest aborted (exit code {exit_.code})") from exit_
+            raise GuestTrap(
+                ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
+            ) from exit_
         except wasmtime.WasmtimeError as error:
-            raise GuestTrap("trap", f"the guest failed: {error}") from error
+            raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
+            _RUNNING.wasi = outer
             ticker.leave()
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
 
     def close(self) -> None:
         """Delete the store: the instance, its memory and its reservation go at once."""
         self._exports.clear()
+        self._extern = None
         self._store.close()
 
     def _base(self, ptr: int, length: int) -> int:
         if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
-            raise GuestTrap("trap", f"guest memory access out of bounds ({ptr}+{length})")
+            raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
         return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
 
     def read(self, ptr: int, length: int) -> bytes:
@@ -357,25 +389,38 @@ class WasmtimeInstance:
         """The current (and, since memory never shrinks, peak) linear-memory size in bytes."""
         return int(self._memory.data_len(self._store))
 
+    def grow(self, size: int) -> None:
+        """Grow linear memory to at least ``size`` bytes."""
+        missing = -(-(size - self.memory_size()) // WASM_PAGE)
+        if missing > 0:
+            try:
+                self._memory.grow(self._store, missing)
+            except wasmtime.WasmtimeError as error:
+                raise GuestTrap(
+                    ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
+                ) from error
+
 
 def _classify(trap: wasmtime.Trap) -> GuestTrap:
     code = trap.trap_code
     if code == wasmtime.TrapCode.INTERRUPT:
         return GuestTrap(
-            "timeout", "the time limit was exceeded inside a builtin that cannot be interrupted"
+            ErrorKind.TIMEOUT,
+            "the time limit was exceeded inside a builtin that cannot be interrupted",
         )
     if code == wasmtime.TrapCode.STACK_OVERFLOW:
-        return GuestTrap("stack_overflow", "stack overflow: recursion too deep")
+        return GuestTrap(ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep")
     if code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
         # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
         return GuestTrap(
-            "stack_overflow", "stack overflow: recursion too deep (memory access out of bounds)"
+            ErrorKind.STACK_OVERFLOW,
+            "stack overflow: recursion too deep (memory access out of bounds)",
         )
     lines = [line.strip() for line in trap.message.splitlines() if line.strip()]
     cause = next(
         (line for line in lines if line.startswith("wasm trap:")), lines[-1] if lines else ""
     )
-    return GuestTrap("trap", f"the guest trapped ({cause})")
+    return GuestTrap(ErrorKind.TRAP, f"the guest trapped ({cause})")
 
 
 def _direct_call(store: wasmtime.Store, func: wasmtime.Func, ty: wasmtime.FuncType) -> Any:

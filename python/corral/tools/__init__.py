@@ -25,7 +25,8 @@ Inside, one module per concept: ``_names`` (the names the guest uses), ``_defini
 (summaries and parameter descriptions), ``_functions`` (:func:`tool_from_function`),
 ``_table`` (the tools of one sandbox, :func:`tool_table`), ``_validate``
 (:func:`validate_arguments`), ``_call`` (:func:`call_tool`), ``_check`` and ``_formats``
-(other libraries' tool definitions in and out: :func:`tools_from_openai`, :func:`to_openai`...),
+(other libraries' tool definitions in and out: :func:`tools_from_openai`, :func:`to_openai`...,
+and amla-sandbox's names for them, :func:`from_openai_tools`...),
 ``_typescript`` and ``_prompt`` (the code-mode prompt: :func:`code_mode_prompt`).
 """
 
@@ -38,6 +39,9 @@ from ._check import SchemaError
 from ._definition import ToolDefinition
 from ._formats import (
     Handler,
+    from_anthropic_tools,
+    from_langchain,
+    from_openai_tools,
     to_anthropic,
     to_mcp,
     to_openai,
@@ -64,6 +68,9 @@ __all__ = [
     "call_tool",
     "code_mode_prompt",
     "declarations_file",
+    "from_anthropic_tools",
+    "from_langchain",
+    "from_openai_tools",
     "js_name",
     "js_namespace_path",
     "to_anthropic",

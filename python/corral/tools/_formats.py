@@ -90,6 +90,43 @@ def tools_from_langchain(
     return _build(specs, handler)
 
 
+# --- amla-sandbox's names -------------------------------------------------------------------
+
+# amla-sandbox's ``(funcs, defs)``: in corral a definition carries its function, so both lists
+# hold the same tools.
+Ingested = tuple[list[ToolDefinition], list[ToolDefinition]]
+
+
+def from_openai_tools(
+    definitions: Iterable[Mapping[str, Any]], handlers: Handler | None = None
+) -> Ingested:
+    """amla-sandbox's name for :func:`tools_from_openai`: ``funcs, defs =
+    from_openai_tools(tools, handlers={...})``. Either list can be given as ``tools=``.
+
+    >>> weather = {"type": "function", "function": {"name": "get_weather"}}
+    >>> funcs, defs = from_openai_tools([weather], handlers={"get_weather": lambda: "sun"})
+    >>> [d.name for d in defs], funcs == defs, funcs is defs
+    (['get_weather'], True, False)
+    """
+    return _pair(tools_from_openai(definitions, handlers))
+
+
+def from_anthropic_tools(
+    definitions: Iterable[Mapping[str, Any]], handlers: Handler | None = None
+) -> Ingested:
+    """amla-sandbox's name for :func:`tools_from_anthropic`, returning ``(funcs, defs)``."""
+    return _pair(tools_from_anthropic(definitions, handlers))
+
+
+def from_langchain(tools: Iterable[Any], handlers: Handler | None = None) -> Ingested:
+    """amla-sandbox's name for :func:`tools_from_langchain`, returning ``(funcs, defs)``."""
+    return _pair(tools_from_langchain(tools, handlers))
+
+
+def _pair(tools: list[ToolDefinition]) -> Ingested:
+    return tools, list(tools)
+
+
 # --- export ---------------------------------------------------------------------------------
 
 

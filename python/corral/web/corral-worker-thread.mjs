@@ -23,6 +23,17 @@ class _WorkerHost:
             self.sandbox = corral.Sandbox.from_snapshot(snapshot.to_bytes(), limits=limits)
         self.timeout = limits.timeout
 
+    def overrun(self):
+        # The result the page reports when it terminates this worker: corral's timeout (its
+        # kind, exit code and message), with {waited} for the seconds the page waited.
+        kind = corral.ErrorKind.TIMEOUT
+        how = (
+            "did not stop, so its worker was terminated after {waited} s; the sandbox "
+            "continues with its files as of the last completed execution"
+        )
+        error = corral.results.timeout_message(self.timeout, how)
+        return json.dumps({"error_kind": kind, "exit_code": kind.exit_code, "error": error})
+
     def execute(self, code, language):
         return json.dumps(self.sandbox.execute(code, language).to_dict(), default=str)
 
@@ -60,10 +71,11 @@ const ops = {
     self.WorkerHost = await pyodide.runPythonAsync(HOST);
     return [null];
   },
-  // The sandbox, fresh or from a snapshot; answers its effective time limit in seconds.
+  // The sandbox, fresh or from a snapshot; answers its effective time limit in seconds and
+  // the fields of the result of an execution that overruns it (see WorkerHost.overrun).
   open({ limits, snapshot }) {
     host = self.WorkerHost(JSON.stringify(limits), snapshot ? new Uint8Array(snapshot) : undefined);
-    return [host.timeout];
+    return [{ timeout: host.timeout, overrun: JSON.parse(host.overrun()) }];
   },
   // An execution, then the snapshot the page restores from if a later execution is terminated.
   execute({ code, language }) {

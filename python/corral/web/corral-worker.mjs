@@ -63,6 +63,7 @@ export class WorkerSandbox {
   #thread = null;
   #spare = null; // a standby Thread, booting or booted
   #timeout = null; // the sandbox's time limit in seconds, as corral.Limits resolved it
+  #overrun = null; // {error_kind, exit_code, error}: corral's result for a terminated worker
   #snapshot = null; // ArrayBuffer: files and shell session after the last completed execution
   #queue = Promise.resolve();
   #restarting = null; // the replacement of a terminated worker, which the next operation awaits
@@ -108,7 +109,9 @@ export class WorkerSandbox {
   async #open(thread) {
     await thread.booted;
     const snapshot = this.#snapshot ? this.#snapshot.slice(0) : null;
-    this.#timeout = await thread.call("open", { limits: this.#limits, snapshot }, snapshot ? [snapshot] : []);
+    const opened = await thread.call("open", { limits: this.#limits, snapshot }, snapshot ? [snapshot] : []);
+    this.#timeout = opened.timeout;
+    this.#overrun = opened.overrun;
     return thread;
   }
 
@@ -156,20 +159,18 @@ export class WorkerSandbox {
     }
     const waited = (performance.now() - started) / 1000;
     this.#restart(thread, new Error("the execution overran its time limit"));
-    // As corral reports the native backstop: the error is also the end of stderr. What the
-    // execution printed before is lost with the worker.
-    const error =
-      `TimeoutError: execution exceeded the ${this.#timeout} s time limit and did not stop, ` +
-      `so its worker was terminated after ${waited.toFixed(1)} s; the sandbox continues with ` +
-      "its files as of the last completed execution; do less work per execution or raise " +
-      "Limits(timeout=...)";
+    // As corral reports the native backstop (corral wrote the kind, exit code and message when
+    // the sandbox opened): the error is also the end of stderr. What the execution printed
+    // before is lost with the worker.
+    const { error_kind, exit_code } = this.#overrun;
+    const error = this.#overrun.error.replace("{waited}", waited.toFixed(1));
     return {
       stdout: "",
       stderr: `${error}\n`,
-      exit_code: 124,
+      exit_code,
       return_value: null,
       error,
-      error_kind: "timeout",
+      error_kind,
       tool_calls: [],
       duration_ms: performance.now() - started,
     };

@@ -5,9 +5,7 @@
 
 use super::ast::{CmpOp, Expr, Function, GetSrc, Pattern, Program, Redirect, Rule, Stmt};
 use super::lexer::{tokenize, Kw, Tok, Token};
-
-/// Nesting depth beyond which a program is refused (a bound on parser recursion).
-const MAX_DEPTH: usize = 200;
+use crate::limits::MAX_AWK_NESTING;
 
 /// A syntax error: the message and where (line, byte offset of the caret).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +154,7 @@ impl Parser {
 
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > MAX_AWK_NESTING {
             return self.fail("program nested too deeply");
         }
         Ok(())

@@ -1,5 +1,6 @@
-//! Whole-program tests: one-liners whose expected output, error messages and exit statuses
-//! were recorded from GNU Awk 5.2.1 (`gawk`, UTF-8 locale, TZ=UTC) on the same inputs.
+//! What whole programs do beyond what a recorded script holds: streaming, deep nesting, hosts,
+//! timings. The one-liners recorded from GNU Awk 5.2.1 run through the public API, in
+//! `tests/differential/awk-gnu.cases`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -8,42 +9,6 @@ use std::task::Poll;
 use crate::applets::testing::{ok, run, run_in, vfs_with, Outcome, TestHost};
 use crate::applets::Host;
 use crate::task::{join_all, pipe, poll_once, run_until_stalled, Input, LocalFuture, Output, Sink};
-
-/// One recorded case.
-struct Case {
-    args: &'static [&'static str],
-    stdin: &'static str,
-    files: &'static [(&'static str, &'static str)],
-    stdout: &'static str,
-    /// None when the message differs on purpose (gawk's full usage text, regex library words).
-    stderr: Option<&'static str>,
-    status: i32,
-    /// Files the program wrote, with their expected contents.
-    outputs: &'static [(&'static str, &'static str)],
-}
-
-fn check_all(cases: &[Case]) {
-    for case in cases {
-        let vfs = vfs_with(case.files);
-        let got = run_in(&vfs, "awk", case.args, case.stdin);
-        let what = format!("awk {:?} <<< {:?}", case.args, case.stdin);
-        assert_eq!(got.stdout, case.stdout, "stdout of {what}");
-        assert_eq!(got.status, case.status, "status of {what}");
-        if let Some(stderr) = case.stderr {
-            assert_eq!(got.stderr, stderr, "stderr of {what}");
-        }
-        for (path, expected) in case.outputs {
-            let text = vfs
-                .borrow()
-                .read("/workspace", path)
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_else(|_| "<missing>".to_string());
-            assert_eq!(&text, expected, "file {path} written by {what}");
-        }
-    }
-}
-
-include!("tests_generated.rs");
 
 /// The 50 MB CSV the brief asks to be fast (run with `--ignored --nocapture` in release).
 #[test]

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use super::lexer::{Tok, Token};
+use crate::limits::MAX_BC_NESTING;
 
 /// Binary operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,9 +242,6 @@ struct Parser<'a> {
     depth: usize,
 }
 
-/// Deeper nesting of parentheses or braces is refused (the parser recurses on it).
-const MAX_NESTING: usize = 200;
-
 fn syntax(line: usize) -> Fail {
     Some((line, "syntax error".to_string()))
 }
@@ -442,7 +440,7 @@ impl Parser<'_> {
 
     /// Runs `f` one nesting level deeper, refusing absurd depths.
     fn nested<T>(&mut self, f: fn(&mut Self) -> PResult<T>) -> PResult<T> {
-        if self.depth >= MAX_NESTING {
+        if self.depth >= MAX_BC_NESTING {
             return self.fail();
         }
         self.depth += 1;

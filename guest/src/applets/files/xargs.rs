@@ -7,6 +7,7 @@ use super::shared::{
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx};
+use crate::limits::MAX_XARGS_CHARS;
 use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `xargs` applet.
@@ -33,9 +34,6 @@ const SPEC: OptSpec = OptSpec {
     digits: None,
     stop_at_operand: true,
 };
-
-/// GNU's default command-line size limit.
-const MAX_CHARS: usize = 128 * 1024;
 
 #[derive(Clone, PartialEq, Eq)]
 enum Split {
@@ -97,7 +95,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             replace: None,
             max_args: None,
             max_lines: None,
-            max_chars: MAX_CHARS,
+            max_chars: MAX_XARGS_CHARS,
             no_run_empty: false,
             verbose: false,
             arg_file: None,

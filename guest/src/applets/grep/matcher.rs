@@ -7,6 +7,7 @@ use regex::bytes::{Regex, RegexBuilder};
 
 use super::options::Syntax;
 use super::posix::{translate, Dialect, EndChecks};
+use crate::limits::MAX_GREP_BRANCHES;
 
 /// How patterns are interpreted and combined.
 #[derive(Clone, Copy, Debug)]
@@ -50,9 +51,6 @@ pub struct Matcher {
 
 /// The name of the group that holds what `-o` prints for an emulated look-around.
 const KEEP: &str = "corral_keep";
-
-/// At most this many alternatives are tried one by one for the longest match.
-const MAX_BRANCHES: usize = 16;
 
 impl Matcher {
     /// The leftmost match at or after `at` in `hay` (the `regex` crate's preference).
@@ -126,14 +124,15 @@ pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
     } else {
         None
     };
-    let branches = if all.branches.len() > 1 && all.branches.len() <= MAX_BRANCHES && !spec.line {
-        all.branches
-            .iter()
-            .map(|b| compile(b, spec))
-            .collect::<Result<Vec<_>, _>>()?
-    } else {
-        Vec::new()
-    };
+    let branches =
+        if all.branches.len() > 1 && all.branches.len() <= MAX_GREP_BRANCHES && !spec.line {
+            all.branches
+                .iter()
+                .map(|b| compile(b, spec))
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            Vec::new()
+        };
     Ok(Matcher {
         regex: Some(regex),
         branches,

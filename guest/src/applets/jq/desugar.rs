@@ -12,16 +12,14 @@
 //! The rewriting works on jaq's tokens (slices of the program), so strings and comments are
 //! never touched. A program without these forms is returned unchanged.
 
+use crate::limits::MAX_JQ_REWRITES;
 use jaq_core::load::lex::{Lexer, Tok, Token};
 use jaq_core::load::span;
-
-/// How many alternatives one program may rewrite: each copies its body once per pattern.
-const MAX_REWRITES: usize = 64;
 
 /// `code` with every `?//` chain and `$name:` pattern rewritten (or unchanged).
 pub fn rewrite(code: &str) -> String {
     let mut code = code.to_string();
-    for n in 0..MAX_REWRITES {
+    for n in 0..MAX_JQ_REWRITES {
         let Ok(tokens) = Lexer::new(&code).lex() else {
             return code;
         };

@@ -7,11 +7,7 @@ use std::rc::Rc;
 use super::map::Map;
 use super::num::Num;
 use super::val::Val;
-
-/// jq refuses input nested deeper than this.
-const MAX_DEPTH: usize = 256;
-/// jq prints `<skipped: too deep>` for values nested deeper than this.
-const MAX_PRINT_DEPTH: usize = 256;
+use crate::limits::{MAX_JQ_DEPTH, MAX_JQ_PRINT_DEPTH};
 
 enum Frame {
     Arr(Vec<Val>),
@@ -219,7 +215,7 @@ impl Parser {
     }
 
     fn push(&mut self, frame: Frame) -> Result<(), String> {
-        if self.stack.len() >= MAX_DEPTH {
+        if self.stack.len() >= MAX_JQ_DEPTH {
             return Err("Exceeds depth limit for parsing".into());
         }
         if self.next.is_some() {
@@ -247,7 +243,7 @@ impl Parser {
         match self.next.take() {
             None => Err("Expected string key before ':'".into()),
             Some(Val::Str(k)) => {
-                if self.stack.len() >= MAX_DEPTH {
+                if self.stack.len() >= MAX_JQ_DEPTH {
                     return Err("Exceeds depth limit for parsing".into());
                 }
                 self.stack.push(Frame::Key(k));
@@ -545,7 +541,7 @@ impl Writer<'_> {
     }
 
     fn value(&mut self, v: &Val, level: usize) {
-        if level > MAX_PRINT_DEPTH {
+        if level > MAX_JQ_PRINT_DEPTH {
             self.out.extend_from_slice(b"<skipped: too deep>");
             return;
         }

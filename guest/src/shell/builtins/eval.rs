@@ -1,7 +1,7 @@
 //! `eval [arg ...]`: join the arguments and run them as shell code in this shell.
 
 use super::{Builtin, Ctx};
-use crate::shell::interp::state::MAX_DEPTH;
+use crate::limits::MAX_COMMAND_DEPTH;
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
 
@@ -35,9 +35,12 @@ pub(crate) async fn run_code(ctx: &Ctx, code: &str, context: Option<&str>) -> Fl
             return Flow::Normal(2);
         }
     };
-    if ctx.sh.state.borrow().depth >= MAX_DEPTH {
+    if ctx.sh.state.borrow().depth >= MAX_COMMAND_DEPTH {
         return ctx
-            .fail(&format!("maximum nesting level exceeded ({MAX_DEPTH})"), 1)
+            .fail(
+                &format!("maximum nesting level exceeded ({MAX_COMMAND_DEPTH})"),
+                1,
+            )
             .await;
     }
     let (line, unit) = {

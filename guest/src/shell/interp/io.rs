@@ -19,19 +19,15 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
+use crate::limits::MAX_CAPTURE;
 use crate::output;
 use crate::task::{
     pipe, progress, Deadline, Input, LocalFuture, Output, PipeReader, Sink, WriteError,
 };
 use crate::vfs::Vfs;
 
-/// Most bytes a command substitution captures before its writer is stopped (the most a
-/// variable may hold).
-pub const MAX_CAPTURE: usize = super::state::MAX_VALUE;
 /// Bytes per feeder read from a shared input.
 const FEED_CHUNK: usize = 64 * 1024;
-/// The highest file descriptor number accepted in redirections.
-pub const MAX_FD: u32 = 63;
 
 /// Applets that never read standard input: they get an empty one when stdin is shared, so
 /// they cannot swallow what the next `read` expects even when they suspend (`sleep`).

@@ -23,7 +23,7 @@
 //!   not finish on their first poll, so `while read l; do echo "$l"; done < f` never loses
 //!   lines to `echo`; an applet that reads part of a shared input consumes the chunk it got
 //!   (GNU `head` would seek back on a regular file).
-//! - Nesting is bounded ([`state::MAX_DEPTH`]): about 100 levels of trivial recursion, fewer
+//! - Nesting is bounded ([`crate::limits::MAX_COMMAND_DEPTH`]): about 100 levels of trivial recursion, fewer
 //!   for functions with deeper bodies, because nested futures nest calls on the WebAssembly
 //!   stack; the error is `f: maximum function nesting level exceeded (N)`.
 
@@ -128,10 +128,10 @@ impl Sh {
         let mut copy = self.state.borrow().clone();
         copy.depth += 1;
         copy.subshell += 1;
-        if copy.depth > state::MAX_DEPTH {
+        if copy.depth > crate::limits::MAX_COMMAND_DEPTH {
             return Err(format!(
                 "maximum nesting level exceeded ({}): subshells and substitutions nest too deeply",
-                state::MAX_DEPTH
+                crate::limits::MAX_COMMAND_DEPTH
             ));
         }
         Ok(Sh {

@@ -11,11 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::assoc::Assoc;
 use super::state::{is_name, Attrs, Options, State, Value, Var};
 use super::unparse;
+use crate::limits::MAX_SAVED_SESSION;
 use crate::shell::ast::CommandKind;
 
 const VERSION: u32 = 1;
-/// Largest saved session accepted.
-const MAX_BYTES: usize = 256 << 20;
 
 #[derive(Serialize, Deserialize)]
 struct Saved {
@@ -161,7 +160,7 @@ pub fn save(state: &State) -> Vec<u8> {
 
 /// Replaces the session with a saved one; on error the session is unchanged.
 pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
-    if bytes.len() > MAX_BYTES {
+    if bytes.len() > MAX_SAVED_SESSION {
         return Err("saved shell state is too large".into());
     }
     let saved: Saved =

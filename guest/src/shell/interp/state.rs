@@ -11,20 +11,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use super::assoc::Assoc;
+use crate::limits::{MAX_EXPORT, MAX_NAMEREF_HOPS, MAX_SESSION, MAX_VALUE};
 use crate::shell::arith::{self, ArithError, ArithVars, ArrayIndex};
 use crate::shell::ast::Command;
-
-/// Longest value a variable, one expansion or one `$(...)` may hold, in bytes. The session's
-/// variables live in the guest's own memory and are saved after every execution: large data
-/// belongs in files.
-pub const MAX_VALUE: usize = 16 << 20;
-/// Longest value an exported variable may hold, in bytes (Linux's limit on one environment
-/// string): every command gets a copy of the environment.
-pub const MAX_EXPORT: usize = 128 << 10;
-
-/// Most bytes the session's variables may hold together at the end of an execution (they are
-/// saved after every execution, so that the session survives a crash).
-pub const MAX_SESSION: usize = 32 << 20;
 
 /// The error for `what` (a variable, `$(...)`, an expansion) growing past [`MAX_VALUE`].
 pub fn too_large(what: &str) -> String {
@@ -41,24 +30,6 @@ pub fn too_large_to_export(name: &str) -> String {
          large data in a file, or in a variable that is not exported"
     )
 }
-/// Deepest nesting of function calls.
-pub const MAX_FUNC_DEPTH: usize = 200;
-
-/// Name references followed before giving up (bash warns of a loop at about this depth).
-const MAX_NAMEREF_HOPS: usize = 8;
-
-/// Deepest nesting of commands: every command counts one level, and `eval`, `source`,
-/// substitutions, subshells and scripts one more each (a function call is its command and
-/// its body: `f() { f; }` recurses 100 deep, `f() { if ...; then f; fi; }` 66).
-///
-/// Polling nested futures nests calls on the machine stack, which under WebAssembly is
-/// wasmtime's `max_wasm_stack` (512 KiB by default) or the browser's. Measured on the release
-/// wasm build under wasmtime's defaults, the costliest construct (a function whose body is a
-/// `for` around a `while` around an `if`) exhausts 512 KiB at about 440 levels; simple
-/// recursion (`f() { if ...; then f; fi; }`) at about 530. 200 levels keep the shell under
-/// half of that, leaving the rest to the applet running at the deepest level.
-pub const MAX_DEPTH: usize = 200;
-
 /// What a variable holds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -314,7 +285,7 @@ pub struct State {
     pub status: i32,
     /// The line of the command running (`$LINENO`, error messages).
     pub line: usize,
-    /// Nesting of everything that runs code again (see [`MAX_DEPTH`]).
+    /// Nesting of everything that runs code again (see [`crate::limits::MAX_COMMAND_DEPTH`]).
     pub depth: usize,
     /// Names of the running functions, innermost last (`FUNCNAME`).
     pub call_stack: Vec<String>,

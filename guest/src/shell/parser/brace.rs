@@ -7,10 +7,10 @@
 //! (`{a{b,c}}` gives `{ab} {ac}`). Only unquoted braces and commas count.
 
 use super::super::ast::{BraceSeq, Word, WordPart};
-use super::super::lexer::MAX_DEPTH;
 use super::assign::split_assignment;
 use super::atoms::{atoms, push, Atom};
 use super::word::Parts;
+use crate::limits::MAX_SYNTAX_DEPTH;
 
 /// Marks tilde prefixes: at the start of the word and, for `assignment` values, after every
 /// unquoted `:`. A prefix runs to the first unquoted `/` (or `:` in assignments); if quoted
@@ -151,9 +151,9 @@ impl Marker<'_, '_> {
         if commas.is_empty() {
             return Ok(None);
         }
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_SYNTAX_DEPTH {
             return Err(format!(
-                "brace expansion nested too deeply (more than {MAX_DEPTH} levels)"
+                "brace expansion nested too deeply (more than {MAX_SYNTAX_DEPTH} levels)"
             ));
         }
         let mut bounds = vec![i];

@@ -11,8 +11,8 @@ use super::super::ere::Ere;
 use super::super::format;
 use super::super::record::{split as split_fields, FieldSep};
 use super::super::value::{compare, Bytes, Value};
-use super::vm::MAX_STRING;
 use super::{Interp, Stop};
+use crate::limits::MAX_AWK_STRING;
 
 fn num(args: &[Value], i: usize) -> f64 {
     args.get(i).map_or(0.0, Value::num)
@@ -48,7 +48,7 @@ impl Interp {
                 let fmt = s(0);
                 let mut out = Vec::new();
                 format::sprintf(&mut out, &fmt, &args[1..], &self.convfmt).map_err(Stop::fatal)?;
-                if out.len() > MAX_STRING {
+                if out.len() > MAX_AWK_STRING {
                     return Err(Stop::fatal("string too long (over 64 MiB)"));
                 }
                 Value::Str(Bytes::from(out))
@@ -220,7 +220,7 @@ impl Interp {
             expand_sub(&repl, m, out);
         });
         if count > 0 {
-            if out.len() > MAX_STRING {
+            if out.len() > MAX_AWK_STRING {
                 return Err(Stop::fatal("string too long (over 64 MiB)"));
             }
             self.write_lv(lv, key, Value::Str(Bytes::from(out)))?;

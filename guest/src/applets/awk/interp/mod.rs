@@ -18,12 +18,10 @@ use super::io::{Io, IoStop};
 use super::record::{FieldSep, Reader, RecSep};
 use super::value::{Bytes, Value};
 use crate::applets::Host;
+use crate::limits::MAX_AWK_FIELDS;
 use crate::task::yield_now;
 use fields::Fields;
 pub use input::{process_escapes, split_assignment};
-
-/// The most fields a record may be given by assignment (bounds memory).
-pub const MAX_FIELDS: usize = 1_000_000;
 
 /// Instructions between two yields to the scheduler (so the shell can check its deadline).
 const TICKS_PER_YIELD: u32 = 4096;
@@ -437,7 +435,7 @@ impl Interp {
                 if n < 0.0 {
                     return Err(Stop::fatal("NF set to negative value"));
                 }
-                if n > MAX_FIELDS as f64 {
+                if n > MAX_AWK_FIELDS as f64 {
                     return Err(Stop::fatal(format!("NF set to {n}: too many fields")));
                 }
                 self.fields.set_nf(n as usize);

@@ -13,11 +13,7 @@ use super::super::ere::Ere;
 use super::super::format;
 use super::super::value::{compare, equal, push_num, ArrayRef, Bytes, Value};
 use super::{Flow, ForIn, Frame, Interp, Stop};
-
-/// The deepest call nesting allowed (frames live on the heap; this bounds memory).
-const MAX_CALL_DEPTH: usize = 20_000;
-/// The longest string a program may build (bounds memory).
-pub const MAX_STRING: usize = 64 << 20;
+use crate::limits::{MAX_AWK_CALL_DEPTH, MAX_AWK_FIELDS, MAX_AWK_STRING};
 
 fn arith(op: Arith, a: f64, b: f64) -> Result<f64, Stop> {
     Ok(match op {
@@ -68,7 +64,7 @@ fn append_in_place(cell: &mut Value, pieces: &[Value], convfmt: &[u8]) -> Result
     for piece in pieces {
         piece.append_to(text, convfmt);
     }
-    if text.len() > MAX_STRING {
+    if text.len() > MAX_AWK_STRING {
         return Err(Stop::fatal("string too long (over 64 MiB)"));
     }
     *cell = Value::Str(buf.clone());
@@ -348,9 +344,9 @@ impl Interp {
     }
 
     fn call(&mut self, f: u32, n: u32, ret: usize) -> Result<usize, Stop> {
-        if self.frames.len() >= MAX_CALL_DEPTH {
+        if self.frames.len() >= MAX_AWK_CALL_DEPTH {
             return Err(Stop::fatal(format!(
-                "function call nesting too deep (more than {MAX_CALL_DEPTH} levels)"
+                "function call nesting too deep (more than {MAX_AWK_CALL_DEPTH} levels)"
             )));
         }
         let prog = Rc::clone(&self.prog);
@@ -420,7 +416,7 @@ impl Interp {
         let mut out = Vec::new();
         a.append_to(&mut out, &self.convfmt);
         b.append_to(&mut out, &self.convfmt);
-        if out.len() > MAX_STRING {
+        if out.len() > MAX_AWK_STRING {
             return Err(Stop::fatal("string too long (over 64 MiB)"));
         }
         Ok(Value::Str(Bytes::from(out)))
@@ -453,7 +449,7 @@ impl Interp {
             return Err(Stop::fatal(format!("attempt to access field {}", n as i64)));
         }
         // Checked as a float: usize is 32 bits in the wasm build.
-        if n > super::MAX_FIELDS as f64 {
+        if n > MAX_AWK_FIELDS as f64 {
             return Err(Stop::fatal(format!(
                 "field index {} is too large",
                 n as i64

@@ -1,100 +1,8 @@
-//! sed's behaviour, case by case: tables recorded from GNU sed 4.9, plus hand-written cases
-//! for what the tables cannot hold.
+//! sed's behaviour beyond what a recorded script holds: streaming, special files, timings.
+//! The cases recorded from GNU sed 4.9 run through the public API, in
+//! `tests/differential/sed-gnu.cases`.
 
-mod gnu_cases;
-
-use crate::applets::testing::{run_in, vfs_with, Outcome};
-use crate::vfs::WORKSPACE;
-
-/// One recorded run.
-pub struct Case {
-    args: &'static [&'static str],
-    stdin: &'static str,
-    stdout: &'static str,
-    stderr: &'static str,
-    status: i32,
-    /// Files and their contents afterwards (None: the file does not exist).
-    files: &'static [(&'static str, Option<&'static str>)],
-}
-
-/// Runs every case against a fresh fixture; fails listing every mismatch.
-fn check(cases: &[Case]) {
-    let mut failures = Vec::new();
-    for case in cases {
-        let vfs = vfs_with(gnu_cases::FILES);
-        let got = run_in(&vfs, "sed", case.args, case.stdin);
-        let want = Outcome {
-            stdout: case.stdout.to_string(),
-            stderr: case.stderr.to_string(),
-            status: case.status,
-        };
-        if got != want {
-            failures.push(format!(
-                "sed {:?} (stdin {:?})\n  want {want:?}\n  got  {got:?}",
-                case.args, case.stdin
-            ));
-        }
-        for (path, expected) in case.files {
-            let actual = vfs
-                .borrow()
-                .read(WORKSPACE, path)
-                .ok()
-                .map(|b| String::from_utf8_lossy(b).into_owned());
-            if actual.as_deref() != *expected {
-                failures.push(format!(
-                    "sed {:?}: file {path}\n  want {expected:?}\n  got  {actual:?}",
-                    case.args
-                ));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-}
-
-#[test]
-fn substitute() {
-    check(gnu_cases::SUBSTITUTE);
-}
-
-#[test]
-fn addresses() {
-    check(gnu_cases::ADDRESSES);
-}
-
-#[test]
-fn commands() {
-    check(gnu_cases::COMMANDS);
-}
-
-#[test]
-fn text_commands() {
-    check(gnu_cases::TEXT_COMMANDS);
-}
-
-#[test]
-fn newlines_and_options() {
-    check(gnu_cases::NEWLINES_AND_OPTIONS);
-}
-
-#[test]
-fn idioms_and_queues() {
-    check(gnu_cases::IDIOMS_AND_QUEUES);
-}
-
-#[test]
-fn longest_match() {
-    check(gnu_cases::LONGEST_MATCH);
-}
-
-#[test]
-fn errors() {
-    check(gnu_cases::ERRORS);
-}
+use crate::applets::testing::{run_in, vfs_with};
 
 /// Reading standard input chunk by chunk gives what reading the same bytes from a file gives.
 #[test]
@@ -193,7 +101,7 @@ fn large_input_speed() {
 /// A `}` ends a branch's label, as in GNU sed 4.9 (BusyBox's suite: `/x/{ p; b }`).
 #[test]
 fn branch_label_ends_at_brace() {
-    let vfs = vfs_with(gnu_cases::FILES);
+    let vfs = vfs_with(&[]);
     let sed = |script: &str| run_in(&vfs, "sed", &["-n", script], "x\ny\nx\n").stdout;
     assert_eq!(sed("/x/{ p; b }"), "x\nx\n");
     assert_eq!(sed("/x/{p;b end};p;:end"), "x\ny\nx\n");

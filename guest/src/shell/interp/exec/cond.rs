@@ -35,13 +35,13 @@ pub fn file_test(vfs: &Vfs, cwd: &str, test: UnaryTest, path: &str) -> bool {
     }
 }
 
-/// Only `/workspace`, `/tmp` and `/dev/null` may be written.
+/// Only the VFS's writable areas and `/dev/null` may be written.
 fn writable(vfs: &Vfs, cwd: &str, path: &str) -> bool {
     let Ok(real) = vfs.canonicalize(cwd, path) else {
         return false;
     };
     let under = |root: &str| real == root || real.starts_with(&format!("{root}/"));
-    under(crate::vfs::WORKSPACE) || under(crate::vfs::TMP) || real == "/dev/null"
+    crate::vfs::WRITABLE.into_iter().any(under) || real == "/dev/null"
 }
 
 /// `-nt`, `-ot`, `-ef`.

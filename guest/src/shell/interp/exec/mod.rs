@@ -13,6 +13,7 @@ use super::expand::ExpandError;
 use super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
 use super::state::{Key, Value};
 use super::{Flow, Sh, TIMEOUT_STATUS};
+use crate::limits::MAX_ERROR_LOOKBACK;
 use crate::shell::ast::*;
 use crate::task::{join_all, pipe, yield_now, Input, LocalFuture, Output, Sink};
 
@@ -367,7 +368,7 @@ impl Sh {
     }
 
     /// Runs one command with its redirections. Every command counts one level of nesting
-    /// (see [`super::state::MAX_DEPTH`]): nested commands nest futures, and polling them
+    /// (see [`crate::limits::MAX_COMMAND_DEPTH`]): nested commands nest futures, and polling them
     /// nests calls on the machine stack, which is small under WebAssembly.
     pub fn run_command<'a>(&'a self, command: &'a Command, fds: Fds) -> LocalFuture<'a, Flow> {
         Box::pin(async move {
@@ -378,7 +379,7 @@ impl Sh {
             };
             let outputs_mark = self.state.borrow().pending_outputs.len();
             let flow = 'run: {
-                if depth > super::state::MAX_DEPTH {
+                if depth > crate::limits::MAX_COMMAND_DEPTH {
                     break 'run self.too_deep(&fds).await;
                 }
                 if self.world.deadline_hit() {
@@ -782,11 +783,8 @@ impl Sh {
     }
 }
 
-/// How many lines back from a syntax error to look for where the failing command starts.
-const MAX_LOOKBACK: usize = 256;
-
 /// The commands that end on the lines before `error_line`: the longest prefix of whole lines
-/// (at most [`MAX_LOOKBACK`] lines shorter) that parses. Empty if none does.
+/// (at most [`MAX_ERROR_LOOKBACK`] lines shorter) that parses. Empty if none does.
 fn complete_lines_before(script: &str, error_line: usize) -> List {
     let starts: Vec<usize> = std::iter::once(0)
         .chain(script.match_indices('\n').map(|(i, _)| i + 1))
@@ -794,7 +792,7 @@ fn complete_lines_before(script: &str, error_line: usize) -> List {
     let last = error_line
         .saturating_sub(1)
         .min(starts.len().saturating_sub(1));
-    let first = last.saturating_sub(MAX_LOOKBACK).max(1);
+    let first = last.saturating_sub(MAX_ERROR_LOOKBACK).max(1);
     (first..=last)
         .rev()
         .find_map(|lines| crate::shell::parse(&script[..starts[lines]]).ok())

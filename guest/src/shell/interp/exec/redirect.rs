@@ -6,8 +6,9 @@
 use std::rc::Rc;
 
 use super::super::expand::ExpandError;
-use super::super::io::{Fd, Fds, InHandle, OutHandle, OutKind, MAX_FD};
+use super::super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
 use super::super::{Flow, Sh};
+use crate::limits::MAX_FD;
 use crate::shell::ast::{Redirect, RedirectKind, Word};
 
 /// How a target file is opened for writing.

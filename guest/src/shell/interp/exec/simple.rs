@@ -9,9 +9,10 @@ use std::rc::Rc;
 use super::super::expand::Expanded;
 use super::super::io::{applet_io, drive, Fds, InHandle, OutHandle, OutKind};
 use super::super::quote;
-use super::super::state::{Attrs, Key, State, Value, Var, MAX_DEPTH, MAX_FUNC_DEPTH};
+use super::super::state::{Attrs, Key, State, Value, Var};
 use super::super::{Flow, Sh};
 use crate::applets::{self, Applet, Ctx, Host, HostError, ToolInfo};
+use crate::limits::MAX_COMMAND_DEPTH;
 use crate::shell::ast::*;
 use crate::shell::builtins;
 use crate::task::{Input, LocalFuture, Output};
@@ -486,12 +487,6 @@ impl Sh {
         args: Vec<String>,
         fds: Fds,
     ) -> Flow {
-        if self.state.borrow().call_stack.len() >= MAX_FUNC_DEPTH {
-            let message =
-                format!("{name}: maximum function nesting level exceeded ({MAX_FUNC_DEPTH})");
-            self.report(&fds, &message).await;
-            return Flow::Exit(1);
-        }
         let (saved_positional, saved_loops) = {
             let mut s = self.state.borrow_mut();
             let positional = std::mem::replace(&mut s.positional, args);
@@ -695,9 +690,9 @@ impl Sh {
         temps: &[AssignArg],
     ) -> Result<Sh, String> {
         let parent = self.state.borrow();
-        if parent.depth >= MAX_DEPTH {
+        if parent.depth >= MAX_COMMAND_DEPTH {
             return Err(format!(
-                "{arg0}: maximum nesting level exceeded ({MAX_DEPTH})"
+                "{arg0}: maximum nesting level exceeded ({MAX_COMMAND_DEPTH})"
             ));
         }
         let mut child = State::new(Rc::clone(&parent.clock));

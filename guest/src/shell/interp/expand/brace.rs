@@ -1,10 +1,8 @@
 //! Brace expansion, the first expansion: `a{b,c}d` → `abd acd`, `{1..5}`, `{a..e..2}`,
 //! `{01..10}`. The parser has marked where it applies; this produces the words, bounded.
 
+use crate::limits::MAX_BRACE_WORDS;
 use crate::shell::ast::{BraceSeq, Word, WordPart};
-
-/// Most words one brace expansion may produce.
-pub const MAX_WORDS: usize = 1_000_000;
 
 /// Whether `word` has brace expansions.
 pub fn has_braces(word: &Word) -> bool {
@@ -24,7 +22,7 @@ pub fn expand(word: &Word) -> Result<Vec<Word>, String> {
 }
 
 fn too_many() -> String {
-    format!("brace expansion: more than {MAX_WORDS} words")
+    format!("brace expansion: more than {MAX_BRACE_WORDS} words")
 }
 
 fn expand_parts(
@@ -42,7 +40,7 @@ fn expand_parts(
                 let mut alts = Vec::new();
                 for w in words {
                     alts.extend(expand_parts(&w.parts, budget, depth + 1)?);
-                    if alts.len() > MAX_WORDS {
+                    if alts.len() > MAX_BRACE_WORDS {
                         return Err(too_many());
                     }
                 }
@@ -61,7 +59,7 @@ fn expand_parts(
         };
         let total = acc.len().saturating_mul(alternatives.len());
         *budget = budget.saturating_add(total);
-        if total > MAX_WORDS || *budget > MAX_WORDS * 4 {
+        if total > MAX_BRACE_WORDS || *budget > MAX_BRACE_WORDS * 4 {
             return Err(too_many());
         }
         let mut next = Vec::with_capacity(total);
@@ -88,7 +86,7 @@ pub fn sequence(seq: &BraceSeq) -> Result<Vec<String>, String> {
         } => {
             let step = step.unsigned_abs().max(1);
             let count = start.abs_diff(end) / step + 1;
-            if count > MAX_WORDS as u64 {
+            if count > MAX_BRACE_WORDS as u64 {
                 return Err(too_many());
             }
             let mut out = Vec::with_capacity(count as usize);

@@ -5,12 +5,8 @@
 //! written (`./x` stays relative). The number of results and of directories read is bounded.
 
 use super::pattern::{has_glob, unescape, PChar, Pattern};
+use crate::limits::{MAX_GLOB_DIRS, MAX_GLOB_RESULTS};
 use crate::vfs::{FileKind, Vfs};
-
-/// Most paths one pattern may expand to.
-pub const MAX_RESULTS: usize = 100_000;
-/// Most directories one pattern may read.
-const MAX_DIRS: usize = 20_000;
 
 /// Options that change matching.
 #[derive(Clone, Copy, Debug, Default)]
@@ -87,7 +83,7 @@ pub fn expand(
                 continue;
             }
             dirs_read += 1;
-            if dirs_read > MAX_DIRS {
+            if dirs_read > MAX_GLOB_DIRS {
                 return Err("pathname expansion read too many directories".into());
             }
             let dir = if f.shown.is_empty() {
@@ -110,9 +106,9 @@ pub fn expand(
                     continue;
                 }
                 next.push(Found { shown });
-                if next.len() > MAX_RESULTS {
+                if next.len() > MAX_GLOB_RESULTS {
                     return Err(format!(
-                        "pathname expansion matched more than {MAX_RESULTS} paths"
+                        "pathname expansion matched more than {MAX_GLOB_RESULTS} paths"
                     ));
                 }
             }
@@ -153,7 +149,7 @@ fn descend(
     }
     while let Some(dir) = stack.pop() {
         *dirs_read += 1;
-        if *dirs_read > MAX_DIRS {
+        if *dirs_read > MAX_GLOB_DIRS {
             return Err("pathname expansion read too many directories".into());
         }
         let shown_dir = if dir.is_empty() { "." } else { dir.as_str() };
@@ -175,9 +171,9 @@ fn descend(
             if dir_like {
                 subdirs.push(shown);
             }
-            if out.len() > MAX_RESULTS {
+            if out.len() > MAX_GLOB_RESULTS {
                 return Err(format!(
-                    "pathname expansion matched more than {MAX_RESULTS} paths"
+                    "pathname expansion matched more than {MAX_GLOB_RESULTS} paths"
                 ));
             }
         }

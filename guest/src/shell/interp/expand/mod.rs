@@ -14,8 +14,9 @@ pub mod pattern;
 use std::rc::Rc;
 
 use super::io::{Fds, OutHandle, OutKind};
-use super::state::{too_large, MAX_VALUE};
+use super::state::too_large;
 use super::{Flow, Sh};
+use crate::limits::MAX_VALUE;
 use crate::shell::ast::{Word, WordPart};
 use pattern::{PChar, Pattern};
 

@@ -6,13 +6,13 @@
 //! characters always match themselves. Matching is bounded (a step budget and a depth limit),
 //! so a hostile pattern ends in "no match", never in a hang or a stack overflow.
 
+use crate::limits::MAX_PATTERN_DEPTH;
+
 /// A character of pattern source and whether it was quoted.
 pub type PChar = (char, bool);
 
 /// How many matching steps one match may take before giving up.
 const STEP_BUDGET: u64 = 5_000_000;
-/// How deeply extended patterns and stars may nest in the matcher.
-const MAX_MATCH_DEPTH: usize = 200;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -152,7 +152,7 @@ fn parse_seq(chars: &[PChar], pos: &mut usize, nested: bool, depth: usize) -> Ve
             break;
         }
         if let Some(kind) = ext_kind(c) {
-            if chars.get(*pos + 1) == Some(&('(', false)) && depth < MAX_MATCH_DEPTH {
+            if chars.get(*pos + 1) == Some(&('(', false)) && depth < MAX_PATTERN_DEPTH {
                 if let Some((alts, end)) = parse_ext(chars, *pos + 2, depth + 1) {
                     toks.push(Tok::Ext(kind, alts));
                     *pos = end;
@@ -374,7 +374,7 @@ impl Matcher {
         let mut ti = 0;
         loop {
             self.steps += 1;
-            if self.steps > STEP_BUDGET || depth > MAX_MATCH_DEPTH {
+            if self.steps > STEP_BUDGET || depth > MAX_PATTERN_DEPTH {
                 return false;
             }
             let Some(tok) = toks.get(ti) else {

@@ -1,13 +1,7 @@
-//! Interpreter tests.
-//!
-//! `cases.txt` is a table of scripts with the stdout, stderr and status that real
-//! `bash --norc --noprofile -c` gives for them on a machine with GNU coreutils, recorded by
-//! `record.py` (run in the same fixture: see [`FIXTURE`]). Each case runs here in a fresh
-//! session; cases that need applets not in the registry yet are skipped, and known
-//! deviations (with their reasons, in [`DEVIATIONS`]) must still differ. The other files test
-//! what bash cannot show: tool calls, deadlines, streaming, limits, saved sessions.
+//! Interpreter tests: what bash cannot show (tool calls, deadlines, streaming, limits, saved
+//! sessions). Scripts compared with real bash run through the public API, in
+//! `tests/differential/*.cases`.
 
-mod cases;
 mod host;
 mod limits;
 mod session;
@@ -21,7 +15,7 @@ use crate::output;
 use crate::task::{run_until_stalled, Deadline, Input};
 use crate::vfs::{Vfs, VfsLimits};
 
-/// The files every case starts with, under `/workspace` (`record.py` writes the same ones).
+/// The files every session starts with, under `/workspace` (as in `shell-gnu.cases`).
 pub const FIXTURE: &[(&str, &str)] = &[
     ("a.txt", "apple\nbanana\ncherry\n"),
     ("b.txt", "one\ntwo\n"),

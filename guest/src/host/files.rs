@@ -1,5 +1,6 @@
-//! The host's direct access to the sandbox's files, without running guest code: read, write,
-//! list, stat, remove, mkdir, snapshot and restore. Bulk bytes travel as raw blob ranges.
+//! Host requests on the sandbox's files, without running guest code: read, write, append,
+//! list, stat, exists, remove, mkdir, snapshot and restore. Bulk bytes travel as raw blob
+//! ranges.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,7 +10,7 @@ use crate::vfs::{FileKind, Piece, Stat, Vfs, VfsError};
 /// Paths given by the host are relative to the starting directory.
 const CWD: &str = "/workspace";
 
-/// One request from the host.
+/// One file request from the host.
 #[derive(Deserialize)]
 struct Request {
     op: String,
@@ -154,7 +155,7 @@ fn apply(
             Ok(())
         }
         "restore" => vfs.restore(data),
-        other => return Err(ProtocolError(format!("unknown fs operation {other:?}"))),
+        other => return Err(ProtocolError(format!("unknown host request {other:?}"))),
     };
     Ok(result)
 }

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use crate::applets::{Host, HostError, ToolInfo};
-use crate::hostops::{HostQueue, OpKind, Owner};
+use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::protocol::ToolSpec;
 use crate::task::{Input, LocalFuture, Output};
 

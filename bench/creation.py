@@ -1,0 +1,112 @@
+"""What creating sandboxes costs, corral alone (issue 14): time and memory.
+
+    PYTHONPATH=python python bench/creation.py create [--runs N]
+    PYTHONPATH=python python bench/creation.py memory [--sandboxes N] [--cycles N]
+
+``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
+``corral._image``), made without one (the first sandbox of a configuration), and followed by a
+first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``).
+``memory`` keeps N sandboxes alive and prints how the process's memory grew: VmRSS, and its
+parts RssAnon (private to the process) and RssFile (pages of the compiled module's memory image,
+shared copy-on-write by every instance but counted once per instance by VmRSS); then creates and
+drops ``--cycles`` sandboxes and prints VmRSS against the start. Nothing is asserted (see
+bench/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+from collections.abc import Callable
+
+from corral import Sandbox
+from corral._image import images_for
+
+
+def median_ms(action: Callable[[], object], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def memory_status() -> dict[str, int]:
+    """VmRSS, RssAnon and RssFile of this process in KiB (Linux)."""
+    with open("/proc/self/status") as f:
+        fields = dict(line.split(":", 1) for line in f)
+    return {key: int(fields[key].split()[0]) for key in ("VmRSS", "RssAnon", "RssFile")}
+
+
+def create(runs: int) -> None:
+    warm = Sandbox(record=False)
+    warm.execute("return 1")
+    images = images_for(warm._driver._module)
+
+    def without_image() -> None:
+        images._by_config.clear()
+        Sandbox(record=False).close()
+
+    def with_first_run() -> None:
+        with Sandbox(record=False) as sandbox:
+            sandbox.execute("return 1 + 2")
+
+    rows = {
+        "Sandbox() from the init image (+ close)": lambda: Sandbox(record=False).close(),
+        "Sandbox() without an image (+ close)": without_image,
+        "Sandbox() + first `return 1+2` (+ close)": with_first_run,
+        "`return 1+2` in a live sandbox": lambda: warm.execute("return 1 + 2"),
+        "`echo hi` in a live sandbox": lambda: warm.execute("echo hi", language="shell"),
+    }
+    print("| operation | median |\n|---|---|")
+    for name, action in rows.items():
+        print(f"| {name} | {median_ms(action, runs):.3f} ms |")
+
+
+def memory(count: int, cycles: int) -> None:
+    Sandbox(record=False).execute("return 1")
+    gc.collect()
+    before = memory_status()
+    sandboxes = [Sandbox(record=False) for _ in range(count)]
+    idle = memory_status()
+    for sandbox in sandboxes:
+        sandbox.execute("return 1")
+    used = memory_status()
+
+    def grown(now: dict[str, int]) -> str:
+        return ", ".join(f"{k} +{(now[k] - before[k]) / 1024:.0f} MiB" for k in now)
+
+    print(f"{count} live sandboxes, idle: {grown(idle)}")
+    print(f"... after one execution each: {grown(used)}")
+    del sandboxes, sandbox
+    gc.collect()
+    start = memory_status()
+    for _ in range(cycles):
+        Sandbox(record=False).execute("return 1")
+    gc.collect()
+    end = memory_status()
+    print(
+        f"{cycles} sandboxes created, run and dropped: VmRSS {start['VmRSS'] / 1024:.0f} -> "
+        f"{end['VmRSS'] / 1024:.0f} MiB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    sub.add_parser("create").add_argument("--runs", type=int, default=500)
+    mem = sub.add_parser("memory")
+    mem.add_argument("--sandboxes", type=int, default=1000)
+    mem.add_argument("--cycles", type=int, default=10000)
+    args = parser.parse_args()
+    if args.what == "create":
+        create(args.runs)
+    else:
+        memory(args.sandboxes, args.cycles)
+
+
+if __name__ == "__main__":
+    main()

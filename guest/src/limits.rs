@@ -1,0 +1,136 @@
+//! Every limit the guest enforces, in one table.
+//!
+//! [`Limits`] is what the host configures: `corral.limits.Limits` maps onto it
+//! (`Limits.to_guest()`). The constants below are fixed: each bounds a loop, a recursion, an
+//! expansion or a buffer that the configurable limits do not cover, so that no input can hang
+//! the guest or overflow its stack. The docs page on limits (`docs/limits.rst`) lists them,
+//! and a test checks that list against this file. (One more lives in JavaScript, where it is
+//! used: the prelude's `MAX_DEPTH`, how deeply `console.log` formats nested values.)
+
+use serde::Deserialize;
+
+/// The limits the host configures (`corral.limits.Limits`, as `Limits.to_guest()` sends it).
+/// `Limits.timeout` travels with each job instead (`timeout_ms`), and `Limits.max_tool_calls`
+/// is enforced by the host.
+#[derive(Deserialize, Clone)]
+pub struct Limits {
+    /// QuickJS heap limit in bytes (`Limits.memory`).
+    pub memory: u64,
+    /// Cap on captured stdout and on captured stderr, each, per execution
+    /// (`Limits.max_output`).
+    pub max_output: u64,
+    /// Quotas of the virtual filesystem (`Limits.max_fs_bytes`, `max_files`, `max_file_size`).
+    #[serde(default)]
+    pub vfs: crate::vfs::VfsLimits,
+}
+
+// --- JavaScript --------------------------------------------------------------------------------
+
+/// The largest value an execution may return, in bytes of JSON: it is copied out of the heap.
+pub const MAX_RETURN: usize = 16 << 20;
+
+// --- the shell: parsing --------------------------------------------------------------------------
+
+/// How deeply constructs may nest (commands, quotes, expansions, braces) before the parser
+/// gives up with an error instead of risking the stack. Measured under wasmtime, a level
+/// costs 1.1 to 1.8 KiB of wasm stack (at most about 175 KiB at the limit, of wasmtime's
+/// default 512 KiB); real scripts stay far below 100 levels.
+pub const MAX_SYNTAX_DEPTH: usize = 100;
+
+/// How deeply arithmetic may nest (parentheses, operator chains, variables whose values are
+/// expressions) before evaluation fails. A level of parentheses costs about 0.35 KiB of wasm
+/// stack.
+pub const MAX_ARITH_DEPTH: usize = 100;
+
+/// How many lines back from a syntax error to look for where the failing command starts (each
+/// line tried is a parse).
+pub const MAX_ERROR_LOOKBACK: usize = 256;
+
+// --- the shell: running ------------------------------------------------------------------------
+
+/// Deepest nesting of commands: every command counts one level, and `eval`, `source`,
+/// substitutions, subshells and scripts one more each (a function call is its command and
+/// its body: `f() { f; }` recurses 100 deep, `f() { if ...; then f; fi; }` 66).
+///
+/// Polling nested futures nests calls on the machine stack, which under WebAssembly is
+/// wasmtime's `max_wasm_stack` (512 KiB by default) or the browser's. Measured on the release
+/// wasm build under wasmtime's defaults, the costliest construct (a function whose body is a
+/// `for` around a `while` around an `if`) exhausts 512 KiB at about 440 levels; simple
+/// recursion (`f() { if ...; then f; fi; }`) at about 530. 200 levels keep the shell under
+/// half of that, leaving the rest to the applet running at the deepest level.
+pub const MAX_COMMAND_DEPTH: usize = 200;
+
+/// Longest value a variable, one expansion or one `$(...)` may hold, in bytes. The session's
+/// variables live in the guest's own memory and are saved after every execution: large data
+/// belongs in files.
+pub const MAX_VALUE: usize = 16 << 20;
+
+/// Most bytes a command substitution captures before its writer is stopped: the most a
+/// variable may hold.
+pub const MAX_CAPTURE: usize = MAX_VALUE;
+
+/// Longest value an exported variable may hold, in bytes (Linux's limit on one environment
+/// string): every command gets a copy of the environment.
+pub const MAX_EXPORT: usize = 128 << 10;
+
+/// Most bytes the session's variables may hold together at the end of an execution (they are
+/// saved after every execution, so that the session survives a crash).
+pub const MAX_SESSION: usize = 32 << 20;
+
+/// Largest saved session the guest accepts to restore, in bytes.
+pub const MAX_SAVED_SESSION: usize = 256 << 20;
+
+/// Name references followed before giving up (bash warns of a loop at about this depth).
+pub const MAX_NAMEREF_HOPS: usize = 8;
+
+/// The highest file descriptor number accepted in redirections (each is a slot per command).
+pub const MAX_FD: u32 = 63;
+
+/// Most words one brace expansion may produce (`{1..1000000000}` would exhaust memory).
+pub const MAX_BRACE_WORDS: usize = 1_000_000;
+
+/// Most paths one glob pattern may expand to.
+pub const MAX_GLOB_RESULTS: usize = 100_000;
+
+/// Most directories one glob pattern may read (`**`-like walks of a big tree).
+pub const MAX_GLOB_DIRS: usize = 20_000;
+
+/// How deeply extended patterns and stars may nest in the pattern matcher (it recurses).
+pub const MAX_PATTERN_DEPTH: usize = 200;
+
+// --- applets -----------------------------------------------------------------------------------
+
+/// awk: nesting depth beyond which a program is refused (a bound on parser recursion).
+pub const MAX_AWK_NESTING: usize = 200;
+
+/// awk: the deepest function call nesting (frames live on the heap; this bounds memory).
+pub const MAX_AWK_CALL_DEPTH: usize = 20_000;
+
+/// awk: the longest string a program may build, in bytes (bounds memory).
+pub const MAX_AWK_STRING: usize = 64 << 20;
+
+/// awk: the most fields a record may be given by assignment (bounds memory).
+pub const MAX_AWK_FIELDS: usize = 1_000_000;
+
+/// bc: deeper nesting of parentheses or braces is refused (the parser recurses on it).
+pub const MAX_BC_NESTING: usize = 200;
+
+/// grep: at most this many alternatives are tried one by one for the longest match.
+pub const MAX_GREP_BRANCHES: usize = 16;
+
+/// jq: how many alternatives one program may rewrite (each copies its body once per pattern).
+pub const MAX_JQ_REWRITES: usize = 64;
+
+/// jq: input nested deeper than this is refused, as jq does (the parser recurses).
+pub const MAX_JQ_DEPTH: usize = 256;
+
+/// jq: values nested deeper than this print as `<skipped: too deep>`, as jq does.
+pub const MAX_JQ_PRINT_DEPTH: usize = 256;
+
+/// xargs: bytes of one command line, GNU's default size limit.
+pub const MAX_XARGS_CHARS: usize = 128 * 1024;
+
+// --- files -------------------------------------------------------------------------------------
+
+/// Symlinks followed in one path resolution before giving up with ELOOP (Linux's limit).
+pub const MAX_SYMLINK_HOPS: u32 = 40;

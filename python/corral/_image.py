@@ -1,0 +1,117 @@
+"""Pre-initialized guest images: a new sandbox copies the memory an initialized one had.
+
+Initializing the guest (``corral_init``: the QuickJS runtime, its first realm, the compiled
+prelude, the shell, the file tree) costs milliseconds and leaves only a few hundred KiB of
+memory changed. The first sandbox of a configuration records those pages (an :class:`InitImage`,
+the difference from a freshly instantiated module); later sandboxes with the same
+configuration write them into a fresh instance instead of running the guest's initialization:
+a page copy, tens of microseconds.
+
+So that both ways end in the same state, initialization always runs with :data:`THROWAWAY`
+entropy (fixed bytes, a fixed clock), and every sandbox then draws its own seeds and times with
+``corral_reseed`` from its own entropy, which is what a trace records and a fixed seed fixes.
+A consequence, kept on purpose: the guest's hash-table keys come from the fixed bytes, so they
+are the same in every sandbox (iteration orders replay exactly across processes).
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ._wasi import Entropy, WasiShim
+from .runtime import Instance
+
+__all__ = ["PAGE", "InitImage", "entropy_of", "images_for", "throwaway_entropy"]
+
+PAGE = 4096  # the unit compared and copied (the host's page, not wasm's 64 KiB)
+IMAGES_PER_MODULE = 16  # configurations remembered per compiled module (each ~0.5 MiB)
+
+
+def throwaway_entropy() -> Entropy:
+    """The entropy initialization runs with: the same bytes and a zero clock every time."""
+    return Entropy(clock=lambda clock_id: 0, random=random.Random(0x636F7272616C).randbytes)
+
+
+@contextmanager
+def entropy_of(shim: WasiShim, entropy: Entropy) -> Iterator[None]:
+    """Let ``shim`` answer from ``entropy`` for the duration (its own is not consumed)."""
+    own, shim.entropy = shim.entropy, entropy
+    try:
+        yield
+    finally:
+        shim.entropy = own
+
+
+@dataclass(frozen=True)
+class InitImage:
+    """The memory an initialization changed: the memory's size, and runs of changed pages."""
+
+    size: int
+    runs: tuple[tuple[int, bytes], ...]
+    inbox: tuple[int, int]  # the host's view of the guest's inbox at that moment
+
+    @classmethod
+    def capture(cls, before: bytes, instance: Instance, inbox: tuple[int, int]) -> InitImage:
+        """The difference between ``before`` (the memory as instantiated) and the memory now."""
+        size = instance.memory_size()
+        after = instance.read(0, size)
+        runs: list[tuple[int, bytes]] = []
+        start = None
+        for offset in range(0, size, PAGE):
+            changed = after[offset : offset + PAGE] != before[offset : offset + PAGE].ljust(
+                min(PAGE, size - offset), b"\0"
+            )
+            if changed and start is None:
+                start = offset
+            elif not changed and start is not None:
+                runs.append((start, after[start:offset]))
+                start = None
+        if start is not None:
+            runs.append((start, after[start:size]))
+        return cls(size, tuple(runs), inbox)
+
+    @property
+    def changed_bytes(self) -> int:
+        """How much memory a sandbox made from this image starts with copied in."""
+        return sum(len(data) for _, data in self.runs)
+
+    def apply(self, instance: Instance) -> None:
+        """Make a freshly instantiated ``instance`` what the initialized one was."""
+        instance.grow(self.size)
+        for offset, data in self.runs:
+            instance.write(offset, data)
+
+
+class _Images:
+    """The images of one compiled module, by configuration, least recently used first out."""
+
+    def __init__(self) -> None:
+        self._by_config: OrderedDict[bytes, InitImage] = OrderedDict()
+
+    def get(self, config: bytes) -> InitImage | None:
+        image = self._by_config.get(config)
+        if image is not None:
+            self._by_config.move_to_end(config)
+        return image
+
+    def put(self, config: bytes, image: InitImage) -> None:
+        self._by_config[config] = image
+        self._by_config.move_to_end(config)
+        while len(self._by_config) > IMAGES_PER_MODULE:
+            self._by_config.popitem(last=False)
+
+
+_IMAGES: weakref.WeakKeyDictionary[object, _Images] = weakref.WeakKeyDictionary()
+
+
+def images_for(module: object) -> _Images:
+    """The image cache of ``module`` (a backend's compiled module; forgotten with it)."""
+    images = _IMAGES.get(module)
+    if images is None:
+        images = _IMAGES[module] = _Images()
+    return images

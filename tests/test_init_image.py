@@ -1,0 +1,123 @@
+"""Sandboxes made from a pre-initialized image (corral._image) behave like ones initialized
+afresh: their own randomness and times, their configuration, exact replay."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from corral import Sandbox, replay_all
+from corral._image import IMAGES_PER_MODULE, images_for
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Weather for a city."""
+    return {"city": city, "temp": 21}
+
+
+def _images(sandbox: Sandbox) -> Any:
+    return images_for(sandbox._driver._module)
+
+
+def _forget(sandbox: Sandbox) -> None:
+    _images(sandbox)._by_config.clear()
+
+
+def _forget_all() -> None:
+    with Sandbox(record=False) as any_sandbox:
+        _forget(any_sandbox)
+
+
+def _random_values(sandbox: Sandbox) -> tuple[str, str]:
+    js = sandbox.execute("return String(Math.random())").stdout
+    sh = sandbox.execute("echo $RANDOM $RANDOM", language="shell").stdout
+    return js, sh
+
+
+def test_a_second_sandbox_of_a_configuration_is_made_from_the_image() -> None:
+    _forget_all()
+    with Sandbox(tools=[get_weather]) as first:
+        assert len(_images(first)._by_config) == 1
+        with Sandbox(tools=[get_weather]) as second:
+            assert len(_images(second)._by_config) == 1  # reused, not added
+            result = second.execute("return (await get_weather({city: 'Oslo'})).temp")
+            assert result.stdout == "21"
+            shell = second.execute("tool get_weather --city Rome | jq .temp", language="shell")
+            assert shell.stdout == "21\n"
+            dts = second.execute("cat /tools/index.d.ts", language="shell").stdout
+            assert "get_weather" in dts
+
+
+def test_an_image_changes_little_memory() -> None:
+    _forget_all()
+    with Sandbox() as sandbox:
+        (image,) = _images(sandbox)._by_config.values()
+        assert 0 < image.changed_bytes < 4 << 20
+
+
+def test_sandboxes_from_one_image_draw_their_own_randomness() -> None:
+    with Sandbox() as first, Sandbox() as second, Sandbox() as third:
+        values = {_random_values(s) for s in (first, second, third)}
+    assert len(values) == 3
+
+
+def test_a_fixed_seed_gives_the_same_values_with_or_without_an_image() -> None:
+    _forget_all()
+    with Sandbox(seed=7) as afresh:
+        from_init = _random_values(afresh)
+    with Sandbox(seed=7) as from_image:
+        assert len(_images(from_image)._by_config) >= 1
+        assert _random_values(from_image) == from_init
+
+
+def test_files_and_the_shell_start_at_the_sandboxs_own_time() -> None:
+    with Sandbox() as sandbox:
+        sandbox.execute("return 1")
+    time.sleep(1.1)
+    with Sandbox() as later:
+        stamps = later.execute(
+            "stat -c %Y /workspace /tmp /etc; echo $SECONDS", language="shell"
+        ).stdout.split()
+    now = time.time()
+    for stamp in stamps[:3]:
+        assert abs(int(stamp) - now) < 5
+    assert stamps[3] == "0"
+
+
+def test_a_fixed_clock_stamps_the_files_with_it() -> None:
+    with Sandbox(clock=1_000_000_000) as sandbox:
+        stamp = sandbox.execute("stat -c %Y /workspace", language="shell").stdout
+    assert abs(int(stamp) - 1_000_000_000) < 5
+
+
+def test_a_sandbox_made_from_an_image_replays_exactly() -> None:
+    with Sandbox() as warm:
+        warm.execute("return 1")
+    with Sandbox() as sandbox:
+        results = [
+            sandbox.execute("return [Math.random(), Date.now()]"),
+            sandbox.execute("echo $RANDOM; date +%s%N; stat -c %Y /etc", language="shell"),
+        ]
+        trace = sandbox.trace
+    _forget(sandbox)  # the replay initializes afresh: it must reach the same state
+    assert replay_all(trace) == results
+
+
+def test_the_image_cache_is_bounded() -> None:
+    with Sandbox() as sandbox:
+        images = _images(sandbox)
+        for n in range(IMAGES_PER_MODULE + 3):
+            with Sandbox(tools=[get_weather], max_calls=n + 1):
+                pass
+        assert len(images._by_config) <= IMAGES_PER_MODULE
+
+
+def test_a_trap_restarts_from_the_image_with_files_and_session_intact() -> None:
+    with Sandbox() as sandbox:
+        sandbox.fs.write("/workspace/keep.txt", "kept")
+        sandbox.execute("greeting=hello; cd /tmp", language="shell")
+        trapped = sandbox.execute("function f() { return f() + 1 } f()")
+        assert trapped.error_kind == "stack_overflow"  # the instance was replaced
+        after = sandbox.execute("echo $greeting $PWD; cat /workspace/keep.txt", language="shell")
+        assert after.stdout == "hello /tmp\nkept"
+        assert sandbox.execute("return 1 + 1").stdout == "2"
