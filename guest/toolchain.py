@@ -157,6 +157,7 @@ DEBIAN_COMMANDS = {
     "npm": "npm",
     "chromium": "chromium",
     "wasm-opt": "binaryen",
+    "brotli": "brotli",  # the web demo's pre-compressed assets
 }
 
 

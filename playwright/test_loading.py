@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import BrowserContext
+import urllib.request
 
-from conftest import new_demo, screenshot
+from playwright.sync_api import Browser, BrowserContext, Request
+
+from conftest import MEASUREMENTS, VIEWPORT, OutsideRequests, new_demo, screenshot
 
 
 def test_a_progress_indicator_shows_until_the_prompt(
@@ -35,3 +37,68 @@ def test_a_browser_without_module_workers_gets_a_clear_message(
     )
     screenshot(page, "11-unsupported")
     page.close()
+
+
+def test_typing_is_accepted_while_loading(context: BrowserContext, base_url: str) -> None:
+    demo = new_demo(context)
+    demo.page.goto(base_url, wait_until="domcontentloaded")
+    demo.page.wait_for_function("window.corralDemo && window.corralDemo.promptMs !== null")
+    ready_when_typed = demo.page.evaluate("window.corralDemo.ready")
+    mark = demo.type("echo typed while loading")
+    out = demo.wait_prompt(mark, timeout=90_000)
+    assert out.endswith("typed while loading\n")
+    if not ready_when_typed:  # the usual case: Python takes seconds to start
+        assert out.startswith("[the sandbox is still starting: this runs when it is ready]\n")
+    assert not demo.errors
+    demo.page.close()
+
+
+def test_assets_come_pre_compressed_and_the_cold_transfer_is_measured(
+    browser: Browser, base_url: str, outside: OutsideRequests
+) -> None:
+    """A first visit (an empty cache): the big files come with Content-Encoding br, and the
+    bytes on the wire are counted (printed, not asserted)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.route("**/*", outside.route)
+    sizes: dict[str, int] = {}
+    encodings: dict[str, str | None] = {}
+
+    def finished(request: Request) -> None:
+        response = request.response()
+        if response is None:
+            return
+        name = request.url.removeprefix(base_url)
+        sizes[name] = request.sizes()["responseBodySize"]
+        encodings[name] = response.all_headers().get("content-encoding")
+
+    context.on("requestfinished", finished)
+    try:
+        demo = new_demo(context)
+        ready_ms = demo.open(base_url)
+        prompt_ms = demo.page.evaluate("window.corralDemo.promptMs")
+        demo.page.close()
+    finally:
+        context.close()
+    for name in ("pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "app.js"):
+        assert encodings.get(name) == "br", (name, encodings)
+    wheel = next(name for name in encodings if name.startswith("wheels/corral-"))
+    assert encodings[wheel] == "br"
+    assert "favicon.svg" in sizes  # no 404 for the icon
+    MEASUREMENTS["cold_transfer_bytes"] = sum(sizes.values())
+    MEASUREMENTS["cold_transfer_largest"] = dict(sorted(sizes.items(), key=lambda x: -x[1])[:4])
+    MEASUREMENTS["cold_prompt_ms (typing accepted)"] = round(prompt_ms)
+    MEASUREMENTS["cold_ready_ms (intercepted requests, no cache)"] = round(ready_ms)
+
+
+def test_the_server_negotiates_the_encoding(base_url: str) -> None:
+    """serve.py sends the pre-compressed sibling the client accepts, with the original type."""
+    url = f"{base_url}pyodide/pyodide.asm.wasm"
+    for accept, encoding in (("gzip, deflate, br", "br"), ("gzip", "gzip"), ("identity", None)):
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers={"Accept-Encoding": accept})
+        ) as r:
+            assert r.headers["Content-Type"] == "application/wasm"
+            assert r.headers["Content-Encoding"] == encoding
+            assert r.headers["Vary"] == "Accept-Encoding"
+            body = r.read()
+    assert body[:4] == b"\0asm"

@@ -42,20 +42,24 @@ def test_ready_time_with_a_warm_cache(
     )
     context.on("request", outside.saw)  # not context.route: that would turn the cache off
     times = []
+    prompts = []
     try:
         for _ in range(WARM_LOADS + 1):  # the first load, with an empty profile, fills the cache
             demo = new_demo(context)
             times.append(demo.open(base_url))
+            prompts.append(demo.page.evaluate("window.corralDemo.promptMs"))
             stages = demo.page.evaluate("window.corralDemo.timings")
             demo.page.close()
     finally:
         context.close()
+    MEASUREMENTS["prompt_ms_cold_new_profile (typing accepted)"] = round(prompts[0])
+    MEASUREMENTS["prompt_ms_warm_median (typing accepted)"] = round(statistics.median(prompts[1:]))
     MEASUREMENTS["ready_ms_cold_new_profile"] = round(times[0])
     MEASUREMENTS["ready_ms_warm_median"] = round(statistics.median(times[1:]))
     MEASUREMENTS["ready_ms_warm_best"] = round(min(times[1:]))
     MEASUREMENTS["ready_ms_warm_all"] = [round(t) for t in times[1:]]
     MEASUREMENTS["ready_stages_ms_last_warm_load (worker clock)"] = stages
-    MEASUREMENTS["ready_target_ms"] = 4000
+    MEASUREMENTS["ready_target_ms (warm; cold 3000)"] = 1500
 
 
 def test_echo_round_trip_from_the_terminal(demo: Demo) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import BrowserContext
 
-from conftest import Demo, new_demo, screenshot
+from conftest import MEASUREMENTS, Demo, new_demo, screenshot
 
 
 @pytest.fixture(scope="module")
@@ -33,3 +33,33 @@ def test_the_time_limit_stops_a_loop_and_the_terminal_keeps_working(quick: Demo)
     out = quick.run("while (true) {}", timeout=30_000)
     assert out.startswith("TimeoutError: execution exceeded the 2 s time limit")
     assert quick.run("return 6 * 7") == "42\n"
+
+
+def test_code_the_guest_cannot_interrupt_is_stopped_by_the_page_within_a_second(
+    quick: Demo,
+) -> None:
+    """``join`` on a huge array-like is not polled by QuickJS's interrupt handler: the page
+    terminates the worker one second past the limit and goes on in the standby."""
+    quick.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+    restarts = quick.page.evaluate("window.corralDemo.restarts")
+    quick.mode("javascript")
+    quick.run("let kept = 42")
+    out = quick.run("[].join.call({length: 2 ** 32 - 1})", timeout=60_000)
+    assert out.startswith("TimeoutError: the command ran past the 2 s time limit and did not stop")
+    assert out.endswith("[exit 124]\n")
+    assert quick.page.evaluate("window.corralDemo.restarts") == restarts + 1
+    MEASUREMENTS["uninterruptible_js_stopped_after_ms (limit 2000)"] = round(
+        quick.page.evaluate("window.corralDemo.roundTrips.at(-1)")
+    )
+    assert quick.run("kept") == "42\n"  # the REPL's bindings came back with the page
+    quick.mode("shell")
+
+
+def test_a_fork_bomb_shape_is_stopped_by_the_time_limit(quick: Demo) -> None:
+    quick.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+    out = quick.run("f() { f | f & }; f", timeout=60_000)
+    assert "TimeoutError" in out and out.endswith("[exit 124]\n")
+    MEASUREMENTS["fork_bomb_stopped_after_ms (limit 2000)"] = round(
+        quick.page.evaluate("window.corralDemo.roundTrips.at(-1)")
+    )
+    assert quick.run("echo after") == "after\n"

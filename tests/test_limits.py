@@ -254,3 +254,14 @@ def test_guest_out_of_memory_restarts_the_sandbox() -> None:
         "or raise Limits(memory=...)"
     )
     assert sandbox.execute("return 1").return_value == 1
+
+
+def test_a_shell_writer_past_the_output_cap_stops_instead_of_running_to_the_time_limit() -> None:
+    sandbox = Sandbox(limits=Limits(max_output=1000, timeout=20))
+    result = sandbox.execute("yes; echo after", "shell")
+    assert result.duration_ms < 10_000  # it used to run on to the 20 s time limit
+    assert result.stdout.startswith("y\ny\n")
+    assert result.stdout.endswith(
+        "[output truncated: more than 1000 bytes; print less or return a summary]\n"
+    )
+    assert sandbox.execute("echo fresh", "shell").stdout == "fresh\n"

@@ -88,3 +88,83 @@ def test_the_csv_example_generates_50_mb_and_returns_a_summary(demo: ModuleType)
         "APAC    10000000 units   511280000.00",
         "EU      10000000 units   508640000.00",
     ]
+
+
+def test_a_restart_with_the_pages_ledger_keeps_an_exhausted_budget_exhausted(
+    demo: ModuleType,
+) -> None:
+    posted: list[str] = []
+    app = demo.DemoApp(posted.append)
+    for _ in range(20):  # get_weather's budget: max_calls=20
+        assert run(app, "tool get_weather --city Paris")["exit_code"] == 0
+    entries = [json.loads(m)["entry"] for m in posted]
+    used: dict[str, int] = {}
+    for entry in entries:  # what the page's ledger counts
+        used[entry["pattern"]] = used.get(entry["pattern"], 0) + 1
+    assert used == {"get_weather": 20}
+    restarted = demo.DemoApp(posted.append, snapshot=app.snapshot(), used=used)
+    denied = run(restarted, "tool get_weather --city Paris")
+    assert denied["exit_code"] == 1
+    assert "exhausted" in denied["stderr"]
+    remaining = {cap["pattern"]: cap["remaining"] for cap in json.loads(restarted.capabilities())}
+    assert remaining == {"sales_records": 50, "get_weather": 0}
+    fresh = demo.DemoApp(posted.append, snapshot=app.snapshot())  # what a restart did before
+    assert run(fresh, "tool get_weather --city Paris")["exit_code"] == 0
+
+
+def test_javascript_is_a_repl_that_prints_values_and_keeps_bindings(demo: ModuleType) -> None:
+    app = demo.DemoApp(lambda message: None)
+    lines = {
+        "1 + 1": "2\n",
+        "let x = 5, y = 2": "",
+        "x * y": "10\n",
+        "const {a, b: c} = {a: 1, b: 2}; a + c": "3\n",
+        "const [m, n] = [7, 8]; m * n": "56\n",
+        "function sq(v) { return v * v }\nsq(x)": "25\n",
+        "class P { constructor(v) { this.v = v } }": "",
+        "new P(sq(2)).v": "4\n",
+        "console.log('hi'); 'text'": 'hi\n"text"\n',
+        "x = x + 1; x // a comment": "6\n",
+        "const w = await get_weather({city: 'Paris'}); return w.temp_c + 1": "19\n",
+        "w.sky": '"cloudy"\n',
+        "return 'as is'": "as is\n",
+    }
+    for line, shown in lines.items():
+        result = run(app, line, "javascript")
+        assert (result["stdout"], result["error"]) == (shown, None), line
+    # After a restart the page passes its copy of the bindings to the new sandbox.
+    restarted = demo.DemoApp(lambda message: None, scope=app.scope)
+    assert run(restarted, "sq(x) + m", "javascript")["stdout"] == "43\n"
+
+
+def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> None:
+    app = demo.DemoApp(lambda message: None)
+    run(app, "mkdir -p notes/sub && echo > notes/a.txt")
+
+    def complete(line: str, language: str = "shell") -> list[str]:
+        answer = json.loads(app.complete(line, language))
+        assert answer["start"] <= len(line)
+        return [str(c) for c in answer["candidates"]]
+
+    assert complete("ec") == ["echo"]
+    assert complete("echo hi | so") == ["sort", "source"]
+    assert complete("tool sa") == ["sales_records"]
+    assert complete("tool sales_records --region EU --l") == ["--limit"]
+    assert complete("cat no") == ["notes/"]
+    assert complete("cat notes/") == ["notes/a.txt", "notes/sub/"]
+    assert complete("ls /tm") == ["/tmp/"]
+    assert complete("await get_w", "javascript") == ["get_weather"]
+
+
+def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
+    session = (DEMO.parent / "agent_session.json").read_text()
+    answer = json.loads(demo.DemoApp(lambda message: None).agent(session))
+    assert answer["identical"]
+    assert answer["answer"].startswith("US sold more: EU 176 units, US 203 units.")
+    decisions = [(call["method"], call["decision"]) for call in answer["calls"]]
+    assert decisions == [
+        ("sales_records", "allowed"),
+        ("sales_records", "allowed"),
+        ("get_weather", "allowed"),
+        ("sales_records", "denied"),
+    ]

@@ -8,9 +8,17 @@ static host and no request ever leaves its origin:
   ``tools/pyodide_dist.py``, shared with the Pyodide test runner),
 - the terminal from the npm packages ``@xterm/xterm`` and ``@xterm/addon-fit`` (``npm pack``),
 - the corral wheel (built from this checkout, or given with ``--wheel``),
-- the page's own files from ``web/static`` and the worker-side app ``web/corral_demo.py``,
+- the page's own files from ``web/static``, the worker-side app ``web/corral_demo.py`` and the
+  recorded agent session ``web/agent_session.json`` (``web/record_agent_session.py``),
 - corral's worker-sandbox module (``python/corral/web/*.mjs``, also shipped in the wheel) in
   ``corral-web/``.
+
+To load fast, the two zip archives the page fetches (Python's standard library and the corral
+wheel) are rewritten uncompressed (same files, same names; the standard library without the
+modules listed in :data:`STDLIB_UNUSED`), and every text or WebAssembly file gets a brotli
+(``.br``) and a gzip (``.gz``) sibling, which ``serve.py`` (or nginx's ``gzip_static``/
+``brotli_static``, Caddy's ``precompressed``...) sends with ``Content-Encoding``: brotli over a
+whole uncompressed archive beats deflate file by file.
 
 Downloads are cached in ``$XDG_CACHE_HOME/corral`` so a rebuild works offline. Usage::
 
@@ -20,6 +28,8 @@ Downloads are cached in ``$XDG_CACHE_HOME/corral`` so a rebuild works offline. U
 from __future__ import annotations
 
 import argparse
+import gzip
+import hashlib
 import importlib.util
 import json
 import os
@@ -28,6 +38,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 from types import ModuleType
 
@@ -53,6 +64,48 @@ XTERM_FILES = {
     },
     "@xterm/addon-fit": {"lib/addon-fit.mjs": "addon-fit.mjs"},
 }
+
+# Modules of Python's standard library that nothing in the page imports (interactive tools, the
+# test framework, GUI toolkits): left out of the python_stdlib.zip the page fetches.
+STDLIB_UNUSED = (
+    "unittest/",
+    "_pyrepl/",
+    "idlelib/",
+    "tkinter/",
+    "turtledemo/",
+    "ensurepip/",
+    "venv/",
+    "lib2to3/",
+    "pydoc_data/",
+    "multiprocessing/",
+    "xmlrpc/",
+    "wsgiref/",
+    "sqlite3/",
+    "__phello__/",
+    "pydoc.py",
+    "pdb.py",
+    "bdb.py",
+    "doctest.py",
+    "turtle.py",
+    "mailbox.py",
+    "imaplib.py",
+    "smtplib.py",
+    "poplib.py",
+    "ftplib.py",
+    "cProfile.py",
+    "profile.py",
+    "pstats.py",
+    "tabnanny.py",
+    "pyclbr.py",
+    "zipapp.py",
+    "webbrowser.py",
+    "antigravity.py",
+    "this.py",
+    "__hello__.py",
+)
+# Files that get .br and .gz siblings: everything but images (already compressed).
+COMPRESSED = (".wasm", ".mjs", ".js", ".json", ".zip", ".whl", ".css", ".html", ".py", ".svg")
+COMPRESS_MIN_BYTES = 512
 
 
 class BuildError(RuntimeError):
@@ -142,7 +195,74 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copyfile(source, target)
 
 
-def build(out: Path, wheel: Path | None = None) -> Path:
+def repack_stored(source: Path, target: Path, drop: tuple[str, ...] = ()) -> None:
+    """Write the zip ``source`` as ``target`` with its members stored, not deflated, leaving
+    out the members whose names start with one of ``drop``. The names, contents and order are
+    kept (a wheel's RECORD stays valid)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            if not info.filename.startswith(drop):
+                data = zin.read(info)
+                info.compress_type = zipfile.ZIP_STORED
+                zout.writestr(info, data)
+
+
+def _brotli_command() -> str | None:
+    """The ``brotli`` program, found on PATH or installed by the project's one installer."""
+    if shutil.which("brotli") is None:
+        toolchain = ROOT / "guest" / "toolchain.py"
+        subprocess.run([sys.executable, str(toolchain), "ensure", "brotli"], check=False)
+    return shutil.which("brotli")
+
+
+def _compressed(data: bytes, encoding: str, brotli: str | None) -> bytes | None:
+    """``data`` compressed with ``encoding`` (``br`` or ``gzip``), from the cache when it was
+    compressed before (brotli at its best level takes tens of seconds on Pyodide's module)."""
+    cached = cache_dir() / "compressed" / f"{hashlib.sha256(data).hexdigest()}.{encoding}"
+    if cached.is_file():
+        return cached.read_bytes()
+    if encoding == "gzip":
+        packed = gzip.compress(data, compresslevel=9, mtime=0)
+    elif brotli is None:
+        return None
+    else:
+        packed = subprocess.run(
+            [brotli, "--best", "--stdout", "-"], input=data, capture_output=True, check=True
+        ).stdout
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_bytes(packed)
+    return packed
+
+
+def precompress(out: Path) -> None:
+    """Give every compressible file under ``out`` a ``.br`` and a ``.gz`` sibling (only where
+    that is smaller). Without the ``brotli`` program only gzip is written, and a note says so."""
+    brotli = _brotli_command()
+    if brotli is None:
+        print(
+            "web/build.py: no brotli program (apt-get install brotli): gzip only", file=sys.stderr
+        )
+    for path in sorted(out.rglob("*")):
+        if path.suffix not in COMPRESSED or path.stat().st_size < COMPRESS_MIN_BYTES:
+            continue
+        data = path.read_bytes()
+        for encoding, suffix in (("br", ".br"), ("gzip", ".gz")):
+            packed = _compressed(data, encoding, brotli)
+            if packed is not None and len(packed) < len(data) * 0.95:
+                path.with_name(path.name + suffix).write_bytes(packed)
+
+
+def repository_url(explicit: str | None) -> str | None:
+    """The repository the page links to (and its docs/ under it): ``explicit``, or in a GitHub
+    Actions build the repository being built; None leaves the links out."""
+    if explicit:
+        return explicit.rstrip("/")
+    server, name = os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY")
+    return f"{server}/{name}" if server and name else None
+
+
+def build(out: Path, wheel: Path | None = None, repository: str | None = None) -> Path:
     """Assemble the site in ``out`` (replaced) and return it."""
     wheel = corral_wheel(wheel)
     dist_tool = pyodide_dist()
@@ -153,24 +273,32 @@ def build(out: Path, wheel: Path | None = None) -> Path:
         shutil.rmtree(out)
     shutil.copytree(WEB / "static", out)
     _copy(WEB / "corral_demo.py", out / "corral_demo.py")
+    _copy(WEB / "agent_session.json", out / "agent_session.json")
     for module in WORKER_SANDBOX.glob("*.mjs"):
         _copy(module, out / "corral-web" / module.name)
     for name in PYODIDE_FILES:
-        _copy(pyodide / name, out / "pyodide" / name)
+        if name != "python_stdlib.zip":
+            _copy(pyodide / name, out / "pyodide" / name)
+    repack_stored(
+        pyodide / "python_stdlib.zip", out / "pyodide" / "python_stdlib.zip", STDLIB_UNUSED
+    )
     for package, files in XTERM_FILES.items():
         version = XTERM_VERSION if package == "@xterm/xterm" else XTERM_FIT_VERSION
         source = npm_package(package, version)
         for inside, name in files.items():
             _copy(source / inside, out / "vendor" / "xterm" / name)
-    for path in [*extra_wheels, wheel]:
+    for path in extra_wheels:
         _copy(path, out / "wheels" / path.name)
+    repack_stored(wheel, out / "wheels" / wheel.name)
     manifest = {
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
         "wheels": [f"wheels/{p.name}" for p in extra_wheels],
         "corral": f"wheels/{wheel.name}",
+        "repository": repository_url(repository),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    precompress(out)
     return out
 
 
@@ -178,14 +306,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "web")
     parser.add_argument("--wheel", type=Path, help="the corral wheel (default: build one)")
+    parser.add_argument(
+        "--repository", help="the repository URL the page links to (default: GitHub Actions')"
+    )
     args = parser.parse_args(argv)
     try:
-        out = build(args.out, args.wheel)
+        out = build(args.out, args.wheel, args.repository)
     except BuildError as e:
         print(f"web/build.py: {e}", file=sys.stderr)
         return 1
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"built the demo site in {out} ({size / 1e6:.1f} MB)")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files if p.suffix not in (".br", ".gz"))
+    print(f"built the demo site in {out} ({size / 1e6:.1f} MB, and .br/.gz siblings)")
     return 0
 
 

@@ -9,9 +9,11 @@ code runs natively in the tests.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from corral import (
@@ -23,6 +25,7 @@ from corral import (
     Param,
     Sandbox,
     replay,
+    replay_all,
 )
 
 __all__ = ["CSV_EXAMPLE", "DemoApp", "get_weather", "sales_records"]
@@ -93,17 +96,37 @@ CAPABILITIES = (
 )
 
 
-class LiveAudit(AuditLog):
-    """An audit log that also posts every tool call to the page as it is decided."""
+def charged(
+    capabilities: tuple[MethodCapability, ...], used: Mapping[str, int]
+) -> list[MethodCapability]:
+    """``capabilities`` with the calls ``used`` so far (per pattern, the page's ledger) taken
+    off their budgets: a sandbox restarted in a new worker goes on with what was left."""
+    return [
+        cap
+        if cap.max_calls is None
+        else dataclasses.replace(
+            cap, max_calls=max(0, cap.max_calls - used.get(cap.method_pattern, 0))
+        )
+        for cap in capabilities
+    ]
 
-    def __init__(self, post: Post) -> None:
+
+class LiveAudit(AuditLog):
+    """An audit log that also posts every tool call to the page as it is decided, with the
+    pattern of the capability that allowed it (the page's ledger of calls made)."""
+
+    def __init__(self, post: Post, capabilities: list[MethodCapability]) -> None:
         super().__init__()
         self._post = post
+        self._rules = {cap.describe(): cap.method_pattern for cap in capabilities}
 
     def record(self, entry: AuditRecord) -> AuditRecord:
         entry = super().record(entry)
         if entry.kind == "tool_call":
-            self._post(json.dumps({"type": "toolcall", "entry": json.loads(entry.to_json())}))
+            posted = json.loads(entry.to_json())
+            if entry.decision == "allowed":
+                posted["pattern"] = self._rules.get(entry.rule or "")
+            self._post(json.dumps({"type": "toolcall", "entry": posted}))
         return entry
 
 
@@ -115,14 +138,26 @@ class DemoApp:
         timeout: The sandbox's per-execution time limit, in seconds.
         snapshot: Start from this :meth:`corral.Sandbox.snapshot` (after a restart): bytes,
             or a ``Uint8Array`` in the browser.
+        used: Tool calls already made per capability pattern (after a restart: the page's
+            ledger), taken off the call budgets.
+        scope: The JavaScript REPL's bindings (after a restart: the page's copy).
     """
 
-    def __init__(self, post: Post, timeout: float = 30.0, snapshot: Any = None) -> None:
+    def __init__(
+        self,
+        post: Post,
+        timeout: float = 30.0,
+        snapshot: Any = None,
+        used: Mapping[str, int] | None = None,
+        scope: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.scope: dict[str, Any] = dict(scope or {})  # the JavaScript REPL's bindings
+        capabilities = charged(CAPABILITIES, used or {})
         options: dict[str, Any] = {
             "tools": [sales_records, get_weather],
-            "capabilities": list(CAPABILITIES),
+            "capabilities": capabilities,
             "limits": Limits(timeout=timeout),
-            "audit_sink": LiveAudit(post),
+            "audit_sink": LiveAudit(post, capabilities),
         }
         if snapshot is not None:
             self.sandbox = Sandbox.from_snapshot(_as_bytes(snapshot), **options)
@@ -131,9 +166,58 @@ class DemoApp:
         self.last: ExecutionResult | None = None
 
     def run(self, code: str, language: str = "shell") -> str:
-        """Execute ``code``; the result as JSON."""
-        self.last = self.sandbox.execute(code, language)
-        return json.dumps(_result_json(self.last), default=str)
+        """Execute ``code``; the result as JSON. JavaScript runs as a REPL (see
+        :func:`repl_program`): the value of the last expression is printed and top-level
+        bindings are kept for the next line (``scope`` in the answer, for a restart)."""
+        if language != "javascript":
+            self.last = self.sandbox.execute(code, language)
+            return json.dumps(_result_json(self.last), default=str)
+        program, names = repl_program(code, self.scope)
+        self.last = self.sandbox.execute(program, language)
+        shown, scope = repl_result(self.last)
+        self.scope.update(scope)
+        return json.dumps({**_result_json(shown), "scope": self.scope, "names": names}, default=str)
+
+    def complete(self, line: str, language: str = "shell", cwd: str = "/workspace") -> str:
+        """Tab completion of the word that ends ``line``: ``{"start": index, "candidates":
+        [...]}`` (a directory ends in ``/``). In the shell: command names (applets, builtins,
+        ``tool``) in command position, tool names after ``tool``, a tool's ``--flags`` after
+        ``tool NAME``, else paths (relative ones against ``cwd``); in JavaScript: the tool
+        functions, the REPL's bindings and a few globals."""
+        start = max(line.rfind(c) for c in " \t|;&()<>") + 1
+        word = line[start:]
+        before = line[:start].split()
+        if language == "javascript":
+            start = len(line) - len(re.search(r"[\w$]*$", line).group())  # type: ignore[union-attr]
+            word = line[start:]
+            names = [t.js_name for t in self.sandbox.tools.values()]
+            names += [*self.scope, "console", "JSON", "Math", "Promise", "shell", "await", "return"]
+            return _completions(start, word, names)
+        if before and before[-1] == "tool":
+            return _completions(start, word, [*self.sandbox.tools, "--list", "--help"])
+        tool = before[before.index("tool") + 1] if "tool" in before[:-1] else None
+        if tool in self.sandbox.tools and word.startswith("-"):
+            flags = [f"--{p}" for p in self.sandbox.tools[tool].parameters.get("properties", {})]
+            return _completions(start, word, flags)
+        command_position = not before or line[:start].rstrip()[-1:] in ("|", ";", "&", "(")
+        if command_position and "/" not in word:
+            return _completions(start, word, [*self.sandbox.commands, "tool"])
+        directory, _, prefix = word.rpartition("/")
+        if word.startswith("/"):
+            absolute = directory or "/"
+        else:
+            absolute = f"{cwd}/{directory}" if directory else cwd
+        try:
+            entries = self.sandbox.fs.listdir(absolute)
+        except (OSError, ValueError):
+            entries = []
+        head = word[: len(word) - len(prefix)]
+        paths = []
+        for name in entries:
+            if name.startswith(prefix):
+                is_dir = self.sandbox.fs.stat(f"{absolute.rstrip('/')}/{name}").is_dir
+                paths.append(f"{head}{name}{'/' if is_dir else ''}")
+        return _completions(start, word, paths)
 
     def snapshot(self) -> bytes:
         """The files and shell session, to survive a restart of the worker."""
@@ -152,7 +236,36 @@ class DemoApp:
             {
                 "identical": identical,
                 "executions": trace.executions,
-                "result": _result_json(again),
+                "result": _result_json(repl_result(again)[0]),
+            },
+            default=str,
+        )
+
+    def agent(self, session: str) -> str:
+        """Replay a recorded agent session (``agent_session.json``, from
+        ``record_agent_session.py``) with :func:`corral.replay_all`: the script runs again in a
+        fresh guest whose every tool answer, clock and random read comes from the trace, so no
+        tool is called and no model is needed. Answers the task, the script, the replayed
+        tool calls and answer, and whether the answer is the recorded one."""
+        recorded = json.loads(session)
+        result = replay_all(recorded["trace"])[-1]
+        calls = [
+            {
+                "method": call.method,
+                "params": call.params,
+                "decision": "allowed" if call.allowed else "denied",
+                "rule": call.rule,
+                "error": call.error,
+            }
+            for call in result.tool_calls
+        ]
+        return json.dumps(
+            {
+                "task": recorded["task"],
+                "code": recorded["code"],
+                "answer": result.return_value,
+                "identical": result.return_value == recorded["answer"],
+                "calls": calls,
             },
             default=str,
         )
@@ -211,6 +324,181 @@ class DemoApp:
     def size(self, path: str) -> int:
         """A file's size in bytes."""
         return self.sandbox.fs.stat(path).size
+
+
+# --- the JavaScript REPL ------------------------------------------------------------------------
+#
+# Each execution runs in a fresh JavaScript realm, so the REPL keeps its bindings on the host:
+# `let x = 5` at the top level becomes an assignment to a variable of an enclosing scope that the
+# program declares, and after the line ran (also after an explicit `return`) every such variable
+# is saved: JSON values as they are, functions and classes as their source text, re-evaluated in
+# the next line's program. Other values (a Map, a Promise) come back as their JSON form.
+
+_IDENT = r"[A-Za-z_$][\w$]*"
+_DECLARATION = re.compile(rf"(?:let|const|var)\s+(?={_IDENT}|[{{\[])")
+_FUNCTION = re.compile(rf"(?:async\s+)?function\s*\*?\s*({_IDENT})|class\s+({_IDENT})")
+_STATEMENT_KEYWORDS = re.compile(
+    r"(?:if|for|while|do|switch|try|return|throw|break|continue|import|export|let|const|var"
+    r"|function|async\s+function|class)\b|[{}]"
+)
+REPL_SHOW = """\
+const __show = (v) => typeof v === "string" ? JSON.stringify(v)
+  : typeof v === "function"
+    ? (/^class\\b/.test(String(v)) ? `[class ${v.name}]` : `[Function: ${v.name || "anonymous"}]`)
+  : v === undefined ? "undefined" : typeof v === "bigint" ? `${v}n`
+  : (() => { try { return JSON.stringify(v) ?? String(v); } catch { return String(v); } })();
+const __keep = (v) => typeof v === "function" ? {source: String(v)}
+  : {json: v === undefined ? null : v};
+"""
+
+
+def _top_level(code: str) -> tuple[list[int], list[int]]:
+    """Where the top-level statements of ``code`` start (after ``;``, a newline or a closing
+    ``}`` at depth 0, outside strings and comments) and where a ``}`` closes depth 0."""
+    starts, closes = [0], []
+    depth, i, n = 0, 0, len(code)
+    while i < n:
+        c = code[i]
+        if c in "'\"`":
+            i += 1
+            while i < n and code[i] != c:
+                i += 2 if code[i] == "\\" else 1
+        elif code.startswith("//", i):
+            i = code.find("\n", i)
+            i = n if i < 0 else i - 1
+        elif code.startswith("/*", i):
+            i = code.find("*/", i + 2)
+            i = n if i < 0 else i + 1
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0 and c == "}":
+                closes.append(i + 1)
+        elif depth == 0 and c in ";\n":
+            starts.append(i + 1)
+        i += 1
+    return starts, closes
+
+
+def _names_in_pattern(pattern: str) -> list[str]:
+    """The names a destructuring pattern binds: ``{a, b: c, ...d}`` -> a, c, d; ``[x, y]``."""
+    names = []
+    for part in re.split(r"[,{}\[\]]", pattern):
+        name = part.split("=")[0].strip().removeprefix("...")
+        if ":" in name:
+            name = name.split(":")[1].strip()
+        if re.fullmatch(_IDENT, name):
+            names.append(name)
+    return names
+
+
+Edit = tuple[int, int, str]  # replace code[start:end] with the text
+
+
+def _declaration(code: str, at: int, end: int, closes: list[int]) -> tuple[list[Edit], list[str]]:
+    """The edits that turn the top-level statement ``code[at:end]`` from a declaration into an
+    assignment to the enclosing scope, and the names it declares (none if not a declaration)."""
+    text = code[at:end]
+    declared = _DECLARATION.match(text)
+    if declared:
+        rest = text[declared.end() :]
+        if rest[0] in "{[":  # destructuring: ({a, b} = value)
+            braces = _top_level(rest)[1]
+            pattern = rest[: braces[0]] if rest[0] == "{" and braces else rest.split("=")[0]
+            return [(at, at + declared.end(), ";("), (end, end, ")")], _names_in_pattern(pattern)
+        names = re.findall(rf"^\s*({_IDENT})", rest) + re.findall(rf",\s*({_IDENT})\s*=", rest)
+        return [(at, at + declared.end(), ";")], names
+    function = _FUNCTION.match(text)
+    if not function:
+        return [], []
+    name = function.group(1) or function.group(2)
+    edits = [(at, at, f";{name} = ")]
+    close = next((c for c in closes if c > at), None)
+    if close is not None:
+        edits.append((close, close, ";"))
+    return edits, [name]
+
+
+def _rewrite(code: str) -> tuple[str, list[str], bool]:
+    """``code`` with its top-level declarations made assignments and its last expression
+    returned; the names it declares; whether it ends with an expression."""
+    starts, closes = _top_level(code)
+    edits: list[Edit] = []
+    names: list[str] = []
+    last, last_start = "", 0
+    for start in starts:
+        at = start + len(code[start:]) - len(code[start:].lstrip())
+        if at >= len(code) or code[at] == ";":
+            continue
+        end = next((s - 1 for s in starts if s > start), len(code))
+        last, last_start = code[at:end], at
+        more_edits, more_names = _declaration(code, at, end, closes)
+        edits += more_edits
+        names += more_names
+    expression = bool(last) and not _STATEMENT_KEYWORDS.match(last)
+    if expression:
+        end = last_start + len(last.rstrip().rstrip(";"))
+        edits.append((last_start, last_start, "return ("))
+        edits.append((end, end, "\n)"))  # on its own line: the expression may end in a comment
+    for start, end, replacement in sorted(edits, reverse=True):
+        code = code[:start] + replacement + code[end:]
+    return code, list(dict.fromkeys(names)), expression
+
+
+def repl_program(code: str, scope: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """The program that runs one REPL line ``code`` with the bindings in ``scope``, and the
+    names it declares. It returns one string (printed as the execution's last output, which
+    :meth:`DemoApp.run` takes off): the value, its display and the bindings to keep."""
+    body, names, expression = _rewrite(code)
+    # An expression's value is shown as a REPL does; an explicit `return` as before (a string
+    # as it is, nothing for undefined).
+    shown = (
+        "__show(__value)"
+        if expression
+        else "__value === undefined ? null"
+        ' : typeof __value === "string" ? __value : __show(__value)'
+    )
+    kept = list(dict.fromkeys([*scope, *names]))
+    lines = [REPL_SHOW]
+    if kept:
+        lines.append(f"let {', '.join(kept)};")
+    for name, value in scope.items():
+        restored = f"({value['source']})" if "source" in value else json.dumps(value.get("json"))
+        lines.append(f"{name} = {restored};")
+    lines.append(f"const __value = await (async () => {{\n{body}\n}})();")
+    save = ", ".join(f"{json.dumps(name)}: __keep({name})" for name in kept)
+    lines.append(
+        "return JSON.stringify({value: __value === undefined ? null : __value, "
+        f"shown: {shown}, scope: {{{save}}}}});"
+    )
+    return "\n".join(lines), names
+
+
+def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any]]:
+    """The result of a :func:`repl_program` as the REPL shows it (the printed envelope taken
+    off stdout, the value shown after the output) and the bindings to keep; any other result
+    as it is."""
+    envelope = result.return_value
+    if not isinstance(envelope, str) or not result.stdout.endswith(envelope):
+        return result, {}
+    try:
+        answer = json.loads(envelope)
+        value, shown, scope = answer["value"], answer["shown"], answer["scope"]
+    except (ValueError, KeyError, TypeError):
+        return result, {}  # not a REPL program's envelope
+    stdout = result.stdout.removesuffix(envelope)
+    if shown is not None:
+        stdout += ("" if not stdout or stdout.endswith("\n") else "\n") + shown + "\n"
+    return dataclasses.replace(result, stdout=stdout, return_value=value), scope
+
+
+def _completions(start: int, word: str, names: list[str]) -> str:
+    matches = sorted(
+        {name for name in names if name.startswith(word) and name != word}
+        or {name for name in names if name == word}
+    )
+    return json.dumps({"start": start, "candidates": matches})
 
 
 def _as_bytes(data: Any) -> bytes:

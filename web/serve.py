@@ -1,7 +1,9 @@
 """Serve the built demo on localhost (``nox -s demo``; the end-to-end tests use :func:`serve`).
 
-Any static host works; this one sets the types the page needs (``.mjs``, ``.wasm``) and lets
-the browser cache the vendored files (Pyodide, xterm) while revalidating the page's own.
+Any static host works; this one sets the types the page needs (``.mjs``, ``.wasm``), sends the
+pre-compressed sibling a file has (``X.br``, ``X.gz``, written by ``build.py``) to a browser that
+accepts its encoding, with ``Content-Encoding`` and ``Vary: Accept-Encoding``, and lets the
+browser cache the vendored files (Pyodide, xterm) while revalidating the page's own.
 Usage::
 
     python web/serve.py [build/web] [--port 8000]
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -29,14 +32,44 @@ TYPES = {
 # Long-lived: pinned versions vendored at build time. The corral wheel keeps its name across
 # rebuilds, so wheels/ is revalidated like the page's own files.
 CACHED = ("/pyodide/", "/vendor/")
+# Pre-compressed siblings, in order of preference: Content-Encoding -> file suffix.
+ENCODINGS = {"br": ".br", "gzip": ".gz"}
 
 
 class DemoHandler(SimpleHTTPRequestHandler):
     """Static files with the right types and cache headers, and quiet logs."""
 
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}  # noqa: RUF012 - as the base
+    encoding: str | None = None  # the Content-Encoding of the file being sent
+    varies = False  # the file has pre-compressed siblings
+
+    def translate_path(self, path: str) -> str:
+        """The file to send: the pre-compressed sibling the client accepts, if there is one."""
+        plain = super().translate_path(path)
+        self.encoding = None
+        self.varies = any(os.path.isfile(plain + suffix) for suffix in ENCODINGS.values())
+        if not self.varies or not os.path.isfile(plain):
+            return plain
+        header = self.headers.get("Accept-Encoding", "")
+        accepted = {part.split(";")[0].strip().lower() for part in header.split(",")}
+        for encoding, suffix in ENCODINGS.items():
+            if encoding in accepted and os.path.isfile(plain + suffix):
+                self.encoding = encoding
+                return plain + suffix
+        return plain
+
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        """The type of the file itself, not of its compressed sibling."""
+        name = os.fspath(path)
+        if self.encoding is not None:
+            name = name.removesuffix(ENCODINGS[self.encoding])
+        return super().guess_type(name)
 
     def end_headers(self) -> None:
+        if self.encoding is not None:
+            self.send_header("Content-Encoding", self.encoding)
+        if self.varies:
+            self.send_header("Vary", "Accept-Encoding")
         if self.path.startswith(CACHED):
             self.send_header("Cache-Control", "public, max-age=86400")
         else:

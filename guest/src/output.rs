@@ -10,10 +10,12 @@ pub struct Stream {
 
 impl Stream {
     /// Appends `bytes`, keeping at most `cap` bytes per execution; past the cap a single marker
-    /// line says how to get the rest.
-    pub fn write(&mut self, bytes: &[u8], cap: u64) {
+    /// line says how to get the rest. Returns whether the stream takes more: a writer that
+    /// reached the cap is told to stop (as by a closed pipe) instead of producing to the time
+    /// limit for nothing (`yes`).
+    pub fn write(&mut self, bytes: &[u8], cap: u64) -> bool {
         if self.truncated {
-            return;
+            return false;
         }
         let room = cap.saturating_sub(self.written);
         let take = bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX));
@@ -26,6 +28,7 @@ impl Stream {
             );
             self.pending.extend_from_slice(marker.as_bytes());
         }
+        !self.truncated
     }
 
     /// Takes the bytes produced since the last call.
@@ -51,21 +54,30 @@ pub struct Output {
 }
 
 impl Output {
-    /// Writes to fd 1 (stdout) or anything else (stderr).
-    pub fn write(&mut self, fd: i32, bytes: &[u8]) {
+    /// Writes to fd 1 (stdout) or anything else (stderr); false once that stream is past its
+    /// cap (see [`Stream::write`]).
+    pub fn write(&mut self, fd: i32, bytes: &[u8]) -> bool {
         let cap = self.cap;
         if fd == 1 {
             &mut self.stdout
         } else {
             &mut self.stderr
         }
-        .write(bytes, cap);
+        .write(bytes, cap)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_writer_past_the_cap_is_told_to_stop() {
+        let mut s = Stream::default();
+        assert!(s.write(b"abc", 3));
+        assert!(!s.write(b"d", 3));
+        assert!(!s.write(b"e", 3));
+    }
 
     #[test]
     fn truncates_once_with_marker() {

@@ -46,7 +46,8 @@ class Limits:
         timeout: Wall-clock seconds per execution, including time spent in tools.
         memory: Bytes of JavaScript heap.
         max_output: Bytes of stdout and of stderr captured per execution; the rest is cut
-            with a marker line.
+            with a marker line, and a shell command writing past it is stopped as by a
+            closed pipe.
         max_tool_calls: Tool calls allowed per execution (None: no per-execution budget).
         max_fs_bytes: Bytes of files the sandbox may hold in its writable directories
             (``/workspace``, ``/tmp``, ``/state`` and ``/cache`` together).

@@ -1,20 +1,27 @@
-// The page: a terminal, the tool-call and capability panels, the file tree, and the worker that
-// runs corral in Pyodide. After every completed command the worker hands back a snapshot of the
-// sandbox's files and shell session; Ctrl-C terminates the worker and starts a new one from it.
+// The page: a terminal, the tool-call and capability panels, the file tree, and the workers that
+// run corral in Pyodide. The terminal takes input at once; commands typed while Python loads
+// run when it is ready. After every completed command the worker hands back a snapshot of the
+// sandbox's files and shell session. Ctrl-C (or a command overrunning its time limit by more
+// than a second) terminates the worker and opens the sandbox in a standby worker booted ahead,
+// from that snapshot. The page, not the worker, holds the authority a restart must not reset:
+// the ledger of tool calls made (charged again against the budgets in the new worker), the
+// audit shown in the tool panel and the JavaScript REPL's bindings.
 import { Terminal } from "./vendor/xterm/xterm.mjs";
 import { FitAddon } from "./vendor/xterm/addon-fit.mjs";
 import { LineEditor } from "./terminal.js";
+import { javascriptIncomplete, shellIncomplete } from "./incomplete.js";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const TIMEOUT = Math.min(Math.max(Number(params.get("timeout")) || 20, 0.5), 600); // seconds
+const GRACE_MS = 1000; // past the time limit, the page terminates the worker
 const color = (code) => (text) => `\x1b[${code}m${text}\x1b[0m`;
 const red = color("31"), dim = color("2"), yellow = color("33"), green = color("32"), bold = color("1");
 const PROMPTS = { shell: `${green("corral")}${dim("$")} `, javascript: `${yellow("js")}${dim(">")} ` };
 
 const MODE_HINTS = {
   shell: "Shell: bash-like commands; `tool NAME --key value` calls a tool",
-  javascript: "JavaScript: the line is the body of an async function; tools are async functions",
+  javascript: "JavaScript REPL: the last expression's value is printed, bindings are kept; tools are async functions",
 };
 
 const EXAMPLES = [
@@ -30,44 +37,80 @@ const EXAMPLES = [
 ];
 
 const state = {
-  worker: null,
+  worker: null,         // the worker with the sandbox open
+  spare: null,          // a standby worker, booted (Pyodide, wheel, module) but not opened
+  ready: null,          // resolves when the first sandbox is open
+  used: {},             // the ledger: allowed tool calls per capability pattern
+  audit: [],            // every tool-call decision, across restarts
+  scope: {},            // the JavaScript REPL's bindings
+  switching: false,     // a worker is being replaced
+  interrupts: 0,        // Ctrl-Cs so far (the agent replay stops typing on one)
   mode: "shell",
   busy: false,
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
   snapshotDue: null,    // resolves when the snapshot of the last command has arrived
   snapshotArrived: null,
-  pending: new Map(),   // request id -> {resolve, reject}
-  nextId: 1,
   lastRun: null,        // {code, language, result}
   after: null,          // printed after the next command's output (the CSV example)
   viewing: null,
   calls: { total: 0, denied: 0 },
 };
 
-// --- the worker ---------------------------------------------------------------------------------
+// --- the workers --------------------------------------------------------------------------------
 
 class Interrupted extends Error {}
 
-function startWorker(onProgress) {
+// A worker that boots Pyodide, the wheel and the module at once; `open` creates the sandbox.
+function spawn(onProgress = () => {}) {
+  const worker = new Worker("worker.js", { type: "module" });
+  const w = { worker, pending: new Map(), nextId: 1, opened: false, failed: null };
+  worker.onmessage = ({ data }) => {
+    if (data.type === "progress") onProgress(data);
+    else if (data.type === "toolcall") { if (w.opened) showCall(data.entry); }
+    else if (data.type === "snapshot") { if (w === state.worker) snapshotArrived(data.snapshot); }
+    else settle(w, data);
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    fail(w, new Error(event.message || "the worker stopped"));
+    if (w === state.worker && window.corralDemo.ready) restart(`[the sandbox's worker failed (${event.message}); restarting]`);
+  };
+  w.booted = request(w, "boot");
+  w.booted.catch(() => {});
+  return w;
+}
+
+function fail(w, error) {
+  w.failed ??= error;
+  w.worker.terminate();
+  for (const waiter of w.pending.values()) waiter.reject(error);
+  w.pending.clear();
+}
+
+function request(w, op, args = {}, transfer = []) {
+  if (w.failed) return Promise.reject(w.failed);
+  const id = w.nextId++;
   return new Promise((resolve, reject) => {
-    window.corralDemo.workerStartedMs ??= performance.now();
-    const worker = new Worker("worker.js", { type: "module" });
-    state.worker = worker;
-    worker.onmessage = ({ data }) => {
-      if (data.type === "progress") onProgress(data);
-      else if (data.type === "toolcall") showCall(data.entry);
-      else if (data.type === "snapshot") snapshotArrived(data.snapshot);
-      else if (data.type === "ready") resolve(data);
-      else if (data.type === "fatal") reject(new Error(data.message));
-      else settle(data);
-    };
-    worker.onerror = (event) => {
-      const message = event.message || "the worker stopped";
-      if (window.corralDemo.ready && state.worker === worker) restart(`[the sandbox's worker failed (${message}); restarting]`);
-      else reject(new Error(message));
-    };
-    worker.postMessage({ op: "boot", args: { timeout: TIMEOUT, snapshot: state.snapshot } });
+    w.pending.set(id, { resolve, reject });
+    w.worker.postMessage({ id, op, args }, transfer);
   });
+}
+
+// Open the sandbox in a booted worker: from the last snapshot, with the ledger and the bindings.
+async function open(w) {
+  const booted = await w.booted;
+  const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
+  await request(w, "open", { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope }, snapshot ? [snapshot] : []);
+  w.opened = true;
+  return booted;
+}
+
+function prepareSpare() {
+  if (state.spare) return;
+  const spare = spawn();
+  state.spare = spare;
+  window.corralDemo.standbyReady = false;
+  spare.booted.then(() => (window.corralDemo.standbyReady = state.spare === spare), () => {});
 }
 
 // The worker posts a snapshot after each command that may change the files (run, write), after
@@ -83,18 +126,14 @@ function snapshotArrived(snapshot) {
   state.snapshotArrived?.();
 }
 
-function settle({ id, ok, value, error }) {
-  const waiter = state.pending.get(id);
-  state.pending.delete(id);
+function settle(w, { id, ok, value, error }) {
+  const waiter = w.pending.get(id);
+  w.pending.delete(id);
   if (waiter) ok ? waiter.resolve(value) : waiter.reject(new Error(error));
 }
 
 function call(op, args = {}, transfer = []) {
-  const id = state.nextId++;
-  return new Promise((resolve, reject) => {
-    state.pending.set(id, { resolve, reject });
-    state.worker.postMessage({ id, op, args }, transfer);
-  });
+  return request(state.worker, op, args, transfer);
 }
 
 // --- the terminal -------------------------------------------------------------------------------
@@ -108,15 +147,30 @@ const term = new Terminal({
 });
 const fit = new FitAddon();
 term.loadAddon(fit);
-const editor = new LineEditor(term, { onLine: (line) => (state.current = runLine(line)), onInterrupt: interrupt });
+const editor = new LineEditor(term, {
+  onLine: (line) => (state.current = runLine(line)),
+  onInterrupt: interrupt,
+  isComplete: (text) => !(state.mode === "shell" ? shellIncomplete(text) : javascriptIncomplete(text)),
+  complete: async (line) => (window.corralDemo.ready && !state.busy ? call("complete", { line, language: state.mode }) : null),
+  historyKey: "corral-demo-history",
+});
 
 window.corralDemo = {
   ready: false,
-  readyMs: null,
+  promptMs: null,       // the prompt is shown and takes input
+  readyMs: null,        // the sandbox runs commands
+  interrupts: [],       // ms from Ctrl-C to the prompt
+  typingMs: Number(params.get("typing") ?? 12), // the agent replay's typing speed (0: at once)
+  used: state.used,
+  audit: state.audit,
   timings: null,
   roundTrips: [],
   restarts: 0,
   get transcript() { return editor.transcript; },
+  get line() { return editor.line.join(""); },
+  get cols() { return term.cols; },
+  standbyReady: false,  // a standby worker is booted for the next Ctrl-C
+  paste: (text) => term.paste(text), // as the browser's paste does (tests)
   get busy() { return state.busy; },
 };
 
@@ -125,11 +179,12 @@ function setState(name) {
   $("status").textContent = { ready: "ready", running: "running…", restarting: "restarting…", loading: "loading", error: "error" }[name];
   const idle = name === "ready";
   $("csv-example").disabled = !idle;
+  $("agent").disabled = !idle;
   $("replay").disabled = !idle || !state.lastRun;
 }
 
 function prompt() {
-  setState("ready");
+  setState(window.corralDemo.ready ? "ready" : "loading");
   editor.prompt(PROMPTS[state.mode]);
 }
 
@@ -158,11 +213,20 @@ async function runLine(code) {
   state.after = null;
   if (!code.trim()) return prompt();
   state.busy = true;
+  if (!window.corralDemo.ready) {
+    editor.write(dim("[the sandbox is still starting: this runs when it is ready]\n"));
+    try {
+      await state.ready;
+    } catch {
+      return;
+    }
+  }
   setState("running");
   try {
     const language = state.mode;
     await expectSnapshot();
-    const result = await call("run", { code, language });
+    const result = await runWithinLimit(code, language);
+    if (result.scope) state.scope = result.scope;
     state.lastRun = { code, language, result };
     showResult(result);
     if (after) await after(result);
@@ -177,23 +241,56 @@ async function runLine(code) {
   refreshPanels();
 }
 
-function interrupt() {
-  if (!state.busy || document.body.dataset.state === "restarting") return;
-  editor.write("^C\n");
-  restart("[stopped: the sandbox restarts from the files and shell session of the last completed command]");
+// Run a command; if it overruns the time limit by GRACE_MS (code the guest's own checks cannot
+// stop), terminate its worker and answer as a timeout.
+async function runWithinLimit(code, language) {
+  const started = performance.now();
+  let timer;
+  const overrun = new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT * 1000 + GRACE_MS, null)));
+  const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => clearTimeout(timer));
+  if (result) return result;
+  const waited = ((performance.now() - started) / 1000).toFixed(1);
+  const error = `TimeoutError: the command ran past the ${TIMEOUT} s time limit and did not stop, so its ` +
+    `worker was terminated after ${waited} s; the sandbox goes on with the files and shell session of the last completed command`;
+  snapshotArrived(null);
+  await switchWorker();
+  return { stdout: "", stderr: `${error}\n`, exit_code: 124, error, error_kind: "timeout" };
 }
 
-// Replace the worker by a new one that starts from the last snapshot.
+function interrupt() {
+  if (!state.busy || !window.corralDemo.ready || state.switching) return;
+  state.interrupts++;
+  const started = performance.now();
+  editor.write("^C\n");
+  restart("[stopped: the sandbox goes on from the files and shell session of the last completed command]")
+    .then(() => window.corralDemo.interrupts.push(performance.now() - started));
+}
+
+// Terminate the active worker and open the sandbox in the standby (booted ahead), from the last
+// snapshot, the ledger and the bindings; a new standby then boots in the background.
+async function switchWorker() {
+  state.switching = true;
+  const old = state.worker;
+  fail(old, new Interrupted("interrupted"));
+  state.snapshotDue = null;
+  const next = state.spare ?? spawn();
+  state.spare = null;
+  window.corralDemo.standbyReady = false;
+  try {
+    await open(next);
+  } finally {
+    state.switching = false;
+  }
+  state.worker = next;
+  window.corralDemo.restarts++;
+  setTimeout(prepareSpare, 500); // after the prompt is back
+}
+
 async function restart(reason) {
   setState("restarting");
-  state.worker.terminate();
-  for (const waiter of state.pending.values()) waiter.reject(new Interrupted("interrupted"));
-  state.pending.clear();
-  state.snapshotDue = null;
   editor.write(dim(`${reason}\n`));
   try {
-    await startWorker(() => {});
-    window.corralDemo.restarts++;
+    await switchWorker();
     state.lastRun = null; // the new sandbox's trace starts here
   } catch (error) {
     return fatal(error);
@@ -218,12 +315,14 @@ function formatSize(bytes) {
 }
 
 function showCall(entry) {
+  state.audit.push(entry);
+  if (entry.decision === "allowed" && entry.pattern) state.used[entry.pattern] = (state.used[entry.pattern] ?? 0) + 1;
   const list = $("calls");
   list.querySelector(".empty")?.remove();
   state.calls.total++;
   if (entry.decision === "denied") state.calls.denied++;
   const args = JSON.stringify(entry.params);
-  const item = el("li", { className: entry.decision },
+  const item = el("li", { className: entry.decision + (entry.replayed ? " replayed" : "") },
     el("span", { className: "decision", textContent: entry.decision }),
     el("code", { textContent: `${entry.method}(${args})` }),
     el("div", { className: "rule", textContent: entry.decision === "denied" ? entry.error || entry.rule : `by ${entry.rule}` }));
@@ -351,6 +450,56 @@ async function replayLast() {
   });
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// "Agent at work": a recorded code-mode session (agent_session.json) played back. The task and
+// the script the model wrote are typed out, then the worker replays the recorded trace with
+// corral.replay_all (every tool answer comes from the trace: no model, no server, no tool
+// called) and the tool calls fill the panel one by one before the final answer.
+async function agentAtWork() {
+  if (state.busy || !editor.reading || !window.corralDemo.ready) return;
+  state.busy = true;
+  setState("running");
+  const typed = editor.line.join("");
+  editor.moveTo(editor.line.length);
+  editor.reading = false;
+  editor.write("\n");
+  const speed = window.corralDemo.typingMs;
+  try {
+    const session = await (await fetch("agent_session.json")).text();
+    const { task, code } = JSON.parse(session);
+    const interrupts = state.interrupts;
+    const replaying = call("agent", { session });
+    replaying.catch(() => {}); // awaited below unless a Ctrl-C stops the typing
+    const cols = Math.max(20, term.cols - 1);
+    const label = "Task (to the model):";
+    editor.write(bold(label) + wrapWords(`${label} ${task}`, cols).slice(label.length) + "\n");
+    editor.write(dim("The model answers with one script, run in the sandbox (code mode):\n"));
+    for (const line of code.split("\n")) {
+      for (let i = 0; i < line.length; i += 4) {
+        if (state.interrupts !== interrupts) return;
+        editor.write(yellow(line.slice(i, i + 4)));
+        if (speed) await sleep(speed);
+      }
+      editor.write("\n");
+    }
+    const replayed = await replaying;
+    for (const entry of replayed.calls) {
+      showCall({ ...entry, replayed: true });
+      if (speed) await sleep(speed * 40);
+    }
+    editor.write(green("Answer:") + wrapWords(`Answer: ${replayed.answer}`, cols).slice("Answer:".length) + "\n");
+    editor.write(dim(`[replayed with corral.replay_all from the recorded trace: ${replayed.calls.length} tool calls ` +
+      "answered from it, no model, no server]") + (replayed.identical ? green(" ✓ identical to the recording\n") : red(" ✗ differs\n")));
+  } catch (error) {
+    if (error instanceof Interrupted) return;
+    editor.write(red(`agent replay failed: ${error.message}\n`));
+  }
+  state.busy = false;
+  prompt();
+  if (typed) editor.insert([...typed]);
+}
+
 function showProgress({ stage, fraction, next, seconds }) {
   const bar = $("progress-bar");
   $("overlay-text").textContent = stage + "…";
@@ -393,6 +542,7 @@ function wireUp() {
   $("mode-js").onclick = () => setMode("javascript");
   $("replay").onclick = replayLast;
   $("csv-example").onclick = csvExample;
+  $("agent").onclick = agentAtWork;
   $("download").onclick = download;
   $("upload").onchange = (event) => upload(event.target.files[0]).finally(() => (event.target.value = ""));
   $("examples").replaceChildren(...EXAMPLES.map(([mode, code, tag]) => el("li", {},
@@ -402,7 +552,42 @@ function wireUp() {
   new ResizeObserver(() => fit.fit()).observe($("terminal"));
 }
 
+// `text` broken into lines of at most `cols` columns at spaces (xterm.js wraps mid-word).
+function wrapWords(text, cols) {
+  return text.split("\n").map((paragraph) => {
+    const lines = [];
+    let line = "";
+    for (const word of paragraph.split(" ")) {
+      if (line && line.length + 1 + word.length > cols) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? `${line} ${word}` : word;
+      }
+    }
+    return [...lines, line].join("\n");
+  }).join("\n");
+}
+
+function welcome() {
+  const cols = Math.max(20, term.cols - 1);
+  const intro = wrapWords("corral — a bash-like shell and a JavaScript REPL in a WebAssembly sandbox, " +
+    "running in your browser (Pyodide in a Web Worker).", cols);
+  editor.write(bold("corral") + dim(intro.slice("corral".length)) + "\n");
+  editor.write(dim(wrapWords("Tools: sales_records, get_weather (`tool --list`); every call is checked against " +
+    "the capabilities on the right. Tab completes, ↑/↓ recalls, Ctrl-C stops.", cols)) + "\n\n");
+}
+
+// The links in the header: the repository the site was built from, and its docs/.
+async function links() {
+  const { repository } = await (await fetch("manifest.json")).json();
+  if (!repository) return;
+  Object.assign($("repo-link"), { href: repository, hidden: false });
+  Object.assign($("docs-link"), { href: `${repository}/tree/HEAD/docs`, hidden: false });
+}
+
 async function main() {
+  links().catch(() => {});
   const missing = missingFeatures();
   if (missing.length) {
     $("overlay").className = "overlay error";
@@ -412,23 +597,28 @@ async function main() {
     setState("error");
     return;
   }
-  const booting = startWorker(showProgress);
+  const first = spawn(showProgress);
+  state.worker = first;
+  state.ready = open(first);
+  state.ready.catch(() => {});
   wireUp();
   term.open($("terminal"));
   fit.fit();
+  welcome();
+  prompt(); // typing is accepted at once; a command entered now runs when the sandbox is ready
+  term.focus();
+  window.corralDemo.promptMs = performance.now();
   try {
-    window.corralDemo.timings = (await booting).timings;
+    window.corralDemo.timings = (await state.ready).timings;
   } catch (error) {
     return fatal(error);
   }
   $("overlay").hidden = true;
-  editor.write(bold("corral") + dim(` — a bash-like shell and JavaScript in a WebAssembly sandbox, running in your browser (Pyodide in a Web Worker).\n`));
-  editor.write(dim("Tools: sales_records, get_weather (see `tool --list`); every call is checked against the capabilities on the right.\n\n"));
-  prompt();
-  term.focus();
   window.corralDemo.ready = true;
   window.corralDemo.readyMs = performance.now();
+  if (!state.busy) setState("ready");
   refreshPanels();
+  setTimeout(prepareSpare, 1000); // the standby for Ctrl-C, once the first sandbox is settled
 }
 
 main();

@@ -1,12 +1,15 @@
 // The sandbox's home: Pyodide runs here, in a Web Worker, so the page stays responsive and a
-// runaway command can be stopped by terminating the worker (the page then starts a new one from
-// the last snapshot). Messages: the page sends {id, op, args}; the worker answers {id, ok, value}
-// or {id, ok: false, error}, and posts {type: "progress" | "ready" | "fatal" | "toolcall" |
-// "snapshot"} events.
+// runaway command can be stopped by terminating the worker. The page keeps a second worker
+// booted ahead ("boot": Pyodide, the wheel, the compiled module) and, when it terminates the
+// active one, opens the sandbox in the standby ("open") from the last snapshot and the page's
+// ledger of calls made, in a few milliseconds.
+// Messages: the page sends {id, op, args}; the worker answers {id, ok, value} or
+// {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, self.location.href).href;
 let pyodide = null;
+let DemoApp = null;
 let app = null;
 
 // A loading stage starts: the bar is at `fraction` and creeps towards `next` over about `seconds`.
@@ -21,31 +24,41 @@ function takeBytes(proxy) {
   return array.buffer;
 }
 
-async function boot({ timeout, snapshot }) {
+// Everything but the sandbox itself. The wheel and the demo's Python half are fetched while
+// Pyodide starts (in parallel, not after it); the wheel is the same one a user installs with
+// micropip.install, unpacked into site-packages by Pyodide without importing micropip.
+async function boot() {
   const started = performance.now();
   const timings = {};
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
   const manifest = fetch(here("manifest.json")).then((r) => r.json());
+  const wheel = manifest.then((m) => fetch(here(m.corral))).then((r) => r.arrayBuffer());
   const source = fetch(here("corral_demo.py")).then((r) => r.text());
-  progress("Starting Python (Pyodide)", 0.05, 0.7, 4);
-  pyodide = await loadPyodide({ indexURL: here("pyodide/") });
+  wheel.catch(() => {}); // awaited below
+  source.catch(() => {});
+  progress("Starting Python (Pyodide)", 0.05, 0.7, 2.5);
+  pyodide = await loadPyodide({ indexURL: here("pyodide/"), packages: [] });
   mark("pyodide");
-  // The same wheel a user installs with micropip.install; Pyodide's own loader unpacks it
-  // without importing micropip (about half a second here).
-  progress("Installing the corral wheel", 0.7, 0.8, 0.5);
-  await pyodide.loadPackage(here((await manifest).corral), { messageCallback: () => {} });
-  mark("corral");
-  progress("Compiling the sandbox module", 0.8, 0.95, 0.6);
+  progress("Installing the corral wheel", 0.7, 0.8, 0.3);
+  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
   pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
+  mark("corral");
+  progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
   await pyodide.runPythonAsync("import corral\nawait corral.load()");
+  DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
-  progress("Creating the sandbox", 0.95, 1, 0.2);
-  const demo = pyodide.pyimport("corral_demo");
+  return { timings, version: await manifest };
+}
+
+// The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
+// charged against its budgets (the page keeps that ledger, so no restart refills a budget) and
+// the JavaScript REPL's bindings (`scope`).
+function open({ timeout, snapshot, used, scope }) {
   const post = (text) => self.postMessage(JSON.parse(text));
-  app = demo.DemoApp(post, timeout, snapshot ? new Uint8Array(snapshot) : undefined);
-  demo.destroy();
-  mark("sandbox");
-  self.postMessage({ type: "ready", timings, version: await manifest });
+  const data = snapshot ? new Uint8Array(snapshot) : undefined;
+  app = DemoApp(post, timeout, data, pyodide.toPy(used ?? {}), pyodide.toPy(scope ?? {}));
+  return [null, []];
 }
 
 // After a command (or an upload) completes: the files and shell session, for a restart. Posted
@@ -57,9 +70,12 @@ function postSnapshot() {
 
 // The worker's operations: each returns [value, transferables, what to do after answering].
 const ops = {
+  open,
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
   replay: () => [JSON.parse(app.replay()), []],
+  agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
+  complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
   csvExample: () => [app.csv_example(), []],
   tree: () => [JSON.parse(app.tree()), []],
   view: ({ path }) => [JSON.parse(app.view(path)), []],
@@ -74,15 +90,11 @@ const ops = {
 const message = (error) => String(error && error.message ? error.message : error);
 
 self.onmessage = async ({ data }) => {
-  if (data.op === "boot") {
-    try {
-      await boot(data.args);
-    } catch (error) {
-      self.postMessage({ type: "fatal", message: message(error) });
-    }
-    return;
-  }
   try {
+    if (data.op === "boot") {
+      self.postMessage({ id: data.id, ok: true, value: await boot() });
+      return;
+    }
     const [value, transfer, after] = ops[data.op](data.args || {});
     self.postMessage({ id: data.id, ok: true, value }, transfer);
     if (after) after();

@@ -357,8 +357,12 @@ fn write_now(sink: &mut Sink, data: &[u8]) -> Result<(), WriteError> {
     match sink {
         Sink::Null | Sink::Pipe(_) => Ok(()),
         Sink::Std(out, fd) => {
-            out.borrow_mut().write(*fd, data);
-            Ok(())
+            // Past the output cap nothing more is kept: stop the writer as a closed pipe does.
+            if out.borrow_mut().write(*fd, data) {
+                Ok(())
+            } else {
+                Err(WriteError::BrokenPipe)
+            }
         }
         Sink::Buffer(buffer) => {
             buffer.borrow_mut().extend_from_slice(data);

@@ -1,0 +1,40 @@
+"""The page on a phone (360 px wide) and the small things a visitor notices first: a header
+with the pitch, `pip install corral` and links, a favicon, a welcome text broken at spaces,
+tool-call entries that stay inside their panel."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser
+
+from conftest import OutsideRequests, new_demo, screenshot
+
+
+def test_the_page_works_360_px_wide(
+    browser: Browser, base_url: str, outside: OutsideRequests
+) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+    context.route("**/*", outside.route)
+    try:
+        demo = new_demo(context)
+        demo.open(base_url)
+        page = demo.page
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        box = page.locator("#terminal").bounding_box()
+        assert box is not None and box["width"] >= 320
+        cols = page.evaluate("window.corralDemo.cols")
+        assert cols >= 36  # not two columns
+        welcome = demo.transcript.split("\n\n")[0].split("\n")
+        assert all(len(line) <= cols for line in welcome), welcome
+        assert all(not line.endswith("-") for line in welcome)
+        assert page.inner_text(".install") == "pip install corral"
+        assert "WebAssembly sandbox" in page.inner_text(".pitch")
+        assert page.locator("link[rel=icon]").get_attribute("href") == "favicon.svg"
+        long = "x" * 300
+        demo.run(f"tool get_weather --city {long}")
+        entry = page.locator("#calls li").last
+        assert entry.evaluate("(li) => li.scrollWidth <= li.clientWidth")
+        assert demo.run("echo phone") == "phone\n"
+        screenshot(page, "16-phone-360")
+        assert not demo.errors
+    finally:
+        context.close()
