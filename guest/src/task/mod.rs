@@ -99,12 +99,22 @@ pub fn poll_once<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
 ///
 /// Returns `Poll::Pending` when no further progress is possible without the host.
 pub fn run_until_stalled<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
+    run_until_stalled_within(future, &Deadline::default())
+}
+
+/// [`run_until_stalled`], but also `Poll::Pending` once `deadline` has passed: tasks that keep
+/// each other busy (`seq 1 1000000000000 | tail -1`) make progress forever, and only this check
+/// stops them where no host backstop does (the browser).
+pub fn run_until_stalled_within<T>(
+    future: &mut LocalFuture<'_, T>,
+    deadline: &Deadline,
+) -> Poll<T> {
     loop {
         let before = progress_count();
         if let Poll::Ready(value) = poll_once(future) {
             return Poll::Ready(value);
         }
-        if progress_count() == before {
+        if progress_count() == before || deadline.expired() {
             return Poll::Pending;
         }
     }

@@ -22,9 +22,10 @@ pub const MAX_VALUE: usize = 16 << 20;
 /// string): every command gets a copy of the environment.
 pub const MAX_EXPORT: usize = 128 << 10;
 
-/// Most bytes the session's variables may hold together at the end of an execution (they are
-/// saved after every execution, so that the session survives a crash).
-pub const MAX_SESSION: usize = 32 << 20;
+/// Most bytes the saved session may take at the end of an execution (it is saved after every
+/// execution, so that it survives a crash). The guest's own memory (64 MiB beyond the heap and
+/// the files, the host's `GUEST_OVERHEAD`) holds the session and, while it is saved, its copy.
+pub const MAX_SESSION: usize = 24 << 20;
 
 /// The error for `what` (a variable, `$(...)`, an expansion) growing past [`MAX_VALUE`].
 pub fn too_large(what: &str) -> String {
@@ -966,41 +967,6 @@ impl State {
             return Err(too_large_to_export(name));
         }
         Ok(())
-    }
-
-    /// Unsets the largest global variables (readonly ones too) until they hold at most
-    /// [`MAX_SESSION`] bytes together; returns the message naming them, if any.
-    pub fn bound_session(&mut self) -> Option<String> {
-        let size = |var: &Var| match &var.value {
-            Some(Value::Str(s)) => s.len(),
-            Some(Value::Indexed(map)) => map.values().map(String::len).sum(),
-            Some(Value::Assoc(map)) => map.iter().map(|(k, v)| k.len() + v.len()).sum(),
-            None => 0,
-        };
-        let mut sizes: Vec<(usize, String)> = self
-            .globals
-            .iter()
-            .map(|(name, var)| (size(var) + name.len(), name.clone()))
-            .collect();
-        let mut total: usize = sizes.iter().map(|(n, _)| n).sum();
-        if total <= MAX_SESSION {
-            return None;
-        }
-        sizes.sort_unstable_by(|a, b| b.cmp(a));
-        let mut dropped = Vec::new();
-        for (bytes, name) in sizes {
-            if total <= MAX_SESSION {
-                break;
-            }
-            self.globals.remove(&name);
-            total -= bytes;
-            dropped.push(format!("{name} ({bytes} bytes)"));
-        }
-        Some(format!(
-            "bash: the session's variables held more than {MAX_SESSION} bytes, the most kept \
-             between executions; unset {}; keep large data in files (cmd > /tmp/data.txt)",
-            dropped.join(", ")
-        ))
     }
 
     /// The exported variables, as commands see their environment.
