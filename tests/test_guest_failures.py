@@ -14,7 +14,7 @@ MiB = 1024 * 1024
 MAX_RETURN = 16 * MiB
 MAX_VALUE = 16 * MiB
 MAX_EXPORT = 128 * 1024
-MAX_SESSION = 32 * MiB
+MAX_SESSION = 24 * MiB
 
 RETURN_ADVICE = (
     "return a summary, or write the data to a file "
@@ -168,8 +168,8 @@ def test_variables_past_the_session_limit_are_dropped_with_an_error() -> None:
     result = sandbox.execute(code, language="shell")
     assert (result.exit_code, result.stderr) == (
         1,
-        f"bash: the session's variables held more than {MAX_SESSION} bytes, the most kept "
-        "between executions; unset c (12000001 bytes); keep large data in files "
+        f"bash: the session's variables took more than {MAX_SESSION} bytes (saved as JSON), the "
+        "most kept between executions; unset c (12000064 bytes); keep large data in files "
         "(cmd > /tmp/data.txt)\n",
     )
     result = sandbox.execute('echo "${#a} ${#b} ${#c} $small"', language="shell")

@@ -37,6 +37,7 @@ thread_local! {
 /// there and passes its length; the address stays valid until the inbox grows again.
 #[no_mangle]
 pub extern "C" fn corral_inbox(len: u32) -> u32 {
+    release_reply();
     INBOX.with(|inbox| {
         let mut inbox = inbox.borrow_mut();
         if inbox.len() < len as usize {
@@ -52,6 +53,7 @@ const INBOX_KEPT: usize = 4 * 1024 * 1024;
 
 /// Runs `f` on the first `len` bytes of the inbox.
 fn with_inbox<T>(len: u32, f: impl FnOnce(&[u8]) -> T) -> T {
+    release_reply();
     // Taken out while in use: nothing writes to the inbox during a call into the guest.
     let inbox = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
     let result = f(inbox.get(..len as usize).unwrap_or_default());
@@ -59,6 +61,12 @@ fn with_inbox<T>(len: u32, f: impl FnOnce(&[u8]) -> T) -> T {
         INBOX.with(|slot| *slot.borrow_mut() = inbox);
     }
     result
+}
+
+/// Frees the previous reply (the host has read it by now), so that a large one (a saved
+/// session) is not held while the next is built.
+fn release_reply() {
+    REPLY.with(|r| *r.borrow_mut() = Vec::new());
 }
 
 fn reply(bytes: Vec<u8>) -> u64 {
@@ -129,6 +137,7 @@ pub extern "C" fn corral_resume(len: u32) -> u64 {
 /// carrying the error when the call itself was wrong.
 #[no_mangle]
 pub extern "C" fn corral_step() -> u64 {
+    release_reply();
     step_after(Ok(()))
 }
 

@@ -73,9 +73,10 @@ pub const MAX_CAPTURE: usize = MAX_VALUE;
 /// string): every command gets a copy of the environment.
 pub const MAX_EXPORT: usize = 128 << 10;
 
-/// Most bytes the session's variables may hold together at the end of an execution (they are
-/// saved after every execution, so that the session survives a crash).
-pub const MAX_SESSION: usize = 32 << 20;
+/// Most bytes the saved session may take at the end of an execution (it is saved after every
+/// execution, so that it survives a crash). The guest's own memory (64 MiB beyond the heap and
+/// the files, the host's `GUEST_OVERHEAD`) holds the session and, while it is saved, its copy.
+pub const MAX_SESSION: usize = 24 << 20;
 
 /// Largest saved session the guest accepts to restore, in bytes.
 pub const MAX_SAVED_SESSION: usize = 256 << 20;

@@ -63,6 +63,9 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// Room kept after a part pushed with [`FrameWriter::push_with`] for the frame's header.
+const HEADER_ROOM: usize = 4096;
+
 /// Builds an outgoing frame: bulk bytes are appended to the blob and referenced by range.
 #[derive(Default)]
 pub struct FrameWriter {
@@ -77,10 +80,27 @@ impl FrameWriter {
         (start, bytes.len() as u32)
     }
 
+    /// Appends the `size` bytes that `write` writes to the blob, in place (no intermediate
+    /// copy), and returns their range; room for the header is kept after them, so that
+    /// [`FrameWriter::finish`] need not copy the blob either. For large parts: a saved session.
+    pub fn push_with(&mut self, size: usize, write: impl FnOnce(&mut Vec<u8>)) -> Range {
+        self.blob.reserve_exact(size + HEADER_ROOM);
+        let start = self.blob.len();
+        write(&mut self.blob);
+        (start as u32, (self.blob.len() - start) as u32)
+    }
+
     /// Serialises `header` and the blob into one frame.
     pub fn finish<T: Serialize>(self, header: &T) -> Vec<u8> {
         // Serialising our own plain structs cannot fail; fall back to an empty object regardless.
         let json = serde_json::to_vec(header).unwrap_or_else(|_| b"{}".to_vec());
+        if self.blob.capacity() - self.blob.len() >= 4 + json.len() {
+            // The header goes in front of the blob where it is: no second copy of a large blob.
+            let mut out = self.blob;
+            let head = (json.len() as u32).to_le_bytes().into_iter().chain(json);
+            out.splice(0..0, head);
+            return out;
+        }
         let mut out = Vec::with_capacity(4 + json.len() + self.blob.len());
         out.extend_from_slice(&(json.len() as u32).to_le_bytes());
         out.extend_from_slice(&json);

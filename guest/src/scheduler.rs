@@ -15,7 +15,7 @@ use crate::protocol::{
     StepReply,
 };
 use crate::shell::interp::Shell;
-use crate::task::{run_until_stalled, Deadline, Input, LocalFuture};
+use crate::task::{run_until_stalled_within, Deadline, Input, LocalFuture};
 use crate::vfs::{wall_clock, Vfs};
 
 /// A failure of the host's use of the protocol (not of the guest code).
@@ -100,6 +100,7 @@ impl Guest {
             Rc::clone(&queue),
             &vfs,
             &shell,
+            &deadline,
         )?;
         Ok(Guest {
             js,
@@ -241,7 +242,7 @@ impl Guest {
         let ops = if outcome.is_some() { Vec::new() } else { ops };
         let session = outcome
             .is_some()
-            .then(|| writer.push(&self.shell.save_state()));
+            .then(|| self.shell.save_state_to(&mut writer));
         Ok(writer.finish(&StepReply {
             status,
             ops,
@@ -261,7 +262,9 @@ impl Guest {
             self.js.run_jobs();
             let settled = self.js.poll_shell()?;
             if let Task::Shell(future) = &mut exec.task {
-                if let std::task::Poll::Ready(status) = run_until_stalled(future) {
+                if let std::task::Poll::Ready(status) =
+                    run_until_stalled_within(future, &self.deadline)
+                {
                     exec.task = Task::ShellDone(status);
                 }
             }
@@ -524,6 +527,39 @@ mod tests {
         );
         let (reply, blob) = step(&mut g);
         assert_eq!(text(&blob, &reply["stdout"]), "undefined\n2");
+    }
+
+    /// Fills the heap with tool calls (DOS-024): however the execution ends, its realm and
+    /// what it held are gone before the next one starts, so the next runs in a whole heap.
+    fn after_a_heap_full_of_calls(timeout_ms: u64, end: impl FnOnce(&mut Guest, Value)) {
+        let mut g = guest();
+        let code = "return await Promise.all(Array.from({length: 1e6}, () => a.b({n: 1})))";
+        submit(&mut g, code, timeout_ms);
+        let (reply, _) = step(&mut g);
+        end(&mut g, reply);
+        for _ in 0..3 {
+            submit(&mut g, "return new Array(1e5).fill(7).length", 5000);
+            let (reply, blob) = step(&mut g);
+            assert_eq!(text(&blob, &reply["stdout"]), "100000");
+        }
+    }
+
+    #[test]
+    fn a_realm_full_of_calls_cancelled_by_the_host_is_dropped() {
+        after_a_heap_full_of_calls(60_000, |g, reply| {
+            assert_eq!(reply["status"], "blocked");
+            let bytes = frame(&json!({"cancel": "timeout"}), b"");
+            g.resume(&Frame::decode(&bytes).expect("frame"))
+                .expect("resume");
+            assert_eq!(step(g).0["outcome"]["error"]["kind"], "timeout");
+        });
+    }
+
+    #[test]
+    fn a_realm_full_of_calls_interrupted_by_the_deadline_is_dropped() {
+        after_a_heap_full_of_calls(30, |_, reply| {
+            assert_eq!(reply["outcome"]["error"]["kind"], "timeout");
+        });
     }
 
     #[test]

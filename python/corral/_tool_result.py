@@ -29,6 +29,7 @@ import math
 import pathlib
 import uuid
 from collections.abc import Mapping
+from itertools import chain, compress, repeat
 from typing import Any, Final
 
 from . import _json
@@ -55,7 +56,7 @@ def encode_result(value: Any) -> bytes:
             itself (the message names the type and where it is).
         Exception: whatever a ``model_dump()`` of the value raises (the tool's own failure).
     """
-    text = _plain_dumps(value)
+    text = _plain_dumps(value) if _shallow(value) else None
     data = None if text is None else _utf8(text)
     if data is None or _json.too_deep(data):  # not plain data, or too deep: the walk says why
         data = _utf8(_dumps(_convert(value, (), 0, set())))
@@ -64,6 +65,29 @@ def encode_result(value: Any) -> bytes:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _shallow(value: Any) -> bool:
+    """Whether ``value`` is a tree of lists, tuples and dicts at most ``_json.MAX_DEPTH`` deep,
+    each held once: measured level by level, without recursion, before ``json.dumps`` recurses
+    in C once per level (which, under Pyodide, can exhaust the JavaScript stack before Python
+    notices: fatal to the interpreter). Anything else goes through :func:`_convert`, which
+    refuses values nested too deeply or holding themselves."""
+    level = [value]
+    seen: set[int] = set()
+    for _ in range(_json.MAX_DEPTH + 1):
+        # All in C, no Python step per item: the sequences and dicts at this level ...
+        sequences = [*compress(level, map(isinstance, level, repeat((list, tuple))))]
+        mappings = [*compress(level, map(isinstance, level, repeat(dict)))]
+        if not sequences and not mappings:
+            return True
+        held = len(seen)
+        seen.update(map(id, sequences), map(id, mappings))
+        if len(seen) - held < len(sequences) + len(mappings):
+            return False  # one held twice (or itself): a level could double every time
+        # ... and the items inside them, the next level.
+        level = [*chain.from_iterable(sequences), *chain.from_iterable(map(dict.values, mappings))]
+    return False
 
 
 def _plain_dumps(value: Any) -> str | None:

@@ -186,7 +186,8 @@ class Driver:
 
     @property
     def instance(self) -> Instance:
-        """The live guest instance (a new one if the last restart failed half-way).
+        """The live guest instance (a new one after a trap, or if the last restart failed
+        half-way).
 
         Raises :class:`SandboxClosedError` after :meth:`close`.
         """
@@ -353,9 +354,11 @@ class Driver:
         return self._send("corral_resume", frame, backstop)
 
     def _recover(self, trap: GuestTrap, output: _Output, timeout: float) -> RawOutcome:
-        """Replace the dead instance; the execution ends with an error saying what happened."""
+        """Free the dead instance; the execution ends with an error saying what happened. The
+        next use makes a fresh instance (see :attr:`instance`), so the result does not wait
+        for one: a runaway's time-to-kill is the backstop's alone."""
         self._last_diagnostics = bytes(self.shim.diagnostics)
-        self._fresh_instance()
+        self._release()
         kind = trap.kind
         if kind == ErrorKind.TIMEOUT:
             message = timeout_message(timeout, f"was stopped ({trap.message})")

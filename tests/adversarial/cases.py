@@ -472,6 +472,8 @@ DENIAL = [
     case("DOS-072", SH, "trap 'while :; do :; done' EXIT; exit", "kind:timeout"),
     case("DOS-073", SH, "while :; do sleep 0 & done", "fails"),
     case("DOS-074", SH, "exec 1>&-; echo gone", "any"),
+    # A value whose saved (JSON) form is six times its size: the session bound counts that.
+    case("DOS-075", SH, "x=$(head -c 8000000 /dev/zero | tr '\\0' '\\1')", "says:unset x"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

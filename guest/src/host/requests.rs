@@ -42,7 +42,7 @@ pub fn handle(
     let mut reply = Reply::default();
     match request.op.as_str() {
         "shell_reset" => shell.reset(),
-        "shell_save" => reply.data = Some(writer.push(&shell.save_state())),
+        "shell_save" => reply.data = Some(shell.save_state_to(&mut writer)),
         "shell_restore" => {
             let bytes = match request.data {
                 Some(range) => frame.bytes(range)?,

@@ -24,6 +24,7 @@ use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
 use crate::protocol::{js_name, namespace_path, ToolSpec};
 use crate::shell::interp::Shell;
+use crate::task::Deadline;
 use crate::vfs::Vfs;
 use shell::ShellTasks;
 
@@ -119,6 +120,8 @@ struct Setup {
     tools_json: String,
     vfs: Rc<RefCell<Vfs>>,
     shell: Shell,
+    /// The running execution's deadline, for the shell commands that JavaScript runs.
+    deadline: Rc<Deadline>,
     /// `Math.random`'s state: one sequence per sandbox, across realms.
     random: Rc<Cell<[u32; 4]>>,
     /// The prelude as a compiled module: loading it is several times faster than compiling
@@ -155,14 +158,11 @@ impl JsEngine {
         queue: Rc<HostQueue>,
         vfs: &Rc<RefCell<Vfs>>,
         sh: &Shell,
+        deadline: &Rc<Deadline>,
     ) -> Result<Self, EngineError> {
-        let heap = Rc::new(HeapStats::default());
-        let rt = Runtime::new_with_alloc(CountingAllocator(Rc::clone(&heap)))?;
         let memory_limit = usize::try_from(limits.memory).unwrap_or(usize::MAX);
-        rt.set_memory_limit(memory_limit);
         let interrupt = Rc::new(Interrupt::default());
-        let handler = Rc::clone(&interrupt);
-        rt.set_interrupt_handler(Some(Box::new(move || handler.check())));
+        let (rt, heap) = new_runtime(memory_limit, &interrupt)?;
         let shared = Rc::new(Shared {
             output,
             queue,
@@ -172,6 +172,7 @@ impl JsEngine {
             tools_json: tools_json(tools)?,
             vfs: Rc::clone(vfs),
             shell: sh.clone(),
+            deadline: Rc::clone(deadline),
             random: Rc::new(Cell::new(crate::entropy::random_words())),
             prelude: Box::leak(compile_prelude(&rt)?.into_boxed_slice()),
         };
@@ -207,12 +208,38 @@ impl JsEngine {
     /// does not count against the memory limit of the new one).
     fn fresh_realm(&mut self) -> Result<&Realm, EngineError> {
         if self.used || self.realm.is_none() {
-            self.realm = None;
-            self.rt.run_gc();
+            self.drop_realm();
             self.realm = Some(self.new_realm()?);
         }
         self.used = true;
         self.realm()
+    }
+
+    /// Drops the current realm and collects everything it held. The exception left pending
+    /// by an interrupt (which the runtime, not the realm, holds) is cleared first: it would
+    /// keep the whole realm, and all it reached, alive against the next realm's memory limit.
+    fn drop_realm(&mut self) {
+        if let Some(realm) = self.realm.take() {
+            realm.ctx.with(|ctx| drop(ctx.catch()));
+            drop(realm);
+            self.rt.run_gc();
+            if self.heap.current.get() > self.memory_limit / 4 {
+                self.replace_runtime();
+            }
+        }
+    }
+
+    /// Moves to a new runtime when the old one kept much of its heap with no realm left:
+    /// QuickJS can lose track of objects when it runs out of memory half-way through an
+    /// operation (then nothing frees them, and the next realm would not fit in the memory
+    /// limit). The old runtime cannot be freed either (QuickJS checks that every object is
+    /// gone), so its memory stays allocated, unused, until the host replaces the instance; a
+    /// second such run would find the instance's memory short and end in a restart.
+    fn replace_runtime(&mut self) {
+        if let Ok((rt, heap)) = new_runtime(self.memory_limit, &self.interrupt) {
+            std::mem::forget(std::mem::replace(&mut self.rt, rt));
+            self.heap = heap;
+        }
     }
 
     fn realm(&self) -> Result<&Realm, EngineError> {
@@ -359,16 +386,17 @@ impl JsEngine {
     /// Runs the `shell.exec` commands as far as they go and settles the promises of the
     /// finished ones; true if any finished.
     pub fn poll_shell(&self) -> Result<bool, EngineError> {
-        let done = self.shell_tasks.poll();
+        let done = self.shell_tasks.poll(&self.setup.deadline);
         for (id, (status, stdout, stderr)) in &done {
             self.settle(*id, Ok(&shell::result_json(*status, stdout, stderr)))?;
         }
         Ok(!done.is_empty())
     }
 
-    /// Discards what an abandoned execution left behind: queued jobs and pending calls (its
-    /// realm is replaced before the next execution anyway).
-    pub fn reset(&self) {
+    /// Discards what an abandoned execution left behind: queued jobs, pending calls and its
+    /// realm, so that none of it weighs on the next execution. (A job that queues another
+    /// without end outlives the bound below, and what it holds of its realm with it.)
+    pub fn reset(&mut self) {
         self.interrupt.force.set(true);
         // Each job stops at its next interrupt check; the bound stops a job that queues others.
         for _ in 0..10_000 {
@@ -381,6 +409,7 @@ impl JsEngine {
         self.interrupt.fired.set(false);
         self.shared.queue.clear();
         self.shell_tasks.clear();
+        self.drop_realm();
     }
 }
 
@@ -416,6 +445,19 @@ fn return_out_of_memory(limit: usize) -> String {
     )
 }
 
+/// A QuickJS runtime with the heap limit and the interrupt handler, and its allocation counts.
+fn new_runtime(
+    memory_limit: usize,
+    interrupt: &Rc<Interrupt>,
+) -> Result<(Runtime, Rc<HeapStats>), EngineError> {
+    let heap = Rc::new(HeapStats::default());
+    let rt = Runtime::new_with_alloc(CountingAllocator(Rc::clone(&heap)))?;
+    rt.set_memory_limit(memory_limit);
+    let handler = Rc::clone(interrupt);
+    rt.set_interrupt_handler(Some(Box::new(move || handler.check())));
+    Ok((rt, heap))
+}
+
 /// The prelude compiled as a module whose default export is its function.
 fn compile_prelude(rt: &Runtime) -> Result<Vec<u8>, EngineError> {
     let ctx = Context::full(rt)?;
@@ -448,7 +490,14 @@ fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<Persistent<Object<'static
     let session = setup.shell.clone();
     let cwd: fs::Cwd = Rc::new(move || session.cwd());
     fs::install(ctx, &native, &setup.vfs, &cwd)?;
-    shell::install(ctx, &native, &setup.shell, &shared.queue, shell_tasks)?;
+    shell::install(
+        ctx,
+        &native,
+        &setup.shell,
+        &shared.queue,
+        shell_tasks,
+        &setup.deadline,
+    )?;
     let out = Rc::clone(shared);
     native.set(
         "write",

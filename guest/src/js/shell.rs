@@ -13,7 +13,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 
 use crate::host::ops::HostQueue;
 use crate::shell::interp::Shell;
-use crate::task::{run_until_stalled, Input, LocalFuture};
+use crate::task::{run_until_stalled_within, Deadline, Input, LocalFuture};
 
 /// A finished command: its exit status, stdout and stderr.
 pub type Captured = (i32, Vec<u8>, Vec<u8>);
@@ -31,17 +31,19 @@ impl ShellTasks {
         !self.0.borrow().is_empty()
     }
 
-    /// Runs every task as far as it goes; returns the finished ones.
-    pub fn poll(&self) -> Vec<(u64, Captured)> {
+    /// Runs every task as far as it goes, or until `deadline`; returns the finished ones.
+    pub fn poll(&self, deadline: &Deadline) -> Vec<(u64, Captured)> {
         let mut tasks = std::mem::take(&mut *self.0.borrow_mut());
         let mut done = Vec::new();
-        tasks.retain_mut(|(id, future)| match run_until_stalled(future) {
-            Poll::Ready(result) => {
-                done.push((*id, result));
-                false
-            }
-            Poll::Pending => true,
-        });
+        tasks.retain_mut(
+            |(id, future)| match run_until_stalled_within(future, deadline) {
+                Poll::Ready(result) => {
+                    done.push((*id, result));
+                    false
+                }
+                Poll::Pending => true,
+            },
+        );
         // Tasks started while polling (a nested shell.exec) were pushed meanwhile.
         self.0.borrow_mut().extend(tasks);
         done
@@ -70,8 +72,9 @@ pub fn install<'js>(
     shell: &Shell,
     queue: &Rc<HostQueue>,
     tasks: &Rc<ShellTasks>,
+    deadline: &Rc<Deadline>,
 ) -> rquickjs::Result<()> {
-    let (sh, q) = (shell.clone(), Rc::clone(queue));
+    let (sh, q, d) = (shell.clone(), Rc::clone(queue), Rc::clone(deadline));
     native.set(
         "shellSync",
         Function::new(
@@ -79,7 +82,7 @@ pub fn install<'js>(
             move |ctx: Ctx<'js>, cmd: String| -> rquickjs::Result<Value<'js>> {
                 let keep = q.queued();
                 let mut run = sh.capture(&cmd, Input::empty());
-                match run_until_stalled(&mut run) {
+                match run_until_stalled_within(&mut run, &d) {
                     Poll::Ready((status, out, err)) => {
                         let json = result_json(status, &out, &err);
                         ctx.json_parse(json)

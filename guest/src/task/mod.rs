@@ -76,7 +76,19 @@ impl Deadline {
         }
         let calls = self.calls.get().wrapping_add(1);
         self.calls.set(calls);
-        if !calls.is_multiple_of(CHECK_EVERY) {
+        calls.is_multiple_of(CHECK_EVERY) && self.look()
+    }
+
+    /// [`Deadline::expired`], reading the clock every time: for callers between which much
+    /// can run (the executor between two polls of a task tree, where a `sed` loop that grows
+    /// its pattern space does more work at every yield).
+    pub fn expired_now(&self) -> bool {
+        self.expired.get() || self.look()
+    }
+
+    /// Reads the clock (unless no deadline is armed): whether the execution is out of time.
+    fn look(&self) -> bool {
+        if self.at.get().is_none() && self.budget.get().is_none() {
             return false;
         }
         let now = std::time::Instant::now();
@@ -99,12 +111,22 @@ pub fn poll_once<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
 ///
 /// Returns `Poll::Pending` when no further progress is possible without the host.
 pub fn run_until_stalled<T>(future: &mut LocalFuture<'_, T>) -> Poll<T> {
+    run_until_stalled_within(future, &Deadline::default())
+}
+
+/// [`run_until_stalled`], but also `Poll::Pending` once `deadline` has passed: tasks that keep
+/// each other busy (`seq 1 1000000000000 | tail -1`) make progress forever, and only this check
+/// stops them where no host backstop does (the browser).
+pub fn run_until_stalled_within<T>(
+    future: &mut LocalFuture<'_, T>,
+    deadline: &Deadline,
+) -> Poll<T> {
     loop {
         let before = progress_count();
         if let Poll::Ready(value) = poll_once(future) {
             return Poll::Ready(value);
         }
-        if progress_count() == before {
+        if progress_count() == before || deadline.expired_now() {
             return Poll::Pending;
         }
     }
@@ -180,6 +202,19 @@ pub async fn yield_now() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_task_that_always_progresses_stops_at_the_deadline() {
+        let deadline = Deadline::default();
+        deadline.set(Some(std::time::Instant::now()));
+        let mut busy: LocalFuture<'_, ()> = Box::pin(async {
+            loop {
+                yield_now().await;
+            }
+        });
+        assert!(run_until_stalled_within(&mut busy, &deadline).is_pending());
+        assert!(deadline.fired());
+    }
 
     #[test]
     fn a_lazy_deadline_starts_at_the_first_clock_reading() {

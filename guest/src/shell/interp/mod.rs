@@ -272,10 +272,19 @@ impl Shell {
         persist::save(&self.sh.state.borrow())
     }
 
-    /// Bounds the session's variables (see [`state::State::bound_session`]) before it is
-    /// saved at the end of an execution; returns the message naming the dropped ones.
+    /// Appends the session, as [`Shell::save_state`] has it, to `writer`'s blob without an
+    /// intermediate copy; returns its range.
+    pub fn save_state_to(
+        &self,
+        writer: &mut crate::protocol::FrameWriter,
+    ) -> crate::protocol::Range {
+        persist::save_to(&self.sh.state.borrow(), writer)
+    }
+
+    /// Bounds the saved session (see [`persist::bound`]) before it is saved at the end of an
+    /// execution; returns the message naming what was dropped.
     pub fn bound_session(&self) -> Option<String> {
-        self.sh.state.borrow_mut().bound_session()
+        persist::bound(&mut self.sh.state.borrow_mut())
     }
 
     /// Restores a session saved by [`Shell::save_state`]; garbage is rejected, the session

@@ -2,7 +2,12 @@
 //! source text, options, positional parameters, traps), so the host can recover it after a
 //! crash and copy it for `fork()`. The format is JSON; restoring validates everything before
 //! changing the session.
+//!
+//! The session is saved after every execution, into the reply to the host: saving borrows the
+//! session's strings and writes them once, straight into the reply, so it needs no more memory
+//! than the saved bytes themselves. [`bound`] keeps those bytes under [`MAX_SESSION`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -11,35 +16,37 @@ use serde::{Deserialize, Serialize};
 use super::assoc::Assoc;
 use super::state::{is_name, Attrs, Options, State, Value, Var};
 use super::unparse;
-use crate::limits::MAX_SAVED_SESSION;
+use crate::limits::{MAX_SAVED_SESSION, MAX_SESSION};
+use crate::protocol::{FrameWriter, Range};
 use crate::shell::ast::CommandKind;
 
 const VERSION: u32 = 1;
 
 #[derive(Serialize, Deserialize)]
-struct Saved {
+struct Saved<'a> {
     version: u32,
-    cwd: String,
-    arg0: String,
-    positional: Vec<String>,
+    cwd: Cow<'a, str>,
+    arg0: Cow<'a, str>,
+    positional: Cow<'a, [String]>,
     status: i32,
     options: Vec<String>,
-    vars: Vec<SavedVar>,
+    vars: Vec<SavedVar<'a>>,
     functions: Vec<SavedFunction>,
-    traps: BTreeMap<String, String>,
-    dirstack: Vec<String>,
+    traps: Cow<'a, BTreeMap<String, String>>,
+    dirstack: Cow<'a, [String]>,
 }
 
+/// Strings are borrowed when saving; restoring owns them (`Cow` deserializes as owned).
 #[derive(Serialize, Deserialize)]
-struct SavedVar {
-    name: String,
+struct SavedVar<'a> {
+    name: Cow<'a, str>,
     attrs: String,
     #[serde(default)]
-    scalar: Option<String>,
+    scalar: Option<Cow<'a, str>>,
     #[serde(default)]
-    indexed: Option<Vec<(i64, String)>>,
+    indexed: Option<Vec<(i64, Cow<'a, str>)>>,
     #[serde(default)]
-    assoc: Option<Vec<(String, String)>>,
+    assoc: Option<Vec<(Cow<'a, str>, Cow<'a, str>)>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -104,36 +111,27 @@ fn attrs_parse(s: &str) -> Result<Attrs, String> {
 
 /// The session as bytes.
 pub fn save(state: &State) -> Vec<u8> {
+    serde_json::to_vec(&saved(state)).unwrap_or_default()
+}
+
+/// Appends the saved session to `writer`'s blob, written once in place; returns its range.
+pub fn save_to(state: &State, writer: &mut FrameWriter) -> Range {
+    let saved = saved(state);
+    writer.push_with(json_size(&saved), |blob| {
+        // Writing our own plain structs into a Vec cannot fail.
+        let _ = serde_json::to_writer(blob, &saved);
+    })
+}
+
+/// The session as [`Saved`], borrowing its strings.
+fn saved(state: &State) -> Saved<'_> {
     let mut opts = state.opts.clone();
     let options = OPTION_NAMES
         .iter()
         .filter(|n| opts.flag(n).is_some_and(|f| *f))
         .map(|n| n.to_string())
         .collect();
-    let mut vars: Vec<SavedVar> = state
-        .globals
-        .iter()
-        .map(|(name, var)| {
-            let mut saved = SavedVar {
-                name: name.clone(),
-                attrs: attrs_text(var.attrs),
-                scalar: None,
-                indexed: None,
-                assoc: None,
-            };
-            match &var.value {
-                Some(Value::Str(s)) => saved.scalar = Some(s.clone()),
-                Some(Value::Indexed(map)) => {
-                    saved.indexed = Some(map.iter().map(|(k, v)| (*k, v.clone())).collect())
-                }
-                Some(Value::Assoc(map)) => {
-                    saved.assoc = Some(map.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-                }
-                None => {}
-            }
-            saved
-        })
-        .collect();
+    let mut vars: Vec<SavedVar<'_>> = state.globals.iter().map(saved_var).collect();
     vars.sort_by(|a, b| a.name.cmp(&b.name));
     let functions = state
         .funcs
@@ -143,19 +141,98 @@ pub fn save(state: &State) -> Vec<u8> {
             source: unparse::function(name, body),
         })
         .collect();
-    let saved = Saved {
+    Saved {
         version: VERSION,
-        cwd: state.cwd.clone(),
-        arg0: state.arg0.clone(),
-        positional: state.positional.clone(),
+        cwd: Cow::Borrowed(&state.cwd),
+        arg0: Cow::Borrowed(&state.arg0),
+        positional: Cow::Borrowed(&state.positional),
         status: state.status,
         options,
         vars,
         functions,
-        traps: state.traps.clone(),
-        dirstack: state.dirstack.clone(),
+        traps: Cow::Borrowed(&state.traps),
+        dirstack: Cow::Borrowed(&state.dirstack),
+    }
+}
+
+fn saved_var<'a>((name, var): (&'a String, &'a Var)) -> SavedVar<'a> {
+    let mut saved = SavedVar {
+        name: Cow::Borrowed(name),
+        attrs: attrs_text(var.attrs),
+        scalar: None,
+        indexed: None,
+        assoc: None,
     };
-    serde_json::to_vec(&saved).unwrap_or_default()
+    match &var.value {
+        Some(Value::Str(s)) => saved.scalar = Some(Cow::Borrowed(s)),
+        Some(Value::Indexed(map)) => {
+            saved.indexed = Some(map.iter().map(|(k, v)| (*k, Cow::Borrowed(&**v))).collect())
+        }
+        Some(Value::Assoc(map)) => {
+            let items = map
+                .iter()
+                .map(|(k, v)| (Cow::Borrowed(&**k), Cow::Borrowed(&**v)));
+            saved.assoc = Some(items.collect())
+        }
+        None => {}
+    }
+    saved
+}
+
+/// Bytes of `value` as JSON, counted without keeping them.
+fn json_size<T: Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// Keeps the saved session within [`MAX_SESSION`] bytes: unsets the global variables (readonly
+/// ones too) that take the most room, then, if that is not enough, forgets the positional
+/// parameters and the directory stack. Returns the message naming what was dropped, if any.
+pub fn bound(state: &mut State) -> Option<String> {
+    let (mut total, mut sizes) = {
+        let saved = saved(state);
+        let sizes: Vec<(usize, String)> = saved
+            .vars
+            .iter()
+            .map(|var| (json_size(var) + 1, var.name.to_string()))
+            .collect();
+        (json_size(&saved), sizes)
+    };
+    if total <= MAX_SESSION {
+        return None;
+    }
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let mut dropped = Vec::new();
+    for (bytes, name) in sizes {
+        if total <= MAX_SESSION {
+            break;
+        }
+        state.globals.remove(&name);
+        total = total.saturating_sub(bytes);
+        dropped.push(format!("{name} ({bytes} bytes)"));
+    }
+    if total > MAX_SESSION {
+        state.positional.clear();
+        state.dirstack.clear();
+        dropped.push("the positional parameters and the directory stack".into());
+    }
+    Some(format!(
+        "bash: the session's variables took more than {MAX_SESSION} bytes (saved as JSON), the \
+         most kept between executions; unset {}; keep large data in files \
+         (cmd > /tmp/data.txt)",
+        dropped.join(", ")
+    ))
 }
 
 /// Replaces the session with a saved one; on error the session is unchanged.
@@ -185,12 +262,17 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
         }
         let attrs = attrs_parse(&v.attrs)?;
         let value = match (v.scalar, v.indexed, v.assoc) {
-            (Some(s), None, None) => Some(Value::Str(s)),
-            (None, Some(items), None) => Some(Value::Indexed(Rc::new(items.into_iter().collect()))),
+            (Some(s), None, None) => Some(Value::Str(s.into_owned())),
+            (None, Some(items), None) => Some(Value::Indexed(Rc::new(
+                items
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into_owned()))
+                    .collect(),
+            ))),
             (None, None, Some(items)) => {
                 let mut map = Assoc::default();
                 for (k, val) in items {
-                    map.insert(k, val);
+                    map.insert(k.into_owned(), val.into_owned());
                 }
                 Some(Value::Assoc(Rc::new(map)))
             }
@@ -202,7 +284,9 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
                 ))
             }
         };
-        fresh.globals.insert(v.name, Var { value, attrs });
+        fresh
+            .globals
+            .insert(v.name.into_owned(), Var { value, attrs });
     }
     for f in saved.functions {
         let program = crate::shell::parse(&f.source)
@@ -230,12 +314,12 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
         }
     }
     fresh.opts = opts;
-    fresh.cwd = saved.cwd;
-    fresh.arg0 = saved.arg0;
-    fresh.positional = saved.positional;
+    fresh.cwd = saved.cwd.into_owned();
+    fresh.arg0 = saved.arg0.into_owned();
+    fresh.positional = saved.positional.into_owned();
     fresh.status = saved.status;
-    fresh.traps = saved.traps;
-    fresh.dirstack = saved.dirstack;
+    fresh.traps = saved.traps.into_owned();
+    fresh.dirstack = saved.dirstack.into_owned();
     fresh.random = Rc::clone(&state.random);
     fresh.start_ms = state.start_ms;
     *state = fresh;
@@ -249,6 +333,27 @@ mod tests {
 
     fn state() -> State {
         State::new(Rc::new(|| 1_700_000_000_000.0))
+    }
+
+    #[test]
+    fn saving_in_place_matches_and_the_bound_counts_saved_bytes() {
+        let mut s = state();
+        assert_eq!(s.assign("small", "x \" y".into(), false), Ok(()));
+        let mut writer = FrameWriter::default();
+        let range = save_to(&s, &mut writer);
+        let frame = writer.finish(&serde_json::json!({"data": range}));
+        let decoded = crate::protocol::Frame::decode(&frame).expect("frame");
+        assert_eq!(decoded.bytes(range).ok(), Some(&save(&s)[..]));
+        // A control character takes six bytes saved (\u0001): what the bound counts.
+        let big = "\u{1}".repeat(MAX_SESSION / 6 + 1);
+        assert_eq!(s.assign("big", big, false), Ok(()));
+        let message = bound(&mut s).unwrap_or_default();
+        assert!(message.contains("unset big ("), "{message}");
+        assert_eq!(
+            (s.get("big"), s.get("small").as_deref()),
+            (None, Some("x \" y"))
+        );
+        assert_eq!(bound(&mut s), None);
     }
 
     #[test]

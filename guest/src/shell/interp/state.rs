@@ -939,41 +939,6 @@ impl State {
         Ok(())
     }
 
-    /// Unsets the largest global variables (readonly ones too) until they hold at most
-    /// [`MAX_SESSION`] bytes together; returns the message naming them, if any.
-    pub fn bound_session(&mut self) -> Option<String> {
-        let size = |var: &Var| match &var.value {
-            Some(Value::Str(s)) => s.len(),
-            Some(Value::Indexed(map)) => map.values().map(String::len).sum(),
-            Some(Value::Assoc(map)) => map.iter().map(|(k, v)| k.len() + v.len()).sum(),
-            None => 0,
-        };
-        let mut sizes: Vec<(usize, String)> = self
-            .globals
-            .iter()
-            .map(|(name, var)| (size(var) + name.len(), name.clone()))
-            .collect();
-        let mut total: usize = sizes.iter().map(|(n, _)| n).sum();
-        if total <= MAX_SESSION {
-            return None;
-        }
-        sizes.sort_unstable_by(|a, b| b.cmp(a));
-        let mut dropped = Vec::new();
-        for (bytes, name) in sizes {
-            if total <= MAX_SESSION {
-                break;
-            }
-            self.globals.remove(&name);
-            total -= bytes;
-            dropped.push(format!("{name} ({bytes} bytes)"));
-        }
-        Some(format!(
-            "bash: the session's variables held more than {MAX_SESSION} bytes, the most kept \
-             between executions; unset {}; keep large data in files (cmd > /tmp/data.txt)",
-            dropped.join(", ")
-        ))
-    }
-
     /// The exported variables, as commands see their environment.
     pub fn environment(&self) -> BTreeMap<String, String> {
         let mut env = BTreeMap::new();
