@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use super::assoc::Assoc;
-use crate::limits::{MAX_EXPORT, MAX_NAMEREF_HOPS, MAX_SESSION, MAX_VALUE};
+use crate::limits::{MAX_EXPORT, MAX_NAMEREF_HOPS, MAX_VALUE};
 use crate::shell::arith::{self, ArithError, ArithVars, ArrayIndex};
 use crate::shell::ast::Command;
 
