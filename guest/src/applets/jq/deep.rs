@@ -185,7 +185,7 @@ pub fn deeper_than(v: &Val, max: usize) -> bool {
             Val::Obj(o) => Box::new(o.iter().map(|(_, v)| v)),
             _ => continue,
         };
-        if level >= max {
+        if level > max {
             return true;
         }
         work.extend(children.map(|c| (c, level + 1)));
