@@ -8,6 +8,10 @@ fail to compile with jq's message (the last ``jq: error`` message, all its lines
 IGNORE MSG`` only must fail to compile. Modules come from ``tests/conformance/jq/modules``,
 given to jq with ``-L`` as jq's test script does.
 
+The fixes made to pass these cases are also differential cases,
+``tests/differential/jq-conformance.cases``, each with jq 1.8.2's output (from the vendored test
+it names) in ``# stdout:`` lines, checked here whatever jq the machine has.
+
 The cases corral's jq still fails are listed in ``known-failures.txt`` with the reason; a listed
 case that starts passing fails the test until it is removed from the list. Run this file as a
 script to print every failing case with what differed and the pass rate.
@@ -27,6 +31,7 @@ import pytest
 from corral import Limits, Sandbox
 
 HERE = Path(__file__).parent / "conformance" / "jq"
+RECORDED = Path(__file__).parent / "differential" / "jq-conformance.cases"
 MODULES = "/tmp/jq-tests/modules"  # where the sandbox sees HERE/modules
 FAIL_MARKS = ("%%FAIL", "%%FAIL IGNORE MSG")
 
@@ -207,6 +212,31 @@ def test_jq_suite(capsys: pytest.CaptureFixture[str]) -> None:
     fixed = sorted(name for name in known if name not in failures)
     assert new == {}, "cases that fail and are not in known-failures.txt"
     assert fixed == [], "known failures that now pass: remove them from known-failures.txt"
+
+
+def load_recorded() -> list[tuple[str, str, str]]:
+    """The cases of ``jq-conformance.cases``: name, script, and jq 1.8.2's stdout."""
+    cases: list[tuple[str, str, str]] = []
+    for block in RECORDED.read_text(encoding="utf-8").split("\n#### ")[1:]:
+        name, _, script = block.partition("\n")
+        expected = [
+            line.removeprefix("# stdout: ").removeprefix("# stdout:")
+            for line in script.splitlines()
+            if line.startswith("# stdout:")
+        ]
+        cases.append((name.strip(), script, "".join(line + "\n" for line in expected)))
+    return cases
+
+
+RECORDED_CASES = load_recorded()
+
+
+@pytest.mark.parametrize("case", RECORDED_CASES, ids=[case[0] for case in RECORDED_CASES])
+def test_recorded_jq_18_outputs(case: tuple[str, str, str]) -> None:
+    _, script, expected = case
+    with Sandbox(limits=Limits(timeout=20)) as sb:
+        result = sb.execute(script, language="shell")
+    assert (result.stdout, result.exit_code) == (expected, 0), result.stderr
 
 
 def main() -> int:

@@ -122,11 +122,10 @@ pub const MAX_GREP_BRANCHES: usize = 16;
 /// jq: how many alternatives one program may rewrite (each copies its body once per pattern).
 pub const MAX_JQ_REWRITES: usize = 64;
 
-/// jq: input nested deeper than this is refused, as jq does (the parser recurses).
-pub const MAX_JQ_DEPTH: usize = 256;
-
-/// jq: values nested deeper than this print as `<skipped: too deep>`, as jq does.
-pub const MAX_JQ_PRINT_DEPTH: usize = 256;
+/// jq: nesting deeper than this is refused as jq 1.8 refuses it: input (`Exceeds depth limit
+/// for parsing`), output (`<skipped: too deep>`), paths (`Path too deep`). The deep values are
+/// walked with stacks on the heap (`applets/jq/deep.rs`), not by recursion.
+pub const MAX_JQ_DEPTH: usize = 10_000;
 
 /// xargs: bytes of one command line, GNU's default size limit.
 pub const MAX_XARGS_CHARS: usize = 128 * 1024;

@@ -336,7 +336,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         return finish(&mut ctx, 0).await;
     }
     if opts.version {
-        let _ = ctx.stdout.write_str("jq-1.7.1\n").await;
+        let _ = ctx.stdout.write_str("jq-1.8.2\n").await;
         return finish(&mut ctx, 0).await;
     }
     let program = match program_text(&mut ctx, &mut opts) {
@@ -354,14 +354,14 @@ async fn main(mut ctx: Ctx) -> i32 {
         }
     };
     let names = engine::global_names(&named);
-    let read = |path: &str| {
-        let data = ctx.vfs.borrow().read_shared(&ctx.cwd, path).ok()?;
+    let (vfs, cwd) = (Rc::clone(&ctx.vfs), ctx.cwd.clone());
+    let read = move |path: &str| {
+        let data = vfs.borrow().read_shared(&cwd, path).ok()?;
         Some(String::from_utf8_lossy(&data).into_owned())
     };
-    let dirs = module_dirs(&ctx, &opts);
     let modules = engine::Modules {
-        dirs: &dirs,
-        read: &read,
+        dirs: module_dirs(&ctx, &opts),
+        read: Box::new(read),
     };
     let (filter, data) = match engine::compile(&program, &names, &modules) {
         Ok(compiled) => compiled,
@@ -379,7 +379,7 @@ async fn main(mut ctx: Ctx) -> i32 {
     };
     let mut globals = global_values(&ctx, &opts, named);
     globals.extend(data);
-    execute(&mut ctx, &opts, &program, &filter, globals).await
+    execute(&mut ctx, &opts, &program, &filter, globals, modules).await
 }
 
 /// The module search path: the `-L` directories, or jq's default `~/.jq` (then
@@ -522,6 +522,7 @@ async fn execute(
     program: &str,
     filter: &Filter,
     globals: Vec<Val>,
+    modules: engine::Modules,
 ) -> i32 {
     let (sources, files_ok) = open_sources(ctx, &opts.files).await;
     let mut inputs = Inputs::new(sources, opts.raw_input);
@@ -535,6 +536,7 @@ async fn execute(
         stderr: Vec::new(),
         now: ctx.host.now_ms() / 1000.0,
         input_ok,
+        modules,
     });
     let env = Env {
         lut: &filter.lut,

@@ -25,6 +25,9 @@ def skip($n; f): if $n > 0 then _skip($n; f) elif $n == 0 then f
   else error("skip doesn't support negative count") end;
 def nth($n; f): if $n < 0 then error("nth doesn't support negative indices") else first(skip($n; f)) end;
 def split($sep): _split1($sep);
+def getpath($p):
+  if ($p | type) == "array" and ($p | length) > 10000 then error("Path too deep")
+  else reduce $p[] as $k (.; .[$k]) end;
 def setpath($p; $v): _setpath($p; $v);
 def delpaths($ps): _delpaths($ps);
 def del(f): delpaths([path(f)]);
@@ -38,8 +41,6 @@ def leaf_paths: paths(scalars);
 def join($x): reduce .[] as $i (null;
   (if . == null then "" else . + $x end) +
   ($i | if type == "boolean" or type == "number" then tojson else . // "" end)) // "";
-def _flatten($x): reduce .[] as $i ([];
-  if $i | type == "array" and $x != 0 then . + ($i | _flatten($x - 1)) else . + [$i] end);
 def flatten($x): if $x < 0 then error("flatten depth must not be negative") else _flatten($x) end;
 def flatten: _flatten(-1);
 def walk(f): def w: if type == "object" then map_values(w) elif type == "array" then map(w) else . end | f; w;

@@ -7,13 +7,16 @@
 //!   bind it), and an error while trying one pattern (binding or body) tries the next; the
 //!   last one's error stands;
 //! - `{$name: PATTERN}` in an object pattern becomes `{$name, name: PATTERN}`;
-//! - a number written with a leading dot (`.5`) gets its `0`.
+//! - a number written with a leading dot (`.5`) gets its `0`;
+//! - `$name::name`, how jq names the data of `import "file" as $name`, becomes `$name`;
+//! - the source of `reduce`/`foreach` written with binary operators (`reduce .[] / .[] as
+//!   $x (...)`, which jq's grammar takes) gets parentheses (jaq's takes one term there).
 //!
 //! The rewriting works on jaq's tokens (slices of the program), so strings and comments are
 //! never touched. A program without these forms is returned unchanged.
 
 use crate::limits::MAX_JQ_REWRITES;
-use jaq_core::load::lex::{Lexer, Tok, Token};
+use jaq_core::load::lex::{Lexer, StrPart, Tok, Token};
 use jaq_core::load::span;
 
 /// `code` with every `?//` chain and `$name:` pattern rewritten (or unchanged).
@@ -70,6 +73,107 @@ fn find_constant_key(code: &str, tokens: &[Token<&str>]) -> Option<(Range, Strin
     None
 }
 
+/// jq's compile errors in the directives that start a program: metadata (`module M;`,
+/// `import "p" as x M;`, `include "p" M;`) that is not a constant object, and an import
+/// path with interpolation. Where it is, and jq's message.
+pub fn directive_error(code: &str) -> Option<(Range, String)> {
+    let tokens = Lexer::new(code).lex().ok()?;
+    let mut rest = &tokens[..];
+    while let Some(first) = rest.first() {
+        let end = rest.iter().position(|t| is_sym(Some(t), ";"))?;
+        let directive = &rest[..end];
+        let meta = match (first.0, directive) {
+            ("module", [_, meta]) => Some(meta),
+            ("include", [_, path, tail @ ..]) | ("import", [_, path, tail @ ..]) => {
+                if let Tok::Str(parts) = &path.1 {
+                    if parts.iter().any(|p| matches!(p, StrPart::Term(_))) {
+                        let message = "Import path must be constant".to_string();
+                        return Some((span(code, path.0), message));
+                    }
+                }
+                match (first.0, tail) {
+                    ("include", [meta]) | ("import", [_, _, meta]) => Some(meta),
+                    _ => None,
+                }
+            }
+            _ => return None,
+        };
+        if let Some(meta) = meta.filter(|m| !m.0.starts_with('{')) {
+            let message = if is_constant(meta) {
+                "Module metadata must be an object"
+            } else {
+                "Module metadata must be constant"
+            };
+            return Some((span(code, meta.0), message.to_string()));
+        }
+        rest = &rest[end + 1..];
+    }
+    None
+}
+
+/// Whether a token is a literal: a number, a string without interpolation, `true`, `false`,
+/// `null`, or an array of literals.
+fn is_constant(token: &Token<&str>) -> bool {
+    match &token.1 {
+        Tok::Num => true,
+        Tok::Str(parts) => !parts.iter().any(|p| matches!(p, StrPart::Term(_))),
+        Tok::Word => matches!(token.0, "true" | "false" | "null"),
+        Tok::Block(inner) if token.0.starts_with('[') => inner
+            .iter()
+            .all(|t| is_constant(t) || is_sym(Some(t), ",") || is_sym(Some(t), "]")),
+        _ => false,
+    }
+}
+
+/// jq's compile error for a string literal with an escape JSON does not have (`"\\v"`):
+/// where the escape is, and jq's message (which quotes the escape as a JSON text).
+pub fn escape_error(code: &str) -> Option<(Range, String)> {
+    let bytes = code.as_bytes();
+    // Open interpolations `\(...)`: the depth of parentheses inside each.
+    let mut open: Vec<usize> = Vec::new();
+    let (mut in_str, mut i) = (false, 0);
+    while i < bytes.len() {
+        match (in_str, bytes[i]) {
+            (true, b'"') => in_str = false,
+            (true, b'\\') => {
+                let next = *bytes.get(i + 1)?;
+                if next == b'(' {
+                    open.push(0);
+                    in_str = false;
+                } else if !b"\"\\/bfnrtu".contains(&next) {
+                    let end = i + 1 + code[i + 1..].chars().next()?.len_utf8();
+                    let escape = &code[i..end];
+                    let message = format!(
+                        "Invalid escape at line 1, column 4 (while parsing '\"{escape}\"')"
+                    );
+                    return Some((i..end, message));
+                }
+                i += 1;
+            }
+            (false, b'"') => in_str = true,
+            (false, b'#') => {
+                i += code[i..].find('\n').unwrap_or(code.len() - i);
+            }
+            (false, b'(') => {
+                if let Some(depth) = open.last_mut() {
+                    *depth += 1;
+                }
+            }
+            (false, b')') => match open.last_mut() {
+                Some(0) => {
+                    open.pop();
+                    in_str = true;
+                }
+                Some(depth) => *depth -= 1,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 fn constant_kind(token: &Token<&str>) -> Option<&'static str> {
     match (&token.1, token.0) {
         (Tok::Num, _) => Some("number"),
@@ -85,6 +189,14 @@ fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range,
     for (i, token) in tokens.iter().enumerate() {
         if let Some(found) = leading_dot(code, token, tokens.get(i + 1)) {
             return Some(found);
+        }
+        if let Some(found) = data_import_name(code, token) {
+            return Some(found);
+        }
+        if matches!(token.1, Tok::Word) && matches!(token.0, "reduce" | "foreach") {
+            if let Some(found) = fold_source(code, &tokens[i + 1..]) {
+                return Some(found);
+            }
         }
         if token.0 == "as" && matches!(token.1, Tok::Word) {
             if let Some(found) = binding(code, &tokens[i + 1..], n) {
@@ -144,6 +256,43 @@ fn binding(code: &str, rest: &[Token<&str>], n: usize) -> Option<(Range, String)
     chain.push_str(&")".repeat(patterns.len() - 1));
     let text = format!("{alt} | null as [{}] | {chain}", vars.join(", "));
     Some((first..stop, text))
+}
+
+/// `$name::name` (a variable token followed by `::name`): the `::name` to remove.
+fn data_import_name(code: &str, var: &Token<&str>) -> Option<(Range, String)> {
+    if !matches!(var.1, Tok::Var) {
+        return None;
+    }
+    let end = span(code, var.0).end;
+    let name = var.0.strip_prefix('$')?;
+    let after = code[end..].strip_prefix("::")?.strip_prefix(name)?;
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if after.starts_with(ident) {
+        return None;
+    }
+    Some((end..end + 2 + name.len(), String::new()))
+}
+
+/// After `reduce`/`foreach`: the source up to `as`, in parentheses, when it has a binary
+/// operator.
+fn fold_source(code: &str, rest: &[Token<&str>]) -> Option<(Range, String)> {
+    let end = rest
+        .iter()
+        .position(|t| matches!(t.1, Tok::Word) && t.0 == "as")?;
+    let binary = rest[..end].iter().any(|t| match t.1 {
+        Tok::Sym => matches!(
+            t.0,
+            "+" | "-" | "*" | "/" | "%" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "//"
+        ),
+        Tok::Word => matches!(t.0, "and" | "or"),
+        _ => false,
+    });
+    if !binary {
+        return None;
+    }
+    let range = span(code, rest[0].0).start..span(code, rest[end - 1].0).end;
+    let text = format!("({})", &code[range.clone()]);
+    Some((range, text))
 }
 
 /// `.` right before a number (`.5`): the number it means.
@@ -251,6 +400,26 @@ mod tests {
     }
 
     #[test]
+    fn fold_sources_with_operators_get_parentheses() {
+        assert_eq!(
+            rewrite("[reduce .[] / .[] as $i (0; . + $i)]"),
+            "[reduce (.[] / .[]) as $i (0; . + $i)]"
+        );
+        assert_eq!(
+            rewrite("foreach .[] - 1 as [$a] (0; 1)"),
+            "foreach (.[] - 1) as [$a] (0; 1)"
+        );
+    }
+
+    #[test]
+    fn data_imports_may_be_named_with_their_module() {
+        assert_eq!(
+            rewrite("[$d::d[].a, $d::e, $d::dd]"),
+            "[$d[].a, $d::e, $d::dd]"
+        );
+    }
+
+    #[test]
     fn numbers_may_start_with_a_dot() {
         assert_eq!(rewrite("select(.>.00005)"), "select(.>0.00005)");
     }
@@ -270,6 +439,45 @@ mod tests {
     }
 
     #[test]
+    fn directives_need_constant_metadata_and_paths() {
+        use super::directive_error;
+        let error = directive_error;
+        assert_eq!(
+            error("module (.+1); 0"),
+            Some((7..12, "Module metadata must be constant".to_string()))
+        );
+        assert_eq!(
+            error("include \"a\" []; 0"),
+            Some((12..14, "Module metadata must be an object".to_string()))
+        );
+        assert_eq!(
+            error("include \"\\(a)\"; 0"),
+            Some((8..14, "Import path must be constant".to_string()))
+        );
+        assert_eq!(
+            error("module {a: 1}; import \"x\" as y {search: \"./\"}; 0"),
+            None
+        );
+        assert_eq!(error("import \"x\" as $y; [1]"), None);
+    }
+
+    #[test]
+    fn escapes_json_lacks_are_refused() {
+        use super::escape_error;
+        let message =
+            |e: &str| format!("Invalid escape at line 1, column 4 (while parsing '\"{e}\"')");
+        assert_eq!(escape_error(r#""u\vw""#), Some((2..4, message(r"\v"))));
+        assert_eq!(
+            escape_error(r#"include "\ "; 0"#),
+            Some((9..11, message(r"\ ")))
+        );
+        assert_eq!(escape_error(r#""a\("\x")""#), Some((5..7, message(r"\x"))));
+        for ok in [r#""\n\t\u00e9\\\"\/""#, r#""\(1 + (2)) \n" # "\v""#, "1"] {
+            assert_eq!(escape_error(ok), None, "{ok}");
+        }
+    }
+
+    #[test]
     fn other_programs_are_unchanged() {
         for code in [
             ". as [$a] | $a",
@@ -277,6 +485,8 @@ mod tests {
             "{a: 1} as {$a} | $a",
             ".a?//1",
             ". 5",
+            "reduce .[] as $x (0; . + $x)",
+            "foreach (1 + 2) as $x (0; $x)",
         ] {
             assert_eq!(rewrite(code), code);
         }

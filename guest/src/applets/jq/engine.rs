@@ -3,11 +3,13 @@
 
 use std::cell::RefCell;
 
-use jaq_core::load::{parse::Def, Arena, File, Import, Loader};
+use jaq_core::load::parse::Def;
+use jaq_core::load::{Arena, File, Import, Loader};
 use jaq_core::{Compiler, DataT, Native};
 
 use super::funs;
 use super::input::{Inputs, Next};
+pub use super::modules::Modules;
 use super::val::Val;
 
 /// The data type of our filters.
@@ -41,6 +43,8 @@ pub struct Shared {
     pub now: f64,
     /// Whether `input` may read (the inputs were loaded into memory first).
     pub input_ok: bool,
+    /// The module files (`modulemeta`).
+    pub modules: Modules,
 }
 
 /// The run-time environment handed to natives.
@@ -85,52 +89,16 @@ pub fn global_names(named: &[(String, Val)]) -> Vec<String> {
     names
 }
 
-/// Where `import`/`include` look for modules, and how to read a file there.
-pub struct Modules<'a> {
-    /// The search directories (`-L`), in order.
-    pub dirs: &'a [String],
-    /// A file's text, if it exists and can be read.
-    pub read: &'a dyn Fn(&str) -> Option<String>,
-}
-
-impl Modules<'_> {
-    /// jq's search for `import "rel"`: `DIR/rel.EXT`, then `DIR/rel/<last part of rel>.EXT`,
-    /// for each search directory in turn (EXT: `jq` for code, `json` for data).
-    fn find(&self, rel: &str, ext: &str) -> Result<File<String, String>, String> {
-        if rel.starts_with('/') {
-            return Err("module path must be relative".into());
-        }
-        let last = rel.rsplit('/').next().unwrap_or(rel);
-        for dir in self.dirs {
-            for path in [
-                format!("{dir}/{rel}.{ext}"),
-                format!("{dir}/{rel}/{last}.{ext}"),
-            ] {
-                if let Some(code) = (self.read)(&path) {
-                    return Ok(File { code, path });
-                }
-            }
-        }
-        Err(format!("module not found: {rel}"))
-    }
-
-    /// `import "rel" as $name`: the JSON texts of `rel.json`, as one array.
-    fn data(&self, rel: &str) -> Result<Val, String> {
-        let file = self.find(rel, "json")?;
-        let values = super::json::parse_all(file.code.as_bytes())
-            .map_err(|e| format!("{}: {e}", file.path))?;
-        Ok(Val::arr(values))
-    }
-}
-
 /// Compiles `code`; global variables `names` must be given values in that order at run time,
 /// followed by the returned values of the data modules it imports (`import "x" as $x`).
 pub fn compile(
     code: &str,
     names: &[String],
-    modules: &Modules<'_>,
+    modules: &Modules,
 ) -> Result<(Filter, Vec<Val>), Vec<CompileError>> {
-    if let Some((at, message)) = super::desugar::constant_key_error(code) {
+    let refused =
+        super::desugar::escape_error(code).or_else(|| super::desugar::directive_error(code));
+    if let Some((at, message)) = refused.or_else(|| super::desugar::constant_key_error(code)) {
         return Err(vec![super::errors::located(
             code,
             &message,
@@ -143,7 +111,7 @@ pub fn compile(
     let arena = Arena::default();
     let defs = prelude();
     let loader =
-        Loader::new(defs).with_read(|import: Import<&str, String>| modules.find(import.path, "jq"));
+        Loader::new(defs).with_read(|import: Import<&str, String>| modules.find(&import, "jq"));
     let program = File {
         code,
         path: String::new(),
@@ -154,7 +122,7 @@ pub fn compile(
         .map_err(|errs| super::errors::load_errors(code, errs))?;
     let mut data = Vec::new();
     jaq_core::load::import(&modules, |import| {
-        data.push(search.data(import.path)?);
+        data.push(search.data(&import)?);
         Ok(())
     })
     .map_err(|errs| super::errors::load_errors(code, errs))?;

@@ -7,13 +7,14 @@ use jaq_core::box_iter::box_once;
 use jaq_core::native::{bome, run, unary, v, Filter};
 use jaq_core::{Bind, Cv, Exn, RunPtr, ValXs};
 
+use super::deep;
 use super::engine::{JqData, NativeFun};
 use super::map::Map;
 use super::math;
 use super::paths;
 use super::strings;
 use super::time;
-use super::val::{err, split_str, subarray_indices, Res, Val};
+use super::val::{err, split_str, subarray_indices, Array, Res, Val};
 
 /// Our jq-language definitions (loaded after jaq's, so they take precedence).
 pub const DEFS: &str = include_str!("defs.jq");
@@ -65,6 +66,10 @@ fn ours() -> Box<[Filter<RunPtr<JqData>>]> {
         ("_nan", v(0), |_| bome(Ok(Val::num(f64::NAN)))),
         ("_infinite", v(0), |_| bome(Ok(Val::num(f64::INFINITY)))),
         ("sort", v(0), |cv| bome(sort(cv.1))),
+        ("modulemeta", v(0), modulemeta),
+        ("_flatten", v(1), |cv| {
+            unary(cv, |v, d| deep::flatten(&v, &d))
+        }),
         ("_sort_by_impl", v(1), |cv| unary(cv, |v, k| sort_by(v, &k))),
         ("_group_by_impl", v(1), |cv| {
             unary(cv, |v, k| group_by(v, &k))
@@ -225,6 +230,11 @@ fn contains(a: &Val, b: &Val) -> bool {
 }
 
 fn contains_checked(a: &Val, b: &Val) -> Res<Val> {
+    // jq's check recurses into `b` where `a` has the same shape: it can only go too deep
+    // when both are too deep.
+    if deep::deeper_than(b, deep::MAX_JQ_DEPTH) && deep::deeper_than(a, deep::MAX_JQ_DEPTH) {
+        return Err(err("Containment check too deep"));
+    }
     if same_kind(a, b) {
         Ok(Val::Bool(contains(a, b)))
     } else {
@@ -287,7 +297,7 @@ fn math(v: &Val, _name: &str, f: fn(f64) -> f64) -> Res<Val> {
 
 fn items(v: Val, what: &str) -> Res<Vec<Val>> {
     match v {
-        Val::Arr(a) => Ok(Rc::try_unwrap(a).unwrap_or_else(|a| a.to_vec())),
+        Val::Arr(a) => Ok(Array::into_vec(a)),
         v => Err(err(format!(
             "{} cannot be {what}, as it is not an array",
             v.describe()
@@ -297,7 +307,7 @@ fn items(v: Val, what: &str) -> Res<Vec<Val>> {
 
 fn sort(v: Val) -> Res<Val> {
     let mut items = items(v, "sorted")?;
-    items.sort();
+    deep::comparing(|| items.sort())?;
     Ok(Val::arr(items))
 }
 
@@ -315,13 +325,13 @@ fn keyed(v: Val, keys: &Val, what: &str) -> Res<Vec<(Val, Val)>> {
 
 fn sort_by(v: Val, keys: &Val) -> Res<Val> {
     let mut pairs = keyed(v, keys, "sorted")?;
-    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    deep::comparing(|| pairs.sort_by(|a, b| a.0.cmp(&b.0)))?;
     Ok(Val::arr(pairs.into_iter().map(|(_, v)| v).collect()))
 }
 
 fn group_by(v: Val, keys: &Val) -> Res<Val> {
     let mut pairs = keyed(v, keys, "grouped")?;
-    pairs.sort_by(|a, b| a.0.cmp(&b.0));
+    deep::comparing(|| pairs.sort_by(|a, b| a.0.cmp(&b.0)))?;
     let mut groups: Vec<Val> = Vec::new();
     let mut current: Vec<Val> = Vec::new();
     let mut last_key: Option<Val> = None;
@@ -496,6 +506,11 @@ fn range(mut cv: Cvj<'_>) -> Out<'_> {
 
 fn shared<'a>(cv: &Cvj<'a>) -> &'a std::cell::RefCell<super::engine::Shared> {
     cv.0.data().shared
+}
+
+fn modulemeta(cv: Cvj<'_>) -> Out<'_> {
+    let meta = shared(&cv).borrow().modules.meta(&cv.1);
+    bome(meta.map_err(err))
 }
 
 fn input(cv: Cvj<'_>) -> Out<'_> {

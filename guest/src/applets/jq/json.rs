@@ -7,7 +7,7 @@ use std::rc::Rc;
 use super::map::Map;
 use super::num::Num;
 use super::val::Val;
-use crate::limits::{MAX_JQ_DEPTH, MAX_JQ_PRINT_DEPTH};
+use crate::limits::MAX_JQ_DEPTH;
 
 enum Frame {
     Arr(Vec<Val>),
@@ -495,7 +495,7 @@ pub fn to_string(v: &Val) -> String {
 
 /// Appends `v` to `out` in format `fmt` (no trailing newline).
 pub fn write(out: &mut Vec<u8>, v: &Val, fmt: &Format) {
-    Writer { out, fmt }.value(v, 0);
+    Writer { out, fmt }.value(v);
 }
 
 const COL_NULL: &str = "0;90";
@@ -506,6 +506,27 @@ const COL_STR: &str = "0;32";
 const COL_ARR: &str = "1;39";
 const COL_OBJ: &str = "1;39";
 const COL_FIELD: &str = "1;34";
+
+/// The items of an array or object being written.
+enum Items<'v> {
+    Arr(std::slice::Iter<'v, Val>),
+    Obj(std::vec::IntoIter<(&'v Rc<str>, &'v Val)>),
+}
+
+/// A container being written: what is left of it, and whether an item was written.
+struct Open<'v> {
+    items: Items<'v>,
+    started: bool,
+}
+
+impl Open<'_> {
+    fn color(&self) -> &'static str {
+        match self.items {
+            Items::Arr(_) => COL_ARR,
+            Items::Obj(_) => COL_OBJ,
+        }
+    }
+}
 
 struct Writer<'a> {
     out: &'a mut Vec<u8>,
@@ -540,10 +561,58 @@ impl Writer<'_> {
         }
     }
 
-    fn value(&mut self, v: &Val, level: usize) {
-        if level > MAX_JQ_PRINT_DEPTH {
+    /// Writes `v` with a stack of open containers on the heap (10,000 levels deep fit).
+    fn value(&mut self, v: &Val) {
+        let mut open: Vec<Open<'_>> = Vec::new();
+        let mut next = Some(v);
+        loop {
+            if let Some(v) = next.take() {
+                if let Some(frame) = self.start(v, open.len()) {
+                    open.push(frame);
+                }
+            }
+            let level = open.len();
+            let Some(frame) = open.last_mut() else {
+                return;
+            };
+            let code = frame.color();
+            if frame.started {
+                self.color(code);
+            }
+            let item = match &mut frame.items {
+                Items::Arr(items) => items.next().map(|v| (None, v)),
+                Items::Obj(pairs) => pairs.next().map(|(k, v)| (Some(k), v)),
+            };
+            let Some((key, item)) = item else {
+                self.newline(level - 1);
+                self.color(code);
+                let close = if matches!(frame.items, Items::Arr(_)) {
+                    b']'
+                } else {
+                    b'}'
+                };
+                self.out.push(close);
+                self.reset();
+                open.pop();
+                continue;
+            };
+            if frame.started {
+                self.out.push(b',');
+            }
+            frame.started = true;
+            self.newline(level);
+            if let Some(k) = key {
+                self.key(k);
+            }
+            next = Some(item);
+        }
+    }
+
+    /// Writes a scalar, an empty container or the opening of one (returned to be filled).
+    fn start<'v>(&mut self, v: &'v Val, level: usize) -> Option<Open<'v>> {
+        if level > MAX_JQ_DEPTH {
             self.out.extend_from_slice(b"<skipped: too deep>");
-            return;
+            return None;
         }
         match v {
             Val::Null => self.scalar(COL_NULL, "null"),
@@ -555,9 +624,31 @@ impl Writer<'_> {
                 write_string(self.out, s, self.fmt.ascii);
                 self.reset();
             }
-            Val::Arr(a) => self.array(a, level),
-            Val::Obj(o) => self.object(o, level),
+            Val::Arr(a) if a.is_empty() => self.scalar(COL_ARR, "[]"),
+            Val::Obj(o) if o.is_empty() => self.scalar(COL_OBJ, "{}"),
+            Val::Arr(a) => {
+                self.color(COL_ARR);
+                self.out.push(b'[');
+                return Some(Open {
+                    items: Items::Arr(a.iter()),
+                    started: false,
+                });
+            }
+            Val::Obj(o) => {
+                self.color(COL_OBJ);
+                self.out.push(b'{');
+                let pairs: Vec<_> = if self.fmt.sort_keys {
+                    o.sorted()
+                } else {
+                    o.iter().collect()
+                };
+                return Some(Open {
+                    items: Items::Obj(pairs.into_iter()),
+                    started: false,
+                });
+            }
         }
+        None
     }
 
     fn scalar(&mut self, code: &str, text: &str) {
@@ -566,71 +657,26 @@ impl Writer<'_> {
         self.reset();
     }
 
-    fn array(&mut self, a: &[Val], level: usize) {
-        self.color(COL_ARR);
-        if a.is_empty() {
-            self.out.extend_from_slice(b"[]");
+    /// An object's key and colon.
+    fn key(&mut self, k: &str) {
+        if self.fmt.color {
             self.reset();
-            return;
-        }
-        self.out.push(b'[');
-        for (i, item) in a.iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            self.newline(level + 1);
-            self.value(item, level + 1);
-            self.color(COL_ARR);
-        }
-        self.newline(level);
-        self.color(COL_ARR);
-        self.out.push(b']');
-        self.reset();
-    }
-
-    fn object(&mut self, o: &Map, level: usize) {
-        self.color(COL_OBJ);
-        if o.is_empty() {
-            self.out.extend_from_slice(b"{}");
+            self.color(COL_FIELD);
+            write_string(self.out, k, self.fmt.ascii);
             self.reset();
-            return;
-        }
-        self.out.push(b'{');
-        let pairs: Vec<_> = if self.fmt.sort_keys {
-            o.sorted()
-        } else {
-            o.iter().collect()
-        };
-        for (i, (k, v)) in pairs.into_iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            self.newline(level + 1);
-            if self.fmt.color {
-                self.reset();
-                self.color(COL_FIELD);
-                write_string(self.out, k, self.fmt.ascii);
-                self.reset();
-                self.color(COL_OBJ);
-                self.out.push(b':');
-                if self.fmt.pretty() {
-                    self.out.push(b' ');
-                }
-                self.reset();
-            } else {
-                write_string(self.out, k, self.fmt.ascii);
-                self.out.push(b':');
-                if self.fmt.pretty() {
-                    self.out.push(b' ');
-                }
-            }
-            self.value(v, level + 1);
             self.color(COL_OBJ);
+            self.out.push(b':');
+            if self.fmt.pretty() {
+                self.out.push(b' ');
+            }
+            self.reset();
+        } else {
+            write_string(self.out, k, self.fmt.ascii);
+            self.out.push(b':');
+            if self.fmt.pretty() {
+                self.out.push(b' ');
+            }
         }
-        self.newline(level);
-        self.color(COL_OBJ);
-        self.out.push(b'}');
-        self.reset();
     }
 }
 

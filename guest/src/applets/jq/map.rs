@@ -95,8 +95,17 @@ impl Map {
     }
 
     /// The key-value pairs, consumed.
-    pub fn into_entries(self) -> Vec<(Rc<str>, Val)> {
-        self.entries
+    pub fn into_entries(mut self) -> Vec<(Rc<str>, Val)> {
+        self.index = None;
+        std::mem::take(&mut self.entries)
+    }
+
+    /// The values, leaving this map empty.
+    pub fn take_values(&mut self) -> impl Iterator<Item = Val> {
+        self.index = None;
+        std::mem::take(&mut self.entries)
+            .into_iter()
+            .map(|(_, v)| v)
     }
 
     /// Key-value pairs sorted by key (jq's `keys` order and `-S` output).
@@ -104,6 +113,14 @@ impl Map {
         let mut pairs: Vec<_> = self.iter().collect();
         pairs.sort_by(|a, b| a.0.cmp(b.0));
         pairs
+    }
+}
+
+impl Drop for Map {
+    fn drop(&mut self) {
+        if super::deep::nested(self.entries.iter().map(|(_, v)| v)) {
+            super::deep::release(self.take_values().collect());
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! messages, the streaming JSON reader and writer, and the command line.
 
 mod cli;
+mod deep;
 mod desugar;
 mod engine;
 mod errors;
@@ -11,6 +12,7 @@ mod input;
 mod json;
 mod map;
 mod math;
+mod modules;
 mod num;
 mod paths;
 mod strings;
@@ -29,8 +31,8 @@ pub static APPLETS: &[&Applet] = &[&cli::APPLET];
 /// `jq` fuzz target (`guest/fuzz/`).
 pub fn check_filter(code: &str) -> bool {
     let no_modules = engine::Modules {
-        dirs: &[],
-        read: &|_| None,
+        dirs: Vec::new(),
+        read: Box::new(|_| None),
     };
     engine::compile(code, &[], &no_modules).is_ok()
 }

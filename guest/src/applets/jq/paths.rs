@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::map::Map;
 use super::val::{array_slot, err, slice_bounds, Res, Val};
+use crate::limits::MAX_JQ_DEPTH;
 
 /// `setpath(path; value)`.
 pub fn setpath(root: Val, path: &Val, value: Val) -> Res<Val> {
@@ -14,13 +15,30 @@ pub fn setpath(root: Val, path: &Val, value: Val) -> Res<Val> {
     set_in(root, path, value)
 }
 
+/// jq's error for a path longer than it nests values.
+fn check_length(path: &[Val]) -> Res<()> {
+    if path.len() > MAX_JQ_DEPTH {
+        return Err(err("Path too deep"));
+    }
+    Ok(())
+}
+
+/// Sets `root` at `path` to `value`: down the path to find each level, then back up.
 fn set_in(root: Val, path: &[Val], value: Val) -> Res<Val> {
-    let Some((key, rest)) = path.split_first() else {
-        return Ok(value);
-    };
-    let child = jaq_core::ValT::index(root.clone(), key)?;
-    let new_child = set_in(child, rest, value)?;
-    set_key(root, key, new_child)
+    check_length(path)?;
+    let mut levels = Vec::with_capacity(path.len());
+    let mut here = root;
+    for key in path {
+        let child = jaq_core::ValT::index(here.clone(), key)?;
+        levels.push(here);
+        here = child;
+    }
+    drop(here);
+    let mut new = value;
+    for (level, key) in levels.into_iter().zip(path).rev() {
+        new = set_key(level, key, new)?;
+    }
+    Ok(new)
 }
 
 /// `root[key] = value` for one path component.
@@ -63,6 +81,7 @@ pub fn delpaths(root: Val, paths: &Val) -> Res<Val> {
         let Val::Arr(path) = path else {
             return Err(err("Path must be specified as an array"));
         };
+        check_length(path)?;
         list.push(&path[..]);
     }
     delete_all(root, list)

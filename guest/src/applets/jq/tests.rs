@@ -694,7 +694,7 @@ fn jq_help_and_version() {
     let help = run("jq", &["--help"], "");
     assert_eq!(help.status, 0);
     assert!(help.stdout.starts_with("Usage:\tjq [OPTIONS] FILTER"));
-    assert_eq!(run("jq", &["--version"], ""), ok("jq-1.7.1\n"));
+    assert_eq!(run("jq", &["--version"], ""), ok("jq-1.8.2\n"));
 }
 
 #[test]

@@ -9,6 +9,7 @@ use jaq_core::box_iter::{box_once, BoxIter};
 use jaq_core::path::Opt;
 use jaq_core::{Exn, ValX};
 
+use super::deep;
 use super::json;
 use super::map::Map;
 use super::num::Num;
@@ -26,9 +27,47 @@ pub enum Val {
     /// A string.
     Str(Rc<str>),
     /// An array.
-    Arr(Rc<Vec<Val>>),
+    Arr(Rc<Array>),
     /// An object.
     Obj(Rc<Map>),
+}
+
+/// The items of an array value. Dropping one does not recurse into nested values (see
+/// [`deep::release`]), so 10,000 levels of nesting fit in the guest's stack.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Array(Vec<Val>);
+
+impl Array {
+    /// The items, leaving this array empty.
+    pub fn take(&mut self) -> Vec<Val> {
+        std::mem::take(&mut self.0)
+    }
+
+    /// The items of a shared array: moved out when nothing else holds it, else copied.
+    pub fn into_vec(a: Rc<Array>) -> Vec<Val> {
+        Rc::try_unwrap(a).map_or_else(|a| a.to_vec(), |mut a| a.take())
+    }
+}
+
+impl std::ops::Deref for Array {
+    type Target = Vec<Val>;
+    fn deref(&self) -> &Vec<Val> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Array {
+    fn deref_mut(&mut self) -> &mut Vec<Val> {
+        &mut self.0
+    }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        if deep::nested(self.0.iter()) {
+            deep::release(self.take());
+        }
+    }
 }
 
 /// A result with a jq error.
@@ -52,7 +91,7 @@ impl Val {
 
     /// An array value.
     pub fn arr(items: Vec<Val>) -> Val {
-        Val::Arr(Rc::new(items))
+        Val::Arr(Rc::new(Array(items)))
     }
 
     /// jq's name of the value's type.
@@ -280,10 +319,7 @@ impl jaq_core::ValT for Val {
     fn values(self) -> Box<dyn Iterator<Item = Res<Self>>> {
         match self {
             Val::Arr(a) => {
-                let items: Vec<_> = match Rc::try_unwrap(a) {
-                    Ok(items) => items,
-                    Err(a) => a.to_vec(),
-                };
+                let items = Array::into_vec(a);
                 Box::new(items.into_iter().map(Ok))
             }
             Val::Obj(o) => {
@@ -350,7 +386,7 @@ impl jaq_core::ValT for Val {
     ) -> ValX<'a, Self> {
         match (self, index) {
             (Val::Null, Val::Str(_)) => Val::Obj(Rc::default()).map_index(index, opt, f),
-            (Val::Null, Val::Num(_)) => Val::Arr(Rc::default()).map_index(index, opt, f),
+            (Val::Null, Val::Num(_)) => Val::arr(Vec::new()).map_index(index, opt, f),
             (Val::Obj(mut o), Val::Str(k)) => {
                 let old = o.get(k).cloned().unwrap_or_default();
                 match first_output(f(old))? {
@@ -540,16 +576,7 @@ impl fmt::Display for Val {
 
 impl PartialEq for Val {
     fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Val::Num(a), Val::Num(b)) => {
-                !a.f.is_nan() && !b.f.is_nan() && a.cmp(b) == Ordering::Equal
-            }
-            (Val::Arr(a), Val::Arr(b)) => a == b,
-            (Val::Obj(a), Val::Obj(b)) => {
-                a.len() == b.len() && a.iter().all(|(k, v)| b.get(k) == Some(v))
-            }
-            _ => self.cmp(other) == Ordering::Equal,
-        }
+        deep::equal(self, other)
     }
 }
 
@@ -563,24 +590,32 @@ impl PartialOrd for Val {
 
 impl Ord for Val {
     fn cmp(&self, other: &Self) -> Ordering {
+        deep::cmp(self, other)
+    }
+}
+
+impl Val {
+    /// jq's order of two values that are not both arrays or both objects.
+    pub fn cmp_scalar(&self, other: &Self) -> Ordering {
         match (self, other) {
             (Val::Num(a), Val::Num(b)) => match (a.f.is_nan(), b.f.is_nan()) {
                 (true, true) => Ordering::Equal,
                 _ => a.cmp(b),
             },
             (Val::Str(a), Val::Str(b)) => a.as_bytes().cmp(b.as_bytes()),
-            (Val::Arr(a), Val::Arr(b)) => a.iter().cmp(b.iter()),
-            (Val::Obj(a), Val::Obj(b)) => cmp_objects(a, b),
             _ => self.order().cmp(&other.order()),
         }
     }
-}
 
-/// jq orders objects by their sorted key lists, then by the values in key order.
-fn cmp_objects(a: &Map, b: &Map) -> Ordering {
-    let (sa, sb) = (a.sorted(), b.sorted());
-    let keys = sa.iter().map(|(k, _)| k).cmp(sb.iter().map(|(k, _)| k));
-    keys.then_with(|| sa.iter().map(|(_, v)| v).cmp(sb.iter().map(|(_, v)| v)))
+    /// Equality of two values that are not both arrays or both objects (NaN equals nothing).
+    pub fn eq_scalar(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Val::Num(a), Val::Num(b)) => {
+                !a.f.is_nan() && !b.f.is_nan() && a.cmp(b) == Ordering::Equal
+            }
+            _ => self.cmp_scalar(other) == Ordering::Equal,
+        }
+    }
 }
 
 fn binop_error(l: &Val, r: &Val, what: &str) -> jaq_core::Error<Val> {
@@ -624,16 +659,6 @@ impl std::ops::Sub for Val {
     }
 }
 
-/// `*` on objects: merge recursively.
-fn deep_merge(a: &mut Map, b: &Map) {
-    for (k, v) in b.iter() {
-        match (a.get_mut(k), v) {
-            (Some(Val::Obj(old)), Val::Obj(new)) => deep_merge(Rc::make_mut(old), new),
-            _ => a.insert(Rc::clone(k), v.clone()),
-        }
-    }
-}
-
 fn repeat_string(s: &str, times: f64) -> Res<Val> {
     if times.is_nan() || times < 0.0 {
         return Ok(Val::Null);
@@ -655,10 +680,7 @@ impl std::ops::Mul for Val {
         match (self, rhs) {
             (Val::Num(a), Val::Num(b)) => Ok(Val::num(a.f * b.f)),
             (Val::Str(s), Val::Num(n)) | (Val::Num(n), Val::Str(s)) => repeat_string(&s, n.f),
-            (Val::Obj(mut a), Val::Obj(b)) => {
-                deep_merge(Rc::make_mut(&mut a), &b);
-                Ok(Val::Obj(a))
-            }
+            (Val::Obj(a), Val::Obj(b)) => deep::merge(a, &b),
             (l, r) => Err(binop_error(&l, &r, "cannot be multiplied")),
         }
     }
