@@ -32,6 +32,7 @@ pub(crate) mod exec;
 pub(crate) mod expand;
 pub(crate) mod io;
 pub(crate) mod jobs;
+pub(crate) mod path;
 mod persist;
 pub(crate) mod quote;
 mod regex;
