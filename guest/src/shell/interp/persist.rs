@@ -51,6 +51,7 @@ struct SavedFunction {
 
 const OPTION_NAMES: &[&str] = &[
     "errexit",
+    "functrace",
     "nounset",
     "pipefail",
     "xtrace",
