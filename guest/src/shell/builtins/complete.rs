@@ -410,11 +410,13 @@ fn run_complete(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             let mut status = 0;
             for name in &names {
-                let mut s = ctx.sh.state.borrow_mut();
-                let before = s.completions.len();
-                s.completions.retain(|(n, _)| n != name);
-                if s.completions.len() == before {
-                    drop(s);
+                let removed = {
+                    let mut s = ctx.sh.state.borrow_mut();
+                    let before = s.completions.len();
+                    s.completions.retain(|(n, _)| n != name);
+                    s.completions.len() != before
+                };
+                if !removed {
                     ctx.fail(&format!("{name}: no completion specification"), 1)
                         .await;
                     status = 1;
@@ -480,25 +482,28 @@ fn run_compopt(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let mut status = 0;
         let mut out = String::new();
         for name in &names {
-            let mut s = ctx.sh.state.borrow_mut();
-            let Some((_, spec)) = s.completions.iter_mut().find(|(n, _)| n == name) else {
-                drop(s);
+            let options = {
+                let mut s = ctx.sh.state.borrow_mut();
+                let spec = s.completions.iter_mut().find(|(n, _)| n == name);
+                spec.map(|(_, spec)| {
+                    if p.any_option {
+                        spec.options = (spec.options | p.spec.options) & !p.cleared;
+                    }
+                    spec.options
+                })
+            };
+            let Some(options) = options else {
                 ctx.fail(&format!("{name}: no completion specification"), 1)
                     .await;
                 status = 1;
                 continue;
             };
             if p.any_option {
-                spec.options = (spec.options | p.spec.options) & !p.cleared;
                 continue;
             }
             let mut line = String::from("compopt");
             for (i, option) in OPTIONS.iter().enumerate() {
-                let sign = if spec.options & (1 << i) != 0 {
-                    '-'
-                } else {
-                    '+'
-                };
+                let sign = if options & (1 << i) != 0 { '-' } else { '+' };
                 line.push_str(&format!(" {sign}o {option}"));
             }
             out.push_str(&format!("{line} {name}\n"));
