@@ -1,6 +1,6 @@
 //! `command [-v|-V] name [args]`: run a command skipping functions, or describe it.
 
-use super::type_::{kinds, Kind};
+use super::type_::{kinds, short, Lookup};
 use super::{Builtin, Ctx};
 use crate::shell::interp::exec::simple::ArgValue;
 use crate::shell::interp::Flow;
@@ -40,7 +40,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             let mut out = String::new();
             let mut found_any = false;
             for name in rest {
-                let Some(kind) = kinds(&ctx.sh, name).into_iter().next() else {
+                let Some(kind) = kinds(&ctx.sh, name, Lookup::default()).into_iter().next() else {
                     if verbose {
                         ctx.out(&out).await;
                         out.clear();
@@ -49,13 +49,10 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     continue;
                 };
                 found_any = true;
-                out.push_str(&match (kind, verbose) {
-                    (Kind::File(p), false) => format!("{p}\n"),
-                    (_, false) => format!("{name}\n"),
-                    (Kind::Keyword, true) => format!("{name} is a shell keyword\n"),
-                    (Kind::Function, true) => format!("{name} is a function\n"),
-                    (Kind::Builtin, true) => format!("{name} is a shell builtin\n"),
-                    (Kind::File(p), true) => format!("{name} is {p}\n"),
+                out.push_str(&if verbose {
+                    super::type_::describe(&ctx.sh, name, &kind)
+                } else {
+                    short(name, &kind)
                 });
             }
             ctx.out(&out).await;

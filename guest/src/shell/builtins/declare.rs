@@ -47,6 +47,8 @@ struct Flags {
     functions: bool,
     function_names: bool,
     global: bool,
+    /// `-t` / `+t`: set or clear functions' trace attribute.
+    trace: Option<bool>,
 }
 
 fn set_flag(attrs: &mut Attrs, c: char) -> bool {
@@ -93,7 +95,9 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
                     true
                 }
                 ('f', _) => {
-                    flags.functions = true;
+                    // As in bash, `+f` does not select functions (`declare +ft f` acts on
+                    // a variable f).
+                    flags.functions |= sign == '-';
                     true
                 }
                 ('F', Mode::Declare) => {
@@ -109,7 +113,10 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
                     flags.on.export = false;
                     true
                 }
-                ('t', Mode::Declare | Mode::Local) => true,
+                ('t', Mode::Declare | Mode::Local) => {
+                    flags.trace = Some(sign == '-');
+                    true
+                }
                 (c, _) if sign == '-' => set_flag(&mut flags.on, c),
                 (c, _) => set_flag(&mut flags.off, c),
             };
@@ -129,6 +136,9 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
     let in_function = !ctx.sh.state.borrow().call_stack.is_empty();
     if mode == Mode::Local && !in_function {
         return ctx.fail("can only be used in a function", 1).await;
+    }
+    if let (true, Some(on), false) = (flags.functions, flags.trace, operands.is_empty()) {
+        return trace_functions(ctx, operands, on);
     }
     if flags.functions || flags.function_names {
         return print_functions(ctx, operands, flags.function_names).await;
@@ -456,6 +466,22 @@ async fn list_all(ctx: &Ctx, mode: Mode, flags: Flags) -> Flow {
     ctx.print_status(&out).await
 }
 
+/// `declare -ft NAME...`: the functions inherit the `DEBUG` trap (`+t`: no longer).
+fn trace_functions(ctx: &Ctx, operands: &[ArgValue], on: bool) -> Flow {
+    let mut s = ctx.sh.state.borrow_mut();
+    let mut status = 0;
+    for name in operands.iter().map(ArgValue::text) {
+        if !s.funcs.contains_key(&name) {
+            status = 1;
+        } else if on {
+            s.traced.insert(name);
+        } else {
+            s.traced.remove(&name);
+        }
+    }
+    Flow::Normal(status)
+}
+
 async fn print_functions(ctx: &Ctx, operands: &[ArgValue], names_only: bool) -> Flow {
     let funcs = ctx.sh.state.borrow().funcs.clone();
     let mut out = String::new();
@@ -469,7 +495,12 @@ async fn print_functions(ctx: &Ctx, operands: &[ArgValue], names_only: bool) -> 
         match funcs.get(&name) {
             Some(body) if names_only => {
                 if operands.is_empty() {
-                    out.push_str(&format!("declare -f {name}\n"));
+                    let t = if ctx.sh.state.borrow().traced.contains(&name) {
+                        "t"
+                    } else {
+                        ""
+                    };
+                    out.push_str(&format!("declare -f{t} {name}\n"));
                 } else {
                     out.push_str(&format!("{name}\n"));
                 }

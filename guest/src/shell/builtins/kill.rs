@@ -47,7 +47,7 @@ fn signal_number(spec: &str) -> Option<i32> {
 }
 
 /// Linux's signal names by number (1-31), for `kill -l N`.
-const NAMES: [&str; 31] = [
+pub(crate) const NAMES: [&str; 31] = [
     "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
     "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG",
     "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",

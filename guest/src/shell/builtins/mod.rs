@@ -7,6 +7,7 @@ mod bash;
 mod builtin;
 mod cd;
 mod command;
+mod complete;
 mod declare;
 mod dirs;
 mod echo;
@@ -38,6 +39,7 @@ mod tool;
 mod trap;
 mod trivial;
 mod type_;
+mod ulimit;
 mod umask;
 mod unset;
 mod wait;
@@ -130,6 +132,9 @@ const BUILTINS: &[&Builtin] = &[
     &trivial::CALLER,
     &cd::CD,
     &command::COMMAND,
+    &complete::COMPGEN,
+    &complete::COMPLETE,
+    &complete::COMPOPT,
     &loopctl::CONTINUE,
     &declare::DECLARE,
     &dirs::DIRS,
@@ -169,7 +174,7 @@ const BUILTINS: &[&Builtin] = &[
     &trivial::TRUE,
     &type_::TYPE,
     &declare::TYPESET,
-    &umask::ULIMIT,
+    &ulimit::ULIMIT,
     &umask::UMASK,
     &alias::UNALIAS,
     &unset::UNSET,

@@ -24,6 +24,8 @@ struct Opts {
     count: Option<usize>,
     exact: bool,
     fd: u32,
+    /// `-t 0`: only say whether input is there (it always is here: nothing waits on a user).
+    poll: bool,
 }
 
 fn parse(args: &[String]) -> Result<(Opts, usize), String> {
@@ -69,6 +71,14 @@ fn parse(args: &[String]) -> Result<(Opts, usize), String> {
                             o.count = Some(n);
                             o.exact = c == 'N';
                         }
+                        't' => {
+                            let seconds = value
+                                .parse::<f64>()
+                                .ok()
+                                .filter(|s| *s >= 0.0 && !value.starts_with(['+', '-']))
+                                .ok_or(format!("{value}: invalid timeout specification"))?;
+                            o.poll = seconds == 0.0;
+                        }
                         'u' => {
                             o.fd = value.parse().map_err(|_| {
                                 format!("{value}: invalid file descriptor specification")
@@ -111,6 +121,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 )
                 .await;
         };
+        if opts.poll {
+            return Flow::Normal(0);
+        }
         let delim = if opts.exact { None } else { opts.delim };
         let (chars, complete) = read_line(&input, delim, opts.count, opts.raw).await;
         let ifs = ctx.sh.state.borrow().ifs();

@@ -22,7 +22,6 @@ const USAGE: &str = "set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg .
 const IGNORED: &[&str] = &[
     "braceexpand",
     "emacs",
-    "functrace",
     "hashall",
     "histexpand",
     "history",
@@ -95,10 +94,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     }
                     continue;
                 }
-                if matches!(
-                    c,
-                    'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'n' | 'p' | 't' | 'P' | 'T'
-                ) {
+                if matches!(c, 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'n' | 'p' | 't' | 'P') {
                     continue;
                 }
                 let set = {

@@ -1,7 +1,10 @@
-//! `type [-t|-p|-P|-a] name ...`: what a name runs as: keyword, function, builtin, or the
-//! applet's path.
+//! `type [-afptP] name ...`: what a name runs as: alias, keyword, function, builtin, or a file
+//! found along `$PATH` (see [`crate::shell::interp::path`]). `command -v`/`-V` describe the
+//! same way.
 
 use super::{Builtin, Ctx};
+use crate::shell::interp::path::{in_applet_dirs, PROGRAMS};
+use crate::shell::interp::quote;
 use crate::shell::interp::unparse;
 use crate::shell::interp::{Flow, Sh};
 use crate::task::LocalFuture;
@@ -9,8 +12,8 @@ use crate::task::LocalFuture;
 /// `type`.
 pub(crate) const TYPE: Builtin = Builtin {
     name: "type",
-    synopsis:
-        "type [-t|-p|-a] name ... — say whether a name is a keyword, function, builtin or command",
+    synopsis: "type [-afptP] name [name ...] — say whether a name is an alias, keyword, \
+               function, builtin or file",
     run,
 };
 
@@ -23,108 +26,167 @@ pub(crate) const KEYWORDS: &[&str] = &[
 /// What a name is, in lookup order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Kind {
+    /// An alias (only while `expand_aliases` is on, as in bash): its text.
+    Alias(String),
     Keyword,
     Function,
     Builtin,
-    /// An applet or a file: its path.
-    File(String),
+    /// A file: its path, and whether it came from the `hash` table.
+    File(String, bool),
 }
 
-/// Everything `name` could run as (keyword first, then function, builtin, file).
-pub(crate) fn kinds(sh: &Sh, name: &str) -> Vec<Kind> {
+/// How a lookup goes: `type -a` lists everything, `-P`/`-p` only files, `-f` skips functions.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Lookup {
+    pub all: bool,
+    pub files_only: bool,
+    pub no_functions: bool,
+}
+
+/// Whether `name` is a builtin of this shell that bash has too (not `which`, `bash`...).
+pub(crate) fn is_builtin(name: &str) -> bool {
+    super::lookup(name).is_some() && !PROGRAMS.contains(&name)
+}
+
+/// Everything `name` could run as, in bash's order (alias, keyword, function, builtin, file).
+pub(crate) fn kinds(sh: &Sh, name: &str, how: Lookup) -> Vec<Kind> {
     let mut out = Vec::new();
-    if KEYWORDS.contains(&name) {
-        out.push(Kind::Keyword);
+    if !how.files_only {
+        let s = sh.state.borrow();
+        if let Some(alias) = s.aliases.get(name).filter(|_| s.opts.expand_aliases) {
+            out.push(Kind::Alias(alias.value.clone()));
+        }
+        if KEYWORDS.contains(&name) {
+            out.push(Kind::Keyword);
+        }
+        if !how.no_functions && s.funcs.contains_key(name) {
+            out.push(Kind::Function);
+        }
+        drop(s);
+        if is_builtin(name) {
+            out.push(Kind::Builtin);
+        }
     }
-    if sh.state.borrow().funcs.contains_key(name) {
-        out.push(Kind::Function);
+    if !how.all && !out.is_empty() {
+        return out;
     }
-    if super::lookup(name).is_some() {
-        out.push(Kind::Builtin);
+    if name.contains('/') {
+        if is_executable(sh, name) {
+            out.push(Kind::File(name.to_string(), false));
+        }
+    } else if let Some(path) = sh.hashed(name, false).filter(|_| !how.all) {
+        out.push(Kind::File(path, true));
+    } else if how.all {
+        let paths = sh.path_search(name);
+        out.extend(paths.into_iter().map(|p| Kind::File(p, false)));
+    } else {
+        out.extend(sh.path_lookup(name).map(|p| Kind::File(p, false)));
     }
-    if let Some(path) = file_path(sh, name) {
-        out.push(Kind::File(path));
+    if !how.all {
+        out.truncate(1);
     }
     out
 }
 
-/// The path a command name resolves to: `/usr/bin/NAME` for applets, the file itself for a
-/// path that exists.
-pub(crate) fn file_path(sh: &Sh, name: &str) -> Option<String> {
-    if name.contains('/') {
-        let cwd = sh.state.borrow().cwd.clone();
-        let exists = sh
+/// Whether the path `name` is an executable file (or an applet by its path).
+fn is_executable(sh: &Sh, name: &str) -> bool {
+    let cwd = sh.state.borrow().cwd.clone();
+    let applet = ["/bin/", "/usr/bin/"]
+        .iter()
+        .any(|d| name.strip_prefix(d).is_some_and(in_applet_dirs));
+    applet
+        || sh
             .world
             .vfs
             .borrow()
             .stat(&cwd, name)
-            .is_ok_and(|s| s.kind == crate::vfs::FileKind::File);
-        let applet = ["/bin/", "/usr/bin/"].iter().any(|d| {
-            name.strip_prefix(d)
-                .is_some_and(|n| crate::applets::lookup(n).is_some())
-        });
-        return (exists || applet).then(|| name.to_string());
+            .is_ok_and(|s| s.kind == crate::vfs::FileKind::File && s.mode & 0o111 != 0)
+}
+
+/// `name is ...`, as `type` and `command -V` say it.
+pub(crate) fn describe(sh: &Sh, name: &str, kind: &Kind) -> String {
+    match kind {
+        Kind::Alias(value) => format!("{name} is aliased to `{value}'\n"),
+        Kind::Keyword => format!("{name} is a shell keyword\n"),
+        Kind::Builtin => format!("{name} is a shell builtin\n"),
+        Kind::File(p, true) => format!("{name} is hashed ({p})\n"),
+        Kind::File(p, false) => format!("{name} is {p}\n"),
+        Kind::Function => {
+            let body = sh.state.borrow().funcs.get(name).cloned();
+            body.map_or_else(String::new, |body| {
+                format!("{name} is a function\n{}\n", unparse::function(name, &body))
+            })
+        }
     }
-    crate::applets::lookup(name).map(|_| format!("/usr/bin/{name}"))
+}
+
+/// What `command -v` prints for `name`.
+pub(crate) fn short(name: &str, kind: &Kind) -> String {
+    match kind {
+        Kind::Alias(value) => format!("alias {name}={}\n", quote::single(value)),
+        Kind::File(p, _) => format!("{p}\n"),
+        _ => format!("{name}\n"),
+    }
+}
+
+fn terse(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Alias(_) => "alias\n",
+        Kind::Keyword => "keyword\n",
+        Kind::Function => "function\n",
+        Kind::Builtin => "builtin\n",
+        Kind::File(..) => "file\n",
+    }
 }
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        let (mut terse, mut path_only, mut all, mut force_path) = (false, false, false, false);
-        let mut names = Vec::new();
-        for arg in ctx.operands() {
-            match arg.as_str() {
-                "-t" => terse = true,
-                "-p" => path_only = true,
-                "-P" => force_path = true,
-                "-a" => all = true,
-                "-f" => {}
-                a if a.starts_with('-') && a.len() > 1 => {
-                    return ctx.bad_option(a, "type [-afptP] name [name ...]").await;
-                }
-                a => names.push(a.to_string()),
+        let (mut show_type, mut path_only) = (false, false);
+        let mut how = Lookup::default();
+        let mut operands = ctx.operands();
+        while let Some(arg) = operands.first() {
+            if arg == "--" {
+                operands = &operands[1..];
+                break;
             }
+            let Some(letters) = arg.strip_prefix('-').filter(|l| !l.is_empty()) else {
+                break;
+            };
+            for letter in letters.chars() {
+                match letter {
+                    't' => show_type = true,
+                    'p' => path_only = true,
+                    'P' => how.files_only = true,
+                    'a' => how.all = true,
+                    'f' => how.no_functions = true,
+                    _ => {
+                        return ctx
+                            .bad_option(&format!("-{letter}"), "type [-afptP] name [name ...]")
+                            .await;
+                    }
+                }
+            }
+            operands = &operands[1..];
         }
         let mut status = 0;
         let mut out = String::new();
-        for name in &names {
-            let mut found = kinds(&ctx.sh, name);
-            if force_path {
-                found.retain(|k| matches!(k, Kind::File(_)));
-            }
-            if !all {
-                found.truncate(1);
-            }
+        for name in operands {
+            let found = kinds(&ctx.sh, name, how);
             if found.is_empty() {
                 status = 1;
-                if !terse && !path_only && !force_path {
+                if !show_type && !path_only && !how.files_only {
                     ctx.out(&out).await;
                     out.clear();
                     ctx.fail(&format!("{name}: not found"), 1).await;
                 }
                 continue;
             }
-            for kind in found {
-                let line = match (&kind, terse, path_only || force_path) {
-                    (Kind::File(p), _, true) => format!("{p}\n"),
-                    (_, _, true) => String::new(),
-                    (Kind::Keyword, true, _) => "keyword\n".into(),
-                    (Kind::Function, true, _) => "function\n".into(),
-                    (Kind::Builtin, true, _) => "builtin\n".into(),
-                    (Kind::File(_), true, _) => "file\n".into(),
-                    (Kind::Keyword, false, _) => format!("{name} is a shell keyword\n"),
-                    (Kind::Builtin, false, _) => format!("{name} is a shell builtin\n"),
-                    (Kind::File(p), false, _) => format!("{name} is {p}\n"),
-                    (Kind::Function, false, _) => {
-                        let body = ctx.sh.state.borrow().funcs.get(name).cloned();
-                        match body {
-                            Some(body) => format!(
-                                "{name} is a function\n{}\n",
-                                unparse::function(name, &body)
-                            ),
-                            None => String::new(),
-                        }
-                    }
+            for kind in &found {
+                let line = match kind {
+                    Kind::File(p, _) if path_only || how.files_only => format!("{p}\n"),
+                    _ if path_only || how.files_only => String::new(),
+                    _ if show_type => terse(kind).to_string(),
+                    _ => describe(&ctx.sh, name, kind),
                 };
                 out.push_str(&line);
             }

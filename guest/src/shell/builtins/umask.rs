@@ -1,5 +1,5 @@
-//! `umask` and `ulimit`. `umask` keeps the mask bash would (octal or symbolic, shown with
-//! `-S`, `-p`), but the VFS gives new files their default modes; `ulimit` reports unlimited.
+//! `umask` keeps the mask bash would (octal or symbolic, shown with `-S`, `-p`), but the VFS
+//! gives new files their default modes.
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::Flow;
@@ -11,14 +11,6 @@ pub(crate) const UMASK: Builtin = Builtin {
     synopsis: "umask [-p] [-S] [mode] — show or set the file creation mask (kept, but new \
                files get their default modes)",
     run: run_umask,
-};
-
-/// `ulimit`.
-pub(crate) const ULIMIT: Builtin = Builtin {
-    name: "ulimit",
-    synopsis:
-        "ulimit [-a] [limit] — resource limits (reported as unlimited; the sandbox has its own)",
-    run: run_ulimit,
 };
 
 fn run_umask(ctx: Ctx) -> LocalFuture<'static, Flow> {
@@ -136,14 +128,4 @@ fn apply_symbolic(mask: u32, mode: &str) -> Result<u32, String> {
         }
     }
     Ok(!allowed & 0o777)
-}
-
-fn run_ulimit(ctx: Ctx) -> LocalFuture<'static, Flow> {
-    Box::pin(async move {
-        let setting = ctx.operands().iter().any(|a| !a.starts_with('-'));
-        if setting {
-            return Flow::Normal(0);
-        }
-        ctx.print_status("unlimited\n").await
-    })
 }

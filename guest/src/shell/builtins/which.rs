@@ -1,7 +1,7 @@
-//! `which [-a] name ...`: the path of each command (applets are `/usr/bin/NAME`); builtins
-//! and functions print nothing, like GNU which.
+//! `which [-a] name ...`: the path of each command along `$PATH`, as Debian's `which` prints
+//! it (applets are `/usr/bin/NAME` and `/bin/NAME`); builtins and functions are no files.
 
-use super::type_::file_path;
+use super::type_::{kinds, Kind, Lookup};
 use super::{Builtin, Ctx};
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
@@ -9,18 +9,46 @@ use crate::task::LocalFuture;
 /// `which`.
 pub(crate) const WHICH: Builtin = Builtin {
     name: "which",
-    synopsis: "which name ... — print the path of each command (builtins and functions have none)",
+    synopsis: "which [-a] name ... — print the path of each command along $PATH",
     run,
 };
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        let mut status = 0;
+        let mut how = Lookup {
+            files_only: true,
+            ..Lookup::default()
+        };
+        let mut names = ctx.operands();
+        while let Some(arg) = names.first().filter(|a| a.starts_with('-')) {
+            match arg.as_str() {
+                "-a" => how.all = true,
+                "--" => {
+                    names = &names[1..];
+                    break;
+                }
+                _ => {
+                    return ctx
+                        .fail(
+                            &format!("{arg}: invalid option; usage: which [-a] name ..."),
+                            2,
+                        )
+                        .await;
+                }
+            }
+            names = &names[1..];
+        }
+        let mut status = i32::from(names.is_empty());
         let mut out = String::new();
-        for name in ctx.operands().iter().filter(|a| !a.starts_with('-')) {
-            match file_path(&ctx.sh, name) {
-                Some(path) => out.push_str(&format!("{path}\n")),
-                None => status = 1,
+        for name in names {
+            let found = kinds(&ctx.sh, name, how);
+            if found.is_empty() {
+                status = 1;
+            }
+            for kind in found {
+                if let Kind::File(path, _) = kind {
+                    out.push_str(&format!("{path}\n"));
+                }
             }
         }
         ctx.out(&out).await;

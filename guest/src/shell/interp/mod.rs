@@ -16,8 +16,8 @@
 //! - The whole script is parsed before anything runs: a syntax error anywhere runs nothing.
 //! - Fatal expansion errors (`set -u`, `${x?}`, bad arithmetic) end the script with status 1,
 //!   as a bash script file does (`bash -c` says 127).
-//! - Aliases are refused (define a function); `trap` runs `EXIT` and `ERR` traps only (`ERR`
-//!   inside functions and subshells with `set -E`, as in bash); `extglob` is always on;
+//! - `trap` runs `EXIT`, `ERR` and `DEBUG` traps (inside functions and subshells under
+//!   `set -E` / `set -T`, as in bash); no signal ever arrives; `extglob` is always on;
 //!   strings are UTF-8 (`${#x}` counts characters, as bash does in a UTF-8 locale).
 //! - Applets that read a *shared* standard input (a loop's, a group's) get it only if they do
 //!   not finish on their first poll, so `while read l; do echo "$l"; done < f` never loses
@@ -32,6 +32,7 @@ pub(crate) mod exec;
 pub(crate) mod expand;
 pub(crate) mod io;
 pub(crate) mod jobs;
+pub(crate) mod path;
 mod persist;
 pub(crate) mod quote;
 mod regex;

@@ -57,6 +57,7 @@ struct SavedFunction {
 
 const OPTION_NAMES: &[&str] = &[
     "errexit",
+    "functrace",
     "nounset",
     "pipefail",
     "xtrace",

@@ -115,6 +115,8 @@ pub struct Options {
     pub errexit: bool,
     /// `-E`: functions, substitutions and subshells inherit the `ERR` trap.
     pub errtrace: bool,
+    /// `-T`: functions, substitutions and subshells inherit the `DEBUG` trap.
+    pub functrace: bool,
     /// `-u`.
     pub nounset: bool,
     /// `-o pipefail`.
@@ -152,6 +154,7 @@ pub const SET_OPTIONS: &[(&str, Option<char>)] = &[
     ("allexport", Some('a')),
     ("errexit", Some('e')),
     ("errtrace", Some('E')),
+    ("functrace", Some('T')),
     ("noclobber", Some('C')),
     ("noglob", Some('f')),
     ("nounset", Some('u')),
@@ -179,6 +182,7 @@ impl Options {
         Some(match name {
             "errexit" => &mut self.errexit,
             "errtrace" => &mut self.errtrace,
+            "functrace" => &mut self.functrace,
             "nounset" => &mut self.nounset,
             "pipefail" => &mut self.pipefail,
             "xtrace" => &mut self.xtrace,
@@ -225,6 +229,7 @@ impl Options {
             (true, 'B'),
             (self.noclobber, 'C'),
             (self.errtrace, 'E'),
+            (self.functrace, 'T'),
         ]
         .iter()
         .filter(|(on, _)| *on)
@@ -335,6 +340,26 @@ pub struct State {
     pub exec_fds: Option<super::io::Fds>,
     /// `>(...)` substitutions waiting for their command to end, innermost command last.
     pub pending_outputs: Vec<super::io::PendingOutput>,
+    /// Command paths remembered by `hash` and by running commands.
+    pub hash: super::path::HashTable,
+    /// Completion specifications set by `complete`, oldest first.
+    pub completions: Vec<(String, CompSpec)>,
+    /// Functions with the trace attribute (`declare -ft`): they inherit the `DEBUG` trap.
+    pub traced: std::collections::BTreeSet<String>,
+    /// Resource limits `ulimit` changed: (soft, hard) by resource, None for unlimited.
+    pub ulimits: BTreeMap<usize, (Option<u64>, Option<u64>)>,
+}
+
+/// A completion specification (`complete`): `-o` options and actions as indices into the
+/// builtin's tables, and the option arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompSpec {
+    /// `-o` options set, as bits.
+    pub options: u32,
+    /// Actions (`-A`, `-d`, `-f`...), as bits.
+    pub actions: u32,
+    /// `-G`, `-W`, `-P`, `-S`, `-X`, `-C`, `-F`, in that order.
+    pub args: [Option<String>; 7],
 }
 
 /// Whether `name` is a valid variable name.
@@ -382,6 +407,10 @@ impl State {
             last_job: None,
             job_owner: 0,
             xtrace_level: 0,
+            hash: super::path::HashTable::default(),
+            completions: Vec::new(),
+            traced: std::collections::BTreeSet::new(),
+            ulimits: BTreeMap::new(),
         };
         state.set_defaults();
         state
@@ -391,7 +420,7 @@ impl State {
         let exported = [
             ("HOME", crate::vfs::WORKSPACE),
             ("PWD", crate::vfs::WORKSPACE),
-            ("PATH", "/bin:/usr/bin"),
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
             ("USER", "user"),
             ("LOGNAME", "user"),
             ("SHELL", "/bin/bash"),
@@ -668,6 +697,9 @@ impl State {
             return self.assign_element(&base, key, value, append);
         }
         self.check_writable(name)?;
+        if name == "PATH" {
+            self.hash.entries.clear();
+        }
         if name == "RANDOM" {
             if let Ok(seed) = value.trim().parse::<u64>() {
                 self.random.set(seed ^ 0x5DEE_CE66);

@@ -223,25 +223,38 @@ impl Sh {
         }
     }
 
-    /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))` at the top level
-    /// (not in functions, subshells or substitutions), with `$BASH_COMMAND` the command's
-    /// text; `$?` is kept. Some: the trap exited.
+    /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))`.
     async fn run_debug_trap(&self, command: &Command, fds: &Fds) -> Option<Flow> {
         if !matches!(
             command.kind,
             CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
-        ) {
+        ) || !self.state.borrow().traps.contains_key("DEBUG")
+        {
             return None;
         }
+        let text = super::unparse::command(command);
+        self.debug_trap(Some(text.trim_end()), fds).await
+    }
+
+    /// Runs the `DEBUG` trap, if set and inherited here, with `$BASH_COMMAND` set to `text`
+    /// (None: unchanged, as at a function's entry); `$?` is kept. Functions, subshells and
+    /// substitutions inherit it under `set -T`, a function also with `declare -ft`.
+    /// Some: the trap exited.
+    pub async fn debug_trap(&self, text: Option<&str>, fds: &Fds) -> Option<Flow> {
         let (code, status) = {
             let mut s = self.state.borrow_mut();
-            if !s.call_stack.is_empty() || s.subshell != 0 || !s.traps.contains_key("DEBUG") {
+            let traced = s.opts.functrace
+                || s.call_stack.last().is_some_and(|f| s.traced.contains(f)) && s.subshell == 0;
+            if !s.traps.contains_key("DEBUG")
+                || (!s.call_stack.is_empty() || s.subshell != 0) && !traced
+            {
                 return None;
             }
             // Removed while it runs, so its own commands do not run it again.
             let code = s.traps.remove("DEBUG")?;
-            let text = super::unparse::command(command);
-            let _ = s.assign("BASH_COMMAND", text.trim_end().to_string(), false);
+            if let Some(text) = text {
+                let _ = s.assign("BASH_COMMAND", text.to_string(), false);
+            }
             (code, s.status)
         };
         let flow = match crate::shell::parse(&code) {
@@ -623,6 +636,9 @@ impl Sh {
                     self.trace_line(fds, &format!("for {} in {}", c.var, shown.join(" ")))
                         .await;
                 }
+                if let Some(flow) = self.debug_trap(Some(&for_text(c)), fds).await {
+                    return flow;
+                }
                 let assigned = self.state.borrow_mut().assign(&c.var, item, false);
                 if let Err(message) = assigned {
                     self.report(fds, &message).await;
@@ -642,6 +658,10 @@ impl Sh {
         let Some(word) = word else {
             return Ok(1);
         };
+        let shown = format!("(({}))", super::unparse::word(word).trim());
+        if let Some(flow) = self.debug_trap(Some(&shown), fds).await {
+            return Err(flow);
+        }
         let text = match self.expand_arith(word, fds).await {
             Ok(text) => text,
             Err(e) => return Err(self.expand_failed(e, fds, 1).await),
@@ -691,6 +711,10 @@ impl Sh {
     }
 
     async fn run_case(&self, c: &CaseCommand, fds: &Fds) -> Flow {
+        let shown = format!("case {} in ", super::unparse::word(&c.word));
+        if let Some(flow) = self.debug_trap(Some(&shown), fds).await {
+            return flow;
+        }
         self.trace_line(fds, &format!("case {} in", super::unparse::word(&c.word)))
             .await;
         let subject = match self.expand_string(&c.word, fds).await {
@@ -813,5 +837,16 @@ fn fails_on_its_own(pipeline: &Pipeline) -> bool {
                 | CommandKind::Cond(_)
         ),
         _ => true,
+    }
+}
+
+/// A `for` loop's first line, as `$BASH_COMMAND` shows it.
+fn for_text(c: &ForCommand) -> String {
+    match &c.words {
+        Some(words) => {
+            let words: Vec<String> = words.iter().map(super::unparse::word).collect();
+            format!("for {} in {}", c.var, words.join(" "))
+        }
+        None => format!("for {} in \"$@\"", c.var),
     }
 }

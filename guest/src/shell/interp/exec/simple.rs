@@ -440,8 +440,8 @@ impl Sh {
             }
         } else if name.contains('/') {
             self.run_path(&name, argv, &temps, fds).await
-        } else if let Some(applet) = applets::lookup(&name) {
-            self.run_applet(applet, argv, &temps, fds).await
+        } else if let Some(path) = self.find_command(&name) {
+            self.run_path(&path, argv, &temps, fds).await
         } else {
             let message = format!("{name}: command not found{}", missing_hint(&name));
             self.report(&fds, &message).await;
@@ -496,7 +496,10 @@ impl Sh {
         };
         self.update_funcname();
         let line = self.state.borrow().line;
-        let flow = self.run_command(&body, fds).await;
+        let flow = match self.debug_trap(None, &fds).await {
+            Some(exit) => exit,
+            None => self.run_command(&body, fds).await,
+        };
         {
             let mut s = self.state.borrow_mut();
             s.positional = saved_positional;
@@ -600,12 +603,7 @@ impl Sh {
                 argv[0] = name.to_string();
                 return self.run_applet(applet, argv, temps, fds).await;
             }
-            if builtins::lookup(name).is_some()
-                && matches!(
-                    name,
-                    "bash" | "sh" | "true" | "false" | "test" | "[" | "pwd" | "kill"
-                )
-            {
+            if crate::shell::interp::path::BUILTIN_FILES.contains(&name) {
                 argv[0] = name.to_string();
                 let args = argv.iter().cloned().map(ArgValue::Word).collect();
                 return self.dispatch_with(args, temps.to_vec(), fds, true).await;
@@ -844,6 +842,11 @@ impl Host for ShellHost {
                 s.cwd = cwd;
                 if let Some(env) = env {
                     replace_environment(&mut s, env);
+                    if s.get("PATH").is_none() {
+                        // A new bash without PATH in its environment sets this one.
+                        let path = super::super::path::DEFAULT_PATH.to_string();
+                        let _ = s.assign("PATH", path, false);
+                    }
                 }
             }
             let fds = Fds::new(
