@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use crate::applets::testing::{ok, run, run_in, vfs_with, Outcome, TestHost};
-use crate::applets::Host;
+use crate::applets::Commands;
 use crate::task::{join_all, pipe, poll_once, run_until_stalled, Input, LocalFuture, Output, Sink};
 
 /// One recorded case.

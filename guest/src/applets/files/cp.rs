@@ -1,9 +1,9 @@
 //! `cp [-rRapfnuvdLP] [-t DIR] [-T] SOURCE... DEST`: copy files and directory trees.
 //! Copies share their bytes with the original until either changes (the VFS copies on write).
 
-use super::shared::{conclude, err_str, join, out_str, parse_args, plan_targets, quote, Res};
+use crate::applets::common::{conclude, err_str, join, out_str, parse_args, quote, Placing, Res};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Stat};
 
@@ -11,6 +11,7 @@ use crate::vfs::{FileKind, Stat};
 pub const APPLET: Applet = Applet {
     name: "cp",
     usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    help: Help::Anywhere,
     run,
 };
 
@@ -37,16 +38,11 @@ const SPEC: OptSpec = OptSpec {
 
 #[derive(Default)]
 struct Options {
+    place: Placing,
     recursive: bool,
     preserve: bool,
-    no_clobber: bool,
-    interactive: bool,
-    update: bool,
-    verbose: bool,
     no_deref: bool,
     deref: bool,
-    no_target_dir: bool,
-    target_dir: Option<String>,
 }
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
@@ -63,48 +59,34 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             })
             .collect();
         ctx.args = args;
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
         let mut o = Options::default();
         for opt in &opts {
             match opt {
+                _ if o.place.take(opt, true) => {}
                 _ if opt.is('r', "recursive") || opt.is('R', "recursive") => o.recursive = true,
                 _ if opt.is('a', "archive") => {
                     (o.recursive, o.no_deref, o.preserve) = (true, true, true)
                 }
                 _ if opt.is('p', "preserve") => o.preserve = true,
-                _ if opt.is('f', "force") => (o.no_clobber, o.interactive) = (false, false),
-                _ if opt.is('n', "no-clobber") => (o.no_clobber, o.interactive) = (true, false),
-                _ if opt.is('i', "interactive") => (o.interactive, o.no_clobber) = (true, false),
-                _ if opt.is('u', "update") => o.update = true,
-                _ if opt.is('v', "verbose") => o.verbose = true,
                 _ if opt.is('d', "no-dereference") || opt.is('P', "\0") => {
                     (o.no_deref, o.deref) = (true, false)
                 }
                 _ if opt.is('L', "dereference") => (o.deref, o.no_deref) = (true, false),
-                _ if opt.is('T', "no-target-directory") => o.no_target_dir = true,
-                _ if opt.is('t', "target-directory") => {
-                    o.target_dir = Some(opt.value().to_string())
-                }
                 _ => {}
             }
         }
-        let pairs = match plan_targets(
-            &mut ctx,
-            &operands,
-            o.target_dir.as_deref(),
-            o.no_target_dir,
-        )
-        .await
-        {
+        let pairs = match o.place.plan(&mut ctx, &operands).await {
             Ok(pairs) => pairs,
             Err(status) => return status,
         };
         let mut status = 0;
         // GNU names the destination operand (not the path inside it) in some messages.
         let shown = o
+            .place
             .target_dir
             .clone()
             .or_else(|| operands.last().cloned())
@@ -208,10 +190,10 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
             .await;
             return Ok(false);
         }
-        if o.no_clobber || (o.update && old.mtime_ms >= stat.mtime_ms) {
+        if o.place.no_clobber || (o.place.update && old.mtime_ms >= stat.mtime_ms) {
             return Ok(true);
         }
-        if o.interactive && !ask(ctx, &format!("cp: overwrite {}? ", quote(dst))).await {
+        if o.place.interactive && !ask(ctx, &format!("cp: overwrite {}? ", quote(dst))).await {
             return Ok(true);
         }
     }
@@ -246,7 +228,7 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
             let _ = vfs.set_mtime(&ctx.cwd, dst, Some(stat.mtime_ms));
         }
     }
-    if o.verbose {
+    if o.place.verbose {
         out_str(ctx, &format!("{} -> {}\n", quote(src), quote(dst))).await?;
     }
     Ok(true)
@@ -323,7 +305,7 @@ async fn make_dir(ctx: &mut Ctx, from: &str, to: &str, stat: &Stat, o: &Options)
         return Ok(false);
     }
     let _ = ctx.vfs.borrow_mut().set_mode(&ctx.cwd, to, stat.mode);
-    if o.verbose {
+    if o.place.verbose {
         out_str(ctx, &format!("{} -> {}\n", quote(from), quote(to))).await?;
     }
     Ok(true)

@@ -1,15 +1,16 @@
 //! `od [-A RADIX] [-t TYPE]... [-N COUNT] [-j SKIP] [-w[N]] [-v] [-bcdosx] [FILE]...`: dump
 //! bytes in octal, hex, decimal or as characters, laid out byte for byte like GNU `od`.
 
+use crate::applets::common::{finish, open_or_warn, parse_args, quote};
 use crate::applets::common::{warn, Opt, OptSpec};
-use crate::applets::text::util::{finish, open_or_warn, parse_args, quote};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `od` applet.
 pub const APPLET: Applet = Applet {
     name: "od",
     usage: "od [OPTION]... [FILE]...\nWrite an unambiguous representation, octal bytes by default, of FILE to standard output.\n  -A, --address-radix=RADIX   offsets in d, o, x or n (none)\n  -j, --skip-bytes=BYTES      skip BYTES input bytes first\n  -N, --read-bytes=BYTES      limit dump to BYTES input bytes\n  -t, --format=TYPE           select output format or formats\n  -v, --output-duplicates     do not use * to mark line suppression\n  -w[BYTES], --width[=BYTES]  output BYTES bytes per output line (32 without BYTES)\n  -b  same as -t o1    -c  same as -t c    -d  same as -t u2\n  -o  same as -t o2    -s  same as -t d2   -x  same as -t x2\n  -a  same as -t a     -B  same as -t o2   -D  same as -t u4\n  -h  same as -t x2    -H, -X  same as -t x4   -i  same as -t dI\n  -O  same as -t o4    -I, -L, -l  same as -t dL\nTYPE is made of: a (named characters), c (characters), d[SIZE] (signed decimal),\no[SIZE] (octal), u[SIZE] (unsigned decimal), x[SIZE] (hex); SIZE is 1, 2, 4, 8, C, S,\nI or L; a z suffix adds the printable characters of each line.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -179,7 +180,7 @@ fn parse_count(text: &str) -> Option<u64> {
         .find(|c: char| !c.is_digit(radix))
         .unwrap_or(body.len());
     let value = u64::from_str_radix(&body[..end], radix).ok()?;
-    let factor = crate::applets::text::util::parse_size(&format!("1{}", &body[end..]))?;
+    let factor = crate::applets::common::parse_size(&format!("1{}", &body[end..]))?;
     Some(value.saturating_mul(factor))
 }
 
@@ -348,7 +349,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 async fn main(mut ctx: Ctx) -> i32 {
     let (width_arg, args) = width_option(&ctx.args);
     ctx.args = args;
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
