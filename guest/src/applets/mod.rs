@@ -2,8 +2,8 @@
 //! small applet, shared helpers in `common/`, and big applets (grep, sed, awk) in folders.
 //!
 //! Every applet is an async function of a [`Ctx`]: its arguments, its standard streams, the
-//! working directory, the exported environment, the VFS, and the [`Host`] (tool calls, sleep,
-//! the clock, running other commands). It returns the exit status. Applets never block the
+//! working directory, the exported environment, the VFS, the [`Host`] (tool calls, sleep,
+//! the clock) and [`Commands`] (running other commands). It returns the exit status. Applets never block the
 //! guest: reading an empty pipe or waiting on the host suspends the task.
 
 pub mod common;
@@ -22,6 +22,7 @@ use std::rc::Rc;
 
 use crate::task::{Input, LocalFuture, Output};
 use crate::vfs::Vfs;
+pub use common::Help;
 
 /// How a host operation failed: `capability`, `tool`, `argument`, ... and the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +44,8 @@ pub struct ToolInfo {
     pub parameters: serde_json::Value,
 }
 
-/// What an applet may ask of the world outside itself.
+/// What an applet may ask of the world outside the guest: host tools, sleeps and the clock.
+/// Each becomes a host operation (checked and answered by the host) or a host import.
 pub trait Host {
     /// Calls host tool `name` with a JSON object; resolves to the result's JSON text.
     fn call_tool(
@@ -57,6 +59,11 @@ pub trait Host {
     fn now_ms(&self) -> f64;
     /// The tools the code may call.
     fn tools(&self) -> Vec<ToolInfo>;
+}
+
+/// Running another command, as `xargs`, `find -exec`, `env CMD` and awk's `system()` do: the
+/// shell provides it (a subshell of the one running the applet).
+pub trait Commands {
     /// Runs a command line (a builtin, function or applet) with these streams, as `xargs` and
     /// `find -exec` need; resolves to its exit status. `env`: the exported environment it gets
     /// instead of the shell's (`env -i`, `env NAME=VALUE`).
@@ -91,16 +98,32 @@ pub struct Ctx {
     pub vfs: Rc<RefCell<Vfs>>,
     /// The world outside.
     pub host: Rc<dyn Host>,
+    /// Running other commands.
+    pub commands: Rc<dyn Commands>,
 }
 
-/// An applet: its name, a one-line usage for `--help`, and its entry point.
+/// An applet: its name, a one-line usage for `--help`, where it looks for `--help`, and its
+/// entry point.
 pub struct Applet {
     /// The command name.
     pub name: &'static str,
     /// Usage and the flags it supports, printed by `NAME --help`.
     pub usage: &'static str,
+    /// Where `--help` asks for the usage (the registry answers it: see [`Applet::start`]).
+    pub help: Help,
     /// Runs the applet; resolves to the exit status.
     pub run: fn(Ctx) -> LocalFuture<'static, i32>,
+}
+
+impl Applet {
+    /// Runs the applet with `ctx`: the one way in. It answers `--help` by the applet's
+    /// [`Help`] rule (printing `Usage: ` and the usage), so applets never check for it.
+    pub fn start(&'static self, mut ctx: Ctx) -> LocalFuture<'static, i32> {
+        if self.help.asked(&ctx.args) {
+            return Box::pin(async move { common::print_help(&mut ctx, self.usage).await });
+        }
+        (self.run)(ctx)
+    }
 }
 
 /// Every group's applets; each group lists its own in its `mod.rs`.
@@ -138,7 +161,44 @@ pub mod parsers {
 
 #[cfg(test)]
 mod tests {
-    use super::all;
+    use super::testing::run;
+    use super::{all, Help};
+
+    #[test]
+    fn the_registry_answers_help_by_each_applets_rule() {
+        for applet in all().filter(|a| a.help != Help::Own) {
+            let out = run(applet.name, &["--help"], "");
+            let want = format!("Usage: {}", applet.name);
+            assert!(out.stdout.starts_with(&want), "{}: {out:?}", applet.name);
+            assert_eq!(
+                (out.status, out.stderr.as_str()),
+                (0, ""),
+                "{}",
+                applet.name
+            );
+        }
+        // Applets with a rule of their own: echo prints it, false still fails.
+        assert_eq!(run("echo", &["--help"], "").stdout, "--help\n");
+        let help = run("false", &["--help"], "");
+        assert_eq!(
+            (help.status, help.stdout.starts_with("Usage: false")),
+            (1, true)
+        );
+        assert!(run("grep", &["--help"], "")
+            .stdout
+            .starts_with("Usage: grep"));
+        // Where each rule looks.
+        assert!(run("cat", &["x", "--help"], "")
+            .stdout
+            .starts_with("Usage: cat"));
+        assert_eq!(run("cat", &["--", "--help"], "").status, 1);
+        assert_eq!(run("printf", &["%s", "--help"], "").stdout, "--help");
+        assert_eq!(run("expr", &["--help", "=", "x"], "").stdout, "0\n");
+        assert_eq!(run("env", &["echo", "--help"], "").stdout, "--help\n");
+        assert!(run("env", &["-i", "--help"], "")
+            .stdout
+            .starts_with("Usage: env"));
+    }
 
     #[test]
     fn registry_names_are_unique() {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::task::Poll;
 
-use super::{lookup, Ctx, Host, HostError, ToolInfo};
+use super::{lookup, Commands, Ctx, Host, HostError, ToolInfo};
 use crate::task::{run_until_stalled, Input, LocalFuture, Output, Sink};
 use crate::vfs::{Vfs, VfsLimits};
 
@@ -22,7 +22,7 @@ pub struct Outcome {
 }
 
 /// A host for tests: tools echo their arguments, time stands at 1,700,000,000 s, sleep returns
-/// at once, and `exec` runs applets directly.
+/// at once, and commands run as applets directly (there is no shell here).
 pub struct TestHost {
     /// The filesystem commands run against.
     pub vfs: Rc<RefCell<Vfs>>,
@@ -52,7 +52,9 @@ impl Host for TestHost {
     fn tools(&self) -> Vec<ToolInfo> {
         Vec::new()
     }
+}
 
+impl Commands for TestHost {
     fn exec(
         &self,
         argv: Vec<String>,
@@ -80,6 +82,7 @@ impl Host for TestHost {
             let host = Rc::new(TestHost {
                 vfs: Rc::clone(&vfs),
             });
+            let commands = Rc::clone(&host);
             let ctx = Ctx {
                 name: name.clone(),
                 args: args.to_vec(),
@@ -90,8 +93,9 @@ impl Host for TestHost {
                 env: Rc::new(env.unwrap_or_default()),
                 vfs,
                 host,
+                commands,
             };
-            (applet.run)(ctx).await
+            applet.start(ctx).await
         })
     }
 }

@@ -1,12 +1,13 @@
 //! The [`Host`] the shell and its applets see: tool calls and sleeps become host operations
-//! (checked and answered by the host), time comes from the host's clock.
+//! (checked and answered by the host), time comes from the host's clock. Running a command
+//! is not the host's business: the shell does it (`applets::Commands`).
 
 use std::rc::Rc;
 
 use crate::applets::{Host, HostError, ToolInfo};
 use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::protocol::ToolSpec;
-use crate::task::{Input, LocalFuture, Output};
+use crate::task::LocalFuture;
 
 /// Host operations for shell tasks, through the guest's one queue.
 pub struct GuestHost {
@@ -67,18 +68,5 @@ impl Host for GuestHost {
                 parameters: t.parameters.clone(),
             })
             .collect()
-    }
-
-    /// The interpreter wraps this host and runs commands itself; reaching this is a bug.
-    fn exec(
-        &self,
-        _argv: Vec<String>,
-        _cwd: String,
-        _env: Option<std::collections::BTreeMap<String, String>>,
-        _stdin: Input,
-        _stdout: Output,
-        _stderr: Output,
-    ) -> LocalFuture<'static, i32> {
-        Box::pin(async { 126 })
     }
 }

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use super::code::Dest;
 use super::record::{Reader, RecSep};
 use crate::applets::common::{run_forwarded, Child};
-use crate::applets::Host;
+use crate::applets::Commands;
 use crate::task::{Input, Output, Sink, WriteError};
 use crate::vfs::{Errno, Vfs};
 
@@ -50,7 +50,7 @@ pub struct Io {
     pipes: Vec<(Vec<u8>, Vec<u8>)>,
     vfs: Rc<RefCell<Vfs>>,
     cwd: String,
-    host: Rc<dyn Host>,
+    shell: Rc<dyn Commands>,
 }
 
 /// The special file a name stands for, if any.
@@ -83,7 +83,7 @@ impl Io {
         stdin: Input,
         vfs: Rc<RefCell<Vfs>>,
         cwd: String,
-        host: Rc<dyn Host>,
+        shell: Rc<dyn Commands>,
     ) -> Self {
         Io {
             stdout,
@@ -95,7 +95,7 @@ impl Io {
             pipes: Vec::new(),
             vfs,
             cwd,
-            host,
+            shell,
         }
     }
 
@@ -381,7 +381,7 @@ impl Io {
             None => &mut self.stdout,
         };
         run_forwarded(
-            &*self.host,
+            &*self.shell,
             Child {
                 cwd: &self.cwd,
                 env: None,

@@ -29,7 +29,7 @@ mod value;
 mod tests;
 
 use super::common::{getopt, usage_error, OptSpec};
-use super::{Applet, Ctx};
+use super::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use interp::{process_escapes, Interp, Setup};
 
@@ -49,6 +49,7 @@ mktime, bit functions, IGNORECASE, PROCINFO[\"sorted_in\"], BEGINFILE/ENDFILE, n
 print > \"file\" and >> write into the sandbox filesystem; getline < \"file\" reads it.\n\
 Commands (print | \"cmd\", \"cmd\" | getline, system()) cannot run here: pipe awk's output\n\
 to the command in the shell instead.",
+    help: Help::Own,
     run,
 };
 
@@ -127,9 +128,10 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             env,
             vfs,
             host,
+            commands,
             ..
         } = ctx;
-        let files = io::Io::new(stdout, stderr, stdin, vfs, cwd, host.clone());
+        let files = io::Io::new(stdout, stderr, stdin, vfs, cwd, commands);
         Interp::new(setup, files, &env, host).run_program().await
     })
 }

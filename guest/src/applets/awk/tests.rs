@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use crate::applets::testing::{ok, run, run_in, vfs_with, Outcome, TestHost};
-use crate::applets::Host;
+use crate::applets::Commands;
 use crate::task::{join_all, pipe, poll_once, run_until_stalled, Input, LocalFuture, Output, Sink};
 
 /// The 50 MB CSV the brief asks to be fast (run with `--ignored --nocapture` in release).

@@ -12,7 +12,7 @@ mod tests;
 use std::rc::Rc;
 
 use super::common::{getopt, OptSpec};
-use super::{Applet, Ctx};
+use super::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 use interp::{Interp, Stop};
 use lexer::LexError;
@@ -25,6 +25,7 @@ pub static APPLETS: &[&Applet] = &[&APPLET];
 pub const APPLET: Applet = Applet {
     name: "bc",
     usage: USAGE,
+    help: Help::Own,
     run,
 };
 

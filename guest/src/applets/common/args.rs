@@ -1,5 +1,67 @@
 //! GNU-style option parsing: `-abc` bundles, `-n5` and `-n 5` values, `--long`,
-//! `--long=value` and `--long value`, options after operands, and `--` to stop.
+//! `--long=value` and `--long value`, options after operands, and `--` to stop; and the one
+//! answer to `--help` (see [`Help`]).
+
+use super::output::{conclude, out_str};
+use super::usage_error;
+use crate::applets::Ctx;
+
+/// Where an applet looks for `--help`. The registry answers it (see `Applet::start`) by
+/// printing `Usage: ` and the applet's usage, so no applet writes that check itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Help {
+    /// Anywhere before `--`: GNU tools that take options after operands (`cat a --help`).
+    Anywhere,
+    /// Among the options before the first operand: tools that run a command (`env`,
+    /// `xargs`), where a later `--help` belongs to the command.
+    BeforeOperand,
+    /// Only as the first argument: tools whose operands may look like options (`printf`,
+    /// `dd`, `find`).
+    First,
+    /// Only as the one argument (`yes`, `expr`, `true`).
+    Alone,
+    /// Nowhere: the applet reads its arguments itself (`echo` prints `--help`; `false` exits 1
+    /// after its help; grep, sed, awk, jq and bc accept abbreviated long options).
+    Own,
+}
+
+impl Help {
+    /// Whether `args` ask for help under this rule.
+    pub fn asked(self, args: &[String]) -> bool {
+        let is_help = |arg: &String| arg == "--help";
+        match self {
+            Help::Anywhere => args.iter().take_while(|a| *a != "--").any(is_help),
+            Help::BeforeOperand => args
+                .iter()
+                .take_while(|a| *a != "--" && a.starts_with('-'))
+                .any(is_help),
+            Help::First => args.first().is_some_and(is_help),
+            Help::Alone => args.len() == 1 && is_help(&args[0]),
+            Help::Own => false,
+        }
+    }
+}
+
+/// Prints `usage` to stdout, as `NAME --help` does; resolves to exit status 0 (or what a
+/// failed write calls for).
+pub async fn print_help(ctx: &mut Ctx, usage: &str) -> i32 {
+    let text = format!("Usage: {usage}\n");
+    let result = out_str(ctx, &text).await;
+    conclude(ctx, result.map(|()| 0)).await
+}
+
+/// Parses the options GNU-style, reporting a bad one with `bad_status` (and GNU's `Try
+/// 'NAME --help'` hint); `Err` holds the status to return at once.
+pub async fn parse_args(
+    ctx: &mut Ctx,
+    spec: &OptSpec,
+    bad_status: i32,
+) -> Result<(Vec<Opt>, Vec<String>), i32> {
+    match getopt(&ctx.args, spec) {
+        Ok(parsed) => Ok(parsed),
+        Err(message) => Err(usage_error(ctx, message, bad_status).await),
+    }
+}
 
 /// Which options an applet accepts.
 #[derive(Default, Clone, Copy)]

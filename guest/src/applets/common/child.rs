@@ -1,12 +1,12 @@
 //! Running another command (`xargs`, `find -exec`, awk's `system()`) with its output
 //! forwarded to ours.
 //!
-//! `Host::exec` takes the child's streams by value and our `Output`s cannot be shared, so the
+//! `Commands::exec` takes the child's streams by value and our `Output`s cannot be shared, so the
 //! child writes into two pipes that we drain into our stdout and stderr while it runs.
 
 use std::collections::BTreeMap;
 
-use crate::applets::{Ctx, Host};
+use crate::applets::{Commands, Ctx};
 use crate::task::{join_all, pipe, Input, LocalFuture, Output, PipeReader, Sink, WriteError};
 
 /// Runs `argv` in our working directory with `stdin`; resolves to its exit status, or the
@@ -23,9 +23,17 @@ pub async fn run_child_in(
     argv: Vec<String>,
     stdin: Input,
 ) -> Result<i32, WriteError> {
-    let host = ctx.host.clone();
+    let commands = ctx.commands.clone();
     let child = Child { cwd, env: None };
-    run_forwarded(&*host, child, argv, stdin, &mut ctx.stdout, &mut ctx.stderr).await
+    run_forwarded(
+        &*commands,
+        child,
+        argv,
+        stdin,
+        &mut ctx.stdout,
+        &mut ctx.stderr,
+    )
+    .await
 }
 
 /// Where a child command runs: its working directory, and its environment when it is not
@@ -37,9 +45,10 @@ pub struct Child<'a> {
     pub env: Option<BTreeMap<String, String>>,
 }
 
-/// Runs `argv` through `host` as `child` says, its output forwarded to `stdout` and `stderr`.
+/// Runs `argv` through `commands` as `child` says, its output forwarded to `stdout` and
+/// `stderr`.
 pub async fn run_forwarded(
-    host: &dyn Host,
+    commands: &dyn Commands,
     child: Child<'_>,
     argv: Vec<String>,
     stdin: Input,
@@ -48,7 +57,7 @@ pub async fn run_forwarded(
 ) -> Result<i32, WriteError> {
     let (out_reader, out_writer) = pipe();
     let (err_reader, err_writer) = pipe();
-    let child = host.exec(
+    let child = commands.exec(
         argv,
         child.cwd.to_string(),
         child.env,

@@ -1,17 +1,42 @@
-//! Helpers every applet uses: GNU-style option parsing, error messages, opening inputs.
+//! What applets share, below all of them: GNU-style option parsing and the `--help` rule,
+//! messages, opening inputs, writing output and exit statuses, reading records, numbers
+//! with size suffixes, names and paths, modes, file listings, time and dates, globbing, and
+//! running a child command.
 
 mod args;
 mod child;
+mod fmt;
+mod glob;
+mod mode;
+mod names;
+mod numbers;
+mod output;
+mod records;
+mod targets;
+mod time;
 
-pub use args::{getopt, Opt, OptSpec};
+pub use args::{getopt, parse_args, print_help, Help, Opt, OptSpec};
 pub use child::{run_child, run_child_in, run_forwarded, Child};
+pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
+pub use glob::Glob;
+pub use mode::{ModeChange, UMASK};
+pub use names::{
+    basename, dirname, join, quote, quote_if_needed, relative, strip_trailing_slashes,
+};
+pub use numbers::{parse_count, parse_size};
+pub use output::{
+    conclude, err_str, finish, out, out_str, write_and_finish, Exit, Res, SIGPIPE_STATUS,
+};
+pub use records::{split_lines, Records};
+pub use targets::{plan_targets, Placing};
+pub use time::{civil, days_from_civil, parse_date, strftime};
 
 use std::fmt::Display;
 
 use super::Ctx;
 use crate::entropy::Stream;
 use crate::task::{Input, WriteError};
-use crate::vfs::{Device, Vfs, VfsError};
+use crate::vfs::{Device, Errno, Vfs, VfsError};
 
 /// Writes `name: message` to the applet's stderr (the form GNU tools use).
 pub async fn warn(ctx: &mut Ctx, message: impl Display) {
@@ -34,6 +59,25 @@ pub async fn usage_error(ctx: &mut Ctx, message: impl Display, status: i32) -> i
     status
 }
 
+/// A failed open: the system's description and whether the path is a directory.
+pub struct OpenError {
+    /// `No such file or directory`, `Is a directory`...
+    pub reason: &'static str,
+    /// The path names a directory (tools word "read" errors on them differently).
+    pub is_dir: bool,
+}
+
+/// Opens an input operand (`-` is stdin, taken once) without formatting the error.
+pub fn open(ctx: &mut Ctx, path: &str) -> Result<Input, OpenError> {
+    if path == "-" {
+        return Ok(std::mem::replace(&mut ctx.stdin, Input::empty()));
+    }
+    open_path(&ctx.vfs.borrow(), &ctx.cwd, path).map_err(|e| OpenError {
+        reason: e.code.description(),
+        is_dir: e.code == Errno::EISDIR,
+    })
+}
+
 /// Opens an input operand: `-` is standard input (taken from the context once), anything else
 /// a VFS file. The error is the message to print (`foo: No such file or directory`).
 pub fn open_input(ctx: &mut Ctx, path: &str) -> Result<Input, String> {
@@ -41,6 +85,17 @@ pub fn open_input(ctx: &mut Ctx, path: &str) -> Result<Input, String> {
         return Ok(std::mem::replace(&mut ctx.stdin, Input::empty()));
     }
     open_path(&ctx.vfs.borrow(), &ctx.cwd, path).map_err(|e| e.to_string())
+}
+
+/// Opens `path` or prints `tool: path: reason` (the most common GNU wording).
+pub async fn open_or_warn(ctx: &mut Ctx, path: &str) -> Option<Input> {
+    match open(ctx, path) {
+        Ok(input) => Some(input),
+        Err(e) => {
+            warn(ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
+            None
+        }
+    }
 }
 
 /// Opens a VFS path as an input: a file's shared buffer, or a device's stream (`/dev/zero`
@@ -58,10 +113,10 @@ pub fn open_path(vfs: &Vfs, cwd: &str, path: &str) -> Result<Input, VfsError> {
 }
 
 /// The operands to read, with `-` (stdin) when there are none.
-pub fn inputs_or_stdin(operands: &[String]) -> Vec<String> {
+pub fn inputs_or_stdin(operands: Vec<String>) -> Vec<String> {
     if operands.is_empty() {
         vec!["-".to_string()]
     } else {
-        operands.to_vec()
+        operands
     }
 }

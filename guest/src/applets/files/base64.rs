@@ -1,14 +1,15 @@
 //! `base64 [-d] [-i] [-w COLS] [FILE]`: encode or decode base64, streaming.
 
-use super::shared::{conclude, out, parse_args, parse_count, quote, Res};
+use crate::applets::common::{conclude, out, parse_args, parse_count, quote, Res};
 use crate::applets::common::{open_input, usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture};
 
 /// The `base64` applet.
 pub const APPLET: Applet = Applet {
     name: "base64",
     usage: "base64 [OPTION]... [FILE]\nBase64 encode or decode FILE, or standard input, to standard output.\n  -d, --decode          decode data\n  -i, --ignore-garbage  when decoding, ignore non-alphabet characters\n  -w, --wrap=COLS       wrap encoded lines after COLS character (default 76);\n                        use 0 to disable line wrapping",
+    help: Help::Anywhere,
     run,
 };
 
@@ -25,7 +26,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

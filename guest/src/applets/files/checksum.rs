@@ -3,9 +3,9 @@
 
 use md5::Digest;
 
-use super::shared::{conclude, out_str, parse_args, quote_if_needed, Res};
+use crate::applets::common::{conclude, out_str, parse_args, quote_if_needed, Res};
 use crate::applets::common::{inputs_or_stdin, open_input, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture};
 
 macro_rules! checksum_applet {
@@ -17,11 +17,12 @@ macro_rules! checksum_applet {
                 $name,
                 " [OPTION]... [FILE]...\nPrint or check checksums (`-` or no FILE is standard input).\n  -b, --binary          read in binary mode (marks names with *)\n  -c, --check           read checksums from the FILEs and check them\n      --tag             create a BSD-style checksum\n  -t, --text            read in text mode (default)\n  -z, --zero            end each output line with NUL, not newline\nWhile checking:\n      --ignore-missing  don't fail or report status for missing files\n      --quiet           don't print OK for each successfully verified file\n      --status          don't output anything, status code shows success\n      --strict          exit non-zero for improperly formatted checksum lines\n  -w, --warn            warn about improperly formatted checksum lines"
             ),
+            help: Help::Anywhere,
             run: $run,
         };
 
         fn $run(ctx: Ctx) -> LocalFuture<'static, i32> {
-            Box::pin(run(ctx, $algo, $konst.usage))
+            Box::pin(run(ctx, $algo))
         }
     };
 }
@@ -148,8 +149,8 @@ struct Options {
     strict: bool,
 }
 
-async fn run(mut ctx: Ctx, algo: Algo, usage: &'static str) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, usage, &SPEC, 1).await {
+async fn run(mut ctx: Ctx, algo: Algo) -> i32 {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -187,7 +188,7 @@ async fn run(mut ctx: Ctx, algo: Algo, usage: &'static str) -> i32 {
         )
         .await;
         let hint = format!("Try '{} --help' for more information.\n", ctx.name);
-        super::shared::err_str(&mut ctx, &hint).await;
+        crate::applets::common::err_str(&mut ctx, &hint).await;
         return 1;
     }
     let result = if o.check {
@@ -220,7 +221,7 @@ fn escape_name(name: &str) -> (bool, String) {
 
 async fn print_all(ctx: &mut Ctx, algo: Algo, operands: &[String], o: &Options) -> Res<i32> {
     let mut status = 0;
-    for path in inputs_or_stdin(operands) {
+    for path in inputs_or_stdin(operands.to_vec()) {
         let mut input = match open_input(ctx, &path) {
             Ok(input) => input,
             Err(message) => {
@@ -260,7 +261,7 @@ struct Tally {
 
 async fn check_all(ctx: &mut Ctx, algo: Algo, operands: &[String], o: &Options) -> Res<i32> {
     let mut status = 0;
-    for list in inputs_or_stdin(operands) {
+    for list in inputs_or_stdin(operands.to_vec()) {
         let mut input = match open_input(ctx, &list) {
             Ok(input) => input,
             Err(message) => {

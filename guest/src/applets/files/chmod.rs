@@ -1,12 +1,12 @@
 //! `chmod [-Rcfv] MODE[,MODE]... FILE...` and `chmod --reference=RFILE FILE...`: change the
 //! permission bits the VFS keeps (shown by `ls -l` and `stat`, not enforced).
 
-use super::shared::{
+use crate::applets::common::{
     conclude, join, mode_string, out_str, parse_args, quote, quote_if_needed, ModeChange, Res,
     UMASK,
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Stat};
 
@@ -14,6 +14,7 @@ use crate::vfs::{FileKind, Stat};
 pub const APPLET: Applet = Applet {
     name: "chmod",
     usage: "chmod [OPTION]... MODE[,MODE]... FILE...\n  or:  chmod [OPTION]... OCTAL-MODE FILE...\n  or:  chmod [OPTION]... --reference=RFILE FILE...\nChange the mode of each FILE to MODE. Each MODE is [ugoa]*([-+=]([rwxXst]*|[ugo]))+\nor an octal number.\n  -c, --changes          like verbose but report only when a change is made\n  -f, --silent, --quiet  suppress most error messages\n  -v, --verbose          output a diagnostic for every file processed\n      --reference=RFILE  use RFILE's mode instead of MODE values\n  -R, --recursive        change files and directories recursively",
+    help: Help::Anywhere,
     run,
 };
 
@@ -48,7 +49,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         let (mode_option, args) = mode_options(&ctx.args);
         ctx.args = args;
-        let (opts, mut operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, mut operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

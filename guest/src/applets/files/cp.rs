@@ -1,16 +1,18 @@
-//! `cp [-rRapfnuvdLP] [-t DIR] [-T] SOURCE... DEST`: copy files and directory trees.
+//! `cp [-rRapfnuvdHLP] [--parents] [-t DIR] [-T] SOURCE... DEST`: copy files and directory
+//! trees; the last of `-H`, `-L`, `-P` says which symlinks are followed.
 //! Copies share their bytes with the original until either changes (the VFS copies on write).
 
-use super::shared::{conclude, err_str, join, out_str, parse_args, plan_targets, quote, Res};
-use crate::applets::common::{warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::{conclude, err_str, join, out_str, parse_args, quote, Placing, Res};
+use crate::applets::common::{usage_error, warn, OptSpec};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Stat};
 
 /// The `cp` applet.
 pub const APPLET: Applet = Applet {
     name: "cp",
-    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -H                           follow symbolic links given as SOURCE, not those inside\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps\n      --parents                use full source file name under DIRECTORY\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    help: Help::Anywhere,
     run,
 };
 
@@ -29,24 +31,30 @@ const SPEC: OptSpec = OptSpec {
         "no-target-directory",
         "interactive",
         "preserve",
+        "parents",
     ],
     long_val: &["target-directory"],
     digits: None,
     stop_at_operand: false,
 };
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Deref {
+    Never,
+    Operands,
+    Always,
+}
+
 #[derive(Default)]
 struct Options {
+    place: Placing,
     recursive: bool,
     preserve: bool,
-    no_clobber: bool,
-    interactive: bool,
-    update: bool,
-    verbose: bool,
-    no_deref: bool,
-    deref: bool,
-    no_target_dir: bool,
-    target_dir: Option<String>,
+    /// Which symlinks are followed: `-P` (none), `-H` (operands), `-L` (all); None: the
+    /// default (operands, and none inside trees with `-R`).
+    deref: Option<Deref>,
+    /// `--parents`: each source keeps its path under the target directory.
+    parents: bool,
 }
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
@@ -63,48 +71,41 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             })
             .collect();
         ctx.args = args;
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
         let mut o = Options::default();
         for opt in &opts {
             match opt {
+                _ if o.place.take(opt, true) => {}
                 _ if opt.is('r', "recursive") || opt.is('R', "recursive") => o.recursive = true,
                 _ if opt.is('a', "archive") => {
-                    (o.recursive, o.no_deref, o.preserve) = (true, true, true)
+                    (o.recursive, o.deref, o.preserve) = (true, Some(Deref::Never), true)
                 }
                 _ if opt.is('p', "preserve") => o.preserve = true,
-                _ if opt.is('f', "force") => (o.no_clobber, o.interactive) = (false, false),
-                _ if opt.is('n', "no-clobber") => (o.no_clobber, o.interactive) = (true, false),
-                _ if opt.is('i', "interactive") => (o.interactive, o.no_clobber) = (true, false),
-                _ if opt.is('u', "update") => o.update = true,
-                _ if opt.is('v', "verbose") => o.verbose = true,
                 _ if opt.is('d', "no-dereference") || opt.is('P', "\0") => {
-                    (o.no_deref, o.deref) = (true, false)
+                    o.deref = Some(Deref::Never)
                 }
-                _ if opt.is('L', "dereference") => (o.deref, o.no_deref) = (true, false),
-                _ if opt.is('T', "no-target-directory") => o.no_target_dir = true,
-                _ if opt.is('t', "target-directory") => {
-                    o.target_dir = Some(opt.value().to_string())
-                }
+                _ if opt.is('H', "\0") => o.deref = Some(Deref::Operands),
+                _ if opt.is('L', "dereference") => o.deref = Some(Deref::Always),
+                _ if opt.is('\0', "parents") => o.parents = true,
                 _ => {}
             }
         }
-        let pairs = match plan_targets(
-            &mut ctx,
-            &operands,
-            o.target_dir.as_deref(),
-            o.no_target_dir,
-        )
-        .await
-        {
+        let planned = if o.parents {
+            with_parents(&mut ctx, &operands, &o.place).await
+        } else {
+            o.place.plan(&mut ctx, &operands).await
+        };
+        let pairs = match planned {
             Ok(pairs) => pairs,
             Err(status) => return status,
         };
         let mut status = 0;
         // GNU names the destination operand (not the path inside it) in some messages.
         let shown = o
+            .place
             .target_dir
             .clone()
             .or_else(|| operands.last().cloned())
@@ -120,6 +121,65 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     })
 }
 
+/// `--parents`: each source goes to its own path under the directory (the last operand or
+/// `-t DIR`), the directories on the way made as needed.
+async fn with_parents(
+    ctx: &mut Ctx,
+    operands: &[String],
+    place: &Placing,
+) -> Result<Vec<(String, String)>, i32> {
+    let (dir, sources) = match (&place.target_dir, operands.split_last()) {
+        (Some(dir), _) => (dir.clone(), operands),
+        (None, Some((last, rest))) if !rest.is_empty() => (last.clone(), rest),
+        _ => return place.plan(ctx, operands).await,
+    };
+    let is_dir = metadata(ctx, &dir, true).is_ok_and(|s| s.kind == FileKind::Dir);
+    if place.no_target_dir || !is_dir {
+        let message = "with --parents, the destination must be a directory";
+        return Err(usage_error(ctx, message, 1).await);
+    }
+    let mut pairs = Vec::new();
+    for src in sources {
+        let relative = src.trim_start_matches('/');
+        // Each missing directory on the way, made and (with -v) told as GNU does, unquoted.
+        let mut at = 0;
+        while let Some(slash) = relative[at..].find('/') {
+            at += slash + 1;
+            let part = relative[..at].trim_end_matches('/');
+            let made = join(&dir, part);
+            if metadata(ctx, &made, true).is_ok() {
+                continue;
+            }
+            let result = ctx.vfs.borrow_mut().mkdir(&ctx.cwd, &made);
+            if let Err(e) = result {
+                warn(
+                    ctx,
+                    format_args!("cannot make directory {}: {}", quote(&made), e.code),
+                )
+                .await;
+                return Err(1);
+            }
+            if place.verbose {
+                out_str(ctx, &format!("{part} -> {made}\n"))
+                    .await
+                    .map_err(|e| e.0)?;
+            }
+        }
+        pairs.push((src.clone(), join(&dir, relative)));
+    }
+    Ok(pairs)
+}
+
+/// Whether symlinks are followed at the operands (`inner` false) or inside trees.
+fn follows(o: &Options, inner: bool) -> bool {
+    match o.deref {
+        Some(Deref::Always) => true,
+        Some(Deref::Operands) => !inner,
+        Some(Deref::Never) => false,
+        None => !inner && !o.recursive,
+    }
+}
+
 fn metadata(ctx: &Ctx, path: &str, follow: bool) -> Result<Stat, crate::vfs::VfsError> {
     let vfs = ctx.vfs.borrow();
     if follow {
@@ -131,7 +191,7 @@ fn metadata(ctx: &Ctx, path: &str, follow: bool) -> Result<Stat, crate::vfs::Vfs
 
 /// Copies one command-line source; false after a reported failure.
 async fn copy_operand(ctx: &mut Ctx, src: &str, dst: &str, shown: &str, o: &Options) -> Res<bool> {
-    let follow = o.deref || !(o.recursive || o.no_deref);
+    let follow = follows(o, false);
     let stat = match metadata(ctx, src, follow) {
         Ok(stat) => stat,
         Err(e) => {
@@ -177,6 +237,20 @@ async fn copy_operand(ctx: &mut Ctx, src: &str, dst: &str, shown: &str, o: &Opti
     copy_tree(ctx, src, dst, o).await
 }
 
+/// Whether directory `path` (reached through a symlink) is `path`'s own ancestor: following
+/// it would copy forever.
+fn loops(ctx: &Ctx, path: &str) -> bool {
+    let vfs = ctx.vfs.borrow();
+    let parent = crate::applets::common::dirname(path);
+    match (
+        vfs.canonicalize(&ctx.cwd, path),
+        vfs.canonicalize(&ctx.cwd, parent),
+    ) {
+        (Ok(target), Ok(parent)) => parent == target || parent.starts_with(&format!("{target}/")),
+        _ => false,
+    }
+}
+
 /// Whether `a` and `b` are one node (both exist and resolve to the same path).
 fn same_file(ctx: &Ctx, a: &str, b: &str) -> bool {
     let vfs = ctx.vfs.borrow();
@@ -208,10 +282,10 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
             .await;
             return Ok(false);
         }
-        if o.no_clobber || (o.update && old.mtime_ms >= stat.mtime_ms) {
+        if o.place.no_clobber || (o.place.update && old.mtime_ms >= stat.mtime_ms) {
             return Ok(true);
         }
-        if o.interactive && !ask(ctx, &format!("cp: overwrite {}? ", quote(dst))).await {
+        if o.place.interactive && !ask(ctx, &format!("cp: overwrite {}? ", quote(dst))).await {
             return Ok(true);
         }
     }
@@ -246,7 +320,7 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
             let _ = vfs.set_mtime(&ctx.cwd, dst, Some(stat.mtime_ms));
         }
     }
-    if o.verbose {
+    if o.place.verbose {
         out_str(ctx, &format!("{} -> {}\n", quote(src), quote(dst))).await?;
     }
     Ok(true)
@@ -258,7 +332,8 @@ async fn copy_tree(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool
     let mut stack = vec![(src.to_string(), dst.to_string())];
     let mut stamps = Vec::new();
     while let Some((from, to)) = stack.pop() {
-        let stat = match metadata(ctx, &from, from == src && o.deref) {
+        let inner = from != src;
+        let stat = match metadata(ctx, &from, follows(o, inner)) {
             Ok(stat) => stat,
             Err(e) => {
                 warn(
@@ -272,6 +347,12 @@ async fn copy_tree(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool
         };
         if stat.kind != FileKind::Dir {
             ok &= copy_leaf(ctx, &from, &to, &stat, o).await?;
+            continue;
+        }
+        if inner && follows(o, true) && loops(ctx, &from) {
+            let message = format!("cannot copy cyclic symbolic link {}", quote(&from));
+            warn(ctx, message).await;
+            ok = false;
             continue;
         }
         if !make_dir(ctx, &from, &to, &stat, o).await? {
@@ -323,7 +404,7 @@ async fn make_dir(ctx: &mut Ctx, from: &str, to: &str, stat: &Stat, o: &Options)
         return Ok(false);
     }
     let _ = ctx.vfs.borrow_mut().set_mode(&ctx.cwd, to, stat.mode);
-    if o.verbose {
+    if o.place.verbose {
         out_str(ctx, &format!("{} -> {}\n", quote(from), quote(to))).await?;
     }
     Ok(true)
@@ -431,6 +512,64 @@ mod tests {
         assert_eq!(run_in(&vfs, "rm", &["-r", "e"], ""), ok(""));
         assert_eq!(run_in(&vfs, "cp", &["-a", "d/", "f/"], ""), ok(""));
         assert_eq!(tree(&vfs), "a=A\nb=B\nd/\nd/a=1\nd/l->../a\nd/sub/\nd/sub/x=2\nf/\nf/a=1\nf/l->../a\nf/sub/\nf/sub/x=2");
+    }
+
+    /// The last of -H, -L, -P says which symlinks are followed (as GNU cp does).
+    #[test]
+    fn cp_follows_symlinks_as_told() {
+        let vfs = vfs_with(&[("d/f", "hi"), ("d/sub/x", "")]);
+        for (link, target) in [("dl", "d"), ("d/l", "f"), ("d/sl", "sub")] {
+            let _ = vfs.borrow_mut().symlink("/workspace", target, link);
+        }
+        let copy = |opt: &str| {
+            let _ = run_in(&vfs, "rm", &["-rf", "out"], "");
+            let out = run_in(&vfs, "cp", &[opt, "dl", "out"], "");
+            let listing: Vec<String> = tree(&vfs)
+                .lines()
+                .filter(|l| l.starts_with("out"))
+                .map(str::to_string)
+                .collect();
+            (out.status, listing.join(" "))
+        };
+        assert_eq!(copy("-R"), (0, "out->d".to_string()));
+        assert_eq!(copy("-RP"), (0, "out->d".to_string()));
+        let operands_only = "out/ out/f=hi out/l->f out/sl->sub out/sub/ out/sub/x=";
+        assert_eq!(copy("-RH"), (0, operands_only.to_string()));
+        assert_eq!(copy("-RLH"), (0, operands_only.to_string()));
+        let all = "out/ out/f=hi out/l=hi out/sl/ out/sl/x= out/sub/ out/sub/x=";
+        assert_eq!(copy("-RL"), (0, all.to_string()));
+        assert_eq!(copy("-RHL"), (0, all.to_string()));
+        // A symlink to an ancestor is not followed forever.
+        let _ = vfs.borrow_mut().symlink("/workspace", "..", "d/sub/up");
+        let out = run_in(&vfs, "cp", &["-RL", "d", "loop"], "");
+        assert_eq!(
+            (out.status, out.stderr.as_str()),
+            (
+                1,
+                "cp: cannot copy cyclic symbolic link 'd/sl/up'\n\
+                 cp: cannot copy cyclic symbolic link 'd/sub/up'\n"
+            )
+        );
+    }
+
+    #[test]
+    fn cp_parents_keeps_the_source_path() {
+        let vfs = vfs_with(&[("a/b/c", "1"), ("a/e", "2"), ("t/.k", "")]);
+        assert_eq!(
+            run_in(&vfs, "cp", &["--parents", "-v", "a/b/c", "a/e", "t"], ""),
+            ok("a -> t/a\na/b -> t/a/b\n'a/b/c' -> 't/a/b/c'\n'a/e' -> 't/a/e'\n")
+        );
+        assert_eq!(
+            tree(&vfs),
+            "a/\na/b/\na/b/c=1\na/e=2\nt/\nt/.k=\nt/a/\nt/a/b/\nt/a/b/c=1\nt/a/e=2"
+        );
+        assert_eq!(
+            run_in(&vfs, "cp", &["--parents", "a/e", "a/e"], ""),
+            err(
+                "cp: with --parents, the destination must be a directory\nTry 'cp --help' for more information.\n",
+                1
+            )
+        );
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! `date [-u] [-d STRING | -r FILE] [-I[FMT] | -R | --rfc-3339=FMT | +FORMAT]`: print the time.
 //! The time is the host's (`now_ms`), and always UTC.
 
-use super::shared::{conclude, out_str, parse_args, parse_date, strftime};
+use crate::applets::common::{conclude, out_str, parse_args, parse_date, strftime};
 use crate::applets::common::{usage_error, warn, Opt, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `date` applet.
 pub const APPLET: Applet = Applet {
     name: "date",
     usage: "date [OPTION]... [+FORMAT]\nDisplay the date and time (always UTC) in FORMAT (strftime: %Y %m %d %H %M %S %s %N %a %A\n%b %B %j %u %w %Z %z %F %T %D %e %p %I %y %% ...).\n  -d, --date=STRING        show STRING (`@EPOCH`, `2024-01-15 10:30`, `yesterday`, `3 days ago`)\n  -r, --reference=FILE     show the last modification time of FILE\n  -u, --utc, --universal   UTC (the only zone here)\n  -I[FMT], --iso-8601[=FMT] ISO 8601: FMT is date (default), hours, minutes, seconds or ns\n  -R, --rfc-email          RFC 5322 format, like `Mon, 14 Aug 2006 02:34:56 +0000`\n      --rfc-3339=FMT       RFC 3339: FMT is date, seconds or ns",
+    help: Help::Anywhere,
     run,
 };
 
@@ -60,7 +61,7 @@ fn pick<'a>(value: &str, choices: &[&'a str]) -> Option<&'a str> {
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         ctx.args = normalize_iso(&ctx.args);
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

@@ -4,16 +4,17 @@
 //! Inputs here are whole files or pipes read to the end, so every block but the last is full
 //! (as with GNU's `iflag=fullblock`); `seek=` needs `of=` (standard output cannot seek).
 
-use super::shared::{conclude, err_str, out, print_help, Exit, Res};
+use crate::applets::common::parse_size;
+use crate::applets::common::{conclude, err_str, out, Exit, Res};
 use crate::applets::common::{open_input, usage_error, warn};
-use crate::applets::text::parse_size;
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `dd` applet.
 pub const APPLET: Applet = Applet {
     name: "dd",
     usage: "dd [OPERAND]...\nCopy a file, converting and formatting according to the operands.\n  bs=BYTES        read and write up to BYTES bytes at a time (default: 512)\n  count=N         copy only N input blocks\n  conv=CONVS      convert the file as per the comma separated symbol list\n  ibs=BYTES       read up to BYTES bytes at a time (default: 512)\n  if=FILE         read from FILE instead of stdin\n  iflag=FLAGS     read as per the comma separated symbol list\n  obs=BYTES       write BYTES bytes at a time (default: 512)\n  of=FILE         write to FILE instead of stdout\n  oflag=FLAGS     write as per the comma separated symbol list\n  seek=N          skip N obs-sized blocks at start of output\n  skip=N          skip N ibs-sized blocks at start of input\n  status=LEVEL    none: no summary; noxfer: no byte count; progress: as the default\nN and BYTES may be followed by c=1, w=2, b=512, kB=1000, K=1024, MB, M, GB, G...,\nand may be products: 2x512.\nCONVS: lcase, ucase, notrunc, sync (pad every input block to ibs with NULs),\n  and fsync, fdatasync, noerror (accepted, nothing to do here).\nFLAGS: fullblock (always the case here), skip_bytes, count_bytes, seek_bytes.",
+    help: Help::First,
     run,
 };
 
@@ -48,9 +49,6 @@ enum Status {
 fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         let mut ctx = ctx;
-        if ctx.args.first().is_some_and(|a| a == "--help") {
-            return print_help(&mut ctx, APPLET.usage).await;
-        }
         let o = match options(&ctx.args) {
             Ok(o) => o,
             Err((message, usage)) if usage => return usage_error(&mut ctx, message, 1).await,

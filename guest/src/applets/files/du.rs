@@ -5,9 +5,9 @@
 
 use std::collections::HashSet;
 
-use super::shared::{conclude, human, join, out_str, parse_args, parse_count, quote, Res};
+use crate::applets::common::{conclude, human, join, out_str, parse_args, parse_count, quote, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::FileKind;
 
@@ -15,6 +15,7 @@ use crate::vfs::FileKind;
 pub const APPLET: Applet = Applet {
     name: "du",
     usage: "du [OPTION]... [FILE]...\nSummarize the (apparent) size of each FILE, recursively for directories.\n  -a, --all             write counts for all files, not just directories\n      --apparent-size   print apparent sizes (always the case here)\n  -b, --bytes           print sizes in bytes\n  -c, --total           produce a grand total\n  -d, --max-depth=N     print the total for a directory only if it is N or fewer levels\n                        below the command line argument\n  -h, --human-readable  print sizes in human readable format (e.g., 1K 234M 2G)\n  -k                    print sizes in KiB (the default)\n  -s, --summarize       display only a total for each argument",
+    help: Help::Anywhere,
     run,
 };
 
@@ -51,7 +52,7 @@ struct Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, mut operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, mut operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

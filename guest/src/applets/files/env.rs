@@ -1,8 +1,8 @@
 //! `env [-i] [-u NAME] [NAME=VALUE]... [COMMAND [ARG]...]` and `printenv [NAME]...`.
 
-use super::shared::{conclude, out, parse_args, Res};
+use crate::applets::common::{conclude, out, parse_args, Res};
 use crate::applets::common::{run_forwarded, warn, Child, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 use std::collections::BTreeMap;
 
@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 pub const ENV: Applet = Applet {
     name: "env",
     usage: "env [OPTION]... [-] [NAME=VALUE]... [COMMAND [ARG]...]\nPrint the environment, or run COMMAND in it.\n  -i, --ignore-environment  start with an empty environment\n  -u, --unset=NAME          remove NAME from the environment\n  -0, --null                end each output line with NUL, not newline\nCOMMAND runs with the changed environment.",
+    help: Help::BeforeOperand,
     run: run_env,
 };
 
@@ -17,6 +18,7 @@ pub const ENV: Applet = Applet {
 pub const PRINTENV: Applet = Applet {
     name: "printenv",
     usage: "printenv [OPTION]... [VARIABLE]...\nPrint the values of the given environment variables, or all of them.\n  -0, --null  end each output line with NUL, not newline",
+    help: Help::Anywhere,
     run: run_printenv,
 };
 
@@ -31,7 +33,7 @@ const ENV_SPEC: OptSpec = OptSpec {
 
 fn run_env(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, mut operands) = match parse_args(&mut ctx, ENV.usage, &ENV_SPEC, 125).await {
+        let (opts, mut operands) = match parse_args(&mut ctx, &ENV_SPEC, 125).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -73,9 +75,9 @@ fn run_env(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             cwd: &cwd,
             env: changed.then_some(env),
         };
-        let host = ctx.host.clone();
+        let commands = ctx.commands.clone();
         let ran = run_forwarded(
-            &*host,
+            &*commands,
             child,
             rest.to_vec(),
             stdin,
@@ -112,7 +114,7 @@ const PRINTENV_SPEC: OptSpec = OptSpec {
 
 fn run_printenv(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, names) = match parse_args(&mut ctx, PRINTENV.usage, &PRINTENV_SPEC, 2).await {
+        let (opts, names) = match parse_args(&mut ctx, &PRINTENV_SPEC, 2).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

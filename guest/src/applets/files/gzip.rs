@@ -7,9 +7,9 @@ use std::io::Write;
 use flate2::write::{GzEncoder, MultiGzDecoder};
 use flate2::{Compression, GzBuilder};
 
-use super::shared::{conclude, err_str, out_str, parse_args, Exit, Res};
+use crate::applets::common::{conclude, err_str, out_str, parse_args, Exit, Res};
 use crate::applets::common::{open_input, warn, Opt, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, Output, Sink, WriteError};
 use crate::vfs::FileKind;
 
@@ -17,6 +17,7 @@ use crate::vfs::FileKind;
 pub const GZIP: Applet = Applet {
     name: "gzip",
     usage: "gzip [OPTION]... [FILE]...\nCompress FILEs (by default, in-place: FILE becomes FILE.gz).\n  -c, --stdout      write on standard output, keep original files unchanged\n  -d, --decompress  decompress\n  -f, --force       force overwrite of output file\n  -k, --keep        keep (don't delete) input files\n  -l, --list        list compressed file contents\n  -q, --quiet       suppress all warnings\n  -r, --recursive   operate recursively on directories\n  -S, --suffix=SUF  use suffix SUF on compressed files\n  -t, --test        test compressed file integrity\n  -v, --verbose     verbose mode\n  -1, --fast        compress faster\n  -9, --best        compress better",
+    help: Help::Anywhere,
     run: run_gzip,
 };
 
@@ -24,6 +25,7 @@ pub const GZIP: Applet = Applet {
 pub const GUNZIP: Applet = Applet {
     name: "gunzip",
     usage: "gunzip [OPTION]... [FILE]...\nDecompress FILEs (FILE.gz becomes FILE); the options are gzip's.",
+    help: Help::Anywhere,
     run: run_gunzip,
 };
 
@@ -31,6 +33,7 @@ pub const GUNZIP: Applet = Applet {
 pub const ZCAT: Applet = Applet {
     name: "zcat",
     usage: "zcat [OPTION]... [FILE]...\nDecompress FILEs (or standard input) to standard output, like `gzip -dc`.",
+    help: Help::Anywhere,
     run: run_zcat,
 };
 
@@ -80,15 +83,15 @@ struct Options {
 }
 
 fn run_gzip(ctx: Ctx) -> LocalFuture<'static, i32> {
-    Box::pin(run(ctx, Mode::Compress, false, GZIP.usage))
+    Box::pin(run(ctx, Mode::Compress, false))
 }
 
 fn run_gunzip(ctx: Ctx) -> LocalFuture<'static, i32> {
-    Box::pin(run(ctx, Mode::Decompress, false, GUNZIP.usage))
+    Box::pin(run(ctx, Mode::Decompress, false))
 }
 
 fn run_zcat(ctx: Ctx) -> LocalFuture<'static, i32> {
-    Box::pin(run(ctx, Mode::Decompress, true, ZCAT.usage))
+    Box::pin(run(ctx, Mode::Decompress, true))
 }
 
 fn options(opts: &[Opt], mode: Mode, to_stdout: bool) -> Options {
@@ -127,8 +130,8 @@ fn options(opts: &[Opt], mode: Mode, to_stdout: bool) -> Options {
     o
 }
 
-async fn run(mut ctx: Ctx, mode: Mode, to_stdout: bool, usage: &str) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, usage, &SPEC, 1).await {
+async fn run(mut ctx: Ctx, mode: Mode, to_stdout: bool) -> i32 {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -167,7 +170,7 @@ async fn run_all(ctx: &mut Ctx, operands: &[String], o: &Options) -> Res<i32> {
                 .read_dir(&ctx.cwd, &path)
                 .unwrap_or_default();
             for (name, _) in entries.iter().rev() {
-                todo.push(super::shared::join(&path, name));
+                todo.push(crate::applets::common::join(&path, name));
             }
             continue;
         }
@@ -275,7 +278,7 @@ fn header_of(ctx: &Ctx, path: &str) -> (String, u32) {
         .borrow()
         .stat(&ctx.cwd, path)
         .map_or(0.0, |s| s.mtime_ms / 1000.0);
-    let name = super::shared::basename(path).to_string();
+    let name = crate::applets::common::basename(path).to_string();
     (name, mtime.max(0.0) as u32)
 }
 

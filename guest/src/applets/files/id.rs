@@ -1,9 +1,9 @@
 //! `id [-ugGnr] [USER]` and `whoami`: the sandbox's one user. Code here runs as `user`
 //! (uid 1000) in group `user` (gid 1000), the same identity `$USER`, `$UID` and `ls -l` show.
 
-use super::shared::{conclude, out_str, parse_args};
+use crate::applets::common::{conclude, out_str, parse_args};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The sandbox user's name.
@@ -15,6 +15,7 @@ pub const UID: u32 = 1000;
 pub const ID: Applet = Applet {
     name: "id",
     usage: "id [OPTION]... [USER]\nPrint user and group information (this sandbox has one user: user, uid 1000, gid 1000).\n  -g, --group    print only the effective group ID\n  -G, --groups   print all group IDs\n  -n, --name     print a name instead of a number, for -ugG\n  -r, --real     print the real ID instead of the effective ID, with -ugG\n  -u, --user     print only the effective user ID",
+    help: Help::Anywhere,
     run: run_id,
 };
 
@@ -22,6 +23,7 @@ pub const ID: Applet = Applet {
 pub const WHOAMI: Applet = Applet {
     name: "whoami",
     usage: "whoami\nPrint the user name (always 'user' in this sandbox).",
+    help: Help::Anywhere,
     run: run_whoami,
 };
 
@@ -36,7 +38,7 @@ const ID_SPEC: OptSpec = OptSpec {
 
 fn run_id(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, ID.usage, &ID_SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &ID_SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -81,7 +83,7 @@ fn run_id(mut ctx: Ctx) -> LocalFuture<'static, i32> {
 
 fn run_whoami(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (_, operands) = match parse_args(&mut ctx, WHOAMI.usage, &OptSpec::default(), 1).await {
+        let (_, operands) = match parse_args(&mut ctx, &OptSpec::default(), 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

@@ -1,11 +1,12 @@
 //! `ln -s [-fnvTr] TARGET [LINK]` / `ln -s TARGET... DIRECTORY`: make symbolic links.
 //! The VFS has no hard links: `ln` without `-s` fails and says to use `-s`.
 
-use super::shared::{
-    basename, conclude, dirname, join, out_str, parse_args, quote, quote_if_needed, relative, Res,
+use crate::applets::common::{
+    basename, conclude, dirname, join, out_str, parse_args, quote, quote_if_needed, relative,
+    Placing, Res,
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{resolve, FileKind};
 
@@ -13,6 +14,7 @@ use crate::vfs::{resolve, FileKind};
 pub const APPLET: Applet = Applet {
     name: "ln",
     usage: "ln -s [OPTION]... TARGET [LINK_NAME]\n  or:  ln -s [OPTION]... TARGET... DIRECTORY\nCreate symbolic links (hard links are not available in this sandbox).\n  -s, --symbolic             make symbolic links instead of hard links (required)\n  -f, --force                remove existing destination files\n  -n, --no-dereference       treat LINK_NAME as a normal file if it is a symlink to a dir\n  -r, --relative             make the link's target relative to the link's location\n  -T, --no-target-directory  treat LINK_NAME as a normal file always\n  -t, --target-directory=DIR create the links in DIR\n  -v, --verbose              print the name of each linked file",
+    help: Help::Anywhere,
     run,
 };
 
@@ -35,33 +37,27 @@ const SPEC: OptSpec = OptSpec {
 
 #[derive(Default)]
 struct Options {
+    place: Placing,
     symbolic: bool,
     force: bool,
     no_deref: bool,
     relative: bool,
-    no_target_dir: bool,
-    verbose: bool,
-    target_dir: Option<String>,
 }
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
         let mut o = Options::default();
         for opt in &opts {
             match opt {
+                _ if o.place.take(opt, false) => {}
                 _ if opt.is('s', "symbolic") => o.symbolic = true,
                 _ if opt.is('f', "force") => o.force = true,
                 _ if opt.is('n', "no-dereference") => o.no_deref = true,
                 _ if opt.is('r', "relative") => o.relative = true,
-                _ if opt.is('T', "no-target-directory") => o.no_target_dir = true,
-                _ if opt.is('v', "verbose") => o.verbose = true,
-                _ if opt.is('t', "target-directory") => {
-                    o.target_dir = Some(opt.value().to_string())
-                }
                 _ => {}
             }
         }
@@ -107,7 +103,7 @@ async fn plan(
             .map(|t| (t.clone(), join(dir, basename(t))))
             .collect()
     };
-    if let Some(dir) = &o.target_dir {
+    if let Some(dir) = &o.place.target_dir {
         if !is_dir(ctx, dir, true) {
             warn(
                 ctx,
@@ -120,10 +116,10 @@ async fn plan(
     }
     match operands {
         [target] => Ok(into(".", std::slice::from_ref(target))),
-        [target, link] if o.no_target_dir || !is_dir(ctx, link, !o.no_deref) => {
+        [target, link] if o.place.no_target_dir || !is_dir(ctx, link, !o.no_deref) => {
             Ok(vec![(target.clone(), link.clone())])
         }
-        [_, _, extra, ..] if o.no_target_dir => {
+        [_, _, extra, ..] if o.place.no_target_dir => {
             Err(usage_error(ctx, format!("extra operand {}", quote(extra)), 1).await)
         }
         [sources @ .., dir] if is_dir(ctx, dir, true) => Ok(into(dir, sources)),
@@ -192,7 +188,7 @@ async fn make_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<
         warn(ctx, message).await;
         return Ok(false);
     }
-    if o.verbose {
+    if o.place.verbose {
         out_str(ctx, &format!("{} -> {}\n", quote(link), quote(&stored))).await?;
     }
     Ok(true)

@@ -4,11 +4,11 @@
 //! never is here). Names sort bytewise (the C locale). Owner and group are `user`; sizes,
 //! link counts and mtimes come from the VFS; block counts assume 4 KiB blocks.
 
-use super::shared::{
+use crate::applets::common::{
     blocks_kib, conclude, human, join, mode_string, out_str, parse_args, quote, strftime, Res,
 };
 use crate::applets::common::{usage_error, warn, Opt, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Stat};
 
@@ -16,6 +16,7 @@ use crate::vfs::{FileKind, Stat};
 pub const APPLET: Applet = Applet {
     name: "ls",
     usage: "ls [OPTION]... [FILE]...\nList information about the FILEs (the current directory by default), one per line,\nsorted by name.\n  -a, --all              do not ignore entries starting with .\n  -A, --almost-all       do not list implied . and ..\n  -d, --directory        list directories themselves, not their contents\n  -F, --classify         append indicator (one of */@) to entries\n  -g                     like -l, but do not list owner\n  -G, --no-group         in a long listing, don't print group names\n  -h, --human-readable   with -l and -s, print sizes like 1K 234M 2G\n  -i, --inode            print the index number of each file\n  -l                     use a long listing format\n  -L, --dereference      show information for the file a symlink references\n  -m                     fill width with a comma separated list of entries\n  -n, --numeric-uid-gid  like -l, but list numeric user and group IDs\n  -o                     like -l, but do not list group information\n  -p                     append / indicator to directories\n  -r, --reverse          reverse order while sorting\n  -R, --recursive        list subdirectories recursively\n  -s, --size             print the allocated size of each file, in blocks\n  -S                     sort by file size, largest first\n  -t                     sort by modification time, newest first\n  -U                     do not sort; list entries in directory order\n  -1                     list one file per line (the default here)\n      --full-time        like -l --time-style=full-iso\n      --time-style=STYLE full-iso, long-iso, iso, locale, or +FORMAT",
+    help: Help::Anywhere,
     run,
 };
 
@@ -180,7 +181,7 @@ fn check_style(style: &str) -> Result<String, String> {
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         ctx.args = normalize(&ctx.args);
-        let (opts, mut operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 2).await {
+        let (opts, mut operands) = match parse_args(&mut ctx, &SPEC, 2).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -604,7 +605,7 @@ fn time_text(mtime_ms: f64, style: &str, now: f64) -> String {
     let secs = (mtime_ms / 1000.0).floor();
     let nanos = ((mtime_ms - secs * 1000.0) * 1e6).round() as u32;
     let when = mtime_ms / 1000.0;
-    let recent = super::shared::recent(when, now);
+    let recent = crate::applets::common::recent(when, now);
     let format = match style {
         "full-iso" => "%Y-%m-%d %H:%M:%S.%N %z".to_string(),
         "long-iso" => "%Y-%m-%d %H:%M".to_string(),

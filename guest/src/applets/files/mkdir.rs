@@ -1,8 +1,8 @@
 //! `mkdir [-pv] [-m MODE] DIRECTORY...`: make directories.
 
-use super::shared::{conclude, out_str, parse_args, quote, ModeChange, Res, UMASK};
+use crate::applets::common::{conclude, out_str, parse_args, quote, ModeChange, Res, UMASK};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{Errno, FileKind};
 
@@ -10,6 +10,7 @@ use crate::vfs::{Errno, FileKind};
 pub const APPLET: Applet = Applet {
     name: "mkdir",
     usage: "mkdir [OPTION]... DIRECTORY...\nCreate the DIRECTORY(ies), if they do not already exist.\n  -m, --mode=MODE  set the mode of new directories (octal or symbolic, as chmod's)\n  -p, --parents    make parent directories as needed; no error if existing\n  -v, --verbose    print a message for each created directory",
+    help: Help::Anywhere,
     run,
 };
 
@@ -30,7 +31,7 @@ struct Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

@@ -1,9 +1,9 @@
 //! `mktemp [-duq] [-p DIR|--tmpdir[=DIR]] [-t] [--suffix=SUFF] [TEMPLATE]`: create a file or
 //! directory with a fresh random name and print it.
 
-use super::shared::{conclude, join, out_str, parse_args, quote, Res};
+use crate::applets::common::{conclude, join, out_str, parse_args, quote, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::entropy;
 use crate::task::LocalFuture;
 use crate::vfs::{Errno, VfsError};
@@ -12,6 +12,7 @@ use crate::vfs::{Errno, VfsError};
 pub const APPLET: Applet = Applet {
     name: "mktemp",
     usage: "mktemp [OPTION]... [TEMPLATE]\nCreate a temporary file or directory, safely, and print its name.\nTEMPLATE must contain at least 3 consecutive 'X's in last component.\nIf TEMPLATE is not specified, use tmp.XXXXXXXXXX, and --tmpdir is implied.\nFiles are created u+rw, and directories u+rwx.\n  -d, --directory     create a directory, not a file\n  -u, --dry-run       do not create anything; merely print a name (unsafe)\n  -q, --quiet         suppress diagnostics about file/dir-creation failure\n      --suffix=SUFF   append SUFF to TEMPLATE; SUFF must not contain a slash\n  -p DIR, --tmpdir[=DIR]  interpret TEMPLATE relative to DIR; if DIR is not\n                      specified, use $TMPDIR if set, else /tmp\n  -t                  interpret TEMPLATE as a single file name component,\n                      relative to $TMPDIR if set, else DIR (-p), else /tmp",
+    help: Help::Anywhere,
     run,
 };
 
@@ -51,7 +52,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                 None => vec![arg.clone()],
             })
             .collect();
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

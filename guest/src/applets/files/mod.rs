@@ -1,12 +1,7 @@
 //! File and system applets: ls, find, cp, mv, rm, tar, gzip, checksums, xargs, date, ...
 //!
-//! Shared helpers (quoting, time, globbing, running children) live in `shared/`; each applet
-//! is one file, and the big ones (find, diff, tar) have their own folders.
-
-mod shared;
-
-/// GNU `strftime` in UTC, for `printf %(fmt)T`.
-pub(crate) use shared::strftime;
+//! Shared helpers (quoting, time, globbing, running children) live in `../common/`; each
+//! applet is one file, and the big ones (find, diff, tar) have their own folders.
 
 mod base64;
 mod checksum;
@@ -83,27 +78,3 @@ pub static APPLETS: &[&Applet] = &[
     &stat::APPLET,
     &du::APPLET,
 ];
-
-#[cfg(test)]
-mod tests {
-    use crate::applets::testing::run;
-
-    #[test]
-    fn every_applet_answers_help() {
-        for applet in super::APPLETS {
-            let out = run(applet.name, &["--help"], "");
-            let want = if applet.name == "false" { 1 } else { 0 };
-            assert!(
-                out.stdout.starts_with(&format!("Usage: {}", applet.name)),
-                "{}",
-                applet.name
-            );
-            assert_eq!(
-                (out.status, out.stderr.as_str()),
-                (want, ""),
-                "{}",
-                applet.name
-            );
-        }
-    }
-}

@@ -1,10 +1,10 @@
 //! `mv [-fniuvT] [-t DIR] SOURCE... DEST`: move (rename) files and directories.
 
-use super::shared::{
-    basename, conclude, dirname, err_str, out_str, parse_args, plan_targets, quote, Res,
+use crate::applets::common::{
+    basename, conclude, dirname, err_str, out_str, parse_args, quote, Placing, Res,
 };
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{Errno, FileKind};
 
@@ -12,6 +12,7 @@ use crate::vfs::{Errno, FileKind};
 pub const APPLET: Applet = Applet {
     name: "mv",
     usage: "mv [OPTION]... SOURCE DEST\n  or:  mv [OPTION]... SOURCE... DIRECTORY\n  or:  mv [OPTION]... -t DIRECTORY SOURCE...\nRename SOURCE to DEST, or move SOURCE(s) to DIRECTORY.\n  -f, --force                  do not prompt before overwriting\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -n, --no-clobber             do not overwrite an existing file\n  -t, --target-directory=DIR   move all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 move only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    help: Help::Anywhere,
     run,
 };
 
@@ -33,43 +34,23 @@ const SPEC: OptSpec = OptSpec {
 
 #[derive(Default)]
 struct Options {
-    no_clobber: bool,
-    interactive: bool,
-    update: bool,
-    verbose: bool,
-    no_target_dir: bool,
-    target_dir: Option<String>,
+    place: Placing,
 }
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
         let mut o = Options::default();
         for opt in &opts {
             match opt {
-                _ if opt.is('f', "force") => (o.no_clobber, o.interactive) = (false, false),
-                _ if opt.is('n', "no-clobber") => (o.no_clobber, o.interactive) = (true, false),
-                _ if opt.is('i', "interactive") => (o.interactive, o.no_clobber) = (true, false),
-                _ if opt.is('u', "update") => o.update = true,
-                _ if opt.is('v', "verbose") => o.verbose = true,
-                _ if opt.is('T', "no-target-directory") => o.no_target_dir = true,
-                _ if opt.is('t', "target-directory") => {
-                    o.target_dir = Some(opt.value().to_string())
-                }
+                _ if o.place.take(opt, true) => {}
                 _ => {}
             }
         }
-        let pairs = match plan_targets(
-            &mut ctx,
-            &operands,
-            o.target_dir.as_deref(),
-            o.no_target_dir,
-        )
-        .await
-        {
+        let pairs = match o.place.plan(&mut ctx, &operands).await {
             Ok(pairs) => pairs,
             Err(status) => return status,
         };
@@ -135,10 +116,10 @@ async fn move_one(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool>
             }
             _ => {}
         }
-        if o.no_clobber || (o.update && old.mtime_ms >= stat.mtime_ms) {
+        if o.place.no_clobber || (o.place.update && old.mtime_ms >= stat.mtime_ms) {
             return Ok(true);
         }
-        if o.interactive {
+        if o.place.interactive {
             err_str(ctx, &format!("mv: overwrite {}? ", quote(dst))).await;
             let answer = ctx.stdin.read_line().await.unwrap_or_default();
             if !matches!(answer.first(), Some(b'y' | b'Y')) {
@@ -159,7 +140,7 @@ async fn move_one(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool>
         warn(ctx, message).await;
         return Ok(false);
     }
-    if o.verbose {
+    if o.place.verbose {
         out_str(ctx, &format!("renamed {} -> {}\n", quote(src), quote(dst))).await?;
     }
     Ok(true)

@@ -1,14 +1,15 @@
 //! `pwd [-LP]`: print the working directory.
 
-use super::shared::{finish, out_str, parse_args};
+use crate::applets::common::{finish, out_str, parse_args};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `pwd` applet.
 pub const APPLET: Applet = Applet {
     name: "pwd",
     usage: "pwd [-LP]\nPrint the name of the current working directory.\n  -L, --logical   use PWD as is, even if it contains symlinks (default)\n  -P, --physical  resolve all symlinks",
+    help: Help::Anywhere,
     run,
 };
 
@@ -23,7 +24,7 @@ const SPEC: OptSpec = OptSpec {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -45,7 +46,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
         if out_str(&mut ctx, &format!("{dir}\n")).await.is_err() {
             return 1;
         }
-        finish(&mut ctx, 0).await
+        finish(&mut ctx, Ok(0)).await
     })
 }
 

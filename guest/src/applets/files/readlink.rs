@@ -1,9 +1,9 @@
 //! `readlink [-f|-e|-m] [-nqsvz] FILE...`: a symlink's target, or a canonical path.
 
 use super::realpath::{canonical, Missing};
-use super::shared::{conclude, out_str, parse_args, quote_if_needed, Res};
+use crate::applets::common::{conclude, out_str, parse_args, quote_if_needed, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::Errno;
 
@@ -11,6 +11,7 @@ use crate::vfs::Errno;
 pub const APPLET: Applet = Applet {
     name: "readlink",
     usage: "readlink [OPTION]... FILE...\nPrint the value of a symbolic link or canonical file name.\n  -f, --canonicalize           canonicalize by following every symlink in every component\n                               of the given name recursively; all but the last component\n                               must exist\n  -e, --canonicalize-existing  like -f, but all components must exist\n  -m, --canonicalize-missing   like -f, but no component need exist\n  -n, --no-newline             do not output the trailing delimiter\n  -q, --quiet, -s, --silent    suppress most error messages (on by default)\n  -v, --verbose                report error messages\n  -z, --zero                   end each output line with NUL, not newline",
+    help: Help::Anywhere,
     run,
 };
 
@@ -42,7 +43,7 @@ struct Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

@@ -1,8 +1,8 @@
 //! `realpath [-e|-m] [-s] [-qz] [--relative-to=DIR] [--relative-base=DIR] FILE...`.
 
-use super::shared::{conclude, out, parse_args, quote_if_needed, relative, Res};
+use crate::applets::common::{conclude, out, parse_args, quote_if_needed, relative, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{resolve, Errno, FileKind, Vfs, VfsError};
 
@@ -10,6 +10,7 @@ use crate::vfs::{resolve, Errno, FileKind, Vfs, VfsError};
 pub const APPLET: Applet = Applet {
     name: "realpath",
     usage: "realpath [OPTION]... FILE...\nPrint the resolved absolute file name; all but the last component must exist.\n  -e, --canonicalize-existing  all components of the path must exist\n  -m, --canonicalize-missing   no path components need exist or be a directory\n  -L, --logical                resolve '..' components before symlinks\n  -P, --physical               resolve symlinks as encountered (default)\n  -q, --quiet                  suppress most error messages\n  -s, --strip, --no-symlinks   don't expand symlinks\n  -z, --zero                   end each output line with NUL, not newline\n      --relative-to=DIR        print the resolved path relative to DIR\n      --relative-base=DIR      print absolute paths unless paths below DIR",
+    help: Help::Anywhere,
     run,
 };
 
@@ -51,7 +52,7 @@ struct Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -160,7 +161,9 @@ fn check_lexical(vfs: &Vfs, lexical: &str, path: &str, missing: Missing) -> Resu
     match missing {
         Missing::Any => Ok(()),
         Missing::None if !vfs.exists("/", lexical) => fail(Errno::ENOENT),
-        Missing::Last if !vfs.exists("/", super::shared::dirname(lexical)) => fail(Errno::ENOENT),
+        Missing::Last if !vfs.exists("/", crate::applets::common::dirname(lexical)) => {
+            fail(Errno::ENOENT)
+        }
         _ => Ok(()),
     }
 }

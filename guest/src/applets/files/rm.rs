@@ -3,11 +3,11 @@
 //! `-i` reads its answers from stdin like GNU (`yes | rm -i f`); with no answer (end of input)
 //! nothing is removed. `/` is refused with `-r` unless `--no-preserve-root`.
 
-use super::shared::{
+use crate::applets::common::{
     conclude, err_str, join, out_str, parse_args, quote, strip_trailing_slashes, Res,
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{Errno, FileKind};
 
@@ -15,6 +15,7 @@ use crate::vfs::{Errno, FileKind};
 pub const APPLET: Applet = Applet {
     name: "rm",
     usage: "rm [OPTION]... [FILE]...\nRemove (unlink) the FILE(s).\n  -f, --force           ignore nonexistent files and arguments, never prompt\n  -i                    prompt before every removal (answers are read from stdin)\n  -I                    prompt once before removing more than three files, or when\n                        removing recursively\n  -r, -R, --recursive   remove directories and their contents recursively\n  -d, --dir             remove empty directories\n  -v, --verbose         explain what is being done\n      --no-preserve-root  do not treat '/' specially",
+    help: Help::Anywhere,
     run,
 };
 
@@ -48,7 +49,7 @@ struct Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

@@ -1,8 +1,8 @@
 //! `rmdir [-pv] [--ignore-fail-on-non-empty] DIRECTORY...`: remove empty directories.
 
-use super::shared::{conclude, out_str, parse_args, quote, strip_trailing_slashes, Res};
+use crate::applets::common::{conclude, out_str, parse_args, quote, strip_trailing_slashes, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::Errno;
 
@@ -10,6 +10,7 @@ use crate::vfs::Errno;
 pub const APPLET: Applet = Applet {
     name: "rmdir",
     usage: "rmdir [OPTION]... DIRECTORY...\nRemove the DIRECTORY(ies), if they are empty.\n      --ignore-fail-on-non-empty  ignore failures due only to non-empty directories\n  -p, --parents   remove DIRECTORY and its ancestors (`rmdir -p a/b` = `rmdir a/b a`)\n  -v, --verbose   output a diagnostic for every directory processed",
+    help: Help::Anywhere,
     run,
 };
 
@@ -30,7 +31,7 @@ struct Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

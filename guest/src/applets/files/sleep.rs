@@ -1,14 +1,15 @@
 //! `sleep NUMBER[SUFFIX]...`: wait (through the host, so a replay is exact).
 
-use super::shared::parse_args;
+use crate::applets::common::parse_args;
 use crate::applets::common::{usage_error, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `sleep` applet.
 pub const APPLET: Applet = Applet {
     name: "sleep",
     usage: "sleep NUMBER[SUFFIX]...\nPause for the sum of the given times. SUFFIX is s (seconds, the default), m (minutes),\nh (hours) or d (days); NUMBER may be a fraction (`sleep 0.5`) or `infinity`.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -26,7 +27,7 @@ const FOREVER_MS: f64 = 1e12;
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (_, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (_, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

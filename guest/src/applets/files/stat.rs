@@ -3,11 +3,11 @@
 //! The sandbox has one user (uid 1000, `user`), one device, and one time per file: access,
 //! modify and change times are all the VFS mtime; the birth time is unknown (`-`).
 
-use super::shared::{
+use crate::applets::common::{
     blocks_kib, conclude, mode_string, out_str, parse_args, quote, strftime, type_name, Res,
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Stat};
 
@@ -15,6 +15,7 @@ use crate::vfs::{FileKind, Stat};
 pub const APPLET: Applet = Applet {
     name: "stat",
     usage: "stat [OPTION]... FILE...\nDisplay file status.\n  -L, --dereference     follow links\n  -c, --format=FORMAT   use FORMAT, with a newline after each file\n      --printf=FORMAT   like --format, but interpret backslash escapes, no newline\n  -t, --terse           print the information in terse form\nFORMAT sequences: %n name, %N quoted name (with link target), %s size, %b blocks,\n%B block size, %o I/O block, %F type, %a octal mode, %A mode string, %f raw mode (hex),\n%h links, %i inode, %u %U owner id/name, %g %G group id/name, %d %D device,\n%x %y %z times, %X %Y %Z times as epoch seconds, %w %W birth (unknown), %% a percent",
+    help: Help::Anywhere,
     run,
 };
 
@@ -36,7 +37,7 @@ const DEV_MINOR: u64 = 30;
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };

@@ -59,8 +59,11 @@ pub fn run_full(
         host: Rc::new(TestHost {
             vfs: Rc::clone(vfs),
         }),
+        commands: Rc::new(TestHost {
+            vfs: Rc::clone(vfs),
+        }),
     };
-    let mut future: LocalFuture<'static, i32> = (applet.run)(ctx);
+    let mut future: LocalFuture<'static, i32> = applet.start(ctx);
     let status = match run_until_stalled(&mut future) {
         Poll::Ready(status) => status,
         Poll::Pending => -1,

@@ -1,9 +1,9 @@
 //! `touch [-acm] [-d DATE | -t STAMP | -r FILE] FILE...`: create files, set modification times.
 //! The VFS keeps one time per file (the mtime): `-a` alone changes nothing but still creates.
 
-use super::shared::{conclude, days_from_civil, parse_args, parse_date, quote};
+use crate::applets::common::{conclude, days_from_civil, parse_args, parse_date, quote};
 use crate::applets::common::{usage_error, warn, Opt, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::Errno;
 
@@ -11,6 +11,7 @@ use crate::vfs::Errno;
 pub const APPLET: Applet = Applet {
     name: "touch",
     usage: "touch [OPTION]... FILE...\nUpdate the modification time of each FILE to now; create missing files empty.\n  -a                     change only the access time (not kept here: no change)\n  -c, --no-create        do not create any files\n  -d, --date=STRING      use STRING instead of now (`2024-01-15 10:30`, `@EPOCH`, `yesterday`)\n  -m                     change only the modification time\n  -r, --reference=FILE   use FILE's time instead of now\n  -t STAMP               use [[CC]YY]MMDDhhmm[.ss] instead of now\n  -h, --no-dereference   accepted; symlinks are followed",
+    help: Help::Anywhere,
     run,
 };
 
@@ -25,7 +26,7 @@ const SPEC: OptSpec = OptSpec {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -130,7 +131,7 @@ fn parse_stamp(stamp: &str, now_secs: i64) -> Option<i64> {
     }
     let field = |at: usize| main.get(at..at + 2).and_then(|s| s.parse::<i64>().ok());
     let (year, rest) = match main.len() {
-        8 => (super::shared::civil(now_secs).year, 0),
+        8 => (crate::applets::common::civil(now_secs).year, 0),
         10 => {
             let yy = field(0)?;
             (if yy < 69 { 2000 + yy } else { 1900 + yy }, 2)

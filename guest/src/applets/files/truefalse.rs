@@ -1,13 +1,14 @@
 //! `true` and `false`: do nothing, successfully or not.
 
-use super::shared::print_help;
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::print_help;
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `true` applet.
 pub const TRUE: Applet = Applet {
     name: "true",
     usage: "true [ignored arguments]\nExit with a status code indicating success.",
+    help: Help::Own,
     run: run_true,
 };
 
@@ -15,6 +16,7 @@ pub const TRUE: Applet = Applet {
 pub const FALSE: Applet = Applet {
     name: "false",
     usage: "false [ignored arguments]\nExit with a status code indicating failure.",
+    help: Help::Own,
     run: run_false,
 };
 

@@ -2,11 +2,11 @@
 //! build command lines from standard input and run them (through the host, one at a time;
 //! `-P` is accepted and ignored). Input is read as it comes, so `yes | xargs -n1 | head` ends.
 
-use super::shared::{
-    conclude, err_str, open_input_at, parse_args, parse_count, run_child, Exit, Res,
+use crate::applets::common::{
+    conclude, err_str, open_input, parse_args, parse_count, run_child, Exit, Res,
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::limits::MAX_XARGS_CHARS;
 use crate::task::{Input, LocalFuture, WriteError};
 
@@ -14,6 +14,7 @@ use crate::task::{Input, LocalFuture, WriteError};
 pub const APPLET: Applet = Applet {
     name: "xargs",
     usage: "xargs [OPTION]... [COMMAND [INITIAL-ARGS]...]\nRun COMMAND (default: echo) with INITIAL-ARGS and more arguments read from input.\n  -0, --null                 items are separated by a null, not whitespace\n  -a, --arg-file=FILE        read arguments from FILE, not standard input\n  -d, --delimiter=CHAR       items are separated by CHAR (escapes like \\n allowed)\n  -E, --eof=EOF-STR          stop at an item equal to EOF-STR\n  -e[EOF-STR]                same as -E EOF-STR (no EOF-STR: none)\n  -I, --replace=R            replace R in INITIAL-ARGS with each input line\n  -i[R]                      same as -I R (no R: {})\n  -L, --max-lines=N          use at most N non-blank input lines per command line\n  -n, --max-args=N           use at most N arguments per command line\n  -P, --max-procs=N          accepted; commands run one at a time\n  -r, --no-run-if-empty      if there are no arguments, do not run COMMAND\n  -s, --max-chars=N          limit length of command line to N chars\n  -t, --verbose              print commands (to stderr) before running them\n  -x, --exit                 exit if the size (see -s) is exceeded",
+    help: Help::BeforeOperand,
     run,
 };
 
@@ -85,7 +86,7 @@ fn attach_optional(args: &[String]) -> Vec<String> {
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         ctx.args = attach_optional(&ctx.args);
-        let (opts, command) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 1).await {
+        let (opts, command) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -147,7 +148,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             command
         };
         let input = match &o.arg_file {
-            Some(path) => match open_input_at(&mut ctx, path) {
+            Some(path) => match open_input(&mut ctx, path) {
                 Ok(input) => input,
                 Err(message) => {
                     warn(&mut ctx, format_args!("{message}")).await;

@@ -10,12 +10,13 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-use super::Applet;
+use super::{Applet, Help};
 
 /// `grep`.
 pub const GREP: Applet = Applet {
     name: "grep",
     usage: run::USAGE,
+    help: Help::Own,
     run: run::run,
 };
 
@@ -23,6 +24,7 @@ pub const GREP: Applet = Applet {
 pub const EGREP: Applet = Applet {
     name: "egrep",
     usage: run::USAGE,
+    help: Help::Own,
     run: run::run,
 };
 
@@ -30,6 +32,7 @@ pub const EGREP: Applet = Applet {
 pub const FGREP: Applet = Applet {
     name: "fgrep",
     usage: run::USAGE,
+    help: Help::Own,
     run: run::run,
 };
 

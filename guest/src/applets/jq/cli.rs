@@ -11,13 +11,14 @@ use super::input::{Inputs, Next, Source};
 use super::json::{self, Format};
 use super::map::Map;
 use super::val::Val;
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `jq` applet.
 pub const APPLET: Applet = Applet {
     name: "jq",
     usage: USAGE,
+    help: Help::Own,
     run,
 };
 

@@ -10,11 +10,12 @@ mod script;
 mod tests;
 mod text;
 
+use crate::applets::common::inputs_or_stdin;
 use exec::{Exec, Failure, Settings};
 use parse::{parse, Chunk, Origin};
 
 use super::common::open_input;
-use super::{Applet, Ctx};
+use super::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::FileKind;
 
@@ -66,6 +67,7 @@ General help using GNU software: <https://www.gnu.org/gethelp/>.
 pub const APPLET: Applet = Applet {
     name: "sed",
     usage: USAGE,
+    help: Help::Own,
     run,
 };
 
@@ -362,11 +364,7 @@ async fn execute(
     } else if settings.separate {
         separately(ctx, &mut exec, files).await
     } else {
-        let files = if files.is_empty() {
-            vec!["-".to_string()]
-        } else {
-            files
-        };
+        let files = inputs_or_stdin(files);
         exec.run_stream(ctx, files).await
     };
     let finished = exec.finish(ctx).await;
@@ -385,11 +383,7 @@ async fn report(ctx: &mut Ctx, failure: Failure) -> i32 {
 
 /// `-s`: each file is its own stream.
 async fn separately(ctx: &mut Ctx, exec: &mut Exec<'_>, files: Vec<String>) -> Result<(), Failure> {
-    let files = if files.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        files
-    };
+    let files = inputs_or_stdin(files);
     for file in files {
         if exec.quit {
             break;

@@ -1,15 +1,16 @@
 //! `basename NAME [SUFFIX]`, `basename -a [-s SUFFIX] NAME...`: strip directories (and a
 //! suffix) from file names.
 
+use crate::applets::common::{parse_args, quote, write_and_finish};
 use crate::applets::common::{usage_error, OptSpec};
-use crate::applets::text::util::{finish, parse_args, quote};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `basename` applet.
 pub const APPLET: Applet = Applet {
     name: "basename",
     usage: "basename NAME [SUFFIX]\n       basename OPTION... NAME...\n  -a, --multiple       support multiple NAMEs\n  -s, --suffix=SUFFIX  remove a trailing SUFFIX; implies -a\n  -z, --zero           end each output line with NUL, not newline",
+    help: Help::Anywhere,
     run,
 };
 
@@ -27,7 +28,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -60,8 +61,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         out.push_str(&base_name(name, suffix.as_deref()));
         out.push(eol);
     }
-    let written = ctx.stdout.write_str(&out).await;
-    finish(&mut ctx, written.map(|()| 0)).await
+    write_and_finish(&mut ctx, out.as_bytes(), 0).await
 }
 
 /// The last component of `name` without trailing slashes, minus `suffix` unless that is

@@ -1,14 +1,15 @@
 //! `cat [-nbsAET] [FILE]...`: concatenate files (or stdin) to stdout.
 
+use crate::applets::common::{finish, parse_args};
 use crate::applets::common::{inputs_or_stdin, open_input, warn, OptSpec};
-use crate::applets::text::util::{finish, parse_args};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `cat` applet.
 pub const APPLET: Applet = Applet {
     name: "cat",
     usage: "cat [-nbsvAETet] [FILE]...\n  -n  number all lines\n  -b  number non-empty lines\n  -s  squeeze repeated empty lines\n  -v  show nonprinting bytes as ^X and M-X (except tab and newline)\n  -E  show $ at line ends\n  -T  show tabs as ^I\n  -A  same as -vET\n  -e  same as -vE\n  -t  same as -vT",
+    help: Help::Anywhere,
     run,
 };
 
@@ -52,7 +53,7 @@ impl Options {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -80,7 +81,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
         }
         let mut status = 0;
         let mut state = LineState::default();
-        for path in inputs_or_stdin(&operands) {
+        for path in inputs_or_stdin(operands) {
             let input = match open_input(&mut ctx, &path) {
                 Ok(input) => input,
                 Err(message) => {

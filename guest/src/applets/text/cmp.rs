@@ -1,15 +1,16 @@
 //! `cmp [-bls] [-i SKIP[:SKIP2]] [-n LIMIT] FILE1 [FILE2 [SKIP1 [SKIP2]]]`: compare two files
 //! byte by byte, as GNU diffutils' `cmp` does (status 0 same, 1 different, 2 trouble).
 
+use crate::applets::common::{finish, open, parse_args, parse_size};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, parse_size};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `cmp` applet.
 pub const APPLET: Applet = Applet {
     name: "cmp",
     usage: "cmp [OPTION]... FILE1 [FILE2 [SKIP1 [SKIP2]]]\nCompare two files byte by byte ('-' or a missing FILE2 is standard input).\n  -b, --print-bytes          print differing bytes\n  -i, --ignore-initial=SKIP[:SKIP2]  skip the first SKIP bytes of both inputs (or of each)\n  -l, --verbose              output byte numbers and differing byte values\n  -n, --bytes=LIMIT          compare at most LIMIT bytes\n  -s, --quiet, --silent      suppress all normal output\nExit status is 0 if inputs are the same, 1 if different, 2 if trouble.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -36,7 +37,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         // A bad option is trouble (2), as for GNU cmp.
         Err(status) => return if status == 1 { 2 } else { status },

@@ -2,16 +2,18 @@
 //! util-linux's column does: a table with `-t`, else entries filled into tab-aligned
 //! columns across the width (`$COLUMNS` or 80).
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{open, parse_args, write_and_finish};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args};
 use crate::applets::text::width::str_width;
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `column` applet.
 pub const APPLET: Applet = Applet {
     name: "column",
     usage: "column [OPTION]... [FILE]...\n  -t, --table                 make a table of the input's fields\n  -s, --separator=CHARS       field separators for -t (default: runs of white space)\n  -o, --output-separator=STR  between table columns (default two spaces)\n  -N, --table-columns=NAMES   comma-separated header line for -t\n  -R, --table-right=COLUMNS   right-align these columns (numbers, comma-separated)\n  -c, --output-width=WIDTH    width to fill (default $COLUMNS or 80)\n  -x, --fillrows              fill rows before columns",
+    help: Help::Anywhere,
     run,
 };
 
@@ -46,7 +48,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -75,11 +77,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
         }
     }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let mut text = String::new();
     let mut status = 0;
     for path in &paths {
@@ -103,8 +101,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         });
         fill(&lines, width, o.fill_rows)
     };
-    let written = ctx.stdout.write_str(&out).await;
-    finish(&mut ctx, written.map(|()| status)).await
+    write_and_finish(&mut ctx, out.as_bytes(), status).await
 }
 
 /// Splits a line into cells: on runs of white space by default (ignoring leading and

@@ -1,15 +1,16 @@
 //! `comm [-123] [--check-order|--nocheck-order] FILE1 FILE2`: compare two sorted files line
 //! by line, in three columns (only in FILE1, only in FILE2, in both).
 
+use crate::applets::common::{finish, open, parse_args, quote_if_needed, Records};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef, Records};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `comm` applet.
 pub const APPLET: Applet = Applet {
     name: "comm",
     usage: "comm [OPTION]... FILE1 FILE2\n  -1                suppress column 1 (lines only in FILE1)\n  -2                suppress column 2 (lines only in FILE2)\n  -3                suppress column 3 (lines in both)\n  --check-order     fail at the first unsorted line\n  --nocheck-order   never check the order\n  --output-delimiter=STR  separate columns with STR (default TAB)\n  --total           print a summary line\n  -z, --zero-terminated  lines end with NUL\nBy default (as GNU) an unsorted input is reported once there are unpairable lines, and\nthe exit status is then 1.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -49,7 +50,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -95,7 +96,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         match open(&mut ctx, path) {
             Ok(input) => inputs.push(Records::new(input, o.eol)),
             Err(e) => {
-                warn(&mut ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(&mut ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 return 1;
             }
         }

@@ -1,15 +1,17 @@
 //! `cut -b LIST | -c LIST | -f LIST [-d DELIM] [-s] [--complement] [FILE]...`: select
 //! parts of lines. `-c` counts bytes, as GNU's cut does.
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{finish, open_or_warn, parse_args, Records};
 use crate::applets::common::{usage_error, OptSpec};
-use crate::applets::text::util::{finish, open_or_warn, parse_args, Records};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `cut` applet.
 pub const APPLET: Applet = Applet {
     name: "cut",
     usage: "cut OPTION... [FILE]...\n  -b, --bytes=LIST        select these bytes\n  -c, --characters=LIST   select these characters (bytes, as GNU cut)\n  -f, --fields=LIST       select these fields; lines without a delimiter print whole\n  -d, --delimiter=DELIM   field delimiter instead of TAB\n  -s, --only-delimited    skip lines without a delimiter\n      --complement        select everything but the LIST\n      --output-delimiter=STRING  join selected parts with STRING\n  -z, --zero-terminated   lines end with NUL\nLIST: N, N-M, N-, -M separated by commas.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -55,7 +57,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -63,11 +65,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         Ok(options) => options,
         Err(message) => return usage_error(&mut ctx, message, 1).await,
     };
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let result = cut_all(&mut ctx, &paths, &options).await;
     finish(&mut ctx, result).await
 }

@@ -1,14 +1,15 @@
 //! `dirname NAME...`: strip the last component from file names.
 
+use crate::applets::common::{parse_args, write_and_finish};
 use crate::applets::common::{usage_error, OptSpec};
-use crate::applets::text::util::{finish, parse_args};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `dirname` applet.
 pub const APPLET: Applet = Applet {
     name: "dirname",
     usage: "dirname [OPTION] NAME...\n  Print each NAME without its last component ('.' when it has no slash).\n  -z, --zero  end each output line with NUL, not newline",
+    help: Help::Anywhere,
     run,
 };
 
@@ -26,7 +27,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -43,8 +44,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         out.push_str(dir_name(name));
         out.push(eol);
     }
-    let written = ctx.stdout.write_str(&out).await;
-    finish(&mut ctx, written.map(|()| 0)).await
+    write_and_finish(&mut ctx, out.as_bytes(), 0).await
 }
 
 /// gnulib's `dir_name`: everything before the last component, without the slashes that

@@ -2,13 +2,14 @@
 
 use super::printf::{expand_b, Escapes, Flow};
 use crate::applets::common::warn;
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `echo` applet.
 pub const APPLET: Applet = Applet {
     name: "echo",
     usage: "echo [-neE] [ARG]...\n  -n  no trailing newline\n  -e  interpret backslash escapes\n  -E  do not interpret them (default)",
+    help: Help::Own,
     run,
 };
 

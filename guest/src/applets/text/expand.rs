@@ -1,14 +1,16 @@
 //! `expand [-i] [-t N | -t LIST] [FILE]...`: turn tabs into spaces (columns count bytes).
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{finish, open, parse_args, quote_if_needed};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `expand` applet.
 pub const APPLET: Applet = Applet {
     name: "expand",
     usage: "expand [OPTION]... [FILE]...\n  -t, --tabs=N     tab stops every N columns (default 8); also -N\n  -t, --tabs=LIST  explicit stops, e.g. 4,8,12; a last /N or +N repeats every N\n  -i, --initial    only convert tabs before the first non-blank",
+    help: Help::Anywhere,
     run,
 };
 
@@ -55,7 +57,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -81,11 +83,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
         }
     }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let result = expand_all(&mut ctx, &paths, &stops, initial).await;
     finish(&mut ctx, result).await
 }
@@ -134,7 +132,7 @@ async fn expand_all(
         let mut input = match open(ctx, path) {
             Ok(input) => input,
             Err(e) => {
-                warn(ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 status = 1;
                 continue;
             }

@@ -3,16 +3,17 @@
 
 use regex::Regex;
 
+use crate::applets::common::write_and_finish;
 use crate::applets::common::{usage_error, warn};
 use crate::applets::text::bre;
-use crate::applets::text::util::{finish, print_help};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `expr` applet.
 pub const APPLET: Applet = Applet {
     name: "expr",
     usage: "expr EXPRESSION\n  ARG1 | ARG2     ARG1 if it is neither null nor 0, else ARG2\n  ARG1 & ARG2     ARG1 if neither is null or 0, else 0\n  ARG1 < <= = == != >= > ARG2   comparison (numeric when both are integers)\n  ARG1 + - * / % ARG2           integer arithmetic\n  STRING : REGEX  anchored basic-regex match: the \\(group\\) or the matched length\n  match STRING REGEX, substr STRING POS LEN, index STRING CHARS, length STRING\n  + TOKEN         TOKEN as a string even if it is a keyword; ( EXPRESSION )\nExit status: 0 when the result is neither null nor 0, 1 when it is, 2 on an error.",
+    help: Help::Alone,
     run,
 };
 
@@ -72,9 +73,6 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 
 async fn main(mut ctx: Ctx) -> i32 {
     let mut args = ctx.args.clone();
-    if args.len() == 1 && args[0] == "--help" {
-        return print_help(&mut ctx, &APPLET).await;
-    }
     if args.first().is_some_and(|a| a == "--") {
         args.remove(0);
     }
@@ -90,8 +88,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         Ok(value) => {
             let line = format!("{}\n", value.text());
             let status = i32::from(value.is_null());
-            let written = ctx.stdout.write_str(&line).await;
-            finish(&mut ctx, written.map(|()| status)).await
+            write_and_finish(&mut ctx, line.as_bytes(), status).await
         }
         Err(message) => {
             warn(&mut ctx, message).await;

@@ -1,15 +1,17 @@
 //! `fold [-bs] [-w WIDTH] [FILE]...`: wrap lines to a width (columns count bytes, with TAB,
 //! backspace and carriage return moving the column as GNU's fold does).
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{finish, open, parse_args, quote_if_needed};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `fold` applet.
 pub const APPLET: Applet = Applet {
     name: "fold",
     usage: "fold [OPTION]... [FILE]...\n  -w, --width=WIDTH  use WIDTH columns instead of 80 (also -WIDTH)\n  -s, --spaces       break after the last blank within the width\n  -b, --bytes        count bytes rather than columns (TAB is one byte)",
+    help: Help::Anywhere,
     run,
 };
 
@@ -34,7 +36,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -67,11 +69,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
         }
     }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let result = fold_all(&mut ctx, &paths, options).await;
     finish(&mut ctx, result).await
 }
@@ -83,7 +81,7 @@ async fn fold_all(ctx: &mut Ctx, paths: &[String], options: Options) -> Result<i
         let mut input = match open(ctx, path) {
             Ok(input) => input,
             Err(e) => {
-                warn(ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 status = 1;
                 continue;
             }

@@ -2,15 +2,16 @@
 
 use std::collections::VecDeque;
 
-use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, parse_args, parse_size, HeadedInputs, Records};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::{finish, OptSpec, Records};
+use crate::applets::text::headtail::{self, HeadedInputs};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `head` applet.
 pub const APPLET: Applet = Applet {
     name: "head",
     usage: "head [OPTION]... [FILE]...\n  -n, --lines=[-]N  the first N lines (default 10); with -N, all but the last N\n  -c, --bytes=[-]N  the first N bytes; with -N, all but the last N\n  -N                same as -n N\n  -q, --quiet       never print file name headers\n  -v, --verbose     always print them\n  -z, --zero-terminated  lines end with NUL, not newline\nN may have a multiplier suffix: b 512, K 1024, KB 1000, M, G...",
+    help: Help::Anywhere,
     run,
 };
 
@@ -37,54 +38,25 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
-        Ok(parsed) => parsed,
+    let request = match headtail::parse(&mut ctx, &SPEC, '-').await {
+        Ok(request) => request,
         Err(status) => return status,
     };
-    let mut amount = Amount::Lines(10);
-    let (mut headers, mut delim) = (None, b'\n');
-    for opt in &opts {
-        if opt.is('n', "lines") || opt.is('c', "bytes") {
-            let lines = opt.is('n', "lines");
-            match parse_amount(opt.value(), lines) {
-                Some(parsed) => amount = parsed,
-                None => {
-                    let what = if lines { "lines" } else { "bytes" };
-                    let message = format!("invalid number of {what}: '{}'", opt.value());
-                    warn(&mut ctx, message).await;
-                    return 1;
-                }
-            }
-        } else if opt.is('q', "quiet") || opt.is('q', "silent") {
-            headers = Some(false);
-        } else if opt.is('v', "verbose") {
-            headers = Some(true);
-        } else if opt.is('z', "zero-terminated") {
-            delim = 0;
-        }
-    }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
+    let amount = match (request.lines, request.signed) {
+        (true, false) => Amount::Lines(request.count),
+        (true, true) => Amount::AllButLines(request.count),
+        (false, false) => Amount::Bytes(request.count),
+        (false, true) => Amount::AllButBytes(request.count),
     };
-    let headers = headers.unwrap_or(paths.len() > 1);
-    let result = head_all(&mut ctx, &paths, amount, headers, delim).await;
+    let result = head_all(
+        &mut ctx,
+        &request.paths,
+        amount,
+        request.headers,
+        request.delim,
+    )
+    .await;
     finish(&mut ctx, result).await
-}
-
-fn parse_amount(text: &str, lines: bool) -> Option<Amount> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    let n = parse_size(digits)?;
-    Some(match (lines, negative) {
-        (true, false) => Amount::Lines(n),
-        (true, true) => Amount::AllButLines(n),
-        (false, false) => Amount::Bytes(n),
-        (false, true) => Amount::AllButBytes(n),
-    })
 }
 
 async fn head_all(

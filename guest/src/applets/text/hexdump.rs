@@ -1,15 +1,17 @@
 //! `hexdump [-Cv] [-n LENGTH] [-s OFFSET] [FILE]...`: util-linux's hex dump, in its default
 //! format (16-bit little-endian words) or canonical hex+ASCII (`-C`); repeated lines become `*`.
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{open, parse_args, parse_size, write_and_finish};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, parse_size};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `hexdump` applet.
 pub const APPLET: Applet = Applet {
     name: "hexdump",
     usage: "hexdump [options] <file>...\nDisplay file contents in hexadecimal.\n -C, --canonical           canonical hex+ASCII display\n -n, --length <length>     interpret only length bytes of input\n -s, --skip <offset>       skip offset bytes from the beginning\n -v, --no-squeezing        output identical lines\nWithout -C: two-byte hexadecimal words (little-endian), 8 to a line.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -27,7 +29,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -51,11 +53,7 @@ async fn main(mut ctx: Ctx) -> i32 {
     }
     // The files are read as one stream, as util-linux does.
     let (mut data, mut status) = (Vec::new(), 0);
-    let names = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let names = inputs_or_stdin(operands);
     for name in &names {
         match open(&mut ctx, name) {
             Ok(mut input) => data.extend(input.read_all().await),
@@ -71,8 +69,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         bytes = &bytes[..usize::try_from(n).unwrap_or(usize::MAX).min(bytes.len())];
     }
     let text = dump(bytes, start, canonical, squeeze);
-    let written = ctx.stdout.write_str(&text).await;
-    finish(&mut ctx, written.map(|()| status)).await
+    write_and_finish(&mut ctx, text.as_bytes(), status).await
 }
 
 fn dump(bytes: &[u8], start: usize, canonical: bool, squeeze: bool) -> String {

@@ -1,15 +1,16 @@
 //! `join [-t CHAR] [-1 F] [-2 F] [-a N] [-v N] [-e STR] [-o FORMAT] FILE1 FILE2`: join
 //! the lines of two sorted files on a common field (GNU's algorithm and order checks).
 
+use crate::applets::common::{finish, open, parse_args, quote_if_needed, split_lines};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef, split_lines};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `join` applet.
 pub const APPLET: Applet = Applet {
     name: "join",
     usage: "join [OPTION]... FILE1 FILE2\n  -a FILENUM      also print unpairable lines of file FILENUM (1 or 2)\n  -v FILENUM      like -a FILENUM, but only the unpairable lines\n  -e EMPTY        replace missing fields with EMPTY (with -o)\n  -i, --ignore-case  ignore case when comparing join fields\n  -j FIELD        join on FIELD of both files\n  -1 FIELD        join on this FIELD of file 1 (default 1)\n  -2 FIELD        join on this FIELD of file 2 (default 1)\n  -o FORMAT       output fields: '0' (the join field) or 'FILENUM.FIELD', comma or blank\n                  separated; 'auto' takes the field counts of the first lines\n  -t CHAR         field separator (default: runs of blanks; output one space)\n  --check-order / --nocheck-order   fail on / never check unsorted input\n  --header        pair the first lines as headers\n  -z, --zero-terminated  lines end with NUL",
+    help: Help::Anywhere,
     run,
 };
 
@@ -86,7 +87,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -114,7 +115,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         match open(&mut ctx, path) {
             Ok(mut input) => data.push(input.read_all().await),
             Err(e) => {
-                warn(&mut ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(&mut ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 return 1;
             }
         }

@@ -24,6 +24,7 @@ mod expand;
 mod expr;
 mod fold;
 mod head;
+mod headtail;
 mod hexdump;
 mod join;
 mod nl;
@@ -39,10 +40,7 @@ mod tail;
 mod tee;
 mod tr;
 mod uniq;
-mod util;
 
-/// GNU sizes with multiplier suffixes (`2K`, `1MB`), shared with `dd`.
-pub(crate) use util::parse_size;
 mod wc;
 mod width;
 mod xxd;
@@ -86,21 +84,3 @@ pub static APPLETS: &[&Applet] = &[
     &xxd::APPLET,
     &yes::APPLET,
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::APPLETS;
-    use crate::applets::testing::run;
-
-    #[test]
-    fn every_applet_but_echo_prints_its_usage_for_help() {
-        for applet in APPLETS.iter().filter(|a| a.name != "echo") {
-            let out = run(applet.name, &["--help"], "");
-            let want = format!("Usage: {}", applet.name);
-            assert!(out.stdout.starts_with(&want), "{}: {out:?}", applet.name);
-            assert_eq!(out.status, 0, "{}", applet.name);
-        }
-        // bash's builtin echo prints its arguments, --help included.
-        assert_eq!(run("echo", &["--help"], "").stdout, "--help\n");
-    }
-}

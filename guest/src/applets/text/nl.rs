@@ -1,17 +1,19 @@
 //! `nl [-b STYLE] [-n FORMAT] [-w N] [-s SEP] [-v N] [-i N] [FILE]...`: number lines.
 
+use crate::applets::common::inputs_or_stdin;
 use regex::Regex;
 
+use crate::applets::common::{finish, open, parse_args, quote_if_needed};
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::text::bre;
-use crate::applets::text::util::{finish, open, parse_args, quotef};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `nl` applet.
 pub const APPLET: Applet = Applet {
     name: "nl",
     usage: "nl [OPTION]... [FILE]...\n  -b, --body-numbering=STYLE    a all lines, t non-empty lines (default), n none,\n                                pBRE lines matching the basic regular expression\n  -h, --header-numbering=STYLE  the same for header sections (default n)\n  -f, --footer-numbering=STYLE  the same for footer sections (default n)\n  -n, --number-format=FORMAT    ln left-justified, rn right-justified (default),\n                                rz right-justified with leading zeros\n  -w, --number-width=N          width of the number (default 6)\n  -s, --number-separator=STRING  after the number (default TAB)\n  -v, --starting-line-number=N  first number (default 1)\n  -i, --line-increment=N        step (default 1)\n  -l, --join-blank-lines=N      count N consecutive empty lines as one\n  -p, --no-renumber             do not restart numbering at a section\n  -d, --section-delimiter=CC    section delimiter characters (default \\:)",
+    help: Help::Anywhere,
     run,
 };
 
@@ -89,7 +91,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -103,11 +105,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             return 1;
         }
     };
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let result = number_all(&mut ctx, &paths, &options).await;
     finish(&mut ctx, result).await
 }
@@ -197,7 +195,7 @@ async fn number_all(ctx: &mut Ctx, paths: &[String], o: &Options) -> Result<i32,
         let mut input = match open(ctx, path) {
             Ok(input) => input,
             Err(e) => {
-                warn(ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 status = 1;
                 continue;
             }

@@ -1,22 +1,23 @@
 //! `od [-A RADIX] [-t TYPE]... [-N COUNT] [-j SKIP] [-w[N]] [-v] [-bcdosx] [FILE]...`: dump
 //! bytes in octal, hex, decimal or as characters, laid out byte for byte like GNU `od`.
 
-use crate::applets::common::{warn, Opt, OptSpec};
-use crate::applets::text::util::{finish, open_or_warn, parse_args, quote};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::{finish, open_or_warn, parse_args, quote};
+use crate::applets::common::{usage_error, warn, Opt, OptSpec};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `od` applet.
 pub const APPLET: Applet = Applet {
     name: "od",
     usage: "od [OPTION]... [FILE]...\nWrite an unambiguous representation, octal bytes by default, of FILE to standard output.\n  -A, --address-radix=RADIX   offsets in d, o, x or n (none)\n  -j, --skip-bytes=BYTES      skip BYTES input bytes first\n  -N, --read-bytes=BYTES      limit dump to BYTES input bytes\n  -t, --format=TYPE           select output format or formats\n  -v, --output-duplicates     do not use * to mark line suppression\n  -w[BYTES], --width[=BYTES]  output BYTES bytes per output line (32 without BYTES)\n  -b  same as -t o1    -c  same as -t c    -d  same as -t u2\n  -o  same as -t o2    -s  same as -t d2   -x  same as -t x2\n  -a  same as -t a     -B  same as -t o2   -D  same as -t u4\n  -h  same as -t x2    -H, -X  same as -t x4   -i  same as -t dI\n  -O  same as -t o4    -I, -L, -l  same as -t dL\nTYPE is made of: a (named characters), c (characters), d[SIZE] (signed decimal),\no[SIZE] (octal), u[SIZE] (unsigned decimal), x[SIZE] (hex); SIZE is 1, 2, 4, 8, C, S,\nI or L; a z suffix adds the printable characters of each line.",
+    help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
     short: "bcdosxvaBDHXiOILlhf",
     short_val: "AjNt",
-    long: &["output-duplicates"],
+    long: &["output-duplicates", "traditional"],
     long_val: &["address-radix", "skip-bytes", "read-bytes", "format"],
     digits: None,
     stop_at_operand: false,
@@ -179,7 +180,7 @@ fn parse_count(text: &str) -> Option<u64> {
         .find(|c: char| !c.is_digit(radix))
         .unwrap_or(body.len());
     let value = u64::from_str_radix(&body[..end], radix).ok()?;
-    let factor = crate::applets::text::util::parse_size(&format!("1{}", &body[end..]))?;
+    let factor = crate::applets::common::parse_size(&format!("1{}", &body[end..]))?;
     Some(value.saturating_mul(factor))
 }
 
@@ -188,6 +189,9 @@ fn parse_count(text: &str) -> Option<u64> {
 struct Address {
     radix: char,
     width: usize,
+    /// `--traditional FILE OFFSET LABEL`: each address is followed by `(LABEL + n)` for the
+    /// n-th byte dumped (this is `LABEL - OFFSET`, added to the real address).
+    label: Option<u64>,
 }
 
 impl Address {
@@ -200,16 +204,30 @@ impl Address {
             _ => return None,
         };
         let radix = radix.chars().next()?;
-        Some(Address { radix, width })
+        Some(Address {
+            radix,
+            width,
+            label: None,
+        })
     }
 
     fn text(self, offset: u64) -> String {
-        let w = self.width;
-        match self.radix {
-            'o' => format!("{offset:0w$o}"),
-            'd' => format!("{offset:0w$}"),
-            'x' => format!("{offset:0w$x}"),
-            _ => String::new(),
+        let number = |offset: u64| {
+            let w = self.width;
+            match self.radix {
+                'o' => format!("{offset:0w$o}"),
+                'd' => format!("{offset:0w$}"),
+                'x' => format!("{offset:0w$x}"),
+                _ => String::new(),
+            }
+        };
+        match self.label {
+            Some(delta) => format!(
+                "{} ({})",
+                number(offset),
+                number(offset.wrapping_add(delta))
+            ),
+            None => number(offset),
         }
     }
 }
@@ -314,6 +332,8 @@ impl Settings {
             Opt::Short('I' | 'L' | 'l', _) => "dL",
             Opt::Short('f', _) => "fF",
             _ if opt.is('t', "format") => opt.value(),
+            // Read by `main`: it changes how operands are read.
+            Opt::Long(name, _) if name == "traditional" => return Ok(()),
             _ if opt.is('v', "output-duplicates") => {
                 self.all = true;
                 return Ok(());
@@ -348,7 +368,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 async fn main(mut ctx: Ctx) -> i32 {
     let (width_arg, args) = width_option(&ctx.args);
     ctx.args = args;
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -357,6 +377,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         address: Address {
             radix: 'o',
             width: 7,
+            label: None,
         },
         skip: 0,
         limit: None,
@@ -366,6 +387,29 @@ async fn main(mut ctx: Ctx) -> i32 {
         if let Err(message) = s.take(opt) {
             warn(&mut ctx, message).await;
             return 1;
+        }
+    }
+    let traditional = opts.iter().any(|o| o.is('\0', "traditional"));
+    // GNU reads old-style offset operands unless a POSIX-only option was given.
+    let modern = width_arg.is_some()
+        || opts.iter().any(|o| match o {
+            Opt::Short(c, _) => "AjNt".contains(*c),
+            Opt::Long(l, _) => l != "traditional" && l != "output-duplicates",
+        });
+    let mut operands = operands;
+    if !modern {
+        match old_operands(&operands, traditional) {
+            Ok(Some((files, skip, label))) => {
+                s.skip = skip;
+                s.address.label = label.map(|label| label.wrapping_sub(skip));
+                operands = files;
+            }
+            Ok(None) => {}
+            Err(extra) => {
+                warn(&mut ctx, format!("extra operand {}", quote(&extra))).await;
+                let message = "compatibility mode supports at most one file";
+                return usage_error(&mut ctx, message, 1).await;
+            }
         }
     }
     let Settings {
@@ -409,6 +453,62 @@ async fn main(mut ctx: Ctx) -> i32 {
     let layout = Layout::new(formats, address, width, all);
     let result = dump(&mut ctx, &operands, &layout, skip, limit).await;
     finish(&mut ctx, result).await
+}
+
+/// GNU's old-style operands, `[FILE] [[+]OFFSET [[+]LABEL]]`, read as GNU does (with
+/// `--traditional`, or a last operand that looks like an offset): the files left, the
+/// offset to skip and the label, or None when the operands are all files. `Err`: the extra
+/// operand `--traditional` refuses (it takes one file).
+#[allow(clippy::type_complexity)]
+fn old_operands(
+    operands: &[String],
+    traditional: bool,
+) -> Result<Option<(Vec<String>, u64, Option<u64>)>, String> {
+    let looks = |s: &str| s.starts_with('+') || s.starts_with(|c: char| c.is_ascii_digit());
+    let found = match operands {
+        [only] if traditional || only.starts_with('+') => {
+            old_offset(only).map(|skip| (Vec::new(), skip, None))
+        }
+        [file, second] if traditional || looks(second) => match old_offset(second) {
+            Some(label) if traditional => match old_offset(file) {
+                Some(skip) => Some((Vec::new(), skip, Some(label))),
+                None => Some((vec![file.clone()], label, None)),
+            },
+            Some(skip) => Some((vec![file.clone()], skip, None)),
+            None => None,
+        },
+        [file, offset, label] => match (old_offset(offset), old_offset(label)) {
+            (Some(skip), Some(label)) => Some((vec![file.clone()], skip, Some(label))),
+            _ => None,
+        },
+        _ => None,
+    };
+    let files = found.as_ref().map_or(operands, |(files, _, _)| files);
+    match files.get(1) {
+        Some(extra) if traditional => Err(extra.clone()),
+        _ => Ok(found),
+    }
+}
+
+/// An old-style offset: `[+]N` in octal (`0x` hex), times 512 with a `b` suffix, 1024 with
+/// `B`. (GNU documents a `.` for decimal, but its parser refuses it: so does this one.)
+fn old_offset(text: &str) -> Option<u64> {
+    let text = text.strip_prefix('+').unwrap_or(text);
+    let (text, factor) = match text.strip_suffix('b') {
+        Some(rest) => (rest, 512),
+        None => match text.strip_suffix('B') {
+            Some(rest) => (rest, 1024),
+            None => (text, 1),
+        },
+    };
+    let (digits, radix) = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => (hex, 16),
+        None => (text, 8),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(digits, radix).ok()?.checked_mul(factor)
 }
 
 /// Takes `-w`, `-wN`, `--width` and `--width=N` out of `args` (GNU's optional value, which
@@ -587,6 +687,11 @@ mod tests {
             (&["-O"], "abcdefgh", "0000000 14430661141 15031663145\n0000010\n"),
             (&["-L"], "abcdefgh", "0000000  7523094288207667809\n0000010\n"),
             (&["-h"], "abcdefgh", "0000000 6261 6463 6665 6867\n0000010\n"),
+            (&["-c", "f", "1"], "", "0000001   b   c\n0000003\n"),
+            (&["-c", "f", "+2"], "", "0000002   c\n0000003\n"),
+            (&["--traditional", "-c", "f", "1", "10"], "", "0000001 (0000010)   b   c\n0000003 (0000012)\n"),
+            (&["--traditional", "-c", "+1"], "xyz", "0000001   y   z\n0000003\n"),
+            (&["--traditional", "-c", "f"], "", "0000000   a   b   c\n0000003\n"),
         ],
         err: &[
             (&["-j", "5"], "abc", "", "od: cannot skip past end of combined input\n", 1),
@@ -596,6 +701,8 @@ mod tests {
             (&["-tq"], "", "", "od: invalid character 'q' in type string 'q'\n", 1),
             (&["nope"], "", "", "od: nope: No such file or directory\n", 1),
             (&["nope", "f", "-c"], "", "0000000   a   b   c\n0000003\n", "od: nope: No such file or directory\n", 1),
+            (&["-c", "-tx1", "f", "1"], "", "0000000   a   b   c\n         61  62  63\n0000003\n", "od: 1: No such file or directory\n", 1),
+            (&["--traditional", "f", "g", "h", "i"], "", "", "od: extra operand 'g'\nod: compatibility mode supports at most one file\nTry 'od --help' for more information.\n", 1),
         ],
     };
 

@@ -1,14 +1,16 @@
 //! `paste [-s] [-d LIST] [FILE]...`: merge lines of files side by side (or serially).
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{finish, open, parse_args, quote_if_needed, Records};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef, Records};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `paste` applet.
 pub const APPLET: Applet = Applet {
     name: "paste",
     usage: "paste [OPTION]... [FILE]...\n  -d, --delimiters=LIST   use the characters of LIST in turn instead of TAB\n                          (\\n \\t \\\\ and \\0 for none)\n  -s, --serial            paste one file at a time instead of in parallel\n  -z, --zero-terminated   lines end with NUL\n  -                       standard input (read line by line when repeated)",
+    help: Help::Anywhere,
     run,
 };
 
@@ -32,7 +34,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -57,11 +59,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
         }
     }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let mut sources = Vec::new();
     let mut failed = false;
     for path in &paths {
@@ -72,7 +70,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         match open(&mut ctx, path) {
             Ok(input) => sources.push(Source::File(Records::new(input, eol), false)),
             Err(e) => {
-                warn(&mut ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(&mut ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 failed = true;
             }
         }

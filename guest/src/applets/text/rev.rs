@@ -1,14 +1,15 @@
 //! `rev [FILE]...`: reverse the characters of each line (UTF-8 aware, as util-linux's).
 
+use crate::applets::common::{finish, open, parse_args};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `rev` applet.
 pub const APPLET: Applet = Applet {
     name: "rev",
     usage: "rev [FILE]...\n  Reverse the characters of every line.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -26,7 +27,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (_, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (_, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -45,7 +46,7 @@ async fn rev_all(ctx: &mut Ctx, paths: &[String]) -> Result<i32, WriteError> {
         let opened = if path.is_empty() {
             open(ctx, "-")
         } else if path == "-" {
-            Err(crate::applets::text::util::OpenError {
+            Err(crate::applets::common::OpenError {
                 reason: "No such file or directory",
                 is_dir: false,
             })

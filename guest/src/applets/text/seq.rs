@@ -3,16 +3,17 @@
 //! Integers are exact (128-bit); anything with a fraction or exponent goes through `f64`
 //! and GNU's choice of format (`%.Pf` with P the most fraction digits of FIRST and INCR).
 
+use crate::applets::common::finish;
 use crate::applets::common::{getopt, usage_error, OptSpec};
 use crate::applets::text::printf::number::{float_prefix, format_float, Spec};
-use crate::applets::text::util::{finish, print_help};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `seq` applet.
 pub const APPLET: Applet = Applet {
     name: "seq",
     usage: "seq [OPTION]... LAST\n       seq [OPTION]... FIRST LAST\n       seq [OPTION]... FIRST INCREMENT LAST\n  -f, --format=FORMAT      printf-style floating-point FORMAT (%g %f %e)\n  -s, --separator=STRING   separate numbers with STRING (default \\n)\n  -w, --equal-width        pad with leading zeros to equal width",
+    help: Help::Anywhere,
     run,
 };
 
@@ -47,9 +48,6 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    if crate::applets::text::util::wants_help(&ctx.args) {
-        return print_help(&mut ctx, &APPLET).await;
-    }
     // A negative number ends the options: `seq -5 -1 -10`.
     let split = ctx
         .args

@@ -1,15 +1,16 @@
 //! `split [-l N | -b SIZE | -C SIZE | -n N] [-d] [-a LEN] [FILE [PREFIX]]`: cut an input
 //! into pieces written as files in the VFS (`xaa`, `xab`, ...).
 
+use crate::applets::common::{finish, open, parse_args, parse_size, quote_if_needed};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, parse_size, quotef};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `split` applet.
 pub const APPLET: Applet = Applet {
     name: "split",
     usage: "split [OPTION]... [FILE [PREFIX]]\n  -l, --lines=N          N lines per file (default 1000)\n  -b, --bytes=SIZE       SIZE bytes per file (K, M, G, KB, MB suffixes)\n  -C, --line-bytes=SIZE  at most SIZE bytes of whole lines per file\n  -n, --number=N         N files of (nearly) equal size\n  -a, --suffix-length=N  suffixes of N letters (default 2, growing as needed)\n  -d, --numeric-suffixes numeric suffixes (00, 01, ...)\n  -x, --hex-suffixes     hexadecimal suffixes\n      --additional-suffix=SUFFIX  append SUFFIX to the file names\n  -e, --elide-empty-files  no empty files with -n\n      --verbose          print 'creating file' for each file\nPREFIX defaults to 'x'; FILE '-' or none is stdin.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -114,7 +115,7 @@ impl Writer {
         ctx.vfs
             .borrow_mut()
             .write(&ctx.cwd, &name, b"")
-            .map_err(|e| format!("{}: {}", quotef(&name), e.code.description()))?;
+            .map_err(|e| format!("{}: {}", quote_if_needed(&name), e.code.description()))?;
         if self.verbose {
             self.out.push_str(&format!("creating file '{name}'\n"));
         }
@@ -139,7 +140,7 @@ impl Writer {
         }
         let appended = ctx.vfs.borrow_mut().append(&ctx.cwd, name, &self.buf);
         self.buf.clear();
-        appended.map_err(|e| format!("{}: {}", quotef(name), e.code.description()))
+        appended.map_err(|e| format!("{}: {}", quote_if_needed(name), e.code.description()))
     }
 }
 
@@ -148,7 +149,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };

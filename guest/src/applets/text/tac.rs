@@ -1,14 +1,16 @@
 //! `tac [-b] [-s SEP] [FILE]...`: the lines of each input in reverse order.
 
+use crate::applets::common::inputs_or_stdin;
+use crate::applets::common::{finish, open, parse_args};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `tac` applet.
 pub const APPLET: Applet = Applet {
     name: "tac",
     usage: "tac [OPTION]... [FILE]...\n  -b, --before           attach the separator before each record instead of after\n  -s, --separator=STRING  use STRING instead of newline as the separator",
+    help: Help::Anywhere,
     run,
 };
 
@@ -26,7 +28,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -43,11 +45,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             sep = opt.value().as_bytes().to_vec();
         }
     }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     let mut status = 0;
     let mut result = Ok(());
     for path in &paths {

@@ -2,15 +2,16 @@
 
 use std::collections::VecDeque;
 
-use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, parse_args, parse_size, HeadedInputs};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::{finish, warn, OptSpec};
+use crate::applets::text::headtail::{self, HeadedInputs};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `tail` applet.
 pub const APPLET: Applet = Applet {
     name: "tail",
     usage: "tail [OPTION]... [FILE]...\n  -n, --lines=[+]N  the last N lines (default 10); with +N, from line N on\n  -c, --bytes=[+]N  the last N bytes; with +N, from byte N on\n  -N, +N            same as -n N, -n +N\n  -q, --quiet       never print file name headers\n  -v, --verbose     always print them\n  -z, --zero-terminated  lines end with NUL, not newline\n  -f, -F, --follow  not supported: a sandboxed file does not grow while tail waits",
+    help: Help::Anywhere,
     run,
 };
 
@@ -53,59 +54,35 @@ async fn main(mut ctx: Ctx) -> i32 {
             ctx.args[0] = format!("-n{first}");
         }
     }
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
-        Ok(parsed) => parsed,
+    let request = match headtail::parse(&mut ctx, &SPEC, '+').await {
+        Ok(request) => request,
         Err(status) => return status,
     };
-    let mut amount = Amount::LastLines(10);
-    let (mut headers, mut delim) = (None, b'\n');
-    for opt in &opts {
-        if opt.is('n', "lines") || opt.is('c', "bytes") {
-            let lines = opt.is('n', "lines");
-            match parse_amount(opt.value(), lines) {
-                Some(parsed) => amount = parsed,
-                None => {
-                    let what = if lines { "lines" } else { "bytes" };
-                    let message = format!("invalid number of {what}: '{}'", opt.value());
-                    warn(&mut ctx, message).await;
-                    return 1;
-                }
-            }
-        } else if opt.is('f', "follow") || opt.is('F', "") {
-            let message = "following files (-f, -F, --follow) is not supported in this sandbox; \
-                           read the file again later instead";
-            warn(&mut ctx, message).await;
-            return 1;
-        } else if opt.is('q', "quiet") || opt.is('q', "silent") {
-            headers = Some(false);
-        } else if opt.is('v', "verbose") {
-            headers = Some(true);
-        } else if opt.is('z', "zero-terminated") {
-            delim = 0;
-        }
+    if request
+        .rest
+        .iter()
+        .any(|opt| opt.is('f', "follow") || opt.is('F', ""))
+    {
+        let message = "following files (-f, -F, --follow) is not supported in this sandbox; \
+                       read the file again later instead";
+        warn(&mut ctx, message).await;
+        return 1;
     }
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
+    let amount = match (request.lines, request.signed) {
+        (true, false) => Amount::LastLines(request.count),
+        (true, true) => Amount::FromLine(request.count),
+        (false, false) => Amount::LastBytes(request.count),
+        (false, true) => Amount::FromByte(request.count),
     };
-    let headers = headers.unwrap_or(paths.len() > 1);
-    let result = tail_all(&mut ctx, &paths, amount, headers, delim).await;
+    let result = tail_all(
+        &mut ctx,
+        &request.paths,
+        amount,
+        request.headers,
+        request.delim,
+    )
+    .await;
     finish(&mut ctx, result).await
-}
-
-fn parse_amount(text: &str, lines: bool) -> Option<Amount> {
-    let (from_start, digits) = match text.strip_prefix('+') {
-        Some(rest) => (true, rest),
-        None => (false, text.strip_prefix('-').unwrap_or(text)),
-    };
-    let n = parse_size(digits)?;
-    Some(match (lines, from_start) {
-        (true, false) => Amount::LastLines(n),
-        (true, true) => Amount::FromLine(n),
-        (false, false) => Amount::LastBytes(n),
-        (false, true) => Amount::FromByte(n),
-    })
 }
 
 async fn tail_all(

@@ -1,14 +1,15 @@
 //! `tee [-a] [-p] [FILE]...`: copy stdin to stdout and to files in the VFS.
 
+use crate::applets::common::{finish, parse_args, quote_if_needed};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, parse_args, quotef};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `tee` applet.
 pub const APPLET: Applet = Applet {
     name: "tee",
     usage: "tee [OPTION]... [FILE]...\n  -a, --append               append to the FILEs, do not overwrite\n  -i, --ignore-interrupts    accepted (there are no signals here)\n  -p                         keep writing the files when stdout's reader goes away",
+    help: Help::Anywhere,
     run,
 };
 
@@ -26,7 +27,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -49,7 +50,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             Err(e) => {
                 warn(
                     &mut ctx,
-                    format!("{}: {}", quotef(path), e.code.description()),
+                    format!("{}: {}", quote_if_needed(path), e.code.description()),
                 )
                 .await;
                 status = 1;
@@ -71,7 +72,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             if let Err(e) = appended {
                 warn(
                     &mut ctx,
-                    format!("{}: {}", quotef(path), e.code.description()),
+                    format!("{}: {}", quote_if_needed(path), e.code.description()),
                 )
                 .await;
                 failed.push(path.clone());

@@ -1,14 +1,15 @@
 //! `tr [-cdst] SET1 [SET2]`: translate, delete or squeeze bytes from stdin to stdout.
 
+use crate::applets::common::{finish, parse_args};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, parse_args};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `tr` applet.
 pub const APPLET: Applet = Applet {
     name: "tr",
     usage: "tr [OPTION]... SET1 [SET2]\n  -c, -C, --complement    use the complement of SET1\n  -d, --delete            delete bytes in SET1\n  -s, --squeeze-repeats   squeeze runs of a byte in the last SET given into one\n  -t, --truncate-set1     first truncate SET1 to the length of SET2\nSETs: chars, a-z ranges, \\n \\t \\\\ \\NNN escapes, [:alpha:] [:digit:] [:alnum:] [:upper:]\n[:lower:] [:space:] [:blank:] [:punct:] [:print:] [:graph:] [:cntrl:] [:xdigit:], [=c=],\nand in SET2 [c*N] or [c*] repeats. Bytes, not multibyte characters.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -51,7 +52,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };

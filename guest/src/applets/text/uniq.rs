@@ -1,15 +1,16 @@
 //! `uniq [-c] [-d|-D|-u] [-i] [-f N] [-s N] [-w N] [INPUT [OUTPUT]]`: collapse adjacent
 //! repeated lines.
 
+use crate::applets::common::{finish, open, parse_args, quote_if_needed, Records};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef, Records};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `uniq` applet.
 pub const APPLET: Applet = Applet {
     name: "uniq",
     usage: "uniq [OPTION]... [INPUT [OUTPUT]]\n  -c, --count           prefix lines by the number of occurrences ('%7d ')\n  -d, --repeated        only print one copy of duplicated lines\n  -D                    print all duplicated lines\n      --all-repeated[=METHOD]  like -D (METHOD none only)\n      --group           separate groups with an empty line\n  -u, --unique          only print unique lines\n  -i, --ignore-case     compare case-insensitively\n  -f, --skip-fields=N   skip the first N fields (blanks then non-blanks)\n  -s, --skip-chars=N    then skip N characters\n  -w, --check-chars=N   compare at most N characters\n  -z, --zero-terminated lines end with NUL\nOUTPUT, if given, is a file in the VFS.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -49,7 +50,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -72,7 +73,11 @@ async fn main(mut ctx: Ctx) -> i32 {
     let input = match open(&mut ctx, &path) {
         Ok(input) => input,
         Err(e) => {
-            warn(&mut ctx, format!("{}: {}", quotef(&path), e.reason)).await;
+            warn(
+                &mut ctx,
+                format!("{}: {}", quote_if_needed(&path), e.reason),
+            )
+            .await;
             return 1;
         }
     };
@@ -88,7 +93,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         if let Err(e) = written {
             warn(
                 &mut ctx,
-                format!("{}: {}", quotef(file), e.code.description()),
+                format!("{}: {}", quote_if_needed(file), e.code.description()),
             )
             .await;
             return 1;

@@ -1,15 +1,16 @@
 //! `wc [-clmwL] [FILE]...`: count lines, words, characters, bytes and the longest line.
 
+use crate::applets::common::{finish, open, parse_args, quote_if_needed};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef};
 use crate::applets::text::width::{char_width, is_unicode_space};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `wc` applet.
 pub const APPLET: Applet = Applet {
     name: "wc",
     usage: "wc [OPTION]... [FILE]...\n  -l, --lines            newline counts\n  -w, --words            word counts\n  -m, --chars            character counts (UTF-8)\n  -c, --bytes            byte counts\n  -L, --max-line-length  the widest line's display width\nWith no option: -l -w -c. A total line follows when there are several files.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -92,7 +93,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -159,7 +160,7 @@ async fn count_all(ctx: &mut Ctx, operands: &[String], which: Which) -> Result<i
         let counts = match open(ctx, path) {
             Ok(input) => count(input, which).await,
             Err(e) => {
-                warn(ctx, format!("{}: {}", quotef(path), e.reason)).await;
+                warn(ctx, format!("{}: {}", quote_if_needed(path), e.reason)).await;
                 status = 1;
                 if !e.is_dir {
                     continue;

@@ -2,14 +2,15 @@
 //! `xxd -r [-p] [INFILE [OUTFILE]]`: a hex dump, and back, as vim's `xxd` prints it.
 
 use crate::applets::common::warn;
-use crate::applets::text::util::{finish, open, print_help, wants_help};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::{open, write_and_finish};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `xxd` applet.
 pub const APPLET: Applet = Applet {
     name: "xxd",
     usage: "xxd [options] [infile [outfile]]\n    or\n       xxd -r [-p] [infile [outfile]]\nMake a hex dump, or turn one back into bytes.\n    -c cols     format <cols> octets per line (default 16; -p: 30, 0 for one line)\n    -g bytes    number of octets per group in normal output (default 2, 0: no groups)\n    -l len      stop after <len> octets\n    -p          output in plain hexdump style (-ps, -plain, -postscript)\n    -r          reverse operation: convert (or patch) hexdump into binary\n    -s [+-]seek start at <seek> bytes offset (negative: from the end)\n    -u          use upper case hex letters\nNumbers may be written 0x... (hexadecimal) or 0... (octal).",
+    help: Help::Anywhere,
     run,
 };
 
@@ -30,9 +31,6 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    if wants_help(&ctx.args) {
-        return print_help(&mut ctx, &APPLET).await;
-    }
     let o = match options(&ctx.args) {
         Ok(o) => o,
         Err(message) => {
@@ -68,10 +66,7 @@ async fn main(mut ctx: Ctx) -> i32 {
                 }
             }
         }
-        None => {
-            let written = ctx.stdout.write(&output).await;
-            finish(&mut ctx, written.map(|()| 0)).await
-        }
+        None => write_and_finish(&mut ctx, &output, 0).await,
     }
 }
 

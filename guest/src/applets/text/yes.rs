@@ -1,13 +1,14 @@
 //! `yes [STRING]...`: print the arguments (or `y`) forever, until the reader goes away.
 
-use crate::applets::text::util::{finish, print_help};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::finish;
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
 /// The `yes` applet.
 pub const APPLET: Applet = Applet {
     name: "yes",
     usage: "yes [STRING]...\n  Repeatedly output a line with all the STRINGs, or 'y'. Ends when the reader of the\n  output goes away (yes | head -n 3) or the output is refused (a full disk quota).",
+    help: Help::Alone,
     run,
 };
 
@@ -22,9 +23,6 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 
 async fn main(mut ctx: Ctx) -> i32 {
     let mut args = ctx.args.clone();
-    if args.len() == 1 && args[0] == "--help" {
-        return print_help(&mut ctx, &APPLET).await;
-    }
     if args.first().is_some_and(|a| a == "--") {
         args.remove(0);
     }
@@ -80,12 +78,15 @@ mod tests {
             cwd: "/workspace".into(),
             env: Rc::new(BTreeMap::new()),
             vfs: Rc::clone(&vfs),
-            host: Rc::new(TestHost { vfs }),
+            host: Rc::new(TestHost {
+                vfs: Rc::clone(&vfs),
+            }),
+            commands: Rc::new(TestHost { vfs }),
         };
         let Some(applet) = lookup("yes") else {
             return (String::new(), -2);
         };
-        let mut future = (applet.run)(ctx);
+        let mut future = applet.start(ctx);
         let mut got = Vec::new();
         let mut read: LocalFuture<'_, Option<Vec<u8>>> = Box::pin(reader.read_chunk());
         loop {

@@ -63,7 +63,7 @@ pub enum OutKind {
         /// The file, as given.
         path: String,
     },
-    /// An owned stream (a pipe to the next stage, or a stream `Host::exec` was given);
+    /// An owned stream (a pipe to the next stage, or a stream `Commands::exec` was given);
     /// `None` while a writer holds it.
     Stream(RefCell<Option<Output>>),
 }

@@ -8,11 +8,11 @@ mod output;
 use analyze::{lines, Compare, White};
 use output::Style;
 
-use super::shared::{
-    basename, conclude, err_str, join, out, out_str, print_help, quote, strftime, Res,
+use crate::applets::common::{
+    basename, conclude, err_str, join, out, out_str, quote, strftime, Res,
 };
 use crate::applets::common::{getopt, warn, Opt, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::FileKind;
 
@@ -20,6 +20,7 @@ use crate::vfs::FileKind;
 pub const APPLET: Applet = Applet {
     name: "diff",
     usage: "diff [OPTION]... FILE1 FILE2\nCompare files line by line (`-` is standard input); with directories, compare the files\nin them with the same names.\n  -q, --brief                   report only when files differ\n  -s, --report-identical-files  report when two files are the same\n  -u, -U NUM, --unified[=NUM]   output NUM (default 3) lines of unified context\n  -r, --recursive               recursively compare any subdirectories found\n  -N, --new-file                treat absent files as empty\n  -i, --ignore-case             ignore case differences in file contents\n  -b, --ignore-space-change     ignore changes in the amount of white space\n  -w, --ignore-all-space        ignore all white space\n  -B, --ignore-blank-lines      ignore changes where lines are all blank\n  -a, --text                    treat all files as text\n  -d, --minimal                 try hard to find a smaller set of changes\n  -x, --exclude=PAT             exclude files that match PAT\n      --label LABEL             use LABEL instead of file name and timestamp\nExit status is 0 if inputs are the same, 1 if different, 2 if trouble.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -55,7 +56,7 @@ struct Options {
     text: bool,
     identical: bool,
     labels: Vec<String>,
-    exclude: Vec<super::shared::Glob>,
+    exclude: Vec<crate::applets::common::Glob>,
     compare: Compare,
     ignore_blank: bool,
 }
@@ -152,9 +153,9 @@ fn options(opts: &[Opt]) -> Result<Options, String> {
             _ if opt.is('d', "minimal") => compare.minimal = true,
             _ if opt.is('s', "report-identical-files") => o.identical = true,
             _ if opt.is('\0', "label") => o.labels.push(opt.value().to_string()),
-            _ if opt.is('x', "exclude") => {
-                o.exclude.push(super::shared::Glob::new(opt.value(), false))
-            }
+            _ if opt.is('x', "exclude") => o
+                .exclude
+                .push(crate::applets::common::Glob::new(opt.value(), false)),
             _ => {}
         }
     }
@@ -165,9 +166,6 @@ fn options(opts: &[Opt]) -> Result<Options, String> {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        if super::shared::asks_help(&ctx.args) {
-            return print_help(&mut ctx, APPLET.usage).await;
-        }
         ctx.args = normalize(&ctx.args);
         let (opts, operands) = match getopt(&ctx.args, &SPEC) {
             Ok(parsed) => parsed,

@@ -3,7 +3,7 @@
 
 use super::parse::{Action, Command, Expr, Perm, Piece, Test};
 use crate::applets::common::warn;
-use crate::applets::files::shared::{
+use crate::applets::common::{
     blocks_kib, dirname, err_str, mode_string, out_str, quote, recent, run_child_in, strftime,
     Exit, Res,
 };

@@ -11,9 +11,11 @@ use std::collections::HashSet;
 use eval::{Entry, Walker};
 use parse::Env;
 
-use super::shared::{basename, conclude, join, print_help, quote, strip_trailing_slashes, Res};
 use crate::applets::common::warn;
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::{
+    basename, conclude, join, print_help, quote, strip_trailing_slashes, Res,
+};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Stat};
 
@@ -21,16 +23,13 @@ use crate::vfs::{FileKind, Stat};
 pub const APPLET: Applet = Applet {
     name: "find",
     usage: "find [-H] [-L] [-P] [PATH...] [EXPRESSION]\nSearch directory trees (default: .) and evaluate EXPRESSION (default: -print) on each file.\nOperators: ( EXPR ), ! EXPR, -not EXPR, EXPR -a EXPR, EXPR -o EXPR, EXPR , EXPR\nGlobal options: -maxdepth N, -mindepth N, -depth, -follow, -xdev, -regextype TYPE\nTests: -name PAT, -iname PAT, -path PAT, -ipath PAT, -regex RE, -iregex RE,\n  -type [fdlc], -xtype [fdlc], -size [+-]N[ckMGbw], -mtime [+-]N, -mmin [+-]N, -newer FILE,\n  -newermt DATE, -empty, -perm [-/]MODE, -links N, -inum N, -user NAME, -group NAME,\n  -readable, -writable, -executable, -true, -false\nActions: -print, -print0, -printf FORMAT, -ls, -delete, -prune, -quit,\n  -exec CMD {} ;, -exec CMD {} +, -execdir CMD {} ;, -execdir CMD {} +, -ok CMD {} ;\nDirectories are visited in name order.",
+    help: Help::First,
     run,
 };
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        if ctx
-            .args
-            .first()
-            .is_some_and(|a| a == "--help" || a == "-help")
-        {
+        if ctx.args.first().is_some_and(|a| a == "-help") {
             return print_help(&mut ctx, APPLET.usage).await;
         }
         let cmd = {

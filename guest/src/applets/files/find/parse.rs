@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use crate::applets::files::shared::{parse_date, Glob};
+use crate::applets::common::{parse_date, Glob};
 
 /// A numeric argument: `+N` (more than), `-N` (less than), `N` (exactly).
 #[derive(Debug, Clone, Copy)]

@@ -9,7 +9,7 @@ use super::header::{encode, padding, Kind, Member, BLOCK};
 use super::read::long_line;
 use super::{exit_status, tar_usage, Options};
 use crate::applets::common::warn;
-use crate::applets::files::shared::{err_str, join, out_str, quote_if_needed, Exit, Res};
+use crate::applets::common::{err_str, join, out_str, quote_if_needed, Exit, Res};
 use crate::applets::Ctx;
 use crate::task::{Output, Sink, WriteError};
 use crate::vfs::{resolve, FileKind};

@@ -6,15 +6,16 @@ mod create;
 mod header;
 mod read;
 
-use super::shared::{conclude, parse_args, parse_count, Glob};
+use crate::applets::common::{conclude, parse_args, parse_count, Glob};
 use crate::applets::common::{warn, OptSpec};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 /// The `tar` applet.
 pub const APPLET: Applet = Applet {
     name: "tar",
     usage: "tar -c|-x|-t [OPTION]... [FILE]...\nStore files in an archive, list it, or extract from it.\n  -c, --create             create a new archive\n  -t, --list               list the contents of an archive\n  -x, --extract, --get     extract files from an archive\n  -f, --file=ARCHIVE       use archive file ARCHIVE (`-` = stdin/stdout, the default)\n  -z, --gzip               filter the archive through gzip (automatic when reading)\n  -a, --auto-compress      use the archive suffix (.tgz, .tar.gz) to decide on gzip\n  -C, --directory=DIR      change to directory DIR (for all FILEs)\n  -v, --verbose            list files processed (-tv: long listing)\n  -O, --to-stdout          extract files to standard output\n  -m, --touch              don't extract file modified time\n  -k, --keep-old-files     don't replace existing files when extracting\n  -h, --dereference        follow symlinks; archive the files they point to\n      --strip-components=N strip N leading components from file names on extraction\n      --exclude=PATTERN    exclude files matching PATTERN (a wildcard)\nBzip2 and xz (-j, -J) are not available.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -136,7 +137,7 @@ fn expand_bundle(args: &[String]) -> Vec<String> {
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         ctx.args = expand_bundle(&ctx.args);
-        let (opts, operands) = match parse_args(&mut ctx, APPLET.usage, &SPEC, 2).await {
+        let (opts, operands) = match parse_args(&mut ctx, &SPEC, 2).await {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
@@ -243,7 +244,7 @@ async fn options(ctx: &mut Ctx, opts: &[crate::applets::common::Opt]) -> Result<
 /// GNU tar's usage errors mention `--usage` too.
 async fn tar_usage(ctx: &mut Ctx, message: &str) -> i32 {
     warn(ctx, message).await;
-    super::shared::err_str(
+    crate::applets::common::err_str(
         ctx,
         "Try 'tar --help' or 'tar --usage' for more information.\n",
     )

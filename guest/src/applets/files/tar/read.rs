@@ -8,8 +8,8 @@ use flate2::write::MultiGzDecoder;
 
 use super::header::{decode, padding, pax_records, Block, Kind, Member, BLOCK};
 use super::{exit_status, Mode, Options};
+use crate::applets::common::{dirname, mode_string, out, out_str, strftime, Res};
 use crate::applets::common::{open_input, warn};
-use crate::applets::files::shared::{dirname, mode_string, out, out_str, strftime, Res};
 use crate::applets::Ctx;
 use crate::task::Input;
 use crate::vfs::{resolve, FileKind};

@@ -7,8 +7,8 @@
 pub mod number;
 
 use crate::applets::common::warn;
-use crate::applets::text::util::{finish, print_help};
-use crate::applets::{Applet, Ctx};
+use crate::applets::common::write_and_finish;
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 use number::{format_float, format_int, parse_float, parse_int, Spec};
@@ -17,6 +17,7 @@ use number::{format_float, format_int, parse_float, parse_int, Spec};
 pub const APPLET: Applet = Applet {
     name: "printf",
     usage: "printf FORMAT [ARGUMENTS]...\n  Conversions: %s %b (escapes in the argument) %q (shell-quoted) %c %d %i %u %o %x %X\n  %f %e %E %g %G %%; %(FMT)T: the argument (seconds; -1 or none: now) as strftime FMT (UTC);\n  flags - + space 0 #; width and precision (or * from an argument).\n  Escapes in FORMAT: \\n \\t \\\\ \\a \\b \\e \\f \\r \\v \\NNN \\xHH \\uHHHH.\n  The format is reused until every argument is consumed; missing ones count as \"\" or 0.\n  'c or \"c as a number is the character's code. (printf -v VAR is a shell builtin job.)",
+    help: Help::First,
     run,
 };
 
@@ -29,9 +30,6 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 
 async fn main(mut ctx: Ctx) -> i32 {
     let mut args = ctx.args.clone();
-    if args.first().is_some_and(|a| a == "--help") {
-        return print_help(&mut ctx, &APPLET).await;
-    }
     if args.first().is_some_and(|a| a == "--") {
         args.remove(0);
     } else if let Some(letter) = option_letter(&args) {
@@ -58,8 +56,7 @@ async fn main(mut ctx: Ctx) -> i32 {
     for message in &printer.errors {
         warn(&mut ctx, message).await;
     }
-    let written = ctx.stdout.write(&printer.out).await;
-    finish(&mut ctx, written.map(|()| printer.status)).await
+    write_and_finish(&mut ctx, &printer.out, printer.status).await
 }
 
 /// The option letter of a first argument like `-x` (not `-` alone).
@@ -211,7 +208,7 @@ impl<'a> Printer<'a> {
             None | Some("" | "-1" | "-2") => self.now,
             Some(text) => self.int_arg(text),
         };
-        let text = crate::applets::files::strftime(&pattern, secs, 0);
+        let text = crate::applets::common::strftime(&pattern, secs, 0);
         self.pad_text(text.as_bytes(), spec);
         Some((start + length + 2, Flow::Go))
     }

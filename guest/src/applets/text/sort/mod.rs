@@ -7,11 +7,14 @@
 mod compare;
 mod key;
 
+use crate::applets::common::inputs_or_stdin;
 use std::cmp::Ordering;
 
+use crate::applets::common::{
+    finish, open, parse_args, quote_if_needed, split_lines, write_and_finish,
+};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::util::{finish, open, parse_args, quotef, split_lines};
-use crate::applets::{Applet, Ctx};
+use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
 use compare::compare_keys;
@@ -21,6 +24,7 @@ use key::{parse_key, Flags, Key};
 pub const APPLET: Applet = Applet {
     name: "sort",
     usage: "sort [OPTION]... [FILE]...\n  -b, --ignore-leading-blanks  ignore leading blanks in keys\n  -d, --dictionary-order  only blanks and alphanumerics count\n  -f, --ignore-case       fold lower case to upper case\n  -g, --general-numeric-sort  compare as floating point\n  -h, --human-numeric-sort    compare 2K, 1G...\n  -i, --ignore-nonprinting    only printable characters count\n  -M, --month-sort        JAN < ... < DEC\n  -n, --numeric-sort      compare as decimal numbers\n  -R, --random-sort       shuffle, grouping equal keys\n  -r, --reverse           reverse the result\n  -V, --version-sort      natural sort of version numbers\n  -k, --key=POS1[,POS2]   sort by a key: F[.C][OPTS], e.g. -k2,2nr, -k1.3\n  -t, --field-separator=SEP  fields are separated by SEP (default: blank to non-blank)\n  -u, --unique            output only the first of equal lines\n  -s, --stable            no last-resort comparison of whole lines\n  -c, --check             report the first disorder; -C: only the exit status\n  -m, --merge             merge (inputs are sorted anyway)\n  -o, --output=FILE       write to FILE (may be an input)\n  -z, --zero-terminated   lines end with NUL\nOrder is the C locale's: bytes, like LC_ALL=C sort.",
+    help: Help::Anywhere,
     run,
 };
 
@@ -97,7 +101,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &APPLET, &SPEC).await {
+    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
         Ok(parsed) => parsed,
         Err(1) => return TROUBLE,
         Err(status) => return status,
@@ -111,11 +115,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             return TROUBLE;
         }
     };
-    let paths = if operands.is_empty() {
-        vec!["-".to_string()]
-    } else {
-        operands
-    };
+    let paths = inputs_or_stdin(operands);
     if options.check != Check::None && paths.len() > 1 {
         let letter = check_letter(options.check);
         let message = format!("extra operand '{}' not allowed with -{letter}", paths[1]);
@@ -141,9 +141,9 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
             Err(e) => {
                 let message = if e.is_dir {
-                    format!("read failed: {}: {}", quotef(path), e.reason)
+                    format!("read failed: {}: {}", quote_if_needed(path), e.reason)
                 } else {
-                    format!("cannot read: {}: {}", quotef(path), e.reason)
+                    format!("cannot read: {}: {}", quote_if_needed(path), e.reason)
                 };
                 warn(&mut ctx, message).await;
                 return TROUBLE;
@@ -174,16 +174,17 @@ async fn main(mut ctx: Ctx) -> i32 {
         Some(path) => {
             let written = ctx.vfs.borrow_mut().write(&ctx.cwd, path, &out);
             if let Err(e) = written {
-                let message = format!("open failed: {}: {}", quotef(path), e.code.description());
+                let message = format!(
+                    "open failed: {}: {}",
+                    quote_if_needed(path),
+                    e.code.description()
+                );
                 warn(&mut ctx, message).await;
                 return TROUBLE;
             }
             finish(&mut ctx, Ok(0)).await
         }
-        None => {
-            let written = ctx.stdout.write(&out).await;
-            finish(&mut ctx, written.map(|()| 0)).await
-        }
+        None => write_and_finish(&mut ctx, &out, 0).await,
     }
 }
 

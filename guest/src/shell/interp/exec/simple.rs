@@ -11,7 +11,7 @@ use super::super::io::{applet_io, drive, Fds, InHandle, OutHandle, OutKind};
 use super::super::quote;
 use super::super::state::{Attrs, Key, State, Value, Var};
 use super::super::{Flow, Sh};
-use crate::applets::{self, Applet, Ctx, Host, HostError, ToolInfo};
+use crate::applets::{self, Applet, Commands, Ctx};
 use crate::limits::MAX_COMMAND_DEPTH;
 use crate::shell::ast::*;
 use crate::shell::builtins;
@@ -565,7 +565,6 @@ impl Sh {
         let name = argv.first().cloned().unwrap_or_default();
         let io = applet_io(fds, &name, &self.world.deadline);
         let (stdin, stdout, stderr, tasks) = io.split();
-        let host: Rc<dyn Host> = Rc::new(ShellHost::new(self.clone()));
         let ctx = Ctx {
             name,
             args: argv.get(1..).unwrap_or_default().to_vec(),
@@ -575,9 +574,10 @@ impl Sh {
             cwd,
             env: Rc::new(env),
             vfs: Rc::clone(&self.world.vfs),
-            host,
+            host: Rc::clone(&self.world.host),
+            commands: Rc::new(ShellCommands::new(self.clone())),
         };
-        Flow::Normal(drive((applet.run)(ctx), tasks).await)
+        Flow::Normal(drive(applet.start(ctx), tasks).await)
     }
 
     /// A command given as a path: `/bin/NAME` and `/usr/bin/NAME` are applets; anything else
@@ -787,40 +787,20 @@ fn quote_assign(a: &AssignArg) -> String {
     out
 }
 
-/// The host as applets see it: everything goes to the real host, except `exec` (used by
-/// `xargs` and `find -exec`), which runs a command line in this shell (a subshell of it).
-pub struct ShellHost {
+/// How applets run other commands (`xargs`, `find -exec`, `env CMD`, awk's `system()`): a
+/// command line in this shell (a subshell of it), with the streams the applet gives.
+pub struct ShellCommands {
     sh: Sh,
 }
 
-impl ShellHost {
-    /// The host applets of `sh` see.
-    pub fn new(sh: Sh) -> ShellHost {
-        ShellHost { sh }
+impl ShellCommands {
+    /// The commands applets of `sh` run.
+    pub fn new(sh: Sh) -> ShellCommands {
+        ShellCommands { sh }
     }
 }
 
-impl Host for ShellHost {
-    fn call_tool(
-        &self,
-        name: &str,
-        args_json: String,
-    ) -> LocalFuture<'static, Result<String, HostError>> {
-        self.sh.world.host.call_tool(name, args_json)
-    }
-
-    fn sleep(&self, ms: f64) -> LocalFuture<'static, ()> {
-        self.sh.world.host.sleep(ms)
-    }
-
-    fn now_ms(&self) -> f64 {
-        self.sh.world.host.now_ms()
-    }
-
-    fn tools(&self) -> Vec<ToolInfo> {
-        self.sh.world.host.tools()
-    }
-
+impl Commands for ShellCommands {
     fn exec(
         &self,
         argv: Vec<String>,

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use serde_json::json;
 
 use crate::applets::{Host, HostError, ToolInfo};
-use crate::task::{Input, LocalFuture, Output};
+use crate::task::LocalFuture;
 use crate::vfs::Vfs;
 
 /// The test host.
@@ -106,18 +106,5 @@ impl Host for CaseHost {
                 parameters: json!({"type": "object", "properties": {}}),
             },
         ]
-    }
-
-    fn exec(
-        &self,
-        _argv: Vec<String>,
-        _cwd: String,
-        _env: Option<std::collections::BTreeMap<String, String>>,
-        _stdin: Input,
-        _stdout: Output,
-        _stderr: Output,
-    ) -> LocalFuture<'static, i32> {
-        // The interpreter runs commands itself; applets see its own host.
-        Box::pin(async { 126 })
     }
 }

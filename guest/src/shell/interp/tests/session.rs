@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use super::{run, Harness, Outcome};
-use crate::applets::Host;
+use crate::applets::Commands;
 use crate::task::{run_until_stalled, Input, Output, Sink};
 
 fn ok(stdout: &str) -> Outcome {
@@ -309,7 +309,7 @@ fn tool_list_and_help() {
 fn applets_exec_commands_through_the_shell() {
     let h = Harness::new();
     h.run("greet() { echo \"hi $1 from $PWD\"; }");
-    let host = crate::shell::interp::exec::simple::ShellHost::new(h.shell.sh.clone());
+    let host = crate::shell::interp::exec::simple::ShellCommands::new(h.shell.sh.clone());
     let out = Rc::new(RefCell::new(Vec::new()));
     let mut future = host.exec(
         vec!["greet".into(), "you".into()],

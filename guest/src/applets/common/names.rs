@@ -61,7 +61,7 @@ fn control_escape(c: char) -> String {
     }
 }
 
-/// Quotes `name` only when a shell would need it (GNU's `quotef`, used after `tool: `).
+/// Quotes `name` only when a shell would need it (GNU's `quote_if_needed`, used after `tool: `).
 pub fn quote_if_needed(name: &str) -> String {
     let safe = |c: char| c.is_alphanumeric() || "%+,-./:=@^_".contains(c) || !c.is_ascii();
     if !name.is_empty() && name.chars().all(safe) {
