@@ -180,8 +180,9 @@ class WasmtimeBackend:
         """WASI for every instance, defined once (see :func:`_wasi_linker`)."""
         self._modules: dict[str, wasmtime.Module] = {}
         self._lock = threading.Lock()
-        # Free the compiled modules while wasmtime can still do it: at interpreter shutdown its
-        # modules may be torn down before this backend, and deleting one then fails noisily.
+        # Free the compiled modules and the linker while wasmtime can still do it: at
+        # interpreter shutdown its bindings may be torn down before this backend, and deleting
+        # them then fails noisily.
         atexit.register(_forget_modules, weakref.ref(self))
 
     def cache_key(self, wasm: bytes) -> str:
@@ -269,6 +270,7 @@ def _forget_modules(backend: weakref.ref[WasmtimeBackend]) -> None:
     alive = backend()
     if alive is not None:
         alive._modules.clear()
+        alive.linker.close()  # deleted later, wasmtime's bindings may be gone already
 
 
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
