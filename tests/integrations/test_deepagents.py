@@ -95,8 +95,8 @@ def test_write_edit_delete(backend: CorralBackend) -> None:
     )
     assert backend.fs.read_text("/workspace/new/deep/a.txt") == "y\ny\n"
     assert backend.write("/etc/passwd", "root") == WriteResult(
-        error="Error writing file '/etc/passwd': permission denied: write under /workspace or "
-        "/tmp (everything else is read-only)"
+        error="Error writing file '/etc/passwd': permission denied: write under /workspace, "
+        "/tmp, /state or /cache (everything else is read-only)"
     )
     assert backend.delete("/workspace/new") == DeleteResult(path="/workspace/new")
     assert backend.delete("/workspace/new") == DeleteResult(
@@ -213,8 +213,8 @@ def test_a_deep_agent_works_in_the_sandbox() -> None:
         "12\na\nb ok\n\n[Command succeeded with exit code 0]",
         "tool: price denied: sku in ['A1'] failed (sku = 'B2')\n\n"
         "[Command failed with exit code 1]",
-        "Error writing file '/etc/x': permission denied: write under /workspace or /tmp "
-        "(everything else is read-only)",
+        "Error writing file '/etc/x': permission denied: write under /workspace, /tmp, /state "
+        "or /cache (everything else is read-only)",
     ]
     assert state["messages"][-1].content == "A1 costs 12."
 

@@ -7,11 +7,11 @@ tools by running ``python3`` inside the sandbox, which corral's shell does not h
 backend implements every method of ``SandboxBackendProtocol`` directly on the sandbox's files
 (:class:`~corral.fs.SandboxFS`), without running guest code.
 
-Paths are the sandbox's own: ``/workspace`` and ``/tmp`` are writable, everything else is
-read-only (a write there is refused with a message saying where to write instead). Every
-command runs under the sandbox's :class:`~corral.limits.Limits`; a per-command ``timeout``
-from the model is accepted but cannot extend ``Limits.timeout``. Operations on one backend
-run one at a time (Deep Agents runs parallel tool calls concurrently).
+Paths are the sandbox's own: ``/workspace``, ``/tmp``, ``/state`` and ``/cache`` are writable,
+everything else is read-only (a write there is refused with a message saying where to write
+instead). Every command runs under the sandbox's :class:`~corral.limits.Limits`; a per-command
+``timeout`` from the model is accepted but cannot extend ``Limits.timeout``. Operations on one
+backend run one at a time (Deep Agents runs parallel tool calls concurrently).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ T = TypeVar("T")
 TRUNCATED = re.compile(
     r"\[output truncated: more than \d+ bytes; print less or return a summary\]\n\Z"
 )
-WRITABLE = "write under /workspace or /tmp (everything else is read-only)"
+WRITABLE = "write under /workspace, /tmp, /state or /cache (everything else is read-only)"
 
 
 class CorralBackend(SandboxBackendProtocol):
