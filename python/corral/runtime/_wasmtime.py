@@ -177,8 +177,8 @@ class WasmtimeBackend:
         self.engine = wasmtime.Engine(config)
         self._ticker = _EpochTicker(self.engine)
         self.linker = _wasi_linker(self.engine)
-        """WASI for every instance, defined once: each import forwards to the running
-        instance's shim."""
+        """The WASI imports of every instance, defined once (each forwards to the shim of the
+        instance running)."""
         self._modules: dict[str, wasmtime.Module] = {}
         self._lock = threading.Lock()
         # Free the compiled modules and the linker while wasmtime can still do it: at
