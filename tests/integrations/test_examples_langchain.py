@@ -30,8 +30,8 @@ CASES = {
         "write_file: Updated file /workspace/skus.txt\n"
         "execute: B2 is out / [Command succeeded with exit code 0]\n"
         "grep: /workspace/stock.txt\n"
-        "write_file: Error writing file '/etc/motd': permission denied: write under /workspace "
-        "or /tmp (everything else is read-only)\n"
+        "write_file: Error writing file '/etc/motd': permission denied: write under /workspace, "
+        "/tmp, /state or /cache (everything else is read-only)\n"
         "answer: B2 is out of stock.\n"
         "files: ['skus.txt', 'stock.txt']\n"
         "stock.txt: A1 4 | B2 0 | C3 17\n",
