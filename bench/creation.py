@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from corral import Sandbox
 from corral._image import images_for
+from lifecycle import status
 
 
 def median_ms(action: Callable[[], object], runs: int) -> float:
@@ -36,9 +37,7 @@ def median_ms(action: Callable[[], object], runs: int) -> float:
 
 def memory_status() -> dict[str, int]:
     """VmRSS, RssAnon and RssFile of this process in KiB (Linux)."""
-    with open("/proc/self/status") as f:
-        fields = dict(line.split(":", 1) for line in f)
-    return {key: int(fields[key].split()[0]) for key in ("VmRSS", "RssAnon", "RssFile")}
+    return status(("VmRSS", "RssAnon", "RssFile"))
 
 
 def create(runs: int) -> None:

@@ -26,11 +26,11 @@ RUNAWAYS = {
 }
 
 
-def status() -> dict[str, int]:
-    """VmSize and VmRSS of this process, in KiB (Linux)."""
+def status(keys: tuple[str, ...] = ("VmSize", "VmRSS")) -> dict[str, int]:
+    """Fields of /proc/self/status, in KiB (Linux): by default VmSize and VmRSS."""
     with open("/proc/self/status") as f:
         fields = dict(line.split(":", 1) for line in f)
-    return {key: int(fields[key].split()[0]) for key in ("VmSize", "VmRSS")}
+    return {key: int(fields[key].split()[0]) for key in keys}
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -249,8 +249,7 @@ class Driver:
             with entropy_of(self.shim, throwaway_entropy()):
                 _ack(self._send("corral_init", config))
             images.put(config, InitImage.capture(before, instance, self._inbox))
-        packed = instance.call("corral_reseed")
-        _ack(instance.read(packed >> 32, packed & 0xFFFF_FFFF))
+        _ack(_reply(instance, instance.call("corral_reseed")))
 
     def request(
         self, request: dict[str, Any], data: bytes | None = None
@@ -311,8 +310,7 @@ class Driver:
         self.instance.write(address, frame)
         if capacity > INBOX_KEPT:
             self._inbox = (0, 0)  # the guest frees an inbox this large after the call
-        packed = self.instance.call(export, len(frame), deadline=deadline)
-        return self.instance.read(packed >> 32, packed & 0xFFFF_FFFF)
+        return _reply(self.instance, self.instance.call(export, len(frame), deadline=deadline))
 
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`).
@@ -446,6 +444,11 @@ def _finish(outcome: RawOutcome, output: _Output) -> RawOutcome:
     outcome.stdout = bytes(output.stdout)
     outcome.stderr = bytes(output.stderr)
     return outcome
+
+
+def _reply(instance: Instance, packed: int) -> bytes:
+    """The reply frame an export returned, packed as ``ptr << 32 | len``."""
+    return instance.read(packed >> 32, packed & 0xFFFF_FFFF)
 
 
 def _ack(reply: bytes) -> None:

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::map::Map;
 use super::val::{err, Res, Val};
 
-pub use crate::limits::MAX_JQ_DEPTH;
+use crate::limits::MAX_JQ_DEPTH;
 
 /// Drops `pending` without recursion: a nested array or object that nothing else holds is
 /// emptied into the list before it is dropped, so its own drop has nothing left to do.

@@ -15,6 +15,7 @@ use super::paths;
 use super::strings;
 use super::time;
 use super::val::{err, split_str, subarray_indices, Array, Res, Val};
+use crate::limits::MAX_JQ_DEPTH;
 
 /// Our jq-language definitions (loaded after jaq's, so they take precedence).
 pub const DEFS: &str = include_str!("defs.jq");
@@ -232,7 +233,7 @@ fn contains(a: &Val, b: &Val) -> bool {
 fn contains_checked(a: &Val, b: &Val) -> Res<Val> {
     // jq's check recurses into `b` where `a` has the same shape: it can only go too deep
     // when both are too deep.
-    if deep::deeper_than(b, deep::MAX_JQ_DEPTH) && deep::deeper_than(a, deep::MAX_JQ_DEPTH) {
+    if deep::deeper_than(b, MAX_JQ_DEPTH) && deep::deeper_than(a, MAX_JQ_DEPTH) {
         return Err(err("Containment check too deep"));
     }
     if same_kind(a, b) {
