@@ -25,7 +25,6 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -274,6 +273,8 @@ async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
 
 def _store(path: Path, data: bytes | bytearray) -> None:
     """Write ``data`` to ``path`` atomically (a reader sees the old file or the whole new one)."""
+    import tempfile  # only when writing the cache: importing it costs a fresh process ~1 ms
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
