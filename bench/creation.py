@@ -10,8 +10,9 @@ first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbo
 sandbox: VmRSS, and its parts RssAnon (private to the process) and RssFile or RssShmem (pages
 of the compiled module's memory image, mapped from the cached file, or from a memory file when
 the reservation is bounded: shared copy-on-write by every instance but counted once per
-instance by VmRSS), and the address space reserved (VmSize); then creates and drops
-``--cycles`` sandboxes and prints VmRSS against the start. ``--reservation BYTES`` bounds each
+instance by VmRSS), Pss (which counts those shared pages once), and the address space
+reserved (VmSize); then creates and drops ``--cycles`` sandboxes and prints VmRSS against the
+start. ``--reservation BYTES`` bounds each
 instance's address-space reservation (``corral.configure_runtime(memory_reservation=...)``;
 by default wasmtime reserves 4 GiB per instance so that guest code needs no bounds checks).
 Nothing is asserted (see bench/README.md).
@@ -40,8 +41,14 @@ def median_ms(action: Callable[[], object], runs: int) -> float:
 
 
 def memory_status() -> dict[str, int]:
-    """VmRSS, its parts RssAnon, RssFile and RssShmem, and VmSize of this process in KiB."""
-    return status(("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmSize"))
+    """VmRSS, its parts RssAnon, RssFile and RssShmem, Pss and VmSize of this process in KiB.
+
+    Pss (from ``/proc/self/smaps_rollup``) counts a page shared by n mappings as 1/n: the
+    compiled module's image pages, which VmRSS counts once per instance, count once in all."""
+    with open("/proc/self/smaps_rollup") as f:
+        pss = next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+    rss = status(("VmRSS", "RssAnon", "RssFile", "RssShmem"))
+    return {**rss, "Pss": pss, **status(("VmSize",))}
 
 
 def create(runs: int) -> None:
