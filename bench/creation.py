@@ -6,11 +6,16 @@
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
 ``corral._image``), made without one (the first sandbox of a configuration), and followed by a
 first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``).
-``memory`` keeps N sandboxes alive and prints how the process's memory grew: VmRSS, and its
-parts RssAnon (private to the process) and RssFile (pages of the compiled module's memory image,
-shared copy-on-write by every instance but counted once per instance by VmRSS); then creates and
-drops ``--cycles`` sandboxes and prints VmRSS against the start. Nothing is asserted (see
-bench/README.md).
+``memory`` keeps N sandboxes alive and prints how the process's memory grew, in total and per
+sandbox: VmRSS, and its parts RssAnon (private to the process) and RssFile or RssShmem (pages
+of the compiled module's memory image, mapped from the cached file, or from a memory file when
+the module was compiled in this process: shared copy-on-write by every instance but counted
+once per instance by VmRSS), Pss (which counts those shared pages once), and the address space
+reserved (VmSize); then creates and drops ``--cycles`` sandboxes and prints VmRSS against the
+start. ``--reservation BYTES`` bounds each
+instance's address-space reservation (``corral.configure_runtime(memory_reservation=...)``;
+by default wasmtime reserves 4 GiB per instance so that guest code needs no bounds checks).
+Nothing is asserted (see bench/README.md).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from corral import Sandbox
+from corral import Sandbox, configure_runtime
 from corral._image import images_for
 from lifecycle import status
 
@@ -36,8 +41,14 @@ def median_ms(action: Callable[[], object], runs: int) -> float:
 
 
 def memory_status() -> dict[str, int]:
-    """VmRSS, RssAnon and RssFile of this process in KiB (Linux)."""
-    return status(("VmRSS", "RssAnon", "RssFile"))
+    """VmRSS, its parts RssAnon, RssFile and RssShmem, Pss and VmSize of this process in KiB.
+
+    Pss (from ``/proc/self/smaps_rollup``) counts a page shared by n mappings as 1/n: the
+    compiled module's image pages, which VmRSS counts once per instance, count once in all."""
+    with open("/proc/self/smaps_rollup") as f:
+        pss = next(int(line.split()[1]) for line in f if line.startswith("Pss:"))
+    rss = status(("VmRSS", "RssAnon", "RssFile", "RssShmem"))
+    return {**rss, "Pss": pss, **status(("VmSize",))}
 
 
 def create(runs: int) -> None:
@@ -65,7 +76,8 @@ def create(runs: int) -> None:
         print(f"| {name} | {median_ms(action, runs):.3f} ms |")
 
 
-def memory(count: int, cycles: int) -> None:
+def memory(count: int, cycles: int, reservation: int | None) -> None:
+    configure_runtime(memory_reservation=reservation)
     Sandbox(record=False).execute("return 1")
     gc.collect()
     before = memory_status()
@@ -76,8 +88,12 @@ def memory(count: int, cycles: int) -> None:
     used = memory_status()
 
     def grown(now: dict[str, int]) -> str:
-        return ", ".join(f"{k} +{(now[k] - before[k]) / 1024:.0f} MiB" for k in now)
+        grew = {k: now[k] - before[k] for k in now}
+        return ", ".join(
+            f"{k} +{kib / 1024:,.0f} MiB ({kib / count:,.0f} KiB each)" for k, kib in grew.items()
+        )
 
+    print(f"reservation per instance: {'default' if reservation is None else reservation}")
     print(f"{count} live sandboxes, idle: {grown(idle)}")
     print(f"... after one execution each: {grown(used)}")
     del sandboxes, sandbox
@@ -100,11 +116,12 @@ def main() -> None:
     mem = sub.add_parser("memory")
     mem.add_argument("--sandboxes", type=int, default=1000)
     mem.add_argument("--cycles", type=int, default=10000)
+    mem.add_argument("--reservation", type=int, default=None)
     args = parser.parse_args()
     if args.what == "create":
         create(args.runs)
     else:
-        memory(args.sandboxes, args.cycles)
+        memory(args.sandboxes, args.cycles, args.reservation)
 
 
 if __name__ == "__main__":

@@ -122,6 +122,48 @@ def test_corrupt_cache_file_is_recompiled(tmp_path: Path, monkeypatch: pytest.Mo
     assert path.read_bytes() != b"garbage"
 
 
+@pytest.mark.needs_native("the wasmtime disk cache")
+def test_a_module_file_is_hashed_once_per_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from corral.runtime import _base, _wasmtime
+
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path / "cache"))
+    module = tmp_path / "guest.wasm"
+    module.write_bytes(b"\0asm\1\0\0\0")
+    backend = _wasmtime.WasmtimeBackend()
+    key = backend.cache_key(module)
+    assert key == backend.cache_key(module.read_bytes())
+    # A fresh process: nothing remembered in memory, the file's hash remembered on disk.
+    _wasmtime._remembered_digest.cache_clear()
+    _base._read.cache_clear()
+    assert backend.cache_key(module) == key
+    assert _base._read.cache_info().misses == 0  # the file was not read
+    # A changed file is another module, whether rewritten in place or replaced.
+    module.write_bytes(b"\0asm\1\0\0\0\0\x01")
+    assert backend.cache_key(module) == backend.cache_key(module.read_bytes()) != key
+    replacement = tmp_path / "new.wasm"
+    replacement.write_bytes(b"\0asm\1\0\0\0")
+    replacement.replace(module)
+    assert backend.cache_key(module) == key
+
+
+@pytest.mark.needs_native("runs Python in a subprocess")
+def test_a_fresh_process_with_a_warm_cache_imports_and_reads_little() -> None:
+    # The first sandbox of a process (issue 14): none of these modules, and the 4.7 MB module
+    # is neither read nor hashed when its compiled form is in the disk cache.
+    precompile_module()
+    code = (
+        "import sys, corral\n"
+        "assert corral.Sandbox().execute('return 1 + 2').return_value == 3\n"
+        "from corral.runtime import _base\n"
+        "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile'} & set(sys.modules)\n"
+        "print(sorted(slow), _base._read.cache_info().misses)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "[] 0\n", "")
+
+
 def test_load_compiles_once_then_sandboxes_only_instantiate() -> None:
     asyncio.run(corral.load())
     backend = get_backend()

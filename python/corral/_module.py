@@ -4,20 +4,22 @@ disk cache); configuring the engine that runs it."""
 from __future__ import annotations
 
 import os
-from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from . import runtime
 from .runtime import get_backend
+from .runtime._base import module_bytes
 
 __all__ = ["configure_runtime", "load", "precompile_module", "wasm_bytes", "wasm_path"]
 
 
 def wasm_path() -> Path:
-    """The guest module: ``$CORRAL_WASM`` if set, else the ``corral.wasm`` in this package."""
+    """The guest module: ``$CORRAL_WASM`` if set, else the ``corral.wasm`` in this package.
+
+    Backends take the path, not the bytes: with the compiled module in the disk cache, a fresh
+    process never reads the file (see :mod:`corral.runtime._wasmtime`)."""
     explicit = os.environ.get("CORRAL_WASM")
-    path = Path(explicit) if explicit else Path(str(resources.files("corral") / "corral.wasm"))
+    path = Path(explicit) if explicit else Path(__file__).with_name("corral.wasm")
     if not path.is_file():
         raise FileNotFoundError(
             f"corral guest module not found at {path}: install corral with pip, or build the "
@@ -27,10 +29,9 @@ def wasm_path() -> Path:
     return path
 
 
-@cache
 def wasm_bytes() -> bytes:
-    """The guest module's bytes (read once per process)."""
-    return wasm_path().read_bytes()
+    """The guest module's bytes (read once per process while the file stays the same)."""
+    return module_bytes(wasm_path())
 
 
 def precompile_module() -> Path | None:
@@ -43,7 +44,7 @@ def precompile_module() -> Path | None:
     precompile = getattr(backend, "precompile", None)
     if precompile is None:
         return None
-    path: Path = precompile(wasm_bytes())
+    path: Path = precompile(wasm_path())
     return path
 
 
@@ -61,7 +62,7 @@ async def load() -> None:
         await corral.load()
         sandbox = corral.Sandbox()
     """
-    await get_backend().load_async(wasm_bytes())
+    await get_backend().load_async(wasm_path())
 
 
 def configure_runtime(

@@ -7,7 +7,6 @@ replayed exactly; there are no preopened directories, no environment and no argu
 
 from __future__ import annotations
 
-import logging
 import os
 import struct
 import time
@@ -26,7 +25,6 @@ ESPIPE = 70
 
 CLOCK_REALTIME = 0
 MAX_DIAGNOSTICS = 64 * 1024  # bytes of guest diagnostics kept (and logged) per instance
-_logger = logging.getLogger("corral")
 FILETYPE_CHARACTER_DEVICE = 2
 
 
@@ -178,4 +176,6 @@ def _no_path_open(*_: int) -> int:
 
 
 def _log_diagnostics(data: bytes) -> None:
-    _logger.warning("guest: %s", data.decode("utf-8", "replace"))
+    import logging  # only when the guest prints: a fresh process is spared importing it
+
+    logging.getLogger("corral").warning("guest: %s", data.decode("utf-8", "replace"))

@@ -13,7 +13,6 @@ back to it, so no garbage-collector cycle keeps it alive).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import copy
 import functools
@@ -31,7 +30,7 @@ from typing import IO, Any
 
 from . import _json
 from ._calls import Approver, CallDispatcher, Timers, ToolHandler
-from ._module import wasm_bytes
+from ._module import wasm_path
 from ._wasi import Entropy, WasiShim
 from .audit import AuditCollector, AuditConfig, AuditLog, AuditRecord, Redactor, now
 from .capabilities import Authorizer, MethodCapability
@@ -218,7 +217,7 @@ class Sandbox:
         backend = get_backend()
         self._driver = Driver(
             backend,
-            backend.load(wasm_bytes()),
+            backend.load(wasm_path()),
             config,
             self.limits.wasm_memory,
             shim_factory=self._recorder.shim if self._recorder else lambda: WasiShim(entropy),
@@ -273,6 +272,8 @@ class Sandbox:
         self, code: str, language: str = "javascript", stdin: str | bytes | None = None
     ) -> ExecutionResult:
         """Like :meth:`execute`, awaiting async tools on the running event loop."""
+        import asyncio  # here, not at the top: a sync-only process never imports it
+
         self._refuse_reentry("aexecute", blocking=False)
         while not self._lock.acquire(blocking=False):  # never block the event loop
             await asyncio.sleep(0.001)
@@ -727,7 +728,7 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
     backend = get_backend()
     driver = Driver(
         backend,
-        backend.load(wasm_bytes()),
+        backend.load(wasm_path()),
         head["config"],
         head["memory_limit"],
         shim_factory=cursor.shim,

@@ -3,15 +3,66 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from .._wasi import WasiShim
 from ..results import ErrorKind
 
-__all__ = ["WASM_PAGE", "Backend", "GuestTrap", "Instance"]
+__all__ = [
+    "WASM_PAGE",
+    "Backend",
+    "GuestTrap",
+    "Instance",
+    "Wasm",
+    "content_digest",
+    "file_identity",
+    "module_bytes",
+]
 
 WASM_PAGE = 64 * 1024  # the unit linear memory grows by
+
+Wasm = bytes | Path
+"""The guest module as a backend takes it: its bytes, or its file, which is read only when no
+cache holds its compiled form (reading and hashing 4.7 MB cost a fresh process milliseconds)."""
+
+
+def file_identity(path: Path) -> str:
+    """What tells the content of ``path`` apart without reading it: one ``stat``. Device,
+    inode, size, and modification and change times in nanoseconds; rewriting a file changes
+    its change time, which no one but the kernel sets."""
+    st = path.stat()
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def module_bytes(wasm: Wasm) -> bytes:
+    """The module's bytes; a file is read once per process for as long as it stays the same."""
+    return wasm if isinstance(wasm, bytes) else _read(wasm, file_identity(wasm))
+
+
+def content_digest(wasm: Wasm) -> str:
+    """The sha256 of the module's bytes (hex), computed once per process per module."""
+    if isinstance(wasm, bytes):
+        return _sha256(wasm)
+    return _file_digest(wasm, file_identity(wasm))
+
+
+@functools.lru_cache(maxsize=2)
+def _read(path: Path, identity: str) -> bytes:
+    return path.read_bytes()
+
+
+@functools.lru_cache(maxsize=8)
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _file_digest(path: Path, identity: str) -> str:
+    return _sha256(_read(path, identity))
 
 
 class GuestTrap(Exception):
@@ -66,10 +117,10 @@ class Backend(Protocol):
 
     name: str
 
-    def load(self, wasm: bytes) -> object:
+    def load(self, wasm: Wasm) -> object:
         """Compile (or fetch from a cache) the module; the result is opaque to callers."""
 
-    async def load_async(self, wasm: bytes) -> object:
+    async def load_async(self, wasm: Wasm) -> object:
         """Like :meth:`load`, without blocking the event loop (a browser's main thread may
         only compile large modules this way); later :meth:`load` calls hit the cache."""
 

@@ -15,16 +15,14 @@ and under Node the synchronous path works.
 
 from __future__ import annotations
 
-import functools
 import gc
-import hashlib
 import importlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
-from ._base import GuestTrap
+from ._base import GuestTrap, Wasm, content_digest, module_bytes
 
 __all__ = [
     "CompiledModule",
@@ -142,24 +140,20 @@ class PyodideBackend:
             self._wasi = _wasi_imports()
         return self._wasi
 
-    @staticmethod
-    def _key(wasm: bytes) -> str:
-        return _module_key(wasm)
-
-    def cached(self, wasm: bytes) -> bool:
+    def cached(self, wasm: Wasm) -> bool:
         """Whether ``wasm`` is compiled already (``Sandbox()`` then needs no compilation)."""
-        return self._key(wasm) in self._modules
+        return content_digest(wasm) in self._modules
 
-    def load(self, wasm: bytes) -> CompiledModule:
+    def load(self, wasm: Wasm) -> CompiledModule:
         """The compiled module, compiling synchronously the first time.
 
         Allowed in a Web Worker and under Node; on a browser's main thread Chrome refuses it
         for modules over 8 MB: ``await corral.load()`` first.
         """
-        key = self._key(wasm)
+        key = content_digest(wasm)
         compiled = self._modules.get(key)
         if compiled is None:
-            rewritten, min_pages = import_memory(wasm)
+            rewritten, min_pages = import_memory(module_bytes(wasm))
             js, ffi = _js(), _ffi()
             try:
                 module = js.WebAssembly.Module.new(ffi.to_js(rewritten))
@@ -172,12 +166,12 @@ class PyodideBackend:
             compiled = self._modules[key] = CompiledModule(module, min_pages)
         return compiled
 
-    async def load_async(self, wasm: bytes) -> CompiledModule:
+    async def load_async(self, wasm: Wasm) -> CompiledModule:
         """Compile ``wasm`` with ``WebAssembly.compile`` (allowed everywhere) into the cache."""
-        key = self._key(wasm)
+        key = content_digest(wasm)
         compiled = self._modules.get(key)
         if compiled is None:
-            rewritten, min_pages = import_memory(wasm)
+            rewritten, min_pages = import_memory(module_bytes(wasm))
             module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))
             compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
         return compiled
@@ -199,12 +193,6 @@ class PyodideBackend:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""
         assert isinstance(module, CompiledModule)
         return PyodideInstance(module, shim, memory_limit, self.wasi_imports())
-
-
-@functools.lru_cache(maxsize=8)
-def _module_key(wasm: bytes) -> str:
-    # Memoised: hashing the 7 MB module costs tens of milliseconds per Sandbox() under Pyodide.
-    return hashlib.sha256(wasm).hexdigest()
 
 
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:

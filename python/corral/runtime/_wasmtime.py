@@ -1,9 +1,11 @@
 """The native backend: wasmtime. The only module that imports ``wasmtime``.
 
 Compiled modules are cached twice: in this process (a second ``Sandbox()`` only instantiates)
-and on disk under the user cache directory, keyed by the module's hash, the wasmtime version,
-the engine configuration and the platform, written atomically. An epoch deadline is the
-backstop for guest code that the guest's own interrupt checks cannot stop.
+and on disk under the user cache directory, keyed by the module's hash, the wasmtime build, the
+engine configuration and the platform, written atomically. So that a fresh process neither
+reads nor hashes the 4.7 MB module, the disk cache also remembers each module file's hash under
+the file's identity (:func:`~corral.runtime._base.file_identity`, one ``stat``). An epoch
+deadline is the backstop for guest code that the guest's own interrupt checks cannot stop.
 
 Each instance reserves address space for its linear memory up front (see
 :func:`memory_settings`). Nothing the engine keeps refers back to an instance: the import
@@ -13,7 +15,6 @@ reference to the instance, so a dropped instance is freed with its store.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import contextvars
@@ -24,12 +25,10 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,7 @@ import wasmtime
 
 from .._wasi import GuestExit, WasiShim
 from ..results import ErrorKind
-from ._base import WASM_PAGE, GuestTrap
+from ._base import WASM_PAGE, GuestTrap, Wasm, content_digest, file_identity, module_bytes
 
 __all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
 
@@ -173,7 +172,9 @@ class WasmtimeBackend:
         """The linear-memory settings in force (see :func:`memory_settings`)."""
         for name, value in self.memory.items():
             setattr(config, name, value)
-        self._settings = ";".join([ENGINE_SETTINGS, *(f"{k}={v}" for k, v in self.memory.items())])
+        settings = ";".join([ENGINE_SETTINGS, *(f"{k}={v}" for k, v in self.memory.items())])
+        context = f"{_wasmtime_build()};{settings};{sys.platform};{platform.machine()}"
+        self._context = hashlib.sha256(context.encode()).hexdigest()[:16]
         self.engine = wasmtime.Engine(config)
         self._ticker = _EpochTicker(self.engine)
         self.linker = _wasi_linker(self.engine)
@@ -186,22 +187,22 @@ class WasmtimeBackend:
         # them then fails noisily.
         atexit.register(_forget_modules, weakref.ref(self))
 
-    def cache_key(self, wasm: bytes) -> str:
-        """The disk-cache key of ``wasm`` under this engine, wasmtime version and platform."""
-        return _cache_key(wasm, self._settings)
+    def cache_key(self, wasm: Wasm) -> str:
+        """The disk-cache key of ``wasm`` under this engine, wasmtime build and platform."""
+        return f"{_digest(wasm)[:32]}-{self._context}"
 
-    def cache_path(self, wasm: bytes) -> Path:
+    def cache_path(self, wasm: Wasm) -> Path:
         """The file that holds (or will hold) the compiled form of ``wasm``."""
         return cache_dir() / "modules" / f"{self.cache_key(wasm)}.cwasm"
 
-    def precompile(self, wasm: bytes) -> Path:
+    def precompile(self, wasm: Wasm) -> Path:
         """Compile ``wasm`` into the disk cache (if not there yet) and return its path."""
         path = self.cache_path(wasm)
         if not path.exists():
-            self._store(path, wasmtime.Module(self.engine, wasm))
+            _store(path, wasmtime.Module(self.engine, module_bytes(wasm)).serialize())
         return path
 
-    def load(self, wasm: bytes) -> wasmtime.Module:
+    def load(self, wasm: Wasm) -> wasmtime.Module:
         """The compiled module: from this process, else from disk, else compiled and cached."""
         key = self.cache_key(wasm)
         with self._lock:
@@ -211,36 +212,28 @@ class WasmtimeBackend:
                 self._modules[key] = module
             return module
 
-    async def load_async(self, wasm: bytes) -> wasmtime.Module:
+    async def load_async(self, wasm: Wasm) -> wasmtime.Module:
         """:meth:`load` in a worker thread, so the event loop keeps running meanwhile."""
+        import asyncio  # only for async code: importing it costs a fresh process milliseconds
+
         return await asyncio.to_thread(self.load, wasm)
 
-    def _load_uncached(self, wasm: bytes, path: Path) -> wasmtime.Module:
+    def _load_uncached(self, wasm: Wasm, path: Path) -> wasmtime.Module:
         if path.exists():
             try:
                 return wasmtime.Module.deserialize_file(self.engine, str(path))
             except wasmtime.WasmtimeError:
                 pass  # stale or corrupt: recompile and overwrite
-        module = wasmtime.Module(self.engine, wasm)
+        module = wasmtime.Module(self.engine, module_bytes(wasm))
         with contextlib.suppress(OSError):  # a read-only cache only costs speed
-            self._store(path, module)
+            _store(path, module.serialize())
         return module
-
-    @staticmethod
-    def _store(path: Path, module: wasmtime.Module) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".cwasm")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(module.serialize())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
         runs a loop; it sees this thread's context variables)."""
+        import asyncio  # only when tools are async: importing it costs a fresh process ms
+
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -278,12 +271,55 @@ async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
     return await make()
 
 
+def _store(path: Path, data: bytes | bytearray) -> None:
+    """Write ``data`` to ``path`` atomically (a reader sees the old file or the whole new one)."""
+    import tempfile  # only when writing the cache: importing it costs a fresh process ~1 ms
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _wasmtime_build() -> str:
+    """Which wasmtime compiles: its native library's size and modification time (one ``stat``;
+    asking ``importlib.metadata`` for the version costs a fresh process ~10 ms). Another
+    release is another library; a cached module it cannot use is recompiled anyway."""
+    try:
+        from wasmtime._ffi import filename
+
+        st = os.stat(filename)
+    except (ImportError, OSError):  # pragma: no cover - depends on the wasmtime release
+        from importlib.metadata import version
+
+        return version("wasmtime")
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _digest(wasm: Wasm) -> str:
+    """:func:`content_digest`, for a file remembered on disk by its identity, so that a fresh
+    process finds its compiled module without reading the file."""
+    if isinstance(wasm, bytes):
+        return content_digest(wasm)
+    return _remembered_digest(wasm, file_identity(wasm), cache_dir())
+
+
 @functools.lru_cache(maxsize=8)
-def _cache_key(wasm: bytes, settings: str) -> str:
-    # Memoised: hashing 1.4 MB and asking importlib.metadata cost milliseconds per Sandbox().
-    digest = hashlib.sha256(wasm).hexdigest()[:32]
-    context = f"{version('wasmtime')};{settings};{sys.platform};{platform.machine()}"
-    return f"{digest}-{hashlib.sha256(context.encode()).hexdigest()[:16]}"
+def _remembered_digest(path: Path, identity: str, cache: Path) -> str:
+    stamp = cache / "digests" / hashlib.sha256(identity.encode()).hexdigest()[:32]
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        digest = stamp.read_text("ascii")
+        if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+            return digest
+    digest = content_digest(path)
+    with contextlib.suppress(OSError):  # a read-only cache only costs speed
+        _store(stamp, digest.encode("ascii"))
+    return digest
 
 
 _VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
