@@ -61,7 +61,8 @@ const state = {
 class Interrupted extends Error {}
 
 // A worker that boots Pyodide, the wheel and the module at once; `open` creates the sandbox.
-function spawn(onProgress = () => {}) {
+// A standby (`makeSnapshot`) also stores Pyodide's memory snapshot if there is none yet.
+function spawn(onProgress = () => {}, makeSnapshot = false) {
   const worker = new Worker("worker.js", { type: "module" });
   const w = { worker, pending: new Map(), nextId: 1, opened: false, failed: null };
   worker.onmessage = ({ data }) => {
@@ -75,7 +76,7 @@ function spawn(onProgress = () => {}) {
     fail(w, new Error(event.message || "the worker stopped"));
     if (w === state.worker && window.corralDemo.ready) restart(`[the sandbox's worker failed (${event.message}); restarting]`);
   };
-  w.booted = request(w, "boot");
+  w.booted = request(w, "boot", { makeSnapshot });
   w.booted.catch(() => {});
   return w;
 }
@@ -107,7 +108,7 @@ async function open(w) {
 
 function prepareSpare() {
   if (state.spare) return;
-  const spare = spawn();
+  const spare = spawn(undefined, true);
   state.spare = spare;
   window.corralDemo.standbyReady = false;
   spare.booted.then(() => (window.corralDemo.standbyReady = state.spare === spare), () => {});
@@ -609,7 +610,10 @@ async function main() {
   term.focus();
   window.corralDemo.promptMs = performance.now();
   try {
-    window.corralDemo.timings = (await state.ready).timings;
+    const { timings } = await state.ready;
+    timings.workerStartedMs = Math.round(timings.startedAt - performance.timeOrigin);
+    delete timings.startedAt;
+    window.corralDemo.timings = timings;
   } catch (error) {
     return fatal(error);
   }

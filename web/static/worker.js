@@ -24,31 +24,88 @@ function takeBytes(proxy) {
   return array.buffer;
 }
 
+// Pyodide's memory snapshot: its memory once Python has started and imported corral and the
+// demo, kept in the browser's Cache Storage under the site's build (manifest.json's "build":
+// the wheel, the demo and Pyodide's version), so a returning visitor skips Python's start-up.
+// A standby worker makes it on the first visit, off the critical path; without Cache Storage
+// (a page not served from localhost or HTTPS) every start is a full one.
+const SNAPSHOTS = "corral-demo-pyodide-snapshot";
+const snapshotKey = (build) => here(`pyodide-snapshot-${build}`);
+
+async function storedSnapshot(build) {
+  try {
+    const response = await (await caches.open(SNAPSHOTS)).match(snapshotKey(build));
+    return response ? new Uint8Array(await response.arrayBuffer()) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function storeSnapshot(build, snapshot) {
+  const cache = await caches.open(SNAPSHOTS);
+  for (const old of await cache.keys()) await cache.delete(old); // earlier builds'
+  await cache.put(snapshotKey(build), new Response(snapshot));
+}
+
+// Python with corral and the demo imported: from the stored snapshot when there is one (then
+// Python's random generator is seeded afresh, not shared by every restored worker), else
+// started and imported, and with `makeSnapshot` the snapshot is taken and stored.
+async function startPython(build, makeSnapshot) {
+  const indexURL = here("pyodide/");
+  const snapshot = await storedSnapshot(build);
+  if (snapshot) {
+    try {
+      const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot });
+      restored.runPython("import random; random.seed()");
+      return { pyodide: restored, restored: true };
+    } catch (error) {
+      console.warn("the stored Pyodide snapshot did not load; starting Python afresh", error);
+      caches.delete(SNAPSHOTS).catch(() => {});
+    }
+  }
+  const started = await loadPyodide({ indexURL, packages: [], _makeSnapshot: makeSnapshot });
+  return { pyodide: started, restored: false };
+}
+
 // Everything but the sandbox itself. The wheel and the demo's Python half are fetched while
 // Pyodide starts (in parallel, not after it); the wheel is the same one a user installs with
-// micropip.install, unpacked into site-packages by Pyodide without importing micropip.
-async function boot() {
+// micropip.install, unpacked into site-packages by Pyodide without importing micropip (a
+// memory snapshot holds the imported modules, not the files: they are unpacked either way).
+async function boot({ makeSnapshot = false } = {}) {
   const started = performance.now();
   const timings = {};
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
-  const manifest = fetch(here("manifest.json")).then((r) => r.json());
-  const wheel = manifest.then((m) => fetch(here(m.corral))).then((r) => r.arrayBuffer());
+  timings.startedAt = performance.timeOrigin + started; // the page turns it into its own clock
+  const manifest = await (await fetch(here("manifest.json"))).json();
+  const wheel = fetch(here(manifest.corral)).then((r) => r.arrayBuffer());
   const source = fetch(here("corral_demo.py")).then((r) => r.text());
   wheel.catch(() => {}); // awaited below
   source.catch(() => {});
   progress("Starting Python (Pyodide)", 0.05, 0.7, 2.5);
-  pyodide = await loadPyodide({ indexURL: here("pyodide/"), packages: [] });
+  const snapshotting = makeSnapshot && "caches" in self;
+  const python = await startPython(manifest.build, snapshotting);
+  pyodide = python.pyodide;
+  timings.snapshot = python.restored;
   mark("pyodide");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
   const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
   pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
   pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
+  let stored = null;
+  if (!python.restored) {
+    pyodide.runPython("import corral, corral_demo");
+    if (snapshotting) stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
+  }
   mark("corral");
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
   await pyodide.runPythonAsync("import corral\nawait corral.load()");
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
-  return { timings, version: await manifest };
+  if (stored) {
+    await stored.catch((error) => console.warn("could not store the Pyodide snapshot", error));
+    mark("stored");
+  }
+  return { timings, version: manifest };
 }
 
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
@@ -92,7 +149,7 @@ const message = (error) => String(error && error.message ? error.message : error
 self.onmessage = async ({ data }) => {
   try {
     if (data.op === "boot") {
-      self.postMessage({ id: data.id, ok: true, value: await boot() });
+      self.postMessage({ id: data.id, ok: true, value: await boot(data.args) });
       return;
     }
     const [value, transfer, after] = ops[data.op](data.args || {});
