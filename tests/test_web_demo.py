@@ -76,6 +76,34 @@ def test_replay_reports_an_identical_output(demo: ModuleType) -> None:
     assert replayed["result"]["stdout"] == first["stdout"]
 
 
+def test_the_last_command_replays_from_the_trace_the_page_kept(demo: ModuleType) -> None:
+    """What the page does: after each command it keeps new_trace()'s events; after Ctrl-C the
+    new sandbox replays the old one's last command from them (the old sandbox is gone)."""
+    app = demo.DemoApp(lambda _: None)
+    kept = [app.new_trace()]
+    run(app, "mkdir notes; echo one > notes/a.txt; N=1")
+    kept.append(app.new_trace())
+    app.write("/workspace/up.txt", b"uploaded\n")
+    kept.append(app.new_trace())
+    code = "const w = await get_weather({city: 'Paris'}); [w.sky, Math.random()]"
+    last = run(app, code, "javascript")
+    assert '"cloudy"' in last["stdout"]
+    kept.append(app.new_trace())
+    assert app.new_trace() == ""
+    restarted = demo.DemoApp(lambda _: None, snapshot=app.snapshot(), used={"get_weather": 1})
+    replayed = json.loads(restarted.replay("".join(kept)))
+    assert replayed["identical"] is True
+    assert replayed["executions"] == 2
+    assert replayed["result"]["stdout"] == last["stdout"]
+    assert json.loads(restarted.replay("".join(kept[:2])))["executions"] == 1
+    # A trace whose recorded output is not what its code does: corral says so.
+    tampered = "".join(kept).replace("w.sky", "w.city")
+    assert tampered != "".join(kept)
+    diverged = json.loads(restarted.replay(tampered))
+    assert diverged["identical"] is False
+    assert "the trace recorded" in diverged["error"]
+
+
 def test_the_csv_example_generates_50_mb_and_returns_a_summary(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda _: None, timeout=120)
     generate, summarise = json.loads(app.csv_example())

@@ -50,7 +50,8 @@ const state = {
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
   snapshotDue: null,    // resolves when the snapshot of the last command has arrived
   snapshotArrived: null,
-  lastRun: null,        // {code, language, result}
+  lastRun: null,        // the last completed command: {code, language, result, trace}
+  trace: [],            // the active sandbox's trace, as the worker hands it out (JSON lines)
   after: null,          // printed after the next command's output (the CSV example)
   viewing: null,
   calls: { total: 0, denied: 0 },
@@ -68,7 +69,7 @@ function spawn(onProgress = () => {}, makeSnapshot = false) {
   worker.onmessage = ({ data }) => {
     if (data.type === "progress") onProgress(data);
     else if (data.type === "toolcall") { if (w.opened) showCall(data.entry); }
-    else if (data.type === "snapshot") { if (w === state.worker) snapshotArrived(data.snapshot); }
+    else if (data.type === "snapshot") { if (w === state.worker) snapshotArrived(data.snapshot, data.trace); }
     else settle(w, data);
   };
   worker.onerror = (event) => {
@@ -122,8 +123,9 @@ async function expectSnapshot() {
   state.snapshotDue = new Promise((resolve) => (state.snapshotArrived = resolve));
 }
 
-function snapshotArrived(snapshot) {
+function snapshotArrived(snapshot, trace) {
   if (snapshot) state.snapshot = snapshot;
+  if (trace) state.trace.push(trace);
   state.snapshotArrived?.();
 }
 
@@ -228,7 +230,8 @@ async function runLine(code) {
     await expectSnapshot();
     const result = await runWithinLimit(code, language);
     if (result.scope) state.scope = result.scope;
-    state.lastRun = { code, language, result };
+    // (A command the page stopped left no trace: Replay keeps to the last completed one.)
+    if (!result.terminated) state.lastRun = { code, language, result, trace: state.trace };
     showResult(result);
     if (after) await after(result);
   } catch (error) {
@@ -255,7 +258,7 @@ async function runWithinLimit(code, language) {
     `worker was terminated after ${waited} s; the sandbox goes on with the files and shell session of the last completed command`;
   snapshotArrived(null);
   await switchWorker();
-  return { stdout: "", stderr: `${error}\n`, exit_code: 124, error, error_kind: "timeout" };
+  return { stdout: "", stderr: `${error}\n`, exit_code: 124, error, error_kind: "timeout", terminated: true };
 }
 
 function interrupt() {
@@ -274,6 +277,7 @@ async function switchWorker() {
   const old = state.worker;
   fail(old, new Interrupted("interrupted"));
   state.snapshotDue = null;
+  state.trace = []; // the new sandbox's; the last command's stays with state.lastRun
   const next = state.spare ?? spawn();
   state.spare = null;
   window.corralDemo.standbyReady = false;
@@ -292,7 +296,6 @@ async function restart(reason) {
   editor.write(dim(`${reason}\n`));
   try {
     await switchWorker();
-    state.lastRun = null; // the new sandbox's trace starts here
   } catch (error) {
     return fatal(error);
   }
@@ -429,24 +432,29 @@ async function csvExample() {
   await typeAndRun("shell", summarise);
 }
 
+// Replay the last completed command: the worker runs the trace of the sandbox that ran it
+// again (the page keeps it, so after a Ctrl-C replaced that sandbox it still can), no tool
+// called, no clock read, and corral checks every output against the recording.
 async function replayLast() {
   if (state.busy || !state.lastRun) return;
   state.busy = true;
   setState("running");
-  const original = state.lastRun.result;
+  const last = state.lastRun;
   let replayed;
   try {
-    replayed = await call("replay");
+    await state.snapshotDue; // the trace of the last command comes with its snapshot
+    replayed = await call("replay", { trace: last.trace.join("") });
   } catch (error) {
     replayed = { error: error.message };
   }
   state.busy = false;
+  const before = last.trace === state.trace ? "the sandbox's trace" : "the trace of the sandbox before the restart";
   aside(() => {
-    editor.write(dim(`[replay of \`${state.lastRun.code}\` from the sandbox's trace: its ${replayed.executions ?? "?"} ` +
+    editor.write(dim(`[replay of \`${last.code}\` from ${before}: its ${replayed.executions ?? "?"} ` +
       "executions run again, no tool called, no clock read]\n"));
     if (replayed.error) return editor.write(red(`replay failed: ${replayed.error}\n`));
     showResult(replayed.result);
-    const same = replayed.identical && replayed.result.stdout === original.stdout;
+    const same = replayed.identical && replayed.result.stdout === last.result.stdout;
     editor.write(same ? green("✓ output identical to the original run\n") : red("✗ the replayed output differs\n"));
   });
 }

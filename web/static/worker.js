@@ -118,18 +118,20 @@ function open({ timeout, snapshot, used, scope }) {
   return [null, []];
 }
 
-// After a command (or an upload) completes: the files and shell session, for a restart. Posted
-// after the answer, so the prompt comes back first; the page gets it before the next command.
+// After a command (or an upload) completes: the files and shell session, for a restart, and the
+// sandbox's trace events since the last time, so the page can replay the last command after a
+// restart too. Posted after the answer, so the prompt comes back first; the page gets it
+// before the next command.
 function postSnapshot() {
   const snapshot = takeBytes(app.snapshot());
-  self.postMessage({ type: "snapshot", snapshot }, [snapshot]);
+  self.postMessage({ type: "snapshot", snapshot, trace: app.new_trace() }, [snapshot]);
 }
 
 // The worker's operations: each returns [value, transferables, what to do after answering].
 const ops = {
   open,
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
-  replay: () => [JSON.parse(app.replay()), []],
+  replay: ({ trace }) => [JSON.parse(app.replay(trace)), []],
   agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
