@@ -10,6 +10,7 @@ import { Terminal } from "./vendor/xterm/xterm.mjs";
 import { FitAddon } from "./vendor/xterm/addon-fit.mjs";
 import { LineEditor } from "./terminal.js";
 import { javascriptIncomplete, shellIncomplete } from "./incomplete.js";
+import { WorkerRelay } from "./corral-web/corral-worker.mjs";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -37,8 +38,6 @@ const EXAMPLES = [
 ];
 
 const state = {
-  worker: null,         // the worker with the sandbox open
-  spare: null,          // a standby worker, booted (Pyodide, wheel, module) but not opened
   ready: null,          // resolves when the first sandbox is open
   used: {},             // the ledger: allowed tool calls per capability pattern
   audit: [],            // every tool-call decision, across restarts
@@ -61,58 +60,33 @@ const state = {
 
 class Interrupted extends Error {}
 
-// A worker that boots Pyodide, the wheel and the module at once; `open` creates the sandbox.
-// A standby (`makeSnapshot`) also stores Pyodide's memory snapshot if there is none yet.
-function spawn(onProgress = () => {}, makeSnapshot = false) {
-  const worker = new Worker("worker.js", { type: "module" });
-  const w = { worker, pending: new Map(), nextId: 1, opened: false, failed: null };
-  worker.onmessage = ({ data }) => {
-    if (data.type === "progress") onProgress(data);
-    else if (data.type === "toolcall") { if (w.opened) showCall(data.entry); }
-    else if (data.type === "snapshot") { if (w === state.worker) snapshotArrived(data.snapshot, data.trace); }
-    else settle(w, data);
-  };
-  worker.onerror = (event) => {
-    event.preventDefault();
-    fail(w, new Error(event.message || "the worker stopped"));
-    if (w === state.worker && window.corralDemo.ready) restart(`[the sandbox's worker failed (${event.message}); restarting]`);
-  };
-  w.booted = request(w, "boot", { makeSnapshot });
-  w.booted.catch(() => {});
-  return w;
-}
+// The active worker and a standby booted ahead: corral's own WorkerRelay (the mechanism under
+// createWorkerSandbox), driving this page's worker script. A standby boots a second after the
+// sandbox opens, and also stores Pyodide's memory snapshot if there is none yet.
+const relay = new WorkerRelay({
+  url: new URL("worker.js", location.href),
+  boot: (thread, { standby }) => thread.call("boot", { makeSnapshot: standby }),
+  open: (thread) => {
+    const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
+    const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
+    return thread.call("open", args, snapshot ? [snapshot] : []);
+  },
+  onEvent: (data, thread) => {
+    if (data.type === "progress") { if (!window.corralDemo.ready) showProgress(data); }
+    else if (thread !== relay.thread) return; // the standby's, or a replaced worker's
+    else if (data.type === "toolcall") showCall(data.entry);
+    else if (data.type === "snapshot") snapshotArrived(data.snapshot, data.trace);
+  },
+  onCrash: (error) => {
+    if (window.corralDemo.ready) restart(`[${error.message}; restarting]`);
+  },
+  standbyDelayMs: 1000,
+});
 
-function fail(w, error) {
-  w.failed ??= error;
-  w.worker.terminate();
-  for (const waiter of w.pending.values()) waiter.reject(error);
-  w.pending.clear();
-}
-
-function request(w, op, args = {}, transfer = []) {
-  if (w.failed) return Promise.reject(w.failed);
-  const id = w.nextId++;
-  return new Promise((resolve, reject) => {
-    w.pending.set(id, { resolve, reject });
-    w.worker.postMessage({ id, op, args }, transfer);
-  });
-}
-
-// Open the sandbox in a booted worker: from the last snapshot, with the ledger and the bindings.
-async function open(w) {
-  const booted = await w.booted;
-  const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
-  await request(w, "open", { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope }, snapshot ? [snapshot] : []);
-  w.opened = true;
-  return booted;
-}
-
-function prepareSpare() {
-  if (state.spare) return;
-  const spare = spawn(undefined, true);
-  state.spare = spare;
+// window.corralDemo.standbyReady: whether a standby is booted for the next Ctrl-C.
+function watchStandby() {
   window.corralDemo.standbyReady = false;
-  spare.booted.then(() => (window.corralDemo.standbyReady = state.spare === spare), () => {});
+  relay.standbyReady().then(() => (window.corralDemo.standbyReady = relay.standbyBooted));
 }
 
 // The worker posts a snapshot after each command that may change the files (run, write), after
@@ -129,14 +103,8 @@ function snapshotArrived(snapshot, trace) {
   state.snapshotArrived?.();
 }
 
-function settle(w, { id, ok, value, error }) {
-  const waiter = w.pending.get(id);
-  w.pending.delete(id);
-  if (waiter) ok ? waiter.resolve(value) : waiter.reject(new Error(error));
-}
-
 function call(op, args = {}, transfer = []) {
-  return request(state.worker, op, args, transfer);
+  return relay.thread.call(op, args, transfer);
 }
 
 // --- the terminal -------------------------------------------------------------------------------
@@ -274,21 +242,15 @@ function interrupt() {
 // snapshot, the ledger and the bindings; a new standby then boots in the background.
 async function switchWorker() {
   state.switching = true;
-  const old = state.worker;
-  fail(old, new Interrupted("interrupted"));
   state.snapshotDue = null;
   state.trace = []; // the new sandbox's; the last command's stays with state.lastRun
-  const next = state.spare ?? spawn();
-  state.spare = null;
-  window.corralDemo.standbyReady = false;
   try {
-    await open(next);
+    await relay.replace(new Interrupted("interrupted"));
   } finally {
     state.switching = false;
   }
-  state.worker = next;
   window.corralDemo.restarts++;
-  setTimeout(prepareSpare, 500); // after the prompt is back
+  watchStandby();
 }
 
 async function restart(reason) {
@@ -606,9 +568,7 @@ async function main() {
     setState("error");
     return;
   }
-  const first = spawn(showProgress);
-  state.worker = first;
-  state.ready = open(first);
+  state.ready = relay.start();
   state.ready.catch(() => {});
   wireUp();
   term.open($("terminal"));
@@ -630,7 +590,7 @@ async function main() {
   window.corralDemo.readyMs = performance.now();
   if (!state.busy) setState("ready");
   refreshPanels();
-  setTimeout(prepareSpare, 1000); // the standby for Ctrl-C, once the first sandbox is settled
+  watchStandby(); // the standby for Ctrl-C boots once the first sandbox is settled
 }
 
 main();
