@@ -67,10 +67,35 @@ async function startPython(build, makeSnapshot) {
   return { pyodide: started, restored: false };
 }
 
+// Python's half of booting, the wheel written to WHEEL first. Started afresh: all of the
+// wheel's files into site-packages, then the imports a memory snapshot should hold.
+const WHEEL = "/tmp/corral-wheel.zip";
+const UNPACK_AND_IMPORT = `
+import site, zipfile
+with zipfile.ZipFile("${WHEEL}") as wheel:
+    wheel.extractall(site.getsitepackages()[0])
+import corral, corral.runtime._pyodide, corral_demo
+`;
+// Then compiling the guest module (corral.load()). From a snapshot, where corral is imported
+// already, the module and corral's runtime are unpacked first and the rest of the wheel while
+// the module compiles (V8 does that off this thread).
+const UNPACK_WHILE_LOADING = `
+import asyncio, site, zipfile
+import corral
+with zipfile.ZipFile("${WHEEL}") as wheel:
+    names = wheel.namelist()
+    first = [n for n in names if n == "corral/corral.wasm" or n.startswith("corral/runtime/")]
+    wheel.extractall(site.getsitepackages()[0], first)
+    loading = asyncio.ensure_future(corral.load())
+    await asyncio.sleep(0)  # corral.load() has read the module and started compiling it
+    wheel.extractall(site.getsitepackages()[0], [n for n in names if n not in first])
+await loading
+`;
+
 // Everything but the sandbox itself. The wheel and the demo's Python half are fetched while
 // Pyodide starts (in parallel, not after it); the wheel is the same one a user installs with
-// micropip.install, unpacked into site-packages by Pyodide without importing micropip (a
-// memory snapshot holds the imported modules, not the files: they are unpacked either way).
+// micropip.install, unpacked into site-packages without importing micropip (a memory
+// snapshot holds the imported modules, not the files: they are unpacked either way).
 async function boot({ makeSnapshot = false } = {}) {
   const started = performance.now();
   const timings = {};
@@ -88,17 +113,23 @@ async function boot({ makeSnapshot = false } = {}) {
   timings.snapshot = python.restored;
   mark("pyodide");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
-  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
+  pyodide.FS.writeFile(WHEEL, new Uint8Array(await wheel));
   pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
   let stored = null;
   if (!python.restored) {
-    pyodide.runPython("import corral, corral_demo");
-    if (snapshotting) stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
+    pyodide.runPython(UNPACK_AND_IMPORT);
+    if (snapshotting) {
+      try {
+        stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
+      } catch (error) {
+        stored = Promise.reject(error);
+      }
+    }
+    mark("corral");
   }
-  mark("corral");
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
-  await pyodide.runPythonAsync("import corral\nawait corral.load()");
+  await pyodide.runPythonAsync(python.restored ? UNPACK_WHILE_LOADING : "import corral\nawait corral.load()");
+  pyodide.FS.unlink(WHEEL);
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
   if (stored) {
