@@ -32,10 +32,10 @@ function takeBytes(proxy) {
 const SNAPSHOTS = "corral-demo-pyodide-snapshot";
 const snapshotKey = (build) => here(`pyodide-snapshot-${build}`);
 
+// The stored snapshot's Response (its body not read yet), or null.
 async function storedSnapshot(build) {
   try {
-    const response = await (await caches.open(SNAPSHOTS)).match(snapshotKey(build));
-    return response ? new Uint8Array(await response.arrayBuffer()) : null;
+    return (await (await caches.open(SNAPSHOTS)).match(snapshotKey(build))) ?? null;
   } catch {
     return null;
   }
@@ -53,9 +53,11 @@ async function storeSnapshot(build, snapshot) {
 async function startPython(build, makeSnapshot) {
   const indexURL = here("pyodide/");
   const snapshot = await storedSnapshot(build);
+  progress("Starting Python (Pyodide)", 0.05, 0.7, snapshot ? 0.8 : 2.5);
   if (snapshot) {
     try {
-      const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot });
+      // Its 30 MB are read while Pyodide loads its own JavaScript.
+      const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot.arrayBuffer() });
       restored.runPython("import random; random.seed()");
       return { pyodide: restored, restored: true };
     } catch (error) {
@@ -106,7 +108,6 @@ async function boot({ makeSnapshot = false } = {}) {
   const source = fetch(here("corral_demo.py")).then((r) => r.text());
   wheel.catch(() => {}); // awaited below
   source.catch(() => {});
-  progress("Starting Python (Pyodide)", 0.05, 0.7, 2.5);
   const snapshotting = makeSnapshot && "caches" in self;
   const python = await startPython(manifest.build, snapshotting);
   pyodide = python.pyodide;
