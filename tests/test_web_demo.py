@@ -196,3 +196,27 @@ def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
         ("get_weather", "allowed"),
         ("sales_records", "denied"),
     ]
+
+
+def test_the_snapshot_key_names_the_wheel_the_demo_and_pyodide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page keeps Pyodide's memory snapshot (corral and the demo imported) under
+    manifest.json's "build": a new wheel, demo or Pyodide must never restore an old one."""
+    spec = importlib.util.spec_from_file_location("web_build", DEMO.parent / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    monkeypatch.setattr(build, "WEB", tmp_path)
+    wheel, source = tmp_path / "corral.whl", tmp_path / "corral_demo.py"
+    wheel.write_bytes(b"wheel one")
+    source.write_text("demo one")
+    key = build.build_key(wheel, "314.0.7")
+    assert key == build.build_key(wheel, "314.0.7")
+    assert len(key) == 16
+    assert build.build_key(wheel, "314.0.8") != key
+    source.write_text("demo two")
+    assert build.build_key(wheel, "314.0.7") != key
+    source.write_text("demo one")
+    wheel.write_bytes(b"wheel two")
+    assert build.build_key(wheel, "314.0.7") != key

@@ -79,7 +79,8 @@ export class WorkerRelay {
     this.#options = { onEvent: () => {}, standby: true, standbyDelayMs: 0, ...options };
   }
 
-  /** The worker with the sandbox open (null before `start` resolves). */
+  /** The worker with the sandbox open (null before `start` resolves; while `replace` opens
+   * the next one, the terminated one, whose calls reject with `replace`'s error). */
   get thread() {
     return this.#active;
   }
@@ -135,8 +136,7 @@ export class WorkerRelay {
    * A new standby is prepared.
    */
   async replace(error) {
-    this.#active?.fail(error);
-    this.#active = null;
+    this.#active?.fail(error); // stays `thread` until the next one is open: calls reject
     const next = this.#spare ?? this.#spawn(false);
     this.#spare = null;
     await this.#openIn(next);
