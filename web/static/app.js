@@ -242,6 +242,7 @@ function interrupt() {
 // snapshot, the ledger and the bindings; a new standby then boots in the background.
 async function switchWorker() {
   state.switching = true;
+  window.corralDemo.standbyReady = false; // it becomes the active one
   state.snapshotDue = null;
   state.trace = []; // the new sandbox's; the last command's stays with state.lastRun
   try {
