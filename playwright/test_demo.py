@@ -140,6 +140,25 @@ def test_ctrl_c_stops_a_loop_and_the_terminal_keeps_working(demo: Demo) -> None:
     demo.run("cd /workspace")
 
 
+def test_replay_after_ctrl_c_replays_the_last_completed_command(demo: Demo) -> None:
+    """The sandbox that ran it is gone; the page kept its trace, and the new worker replays it."""
+    out = demo.run("echo replay-me $RANDOM; tool get_weather --city London | jq -r .sky")
+    assert out.startswith("replay-me ") and out.endswith("rain\n")
+    mark = demo.type("while true; do :; done")
+    demo.page.wait_for_function("window.corralDemo.busy")
+    demo.page.wait_for_timeout(500)
+    demo.page.keyboard.press("Control+c")
+    demo.wait_prompt(mark)
+    assert demo.page.is_enabled("#replay")
+    mark = len(demo.transcript)
+    demo.page.click("#replay")
+    replayed = demo.wait_prompt(mark)
+    assert "echo replay-me" in replayed
+    assert "the trace of the sandbox before the restart" in replayed
+    assert out in replayed
+    assert "✓ output identical to the original run" in replayed
+
+
 def test_replay_reproduces_the_last_output(demo: Demo) -> None:
     demo.mode("javascript")
     out = demo.run("const w = await get_weather({city: 'Tokyo'}); return [w.temp_c, Math.random()]")

@@ -53,6 +53,47 @@ def test_typing_is_accepted_while_loading(context: BrowserContext, base_url: str
     demo.page.close()
 
 
+def test_a_returning_visitor_starts_from_the_pyodide_snapshot(
+    browser: Browser, base_url: str, outside: OutsideRequests
+) -> None:
+    """The first visit's standby worker stores Pyodide's memory snapshot (corral and the demo
+    imported) in Cache Storage; the next visit restores it and works; a snapshot that does not
+    load (here: garbage under the key) is dropped and Python starts afresh."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.route("**/*", outside.route)
+    try:
+        demo = new_demo(context)
+        demo.open(base_url)
+        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is False
+        demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=90_000)
+        demo.page.close()
+
+        demo = new_demo(context)
+        demo.open(base_url)
+        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is True
+        assert demo.run("x=41; echo $((x + 1)) | tr 4 X") == "X2\n"
+        demo.mode("javascript")
+        assert demo.run("[1, 2, 3].map((n) => n * 2)") == "[2,4,6]\n"
+        assert not demo.errors
+        # Garbage under the same key: the worker drops it and starts Python afresh.
+        demo.page.evaluate(
+            """async () => {
+                const cache = await caches.open("corral-demo-pyodide-snapshot");
+                const [key] = await cache.keys();
+                await cache.put(key, new Response(new Uint8Array(1024)));
+            }"""
+        )
+        demo.page.close()
+
+        demo = new_demo(context)
+        demo.open(base_url)
+        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is False
+        assert demo.run("echo still works") == "still works\n"
+        demo.page.close()
+    finally:
+        context.close()
+
+
 def test_assets_come_pre_compressed_and_the_cold_transfer_is_measured(
     browser: Browser, base_url: str, outside: OutsideRequests
 ) -> None:

@@ -76,6 +76,34 @@ def test_replay_reports_an_identical_output(demo: ModuleType) -> None:
     assert replayed["result"]["stdout"] == first["stdout"]
 
 
+def test_the_last_command_replays_from_the_trace_the_page_kept(demo: ModuleType) -> None:
+    """What the page does: after each command it keeps new_trace()'s events; after Ctrl-C the
+    new sandbox replays the old one's last command from them (the old sandbox is gone)."""
+    app = demo.DemoApp(lambda _: None)
+    kept = [app.new_trace()]
+    run(app, "mkdir notes; echo one > notes/a.txt; N=1")
+    kept.append(app.new_trace())
+    app.write("/workspace/up.txt", b"uploaded\n")
+    kept.append(app.new_trace())
+    code = "const w = await get_weather({city: 'Paris'}); [w.sky, Math.random()]"
+    last = run(app, code, "javascript")
+    assert '"cloudy"' in last["stdout"]
+    kept.append(app.new_trace())
+    assert app.new_trace() == ""
+    restarted = demo.DemoApp(lambda _: None, snapshot=app.snapshot(), used={"get_weather": 1})
+    replayed = json.loads(restarted.replay("".join(kept)))
+    assert replayed["identical"] is True
+    assert replayed["executions"] == 2
+    assert replayed["result"]["stdout"] == last["stdout"]
+    assert json.loads(restarted.replay("".join(kept[:2])))["executions"] == 1
+    # A trace whose recorded output is not what its code does: corral says so.
+    tampered = "".join(kept).replace("w.sky", "w.city")
+    assert tampered != "".join(kept)
+    diverged = json.loads(restarted.replay(tampered))
+    assert diverged["identical"] is False
+    assert "the trace recorded" in diverged["error"]
+
+
 def test_the_csv_example_generates_50_mb_and_returns_a_summary(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda _: None, timeout=120)
     generate, summarise = json.loads(app.csv_example())
@@ -168,3 +196,27 @@ def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
         ("get_weather", "allowed"),
         ("sales_records", "denied"),
     ]
+
+
+def test_the_snapshot_key_names_the_wheel_the_demo_and_pyodide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page keeps Pyodide's memory snapshot (corral and the demo imported) under
+    manifest.json's "build": a new wheel, demo or Pyodide must never restore an old one."""
+    spec = importlib.util.spec_from_file_location("web_build", DEMO.parent / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    monkeypatch.setattr(build, "WEB", tmp_path)
+    wheel, source = tmp_path / "corral.whl", tmp_path / "corral_demo.py"
+    wheel.write_bytes(b"wheel one")
+    source.write_text("demo one")
+    key = build.build_key(wheel, "314.0.7")
+    assert key == build.build_key(wheel, "314.0.7")
+    assert len(key) == 16
+    assert build.build_key(wheel, "314.0.8") != key
+    source.write_text("demo two")
+    assert build.build_key(wheel, "314.0.7") != key
+    source.write_text("demo one")
+    wheel.write_bytes(b"wheel two")
+    assert build.build_key(wheel, "314.0.7") != key

@@ -262,6 +262,16 @@ def repository_url(explicit: str | None) -> str | None:
     return f"{server}/{name}" if server and name else None
 
 
+def build_key(wheel: Path, pyodide_version: str) -> str:
+    """What a Pyodide memory snapshot of the page depends on: the wheel, the demo's Python half
+    and Pyodide's version (the worker keeps one snapshot per key in the browser's Cache
+    Storage, so a new build never restores an old one)."""
+    digest = hashlib.sha256(pyodide_version.encode())
+    for path in (wheel, WEB / "corral_demo.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def build(out: Path, wheel: Path | None = None, repository: str | None = None) -> Path:
     """Assemble the site in ``out`` (replaced) and return it."""
     wheel = corral_wheel(wheel)
@@ -291,6 +301,7 @@ def build(out: Path, wheel: Path | None = None, repository: str | None = None) -
         _copy(path, out / "wheels" / path.name)
     repack_stored(wheel, out / "wheels" / wheel.name)
     manifest = {
+        "build": build_key(wheel, dist_tool.PYODIDE_VERSION),
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
         "wheels": [f"wheels/{p.name}" for p in extra_wheels],

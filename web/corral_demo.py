@@ -27,6 +27,7 @@ from corral import (
     replay,
     replay_all,
 )
+from corral.trace import ReplayDivergence, Trace
 
 __all__ = ["CSV_EXAMPLE", "DemoApp", "get_weather", "sales_records"]
 
@@ -164,6 +165,7 @@ class DemoApp:
         else:
             self.sandbox = Sandbox(**options)
         self.last: ExecutionResult | None = None
+        self._traced = 0  # events of the sandbox's trace handed out by new_trace
 
     def run(self, code: str, language: str = "shell") -> str:
         """Execute ``code``; the result as JSON. JavaScript runs as a REPL (see
@@ -223,19 +225,31 @@ class DemoApp:
         """The files and shell session, to survive a restart of the worker."""
         return self.sandbox.snapshot()
 
-    def replay(self) -> str:
-        """Run the sandbox's trace again (no tool called, no clock read) and compare the last
-        execution's output with the original."""
-        if self.last is None:
+    def new_trace(self) -> str:
+        """The events of the sandbox's trace since the last call, as JSON lines: the page keeps
+        them (with the snapshot, after each command), so that the last command can be replayed
+        after a restart has lost this sandbox."""
+        events = self.sandbox.trace.events
+        new = Trace(events[self._traced :]).to_jsonl()
+        self._traced = len(events)
+        return new
+
+    def replay(self, trace: str | None = None) -> str:
+        """Run a sandbox's trace again (no tool called, no clock read): ``trace`` (JSON lines,
+        the page's copy of what :meth:`new_trace` handed out, perhaps from a sandbox a restart
+        replaced), else this sandbox's own. Answers whether the last execution's output is the
+        recorded one, the number of executions run and that output."""
+        if trace is None and self.last is None:
             return json.dumps({"error": "nothing to replay yet: run a command first"})
-        trace = self.sandbox.trace
-        again = replay(trace)
-        fields = ("stdout", "stderr", "exit_code", "return_value", "error")
-        identical = all(getattr(again, f) == getattr(self.last, f) for f in fields)
+        recorded = self.sandbox.trace if trace is None else Trace.from_jsonl(trace)
+        try:
+            again = replay(recorded)
+        except ReplayDivergence as e:  # corral compares every execution with its recording
+            return json.dumps({"identical": False, "error": str(e)})
         return json.dumps(
             {
-                "identical": identical,
-                "executions": trace.executions,
+                "identical": True,
+                "executions": recorded.executions,
                 "result": _result_json(repl_result(again)[0]),
             },
             default=str,

@@ -10,6 +10,7 @@ import { Terminal } from "./vendor/xterm/xterm.mjs";
 import { FitAddon } from "./vendor/xterm/addon-fit.mjs";
 import { LineEditor } from "./terminal.js";
 import { javascriptIncomplete, shellIncomplete } from "./incomplete.js";
+import { WorkerRelay } from "./corral-web/corral-worker.mjs";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -37,8 +38,6 @@ const EXAMPLES = [
 ];
 
 const state = {
-  worker: null,         // the worker with the sandbox open
-  spare: null,          // a standby worker, booted (Pyodide, wheel, module) but not opened
   ready: null,          // resolves when the first sandbox is open
   used: {},             // the ledger: allowed tool calls per capability pattern
   audit: [],            // every tool-call decision, across restarts
@@ -50,7 +49,8 @@ const state = {
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
   snapshotDue: null,    // resolves when the snapshot of the last command has arrived
   snapshotArrived: null,
-  lastRun: null,        // {code, language, result}
+  lastRun: null,        // the last completed command: {code, language, result, trace}
+  trace: [],            // the active sandbox's trace, as the worker hands it out (JSON lines)
   after: null,          // printed after the next command's output (the CSV example)
   viewing: null,
   calls: { total: 0, denied: 0 },
@@ -60,57 +60,33 @@ const state = {
 
 class Interrupted extends Error {}
 
-// A worker that boots Pyodide, the wheel and the module at once; `open` creates the sandbox.
-function spawn(onProgress = () => {}) {
-  const worker = new Worker("worker.js", { type: "module" });
-  const w = { worker, pending: new Map(), nextId: 1, opened: false, failed: null };
-  worker.onmessage = ({ data }) => {
-    if (data.type === "progress") onProgress(data);
-    else if (data.type === "toolcall") { if (w.opened) showCall(data.entry); }
-    else if (data.type === "snapshot") { if (w === state.worker) snapshotArrived(data.snapshot); }
-    else settle(w, data);
-  };
-  worker.onerror = (event) => {
-    event.preventDefault();
-    fail(w, new Error(event.message || "the worker stopped"));
-    if (w === state.worker && window.corralDemo.ready) restart(`[the sandbox's worker failed (${event.message}); restarting]`);
-  };
-  w.booted = request(w, "boot");
-  w.booted.catch(() => {});
-  return w;
-}
+// The active worker and a standby booted ahead: corral's own WorkerRelay (the mechanism under
+// createWorkerSandbox), driving this page's worker script. A standby boots a second after the
+// sandbox opens, and also stores Pyodide's memory snapshot if there is none yet.
+const relay = new WorkerRelay({
+  url: new URL("worker.js", location.href),
+  boot: (thread, { standby }) => thread.call("boot", { makeSnapshot: standby }),
+  open: (thread) => {
+    const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
+    const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
+    return thread.call("open", args, snapshot ? [snapshot] : []);
+  },
+  onEvent: (data, thread) => {
+    if (data.type === "progress") { if (!window.corralDemo.ready) showProgress(data); }
+    else if (thread !== relay.thread) return; // the standby's, or a replaced worker's
+    else if (data.type === "toolcall") showCall(data.entry);
+    else if (data.type === "snapshot") snapshotArrived(data.snapshot, data.trace);
+  },
+  onCrash: (error) => {
+    if (window.corralDemo.ready) restart(`[${error.message}; restarting]`);
+  },
+  standbyDelayMs: 1000,
+});
 
-function fail(w, error) {
-  w.failed ??= error;
-  w.worker.terminate();
-  for (const waiter of w.pending.values()) waiter.reject(error);
-  w.pending.clear();
-}
-
-function request(w, op, args = {}, transfer = []) {
-  if (w.failed) return Promise.reject(w.failed);
-  const id = w.nextId++;
-  return new Promise((resolve, reject) => {
-    w.pending.set(id, { resolve, reject });
-    w.worker.postMessage({ id, op, args }, transfer);
-  });
-}
-
-// Open the sandbox in a booted worker: from the last snapshot, with the ledger and the bindings.
-async function open(w) {
-  const booted = await w.booted;
-  const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
-  await request(w, "open", { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope }, snapshot ? [snapshot] : []);
-  w.opened = true;
-  return booted;
-}
-
-function prepareSpare() {
-  if (state.spare) return;
-  const spare = spawn();
-  state.spare = spare;
+// window.corralDemo.standbyReady: whether a standby is booted for the next Ctrl-C.
+function watchStandby() {
   window.corralDemo.standbyReady = false;
-  spare.booted.then(() => (window.corralDemo.standbyReady = state.spare === spare), () => {});
+  relay.standbyReady().then(() => (window.corralDemo.standbyReady = relay.standbyBooted));
 }
 
 // The worker posts a snapshot after each command that may change the files (run, write), after
@@ -121,19 +97,14 @@ async function expectSnapshot() {
   state.snapshotDue = new Promise((resolve) => (state.snapshotArrived = resolve));
 }
 
-function snapshotArrived(snapshot) {
+function snapshotArrived(snapshot, trace) {
   if (snapshot) state.snapshot = snapshot;
+  if (trace) state.trace.push(trace);
   state.snapshotArrived?.();
 }
 
-function settle(w, { id, ok, value, error }) {
-  const waiter = w.pending.get(id);
-  w.pending.delete(id);
-  if (waiter) ok ? waiter.resolve(value) : waiter.reject(new Error(error));
-}
-
 function call(op, args = {}, transfer = []) {
-  return request(state.worker, op, args, transfer);
+  return relay.thread.call(op, args, transfer);
 }
 
 // --- the terminal -------------------------------------------------------------------------------
@@ -227,7 +198,8 @@ async function runLine(code) {
     await expectSnapshot();
     const result = await runWithinLimit(code, language);
     if (result.scope) state.scope = result.scope;
-    state.lastRun = { code, language, result };
+    // (A command the page stopped left no trace: Replay keeps to the last completed one.)
+    if (!result.terminated) state.lastRun = { code, language, result, trace: state.trace };
     showResult(result);
     if (after) await after(result);
   } catch (error) {
@@ -254,7 +226,7 @@ async function runWithinLimit(code, language) {
     `worker was terminated after ${waited} s; the sandbox goes on with the files and shell session of the last completed command`;
   snapshotArrived(null);
   await switchWorker();
-  return { stdout: "", stderr: `${error}\n`, exit_code: 124, error, error_kind: "timeout" };
+  return { stdout: "", stderr: `${error}\n`, exit_code: 124, error, error_kind: "timeout", terminated: true };
 }
 
 function interrupt() {
@@ -270,20 +242,16 @@ function interrupt() {
 // snapshot, the ledger and the bindings; a new standby then boots in the background.
 async function switchWorker() {
   state.switching = true;
-  const old = state.worker;
-  fail(old, new Interrupted("interrupted"));
+  window.corralDemo.standbyReady = false; // it becomes the active one
   state.snapshotDue = null;
-  const next = state.spare ?? spawn();
-  state.spare = null;
-  window.corralDemo.standbyReady = false;
+  state.trace = []; // the new sandbox's; the last command's stays with state.lastRun
   try {
-    await open(next);
+    await relay.replace(new Interrupted("interrupted"));
   } finally {
     state.switching = false;
   }
-  state.worker = next;
   window.corralDemo.restarts++;
-  setTimeout(prepareSpare, 500); // after the prompt is back
+  watchStandby();
 }
 
 async function restart(reason) {
@@ -291,7 +259,6 @@ async function restart(reason) {
   editor.write(dim(`${reason}\n`));
   try {
     await switchWorker();
-    state.lastRun = null; // the new sandbox's trace starts here
   } catch (error) {
     return fatal(error);
   }
@@ -428,24 +395,29 @@ async function csvExample() {
   await typeAndRun("shell", summarise);
 }
 
+// Replay the last completed command: the worker runs the trace of the sandbox that ran it
+// again (the page keeps it, so after a Ctrl-C replaced that sandbox it still can), no tool
+// called, no clock read, and corral checks every output against the recording.
 async function replayLast() {
   if (state.busy || !state.lastRun) return;
   state.busy = true;
   setState("running");
-  const original = state.lastRun.result;
+  const last = state.lastRun;
   let replayed;
   try {
-    replayed = await call("replay");
+    await state.snapshotDue; // the trace of the last command comes with its snapshot
+    replayed = await call("replay", { trace: last.trace.join("") });
   } catch (error) {
     replayed = { error: error.message };
   }
   state.busy = false;
+  const before = last.trace === state.trace ? "the sandbox's trace" : "the trace of the sandbox before the restart";
   aside(() => {
-    editor.write(dim(`[replay of \`${state.lastRun.code}\` from the sandbox's trace: its ${replayed.executions ?? "?"} ` +
+    editor.write(dim(`[replay of \`${last.code}\` from ${before}: its ${replayed.executions ?? "?"} ` +
       "executions run again, no tool called, no clock read]\n"));
     if (replayed.error) return editor.write(red(`replay failed: ${replayed.error}\n`));
     showResult(replayed.result);
-    const same = replayed.identical && replayed.result.stdout === original.stdout;
+    const same = replayed.identical && replayed.result.stdout === last.result.stdout;
     editor.write(same ? green("✓ output identical to the original run\n") : red("✗ the replayed output differs\n"));
   });
 }
@@ -597,9 +569,7 @@ async function main() {
     setState("error");
     return;
   }
-  const first = spawn(showProgress);
-  state.worker = first;
-  state.ready = open(first);
+  state.ready = relay.start();
   state.ready.catch(() => {});
   wireUp();
   term.open($("terminal"));
@@ -609,7 +579,10 @@ async function main() {
   term.focus();
   window.corralDemo.promptMs = performance.now();
   try {
-    window.corralDemo.timings = (await state.ready).timings;
+    const { timings } = await state.ready;
+    timings.workerStartedMs = Math.round(timings.startedAt - performance.timeOrigin);
+    delete timings.startedAt;
+    window.corralDemo.timings = timings;
   } catch (error) {
     return fatal(error);
   }
@@ -618,7 +591,7 @@ async function main() {
   window.corralDemo.readyMs = performance.now();
   if (!state.busy) setState("ready");
   refreshPanels();
-  setTimeout(prepareSpare, 1000); // the standby for Ctrl-C, once the first sandbox is settled
+  watchStandby(); // the standby for Ctrl-C boots once the first sandbox is settled
 }
 
 main();

@@ -24,31 +24,120 @@ function takeBytes(proxy) {
   return array.buffer;
 }
 
+// Pyodide's memory snapshot: its memory once Python has started and imported corral and the
+// demo, kept in the browser's Cache Storage under the site's build (manifest.json's "build":
+// the wheel, the demo and Pyodide's version), so a returning visitor skips Python's start-up.
+// A standby worker makes it on the first visit, off the critical path; without Cache Storage
+// (a page not served from localhost or HTTPS) every start is a full one.
+const SNAPSHOTS = "corral-demo-pyodide-snapshot";
+const snapshotKey = (build) => here(`pyodide-snapshot-${build}`);
+
+// The stored snapshot's Response (its body not read yet), or null.
+async function storedSnapshot(build) {
+  try {
+    return (await (await caches.open(SNAPSHOTS)).match(snapshotKey(build))) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function storeSnapshot(build, snapshot) {
+  const cache = await caches.open(SNAPSHOTS);
+  for (const old of await cache.keys()) await cache.delete(old); // earlier builds'
+  await cache.put(snapshotKey(build), new Response(snapshot));
+}
+
+// Python with corral and the demo imported: from the stored snapshot when there is one (then
+// Python's random generator is seeded afresh, not shared by every restored worker), else
+// started and imported, and with `makeSnapshot` the snapshot is taken and stored.
+async function startPython(build, makeSnapshot) {
+  const indexURL = here("pyodide/");
+  const snapshot = await storedSnapshot(build);
+  progress("Starting Python (Pyodide)", 0.05, 0.7, snapshot ? 0.8 : 2.5);
+  if (snapshot) {
+    try {
+      // Its 30 MB are read while Pyodide loads its own JavaScript.
+      const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot.arrayBuffer() });
+      restored.runPython("import random; random.seed()");
+      return { pyodide: restored, restored: true };
+    } catch (error) {
+      console.warn("the stored Pyodide snapshot did not load; starting Python afresh", error);
+      caches.delete(SNAPSHOTS).catch(() => {});
+    }
+  }
+  const started = await loadPyodide({ indexURL, packages: [], _makeSnapshot: makeSnapshot });
+  return { pyodide: started, restored: false };
+}
+
+// Python's half of booting, the wheel written to WHEEL first. Started afresh: all of the
+// wheel's files into site-packages, then the imports a memory snapshot should hold.
+const WHEEL = "/tmp/corral-wheel.zip";
+const UNPACK_AND_IMPORT = `
+import site, zipfile
+with zipfile.ZipFile("${WHEEL}") as wheel:
+    wheel.extractall(site.getsitepackages()[0])
+import corral, corral.runtime._pyodide, corral_demo
+`;
+// Then compiling the guest module (corral.load()). From a snapshot, where corral is imported
+// already, the module and corral's runtime are unpacked first and the rest of the wheel while
+// the module compiles (V8 does that off this thread).
+const UNPACK_WHILE_LOADING = `
+import asyncio, site, zipfile
+import corral
+with zipfile.ZipFile("${WHEEL}") as wheel:
+    names = wheel.namelist()
+    first = [n for n in names if n == "corral/corral.wasm" or n.startswith("corral/runtime/")]
+    wheel.extractall(site.getsitepackages()[0], first)
+    loading = asyncio.ensure_future(corral.load())
+    await asyncio.sleep(0)  # corral.load() has read the module and started compiling it
+    wheel.extractall(site.getsitepackages()[0], [n for n in names if n not in first])
+await loading
+`;
+
 // Everything but the sandbox itself. The wheel and the demo's Python half are fetched while
 // Pyodide starts (in parallel, not after it); the wheel is the same one a user installs with
-// micropip.install, unpacked into site-packages by Pyodide without importing micropip.
-async function boot() {
+// micropip.install, unpacked into site-packages without importing micropip (a memory
+// snapshot holds the imported modules, not the files: they are unpacked either way).
+async function boot({ makeSnapshot = false } = {}) {
   const started = performance.now();
   const timings = {};
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
-  const manifest = fetch(here("manifest.json")).then((r) => r.json());
-  const wheel = manifest.then((m) => fetch(here(m.corral))).then((r) => r.arrayBuffer());
+  timings.startedAt = performance.timeOrigin + started; // the page turns it into its own clock
+  const manifest = await (await fetch(here("manifest.json"))).json();
+  const wheel = fetch(here(manifest.corral)).then((r) => r.arrayBuffer());
   const source = fetch(here("corral_demo.py")).then((r) => r.text());
   wheel.catch(() => {}); // awaited below
   source.catch(() => {});
-  progress("Starting Python (Pyodide)", 0.05, 0.7, 2.5);
-  pyodide = await loadPyodide({ indexURL: here("pyodide/"), packages: [] });
+  const snapshotting = makeSnapshot && "caches" in self;
+  const python = await startPython(manifest.build, snapshotting);
+  pyodide = python.pyodide;
+  timings.snapshot = python.restored;
   mark("pyodide");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
-  const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
-  pyodide.unpackArchive(await wheel, "wheel", { extractDir: sitePackages });
+  pyodide.FS.writeFile(WHEEL, new Uint8Array(await wheel));
   pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
-  mark("corral");
+  let stored = null;
+  if (!python.restored) {
+    pyodide.runPython(UNPACK_AND_IMPORT);
+    if (snapshotting) {
+      try {
+        stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
+      } catch (error) {
+        stored = Promise.reject(error);
+      }
+    }
+    mark("corral");
+  }
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
-  await pyodide.runPythonAsync("import corral\nawait corral.load()");
+  await pyodide.runPythonAsync(python.restored ? UNPACK_WHILE_LOADING : "import corral\nawait corral.load()");
+  pyodide.FS.unlink(WHEEL);
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
-  return { timings, version: await manifest };
+  if (stored) {
+    await stored.catch((error) => console.warn("could not store the Pyodide snapshot", error));
+    mark("stored");
+  }
+  return { timings, version: manifest };
 }
 
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
@@ -61,18 +150,20 @@ function open({ timeout, snapshot, used, scope }) {
   return [null, []];
 }
 
-// After a command (or an upload) completes: the files and shell session, for a restart. Posted
-// after the answer, so the prompt comes back first; the page gets it before the next command.
+// After a command (or an upload) completes: the files and shell session, for a restart, and the
+// sandbox's trace events since the last time, so the page can replay the last command after a
+// restart too. Posted after the answer, so the prompt comes back first; the page gets it
+// before the next command.
 function postSnapshot() {
   const snapshot = takeBytes(app.snapshot());
-  self.postMessage({ type: "snapshot", snapshot }, [snapshot]);
+  self.postMessage({ type: "snapshot", snapshot, trace: app.new_trace() }, [snapshot]);
 }
 
 // The worker's operations: each returns [value, transferables, what to do after answering].
 const ops = {
   open,
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
-  replay: () => [JSON.parse(app.replay()), []],
+  replay: ({ trace }) => [JSON.parse(app.replay(trace)), []],
   agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
@@ -92,7 +183,7 @@ const message = (error) => String(error && error.message ? error.message : error
 self.onmessage = async ({ data }) => {
   try {
     if (data.op === "boot") {
-      self.postMessage({ id: data.id, ok: true, value: await boot() });
+      self.postMessage({ id: data.id, ok: true, value: await boot(data.args) });
       return;
     }
     const [value, transfer, after] = ops[data.op](data.args || {});

@@ -7,23 +7,31 @@
 
 const OPTIONS = new Set(["pyodideURL", "wheelURL", "graceMs", "standby"]);
 const TIMED_OUT = Symbol("timed out");
+const CLOSED = "the sandbox is closed; create a new one";
 
-// One booted worker (Pyodide, the wheel and the compiled module), before or after `open`.
-class Thread {
-  constructor() {
-    this.worker = new Worker(new URL("./corral-worker-thread.mjs", import.meta.url), {
-      type: "module",
-    });
+/**
+ * One Web Worker (a module script at `url`) and the requests sent to it: the page sends
+ * {id, op, args}; the worker answers {id, ok: true, value} or {id, ok: false, error}. A message
+ * without an id is an event, passed to `onEvent(data, thread)`.
+ */
+export class WorkerThread {
+  constructor(url, onEvent = () => {}) {
+    this.worker = new Worker(url, { type: "module" });
     this.pending = new Map(); // request id -> {resolve, reject}
     this.nextId = 1;
-    this.worker.onmessage = ({ data: { id, ok, value, error } }) => {
-      const waiter = this.pending.get(id);
-      this.pending.delete(id);
-      if (waiter) ok ? waiter.resolve(value) : waiter.reject(new Error(error));
+    this.failed = null;
+    this.onCrash = null; // called when the worker fails by itself (not terminated by fail)
+    this.worker.onmessage = ({ data }) => {
+      if (data.id === undefined) return onEvent(data, this);
+      const waiter = this.pending.get(data.id);
+      this.pending.delete(data.id);
+      if (waiter) data.ok ? waiter.resolve(data.value) : waiter.reject(new Error(data.error));
     };
     this.worker.onerror = (event) => {
       event.preventDefault();
-      this.fail(new Error(`the sandbox's worker failed: ${event.message || "unknown error"}`));
+      const error = new Error(`the sandbox's worker failed: ${event.message || "unknown error"}`);
+      this.fail(error);
+      this.onCrash?.(error);
     };
   }
 
@@ -36,7 +44,7 @@ class Thread {
     });
   }
 
-  // Stop the worker; every call still waiting rejects with `error`.
+  /** Terminate the worker; every call still waiting rejects with `error`. */
   fail(error) {
     this.failed ??= error;
     this.worker.terminate();
@@ -45,23 +53,125 @@ class Thread {
   }
 }
 
-function bootThread(urls) {
-  const thread = new Thread();
-  thread.booted = thread.call("boot", urls).then(() => thread);
-  thread.booted.catch(() => thread.fail(new Error("the sandbox's worker did not boot")));
-  return thread;
+/**
+ * The active worker of a sandbox and a standby booted ahead, so that replacing the active one
+ * (terminated because it overran, or on the user's Ctrl-C) only has to open the sandbox in the
+ * standby. {@link WorkerSandbox} is built on it; so is a page with its own worker script (the
+ * live demo's). Options:
+ *
+ * - `url`: the worker script ({@link WorkerThread}'s protocol);
+ * - `boot(thread, {standby})`: start a new worker booting (Pyodide, the wheel, the module),
+ *   resolving with what `start()` answers; `standby` is true for a worker booted ahead;
+ * - `open(thread)`: open the sandbox in a booted worker (from the last snapshot, say);
+ * - `onEvent(data, thread)`: the workers' events; `onCrash(error)`: the active worker failed
+ *   by itself (the relay does not replace it: call `replace`);
+ * - `standby` (true): keep a standby; `standbyDelayMs` (0): wait this long after the sandbox
+ *   opens before booting it, to leave the first moments to the active worker.
+ */
+export class WorkerRelay {
+  #options;
+  #active = null;
+  #spare = null; // the standby WorkerThread, booting or booted
+  #standbyDue = null; // resolves when the standby has been started
+  #closed = false;
+
+  constructor(options) {
+    this.#options = { onEvent: () => {}, standby: true, standbyDelayMs: 0, ...options };
+  }
+
+  /** The worker with the sandbox open (null before `start` resolves; while `replace` opens
+   * the next one, the terminated one, whose calls reject with `replace`'s error). */
+  get thread() {
+    return this.#active;
+  }
+
+  /** Whether a standby worker is booted and waiting. */
+  get standbyBooted() {
+    return Boolean(this.#spare?.bootedOk);
+  }
+
+  #spawn(standby) {
+    const thread = new WorkerThread(this.#options.url, this.#options.onEvent);
+    thread.onCrash = (error) => {
+      if (thread === this.#active) this.#options.onCrash?.(error);
+    };
+    thread.booted = Promise.resolve(this.#options.boot(thread, { standby }));
+    thread.booted.then(() => (thread.bootedOk = true), (error) => thread.fail(error));
+    return thread;
+  }
+
+  // Open the sandbox in `thread` once it has booted; resolves with what its boot answered.
+  async #openIn(thread) {
+    try {
+      const booted = await thread.booted;
+      await this.#options.open(thread);
+      if (this.#closed) throw new Error(CLOSED);
+      return booted;
+    } catch (error) {
+      thread.fail(error);
+      throw error;
+    }
+  }
+
+  #prepareStandby() {
+    const { standby, standbyDelayMs } = this.#options;
+    if (!standby || this.#closed || this.#spare) return;
+    this.#standbyDue = new Promise((resolve) => setTimeout(resolve, standbyDelayMs)).then(() => {
+      if (!this.#closed && !this.#spare) this.#spare = this.#spawn(true);
+    });
+  }
+
+  /** Boot the first worker and open the sandbox in it; resolves with what its boot answered. */
+  async start() {
+    const thread = this.#spawn(false);
+    const booted = await this.#openIn(thread);
+    this.#active = thread;
+    this.#prepareStandby();
+    return booted;
+  }
+
+  /**
+   * Terminate the active worker (its waiting calls reject with `error`) and open the sandbox
+   * in the standby, or in a new worker if none is booted; resolves with the new active thread.
+   * A new standby is prepared.
+   */
+  async replace(error) {
+    this.#active?.fail(error); // stays `thread` until the next one is open: calls reject
+    const next = this.#spare ?? this.#spawn(false);
+    this.#spare = null;
+    await this.#openIn(next);
+    this.#active = next;
+    this.#prepareStandby();
+    return next;
+  }
+
+  /** Resolves once a standby worker is booted (at once without one). */
+  async standbyReady() {
+    for (;;) {
+      await this.#standbyDue;
+      const spare = this.#spare;
+      if (!spare) return;
+      await spare.booted.catch(() => {});
+      if (spare === this.#spare) return;
+    }
+  }
+
+  /** Terminate the workers; calls waiting on them reject with `error`. */
+  close(error = new Error(CLOSED)) {
+    this.#closed = true;
+    this.#active?.fail(error);
+    this.#spare?.fail(error);
+    this.#spare = null;
+  }
 }
 
 /**
  * A corral sandbox in a Web Worker. Create it with {@link createWorkerSandbox}.
  */
 export class WorkerSandbox {
-  #urls;
+  #relay;
   #limits;
   #graceMs;
-  #standby;
-  #thread = null;
-  #spare = null; // a standby Thread, booting or booted
   #timeout = null; // the sandbox's time limit in seconds, as corral.Limits resolved it
   #overrun = null; // {error_kind, exit_code, error}: corral's result for a terminated worker
   #snapshot = null; // ArrayBuffer: files and shell session after the last completed execution
@@ -70,10 +180,14 @@ export class WorkerSandbox {
   #closed = false;
 
   constructor(urls, limits, graceMs, standby) {
-    this.#urls = urls;
     this.#limits = limits;
     this.#graceMs = graceMs;
-    this.#standby = standby;
+    this.#relay = new WorkerRelay({
+      url: new URL("./corral-worker-thread.mjs", import.meta.url),
+      boot: (thread) => thread.call("boot", urls),
+      open: (thread) => this.#open(thread),
+      standby,
+    });
     /** Files of the sandbox: `read(path)` (Uint8Array), `write(path, data)`, `list(dir)`. */
     this.fs = {
       read: (path) => this.#serial(async () => new Uint8Array(await this.#thread.call("read", { path }))),
@@ -88,40 +202,35 @@ export class WorkerSandbox {
     this.restarts = 0;
   }
 
+  get #thread() {
+    return this.#relay.thread;
+  }
+
   /** The time limit of one execution, in seconds (corral's `Limits.timeout`). */
   get timeout() {
     return this.#timeout;
   }
 
   async _start() {
-    const thread = bootThread(this.#urls);
     try {
-      this.#thread = await this.#open(thread);
+      await this.#relay.start();
     } catch (error) {
-      thread.fail(error);
       this.close();
       throw error;
     }
-    this.#prepareSpare();
   }
 
-  // A booted thread with the sandbox open in it, from the last snapshot if there is one.
+  // Open the sandbox in a booted thread, from the last snapshot if there is one.
   async #open(thread) {
-    await thread.booted;
     const snapshot = this.#snapshot ? this.#snapshot.slice(0) : null;
     const opened = await thread.call("open", { limits: this.#limits, snapshot }, snapshot ? [snapshot] : []);
     this.#timeout = opened.timeout;
     this.#overrun = opened.overrun;
-    return thread;
-  }
-
-  #prepareSpare() {
-    if (this.#standby && !this.#closed && !this.#spare) this.#spare = bootThread(this.#urls);
   }
 
   // Operations run one at a time, in the order they were asked for.
   #serial(operation) {
-    if (this.#closed) return Promise.reject(new Error("the sandbox is closed; create a new one"));
+    if (this.#closed) return Promise.reject(new Error(CLOSED));
     const next = this.#queue.then(() => this.#restarting).then(operation);
     this.#queue = next.catch(() => {});
     return next;
@@ -148,7 +257,7 @@ export class WorkerSandbox {
     try {
       answer = await Promise.race([thread.call("execute", { code, language }), overrun]);
     } catch (error) {
-      if (thread.failed) this.#restart(thread, error); // the worker died; else corral refused
+      if (thread.failed) this.#restart(error); // the worker died; else corral refused
       throw error;
     } finally {
       clearTimeout(timer);
@@ -158,7 +267,7 @@ export class WorkerSandbox {
       return answer.result;
     }
     const waited = (performance.now() - started) / 1000;
-    this.#restart(thread, new Error("the execution overran its time limit"));
+    this.#restart(new Error("the execution overran its time limit"));
     // As corral reports the native backstop (corral wrote the kind, exit code and message when
     // the sandbox opened): the error is also the end of stderr. What the execution printed
     // before is lost with the worker.
@@ -176,35 +285,25 @@ export class WorkerSandbox {
     };
   }
 
-  // Terminate `thread` at once; the sandbox continues on the standby (or a new worker) from the
-  // last snapshot, which the next operation waits for.
-  #restart(thread, error) {
-    thread.fail(error);
+  // Terminate the active worker at once; the sandbox continues on the standby (or a new
+  // worker) from the last snapshot, which the next operation waits for.
+  #restart(error) {
     if (this.#closed) return;
     this.restarts += 1;
-    const next = this.#spare ?? bootThread(this.#urls);
-    this.#spare = null;
-    this.#restarting = this.#open(next).then((opened) => {
-      this.#thread = opened;
-      if (this.#closed) opened.fail(new Error("the sandbox is closed; create a new one"));
-      this.#prepareSpare();
-    });
+    this.#restarting = this.#relay.replace(error).then(() => {});
     this.#restarting.catch(() => {}); // reported by the next operation
   }
 
   /** Resolves once the standby worker is booted (at once without one). */
   async standbyReady() {
     await this.#restarting;
-    await this.#spare?.booted;
+    await this.#relay.standbyReady();
   }
 
   /** Terminate the worker (and the standby); later calls reject. */
   close() {
     this.#closed = true;
-    const closed = new Error("the sandbox is closed; create a new one");
-    this.#thread?.fail(closed);
-    this.#spare?.fail(closed);
-    this.#spare = null;
+    this.#relay.close(new Error(CLOSED));
   }
 }
 
