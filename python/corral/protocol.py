@@ -302,15 +302,18 @@ class Driver:
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
         """Write ``frame`` into the guest's inbox, call ``export`` with its length, read the
         reply."""
+        # The instance first: a fresh one (after a trap) restores the files through its inbox,
+        # which may move it.
+        instance = self.instance
         address, capacity = self._inbox
         if len(frame) > capacity:
             capacity = max(len(frame), min(2 * capacity, INBOX_KEPT), 64 * 1024)
-            address = self.instance.call("corral_inbox", capacity)
+            address = instance.call("corral_inbox", capacity)
             self._inbox = (address, capacity)
-        self.instance.write(address, frame)
+        instance.write(address, frame)
         if capacity > INBOX_KEPT:
             self._inbox = (0, 0)  # the guest frees an inbox this large after the call
-        return _reply(self.instance, self.instance.call(export, len(frame), deadline=deadline))
+        return _reply(instance, instance.call(export, len(frame), deadline=deadline))
 
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`).
