@@ -45,6 +45,10 @@ __all__ = [
 # The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
 # own interrupt check ends the execution well before (about a millisecond after it).
 BACKSTOP_GRACE = 0.1
+GUEST_DEADLINE_TRAP = b"corral: the execution ran past its deadline; trapped\n"
+"""What the guest writes before trapping itself half of ``BACKSTOP_GRACE`` after its
+deadline, in code that ignores the deadline (its allocator's backstop, which also works where
+there is no epoch backstop: the browser); the guest's ``TRAP_LINE`` is the same."""
 INBOX_KEPT = 4 * 1024 * 1024
 """The guest keeps an inbox up to this size between calls and frees a larger one after the
 call that used it (a 50 MB file written once must not stay as a 50 MB inbox); the guest's
@@ -361,6 +365,11 @@ class Driver:
         self._last_diagnostics = bytes(self.shim.diagnostics)
         self._release()
         kind = trap.kind
+        if GUEST_DEADLINE_TRAP in self._last_diagnostics:
+            kind = ErrorKind.TIMEOUT
+            trap = GuestTrap(
+                kind, "the time limit was exceeded inside a builtin that does not check it"
+            )
         if kind == ErrorKind.TIMEOUT:
             message = timeout_message(timeout, f"was stopped ({trap.message})")
         elif kind == ErrorKind.STACK_OVERFLOW:
