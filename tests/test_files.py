@@ -127,6 +127,18 @@ def test_files_roll_back_to_the_last_completed_execution_after_a_trap() -> None:
     assert sandbox.fs.read_text("kept.txt") == "before"
 
 
+def test_the_execution_after_a_trap_sees_files_larger_than_the_inbox() -> None:
+    # The fresh instance restores the files through its inbox, which then moves: the next
+    # execution used to be written where the old inbox was (a "protocol" restart).
+    sandbox = Sandbox(limits=Limits(timeout=2))
+    sandbox.fs.write("a.json", "[" * 9000 + "1" + "]" * 9000)
+    sandbox.fs.write("b.json", '{"a":' * 9000 + "1" + "}" * 9000)
+    trapped = sandbox.execute("function f() { return f() + 1 } f()")
+    assert trapped.error_kind == "stack_overflow"
+    result = sandbox.execute("wc -c b.json", language="shell")
+    assert (result.exit_code, result.stdout) == (0, "54001 b.json\n"), result.error
+
+
 @pytest.mark.needs_native(
     "QuickJS does not poll its interrupt handler in Array.prototype.join; only wasmtime's "
     "epoch backstop stops it (a browser has no such backstop in-process)"

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+import corral.protocol
 from conftest import TIMEOUT_SLACK
 from corral import Limits, Sandbox, SandboxTool
 
@@ -105,6 +106,32 @@ def test_deep_recursion_ends_the_execution_and_recovers(code: str) -> None:
     assert (result.exit_code, result.error_kind) == (1, "stack_overflow")
     assert result.error is not None and result.error.startswith("RangeError: stack overflow")
     assert sandbox.execute("return 'ok'").return_value == "ok"
+
+
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        # jaq's own evaluation: only the guest allocator's backstop stops it (a trap).
+        ("jq -n 'def f: f; f'", False),
+        # Loops that check the execution's deadline themselves: the session is kept.
+        ("echo 'while (1) {}' | bc", True),
+        ("jq -n 'last(range(1e12))'", True),
+    ],
+)
+def test_the_guest_stops_loops_that_never_yield_without_an_epoch_backstop(
+    code: str, kept: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As in the browser: no host backstop within the test's time.
+    monkeypatch.setattr(corral.protocol, "BACKSTOP_GRACE", 60.0)
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    sandbox.fs.write("kept.txt", "before")
+    started = time.monotonic()
+    result = sandbox.execute(f"x=set; echo after > kept.txt; {code}", language="shell")
+    assert time.monotonic() - started < 2.0  # bounded (it would run for a minute)
+    assert (result.exit_code, result.error_kind) == (124, "timeout"), result.error
+    assert sandbox.fs.read_text("kept.txt") == ("after\n" if kept else "before")
+    after = sandbox.execute('echo "${x:-unset}"', language="shell")
+    assert after.stdout == ("set\n" if kept else "unset\n")
 
 
 def test_output_is_capped_with_a_marker() -> None:

@@ -116,6 +116,13 @@ pub const MAX_AWK_FIELDS: usize = 1_000_000;
 /// bc: deeper nesting of parentheses or braces is refused (the parser recurses on it).
 pub const MAX_BC_NESTING: usize = 200;
 
+/// bc: the deepest function call nesting (a runtime error past it, as GNU bc gives when it
+/// runs out of memory). bc's calls recurse on the machine stack: measured on the release
+/// build under wasmtime's 512 KiB `max_wasm_stack`, the simplest recursion
+/// (`define f(n) { if (n == 0) return 0; return f(n-1) }`) trapped between 600 and 700
+/// levels; the shadow-stack budget in bc's interpreter did not see it coming.
+pub const MAX_BC_CALL_DEPTH: usize = 250;
+
 /// grep: at most this many alternatives are tried one by one for the longest match.
 pub const MAX_GREP_BRANCHES: usize = 16;
 

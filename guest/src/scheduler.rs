@@ -157,6 +157,7 @@ impl Guest {
                 let deadline = Instant::now() + timeout;
                 self.deadline.set(Some(deadline));
                 *self.js.shared.stdin.borrow_mut() = String::from_utf8_lossy(&stdin).into_owned();
+                let _running = self.deadline.enter();
                 self.js.start(code, deadline)?;
                 Task::Js
             }
@@ -258,6 +259,9 @@ impl Guest {
         let Some(exec) = self.exec.as_mut() else {
             return Ok(());
         };
+        // Only while the execution's code runs: the step's reply is built without it, so an
+        // execution that ends late (a tool that answered after the deadline) ends cleanly.
+        let _running = self.deadline.enter();
         loop {
             self.js.run_jobs();
             let settled = self.js.poll_shell()?;

@@ -45,6 +45,10 @@ __all__ = [
 # The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
 # own interrupt check ends the execution well before (about a millisecond after it).
 BACKSTOP_GRACE = 0.1
+GUEST_DEADLINE_TRAP = b"corral: the execution ran past its deadline; trapped\n"
+"""What the guest writes before trapping itself half of ``BACKSTOP_GRACE`` after its
+deadline, in code that ignores the deadline (its allocator's backstop, which also works where
+there is no epoch backstop: the browser); the guest's ``TRAP_LINE`` is the same."""
 INBOX_KEPT = 4 * 1024 * 1024
 """The guest keeps an inbox up to this size between calls and frees a larger one after the
 call that used it (a 50 MB file written once must not stay as a 50 MB inbox); the guest's
@@ -302,15 +306,18 @@ class Driver:
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
         """Write ``frame`` into the guest's inbox, call ``export`` with its length, read the
         reply."""
+        # The instance first: a fresh one (after a trap) restores the files through its inbox,
+        # which may move it.
+        instance = self.instance
         address, capacity = self._inbox
         if len(frame) > capacity:
             capacity = max(len(frame), min(2 * capacity, INBOX_KEPT), 64 * 1024)
-            address = self.instance.call("corral_inbox", capacity)
+            address = instance.call("corral_inbox", capacity)
             self._inbox = (address, capacity)
-        self.instance.write(address, frame)
+        instance.write(address, frame)
         if capacity > INBOX_KEPT:
             self._inbox = (0, 0)  # the guest frees an inbox this large after the call
-        return _reply(self.instance, self.instance.call(export, len(frame), deadline=deadline))
+        return _reply(instance, instance.call(export, len(frame), deadline=deadline))
 
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`).
@@ -358,6 +365,11 @@ class Driver:
         self._last_diagnostics = bytes(self.shim.diagnostics)
         self._release()
         kind = trap.kind
+        if GUEST_DEADLINE_TRAP in self._last_diagnostics:
+            kind = ErrorKind.TIMEOUT
+            trap = GuestTrap(
+                kind, "the time limit was exceeded inside a builtin that does not check it"
+            )
         if kind == ErrorKind.TIMEOUT:
             message = timeout_message(timeout, f"was stopped ({trap.message})")
         elif kind == ErrorKind.STACK_OVERFLOW:

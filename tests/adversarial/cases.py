@@ -452,7 +452,7 @@ DENIAL = [
     case("DOS-052", SH, "awk 'BEGIN { s = \"x\"; while (1) s = s s }'", "fails"),
     case("DOS-053", SH, "sed ':a; s/x/xx/; ba' <<< x", "fails"),
     case("DOS-054", SH, "jq -n '[range(1e12)] | length'", "fails"),
-    case("DOS-055", SH, "jq -n 'def f: f; f'", "fails"),
+    case("DOS-055", SH, "jq -n 'def f: f; f'", "kind:timeout"),
     case("DOS-056", SH, "jq -n '[limit(1e9; repeat(1))] | length'", "fails"),
     case("DOS-057", SH, "echo '2^99999999' | bc", "says:too large"),
     case("DOS-058", SH, "echo 'while (1) {}' | bc", "kind:timeout"),
@@ -474,6 +474,25 @@ DENIAL = [
     case("DOS-074", SH, "exec 1>&-; echo gone", "any"),
     # A value whose saved (JSON) form is six times its size: the session bound counts that.
     case("DOS-075", SH, "x=$(head -c 8000000 /dev/zero | tr '\\0' '\\1')", "says:unset x"),
+    # Interpreter loops that never yield to the shell: bc and jq check the deadline themselves,
+    # and jaq's own evaluation is stopped by the guest allocator's backstop (every target).
+    case("DOS-076", SH, "echo 'for (;;) {}' | bc", "kind:timeout"),
+    case(
+        "DOS-077",
+        SH,
+        "echo 'define f(n) { if (n == 0) return 0; return f(n-1) + f(n-1) }; f(60)' | bc",
+        "kind:timeout",
+    ),
+    case("DOS-078", SH, "echo 'define f(n) { return f(n+1) }; f(1)' | bc", "says:too deep"),
+    case("DOS-079", SH, "jq -n 'last(range(1e12))'", "kind:timeout"),
+    case("DOS-080", SH, "jq -n 'reduce range(1e12) as $x (0; . + $x)'", "kind:timeout"),
+    case("DOS-081", SH, "jq -n 'until(false; .)'", "kind:timeout"),
+    case("DOS-082", SH, "jq -n 'def f: 1 | f; f'", "kind:timeout"),
+    case("DOS-083", SH, "jq -n 'first(range(1e12) | select(. < 0))'", "kind:timeout"),
+    case("DOS-084", SH, "sed ':a;ba' <<< x", "kind:timeout"),
+    case("DOS-085", SH, "awk 'BEGIN { for (;;) x++ }'", "kind:timeout"),
+    case("DOS-086", SH, "x=$(jq -n 'def f: f; f'); echo never", "kind:timeout"),
+    case("DOS-087", SH, "jq -n 'try (def f: f; f) catch 0'", "kind:timeout"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

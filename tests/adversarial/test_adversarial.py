@@ -163,12 +163,10 @@ KNOWN_TIMING_FAILURES: dict[str, str] = {}
 # Cases that run natively only, each with the reason (the rest run under Pyodide too, where the
 # guest's own deadline checks are the only bound: there is no epoch backstop).
 NATIVE_ONLY = {
-    "DOS-055": "jaq runs `def f: f; f` without ever producing a value, and only yields to the "
-    "shell's deadline check between values (guest/src/applets/jq): the epoch backstop ends it",
-    "DOS-058": "bc's interpreter neither yields nor checks the deadline in `while (1) {}` "
-    "(guest/src/applets/bc): the epoch backstop ends it",
-    # The tool's own 100,000-deep list: Pyodide cannot free it (CPython's deallocation recurses
-    # past the JavaScript stack, fatal to Pyodide whatever corral does with it).
+    # The tool's own 100,000-deep list: Pyodide itself cannot free it. Without corral,
+    # `v = []; for _ in range(100_000): v = [v]; del v` ends Pyodide 314 with a fatal
+    # "RangeError: Maximum call stack size exceeded" (CPython's deallocation recurses past the
+    # JavaScript stack). The tool builds the list, not a conversion corral could bound.
     "EXF-024": "Pyodide cannot free the tool's 100,000-deep list (fatal to Pyodide)",
     "EXF-027": "Pyodide cannot free the tool's 100,000-deep list (fatal to Pyodide)",
 }

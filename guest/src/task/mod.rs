@@ -6,8 +6,10 @@
 //! stage that races ahead waits for its reader, and `yes | head -n 1` ends because `head`
 //! closing its end makes `yes`'s next write fail.
 
+mod backstop;
 mod io;
 
+pub use backstop::{out_of_time, Running};
 pub use io::{pipe, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY};
 
 use std::cell::Cell;
@@ -84,6 +86,21 @@ impl Deadline {
     /// its pattern space does more work at every yield).
     pub fn expired_now(&self) -> bool {
         self.expired.get() || self.look()
+    }
+
+    /// Makes this the deadline that [`out_of_time`] and the allocator's backstop check until
+    /// the returned guard is dropped: while the execution's own code runs.
+    pub fn enter(self: &std::rc::Rc<Self>) -> Running {
+        backstop::enter(std::rc::Rc::clone(self))
+    }
+
+    /// Whether the execution is `grace` past its deadline (reads the clock).
+    fn overdue(&self, grace: std::time::Duration) -> bool {
+        self.expired_now()
+            && self
+                .at
+                .get()
+                .is_some_and(|at| std::time::Instant::now() >= at + grace)
     }
 
     /// Reads the clock (unless no deadline is armed): whether the execution is out of time.

@@ -38,6 +38,8 @@ pub enum Stop {
     Error,
     /// `halt`.
     Halt,
+    /// The execution's deadline passed (the shell reports the timeout).
+    OutOfTime,
 }
 
 type Run<T> = Result<T, Stop>;
@@ -61,6 +63,15 @@ pub struct Interp {
     adr: usize,
     /// Address of a local in `run_line`: how deep the native stack was when bc started.
     stack_base: usize,
+}
+
+/// Stops a loop or a call once the execution is out of time: bc never yields to the shell.
+fn spin() -> Run<()> {
+    if crate::task::out_of_time() {
+        Err(Stop::OutOfTime)
+    } else {
+        Ok(())
+    }
 }
 
 /// The address of a local of the caller's frame (the stack grows down on every target).
@@ -241,6 +252,7 @@ impl Interp {
     #[inline(never)]
     fn exec_while(&mut self, cond: &Expr, body: &Stmt) -> Run<Flow> {
         while !self.eval(cond)?.is_zero() {
+            spin()?;
             match self.exec(body)? {
                 Flow::Break => break,
                 Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -267,6 +279,7 @@ impl Interp {
                     break;
                 }
             }
+            spin()?;
             match self.exec(body)? {
                 Flow::Break => break,
                 Flow::Return(v) => return Ok(Flow::Return(v)),
@@ -510,6 +523,7 @@ impl Interp {
             return Err(self.runtime_error(&msg));
         };
         let (values, arrays) = self.bind_args(&f, args)?;
+        spin()?;
         self.invoke(&f, values, arrays)
     }
 
@@ -536,7 +550,8 @@ impl Interp {
                 _ => return Err(self.runtime_error("Parameter type mismatch")),
             }
         }
-        if self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
+        let deep = self.calls.len() >= crate::limits::MAX_BC_CALL_DEPTH;
+        if deep || self.stack_base.saturating_sub(stack_position()) > STACK_BUDGET {
             return Err(self.runtime_error("Function call nesting too deep"));
         }
         Ok((values, arrays))

@@ -234,7 +234,7 @@ impl Source {
             match item {
                 Item::Stmts(stmts) => match session.interp.run_line(&stmts) {
                     Ok(()) | Err(Stop::Error) => {}
-                    Err(Stop::Halt) => {
+                    Err(Stop::Halt | Stop::OutOfTime) => {
                         session.done = true;
                         return;
                     }

@@ -216,18 +216,70 @@ fn same_kind(a: &Val, b: &Val) -> bool {
     }
 }
 
+/// What `contains` still has to check, walking nested values with a heap stack.
+enum Check<'a> {
+    /// `a` contains `b`.
+    Pair(&'a Val, &'a Val),
+    /// Some element of the array contains `b`.
+    Any(&'a [Val], &'a Val),
+    /// A key of `b` that `a` lacks.
+    Fail,
+}
+
+/// A check under way: all of these must hold, or any element must contain the value.
+enum Open<'a> {
+    All(std::vec::IntoIter<Check<'a>>),
+    Any(std::slice::Iter<'a, Val>, &'a Val),
+}
+
+/// `a | contains(b)` as jq defines it (objects: every key of `b`, each value contained;
+/// arrays: every element of `b` contained in some element of `a`; strings: substrings),
+/// without recursion.
 fn contains(a: &Val, b: &Val) -> bool {
-    match (a, b) {
-        (Val::Obj(a), Val::Obj(b)) => b.iter().all(|(k, bv)| {
-            a.get(k)
-                .is_some_and(|av| same_kind(av, bv) && contains(av, bv))
-        }),
-        (Val::Arr(a), Val::Arr(b)) => b
-            .iter()
-            .all(|bv| a.iter().any(|av| same_kind(av, bv) && contains(av, bv))),
-        (Val::Str(a), Val::Str(b)) => a.contains(&**b),
-        _ => a == b,
+    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut answer = open_check(Check::Pair(a, b), &mut stack);
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return answer.unwrap_or(true);
+        };
+        let next = match (top, answer) {
+            (Open::All(_), Some(false)) | (Open::Any(..), Some(true)) => Err(answer),
+            (Open::All(checks), _) => checks.next().ok_or(Some(true)),
+            (Open::Any(items, b), _) => items.next().map(|a| Check::Pair(a, b)).ok_or(Some(false)),
+        };
+        answer = match next {
+            Ok(check) => open_check(check, &mut stack),
+            Err(done) => {
+                stack.pop();
+                done
+            }
+        };
     }
+}
+
+/// The answer of `check` if it is immediate; else it is pushed on `stack` (and `None`).
+fn open_check<'a>(check: Check<'a>, stack: &mut Vec<Open<'a>>) -> Option<bool> {
+    let opened = match check {
+        Check::Fail => return Some(false),
+        Check::Any(items, b) => Open::Any(items.iter(), b),
+        Check::Pair(a, b) if !same_kind(a, b) => return Some(false),
+        Check::Pair(Val::Obj(a), Val::Obj(b)) => Open::All(
+            b.iter()
+                .map(|(k, bv)| a.get(k).map_or(Check::Fail, |av| Check::Pair(av, bv)))
+                .collect::<Vec<_>>()
+                .into_iter(),
+        ),
+        Check::Pair(Val::Arr(a), Val::Arr(b)) => Open::All(
+            b.iter()
+                .map(|bv| Check::Any(&a[..], bv))
+                .collect::<Vec<_>>()
+                .into_iter(),
+        ),
+        Check::Pair(Val::Str(a), Val::Str(b)) => return Some(a.contains(&**b)),
+        Check::Pair(a, b) => return Some(a == b),
+    };
+    stack.push(opened);
+    None
 }
 
 fn contains_checked(a: &Val, b: &Val) -> Res<Val> {
@@ -499,10 +551,19 @@ fn range(mut cv: Cvj<'_>) -> Out<'_> {
         if !more {
             return None;
         }
+        if crate::task::out_of_time() {
+            return Some(Err(out_of_time().into()));
+        }
         let out = first.take().unwrap_or_else(|| Val::num(x));
         x += step;
         Some(Ok(out))
     }))
+}
+
+/// The error that ends a loop of values that never reaches the output (`last(range(1e12))`)
+/// once the execution's deadline has passed: the shell then reports the timeout.
+fn out_of_time() -> jaq_core::Error<Val> {
+    err("the execution's time limit was exceeded")
 }
 
 fn shared<'a>(cv: &Cvj<'a>) -> &'a std::cell::RefCell<super::engine::Shared> {
@@ -590,6 +651,9 @@ fn last(mut cv: Cvj<'_>) -> Out<'_> {
     let (f, fc) = cv.0.pop_fun();
     let mut last = None;
     for out in f.run((fc, cv.1)) {
+        if crate::task::out_of_time() {
+            return box_once(Err(out_of_time().into()));
+        }
         match out {
             Ok(v) => last = Some(v),
             Err(e) => return box_once(Err(e)),

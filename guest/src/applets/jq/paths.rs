@@ -87,25 +87,71 @@ pub fn delpaths(root: Val, paths: &Val) -> Res<Val> {
     delete_all(root, list)
 }
 
+/// One level of [`delete_all`] under way: the value, the groups of deeper paths still to
+/// apply (by their first key, last group first), the keys it loses itself, and the key of the
+/// group whose child is being rebuilt.
+struct Level<'p> {
+    root: Val,
+    groups: std::vec::IntoIter<(&'p Val, Vec<&'p [Val]>)>,
+    here: Vec<&'p Val>,
+    pending: Option<&'p Val>,
+}
+
 /// Deletes `paths` from `root`: deeper paths first (from the last to the first, so earlier
-/// indices stay valid), then the keys `root` itself loses, all at once.
-fn delete_all(root: Val, mut paths: Vec<&[Val]>) -> Res<Val> {
+/// indices stay valid), then the keys `root` itself loses, all at once. Walks down the paths
+/// with a stack on the heap: a path may be 10,000 keys long.
+fn delete_all(root: Val, paths: Vec<&[Val]>) -> Res<Val> {
+    let mut stack = Vec::new();
+    let mut done = open_level(root, paths, &mut stack);
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return Ok(done.unwrap_or(Val::Null));
+        };
+        if let (Some(child), Some(key)) = (done.take(), top.pending.take()) {
+            top.root = set_key(std::mem::take(&mut top.root), key, child)?;
+        }
+        match top.groups.next() {
+            Some((key, tails)) => {
+                let child = jaq_core::ValT::index(top.root.clone(), key)?;
+                if !matches!(child, Val::Null) {
+                    top.pending = Some(key);
+                    done = open_level(child, tails, &mut stack);
+                }
+            }
+            None => {
+                let Some(level) = stack.pop() else {
+                    return Ok(Val::Null);
+                };
+                done = Some(delete_keys(level.root, level.here)?);
+            }
+        }
+    }
+}
+
+/// Starts deleting `paths` from `root`: the result at once if a path is empty (`root` goes),
+/// else a level pushed on `stack`.
+fn open_level<'p>(root: Val, mut paths: Vec<&'p [Val]>, stack: &mut Vec<Level<'p>>) -> Option<Val> {
     if paths.iter().any(|p| p.is_empty()) {
-        return Ok(Val::Null);
+        return Some(Val::Null);
     }
     paths.sort();
     let (here, deeper): (Vec<&[Val]>, Vec<&[Val]>) = paths.into_iter().partition(|p| p.len() == 1);
-    let mut root = root;
-    for group in deeper.chunk_by(|a, b| a[0] == b[0]).rev() {
-        let key = &group[0][0];
-        let child = jaq_core::ValT::index(root.clone(), key)?;
-        if !matches!(child, Val::Null) {
-            let tails = group.iter().map(|p| &p[1..]).collect();
-            let new_child = delete_all(child, tails)?;
-            root = set_key(root, key, new_child)?;
-        }
-    }
-    let keys: Vec<&Val> = here.iter().map(|p| &p[0]).collect();
+    let groups: Vec<(&Val, Vec<&[Val]>)> = deeper
+        .chunk_by(|a, b| a[0] == b[0])
+        .rev()
+        .map(|group| (&group[0][0], group.iter().map(|p| &p[1..]).collect()))
+        .collect();
+    stack.push(Level {
+        root,
+        groups: groups.into_iter(),
+        here: here.iter().map(|p| &p[0]).collect(),
+        pending: None,
+    });
+    None
+}
+
+/// Deletes the keys `root` itself loses, all at once.
+fn delete_keys(root: Val, keys: Vec<&Val>) -> Res<Val> {
     match root {
         Val::Arr(a) if keys.iter().all(|k| matches!(k, Val::Num(_) | Val::Obj(_))) => {
             let mut gone = vec![false; a.len()];

@@ -1,0 +1,174 @@
+//! The running execution's deadline, guest-wide: for code that never yields to the shell's
+//! executor, where the shell's own checks cannot stop it.
+//!
+//! Two lines of defence, both on every target (the browser has no epoch backstop):
+//! - [`out_of_time`], called by interpreter loops that corral controls (bc's loops and calls,
+//!   jq's natives): they stop cleanly, and the shell ends the execution with status 124.
+//! - The allocator's backstop, for loops inside code corral does not control (jaq's
+//!   evaluation of `def f: f; f`): every [`ALLOC_CHECK_EVERY`] allocations it looks at the
+//!   clock, and [`GRACE`] past the deadline it traps, as the native epoch backstop does. The
+//!   host recognises the trap by the line it writes first and recovers as from
+//!   any trap (a fresh instance, files as of the last completed execution).
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use super::Deadline;
+
+thread_local! {
+    /// The deadline of the execution whose code is running ([`Deadline::enter`]).
+    static CURRENT: Cell<Option<Rc<Deadline>>> = const { Cell::new(None) };
+    static SPINS: Cell<u32> = const { Cell::new(0) };
+    static ALLOCS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Calls of [`out_of_time`] between two clock readings (a reading is a call out to the host).
+const SPIN_CHECK_EVERY: u32 = 1024;
+/// Allocations between two looks at the clock by the allocator's backstop.
+const ALLOC_CHECK_EVERY: u32 = 1 << 14;
+/// How long after its deadline an execution that has not stopped by itself is trapped: half
+/// the host's native backstop grace (`BACKSTOP_GRACE` in python/corral/protocol.py), so that
+/// the guest's own backstop comes first on every target.
+pub const GRACE: Duration = Duration::from_millis(50);
+
+/// Keeps a deadline current (see [`Deadline::enter`]); dropping it restores the previous one.
+#[must_use = "the deadline is current only while the guard lives"]
+pub struct Running(Option<Rc<Deadline>>);
+
+pub(super) fn enter(deadline: Rc<Deadline>) -> Running {
+    Running(CURRENT.with(|c| c.replace(Some(deadline))))
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        drop(CURRENT.with(|c| c.replace(previous)));
+    }
+}
+
+/// Runs `f` on the current deadline, if any; never allocates (the allocator calls it).
+fn with_current<T>(f: impl FnOnce(&Deadline) -> T) -> Option<T> {
+    CURRENT.with(|c| {
+        let current = c.take();
+        let result = current.as_deref().map(f);
+        c.set(current);
+        result
+    })
+}
+
+/// Whether the running execution is out of time: for interpreter loops that run without
+/// yielding to the shell's executor. Cheap (it reads the clock every [`SPIN_CHECK_EVERY`]
+/// calls). Once true, the shell's deadline has fired too, so the caller only has to stop:
+/// the shell reports the timeout (status 124).
+pub fn out_of_time() -> bool {
+    let spins = SPINS.with(|s| {
+        let n = s.get().wrapping_add(1);
+        s.set(n);
+        n
+    });
+    with_current(|d| d.fired() || (spins.is_multiple_of(SPIN_CHECK_EVERY) && d.expired_now()))
+        .unwrap_or(false)
+}
+
+/// Counts an allocation; every [`ALLOC_CHECK_EVERY`]-th, whether the running execution is
+/// [`GRACE`] past its deadline. (Only the WebAssembly build installs the allocator.)
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn overdue_at_alloc() -> bool {
+    let allocs = ALLOCS.with(|a| {
+        let n = a.get().wrapping_add(1);
+        a.set(n);
+        n
+    });
+    allocs.is_multiple_of(ALLOC_CHECK_EVERY) && with_current(|d| d.overdue(GRACE)).unwrap_or(false)
+}
+
+#[cfg(target_arch = "wasm32")]
+mod allocator {
+    use std::alloc::{GlobalAlloc, Layout, System};
+
+    /// The system allocator, with the deadline backstop in front of every allocation.
+    struct Backstopped;
+
+    #[global_allocator]
+    static ALLOCATOR: Backstopped = Backstopped;
+
+    /// What the backstop writes to stderr before it traps (the host's `GUEST_DEADLINE_TRAP`
+    /// is the same).
+    const TRAP_LINE: &[u8] = b"corral: the execution ran past its deadline; trapped\n";
+
+    extern "C" {
+        /// wasi-libc's `write` (no allocation, unlike Rust's buffered stderr).
+        fn write(fd: i32, buf: *const u8, len: usize) -> isize;
+    }
+
+    // SAFETY: every call goes straight to `System`; the check before it neither allocates nor
+    // touches the memory concerned.
+    unsafe impl GlobalAlloc for Backstopped {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if super::overdue_at_alloc() {
+                trap();
+            }
+            // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            if super::overdue_at_alloc() {
+                trap();
+            }
+            // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
+            unsafe { System.alloc_zeroed(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
+            unsafe { System.dealloc(ptr, layout) };
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            if super::overdue_at_alloc() {
+                trap();
+            }
+            // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[cold]
+    fn trap() -> ! {
+        let line = TRAP_LINE;
+        // SAFETY: a valid buffer of `line.len()` bytes; a failed write changes nothing.
+        unsafe { write(2, line.as_ptr(), line.len()) };
+        core::arch::wasm32::unreachable()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_time_follows_the_running_deadline_only() {
+        let deadline = Rc::new(Deadline::default());
+        deadline.set(Some(std::time::Instant::now()));
+        assert!(!(0..2 * SPIN_CHECK_EVERY).any(|_| out_of_time()));
+        let running = deadline.enter();
+        assert!((0..SPIN_CHECK_EVERY).any(|_| out_of_time()));
+        assert!(deadline.fired() && out_of_time());
+        drop(running);
+        assert!(!out_of_time());
+    }
+
+    #[test]
+    fn the_backstop_waits_for_the_grace() {
+        let deadline = Rc::new(Deadline::default());
+        deadline.set(Some(std::time::Instant::now() + Duration::from_secs(3600)));
+        let _running = deadline.enter();
+        assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc()));
+        deadline.set(Some(std::time::Instant::now()));
+        assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc()));
+        deadline.set(Some(std::time::Instant::now() - GRACE));
+        assert!((0..ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc()));
+    }
+}
