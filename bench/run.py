@@ -7,7 +7,8 @@ Usage::
 Prints a markdown table on stdout (progress goes to stderr): one row per measurement, one
 column per subject, then each peer's ratio to corral (peer / corral: above 1 means corral is
 faster or smaller), then corral's target. Nothing is asserted: a missed target is shown, not
-raised. Peers that are not installed are skipped with a note. The results (with the machine,
+raised, except the module's ceilings (``ceilings.py``): a run that finds one crossed says so
+and exits 1. Peers that are not installed are skipped with a note. The results (with the machine,
 date and versions) replace ``bench/results.json``, the file the README's figures are checked
 against, unless ``--json`` names another file.
 """
@@ -37,6 +38,7 @@ def _ensure_corral_importable() -> None:
 
 _ensure_corral_importable()
 
+import ceilings  # noqa: E402
 from harness import (  # noqa: E402
     Failed,
     NotAvailable,
@@ -92,9 +94,20 @@ def _per_call(stats: Stats) -> float:
 
 MS = 1e6  # ns
 ROWS: tuple[Row, ...] = (
-    Row("size", "module size (the .wasm that runs JS)", "size", target=3e6, stat="bytes"),
+    Row(
+        "size",
+        "module size (the .wasm that runs JS)",
+        "size",
+        target=ceilings.RAW_MAX,
+        stat="bytes",
+    ),
+    Row("size_gz", "module size, gzip -9", "size", target=ceilings.GZIP_MAX, stat="bytes"),
     Row("size_all", "all .wasm shipped in the package", "size", stat="bytes"),
-    Row("compile_raw", "compile from bytes: raw wasmtime, fresh default engine", target=1000 * MS),
+    Row(
+        "compile_raw",
+        "compile from bytes: raw wasmtime, fresh default engine",
+        target=ceilings.COMPILE_MAX_NS,
+    ),
     Row("load_cold", "first load via own API, no cache (compile + cache write)", target=1000 * MS),
     Row("deser_raw", "deserialize compiled module: raw wasmtime, fresh engine"),
     Row("load_disk", "cached load via own API: disk cache, fresh engine", target=5 * MS),
@@ -168,6 +181,8 @@ def _operation(subject: Subject, measurement: str) -> Timed | Scalar:
     adapter = subject.adapter
     if measurement == "size":
         return Scalar(adapter.engine_wasm().stat().st_size)
+    if measurement == "size_gz":
+        return Scalar(ceilings.gzip_size(adapter.engine_wasm()))
     if measurement == "size_all":
         return Scalar(sum(path.stat().st_size for path in adapter.shipped_wasm()))
     own: dict[str, Callable[[], Timed]] = {
@@ -363,7 +378,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nSkipped {note}.")
     meta["skipped"] = skipped
     save_results(args, to_json(ROWS, outcomes, order, meta))
-    return 0
+    text, crossed = ceilings.report(_ceiling_readings(outcomes))
+    print(f"\n{text}")
+    if crossed:
+        print(text, file=sys.stderr)
+    return 1 if crossed else 0
+
+
+def _ceiling_readings(outcomes: dict[str, dict[str, Outcome]]) -> list[ceilings.Reading]:
+    """corral's values for the ceilings from this run's outcomes."""
+
+    def value(measurement: str) -> float | None:
+        row = next(r for r in ROWS if r.measurement == measurement)
+        outcome = outcomes.get(measurement, {}).get("corral")
+        return None if outcome is None else row_value(row, outcome)
+
+    return ceilings.readings(value("size"), value("size_gz"), value("compile_raw"))
 
 
 if __name__ == "__main__":

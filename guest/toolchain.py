@@ -67,6 +67,11 @@ DEBIAN_PROBES = {
 }
 
 
+# WebAssembly SIMD (128-bit vectors, in every engine corral runs on: wasmtime, and browsers and
+# Node since 2021): the memchr crate's searches, which grep, cut, sort and the other line-based
+# applets spend most of their time in, are 3-8x faster with it than with its scalar fallback.
+RUSTFLAGS = ("-C target-feature=+simd128",)
+
 # -Oz: the module's size is what users download and compile; the hot paths are in QuickJS (C,
 # compiled -O2 by clang) and in Rust code compiled at the profile's opt-level.
 WASM_OPT_FLAGS = ("-Oz", "--strip-debug", "--strip-producers", "--strip-target-features")
@@ -109,7 +114,7 @@ def rustup_toolchain() -> Toolchain | None:
     sdk = _find_wasi_sdk()
     if sdk is None:
         return None
-    env = {"WASI_SDK": str(sdk)}
+    env = {"WASI_SDK": str(sdk), "CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS": " ".join(RUSTFLAGS)}
     return Toolchain("rustup", ["cargo", "build", "--release", "--target", TARGET], env)
 
 
@@ -182,6 +187,7 @@ def debian_toolchain() -> Toolchain:
     builtins = DEBIAN_PROBES["libclang-rt-16-dev-wasm32"]
     rustflags = " ".join(
         [
+            *RUSTFLAGS,
             "-C link-self-contained=no",
             "-L /usr/lib/wasm32-wasi",
             "-C link-arg=/usr/lib/wasm32-wasi/crt1-reactor.o",

@@ -2,6 +2,7 @@
 //! complete; errors read `Unfinished JSON term at EOF at line 2, column 0`), and the writer
 //! with jq's layouts (pretty, compact, tabs, sorted keys, ASCII, colours).
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use super::map::Map;
@@ -43,6 +44,8 @@ pub struct Parser {
     started: bool,
     /// Top-level values completed by the last byte.
     completed: Vec<Val>,
+    /// Object keys seen recently, shared by the objects that repeat them.
+    keys: KeyCache,
 }
 
 impl Default for Parser {
@@ -57,6 +60,7 @@ impl Default for Parser {
             failed: false,
             started: false,
             completed: Vec::new(),
+            keys: KeyCache::default(),
         }
     }
 }
@@ -102,6 +106,11 @@ impl Parser {
                 }
             }
             let result = self.scan(ch);
+            if self.completed.is_empty() {
+                result.inspect_err(|_| self.failed = true)?;
+                i += 1;
+                continue;
+            }
             for val in std::mem::take(&mut self.completed) {
                 let line = self.line_at(data, i, &mut newline_after);
                 out.push(Parsed { val, line });
@@ -323,38 +332,87 @@ impl Parser {
         if self.token.is_empty() {
             return Ok(());
         }
-        let token = std::mem::take(&mut self.token);
-        let (pattern, v): (&[u8], Val) = match token[0] {
-            b't' => (b"true", Val::Bool(true)),
-            b'f' => (b"false", Val::Bool(false)),
-            b'\'' => return Err("Invalid string literal; expected \", but got '".into()),
-            b'n' if token.len() == 3 => (b"nan", Val::num(f64::NAN)),
-            b'n' => (b"null", Val::Null),
-            // jq 1.8 reads these non-standard literals too.
-            _ if token == b"NaN" || token == b"-NaN" => return self.value(Val::num(f64::NAN)),
-            _ if token == b"Infinity" => return self.value(Val::num(f64::INFINITY)),
-            _ if token == b"-Infinity" => return self.value(Val::num(f64::NEG_INFINITY)),
-            _ => {
-                let num = std::str::from_utf8(&token).ok().and_then(Num::parse);
-                let num = num.ok_or_else(|| "Invalid numeric literal".to_string())?;
-                return self.value(Val::Num(num));
-            }
-        };
-        if token != pattern {
-            return Err("Invalid literal".into());
-        }
-        self.value(v)
+        let v = literal(&self.token);
+        self.token.clear();
+        self.value(v?)
     }
 
     fn found_string(&mut self) -> Result<(), String> {
-        let raw = std::mem::take(&mut self.token);
-        let text = unescape(&raw)?;
-        self.value(Val::from(text))
+        // In an object, a string where a value cannot be is a key (or an error anyway).
+        let key = matches!(self.stack.last(), Some(Frame::Obj(_)));
+        let text = unescape(&self.token).map(|text| match key {
+            true => self.keys.get(&text),
+            false => Rc::from(&*text),
+        });
+        self.token.clear();
+        self.value(Val::Str(text?))
+    }
+}
+
+/// The value of a literal token (`true`, `null`, `12.5`...).
+fn literal(token: &[u8]) -> Result<Val, String> {
+    let (pattern, v): (&[u8], Val) = match token[0] {
+        b't' => (b"true", Val::Bool(true)),
+        b'f' => (b"false", Val::Bool(false)),
+        b'\'' => return Err("Invalid string literal; expected \", but got '".into()),
+        b'n' if token.len() == 3 => (b"nan", Val::num(f64::NAN)),
+        b'n' => (b"null", Val::Null),
+        // jq 1.8 reads these non-standard literals too.
+        _ if token == b"NaN" || token == b"-NaN" => return Ok(Val::num(f64::NAN)),
+        _ if token == b"Infinity" => return Ok(Val::num(f64::INFINITY)),
+        _ if token == b"-Infinity" => return Ok(Val::num(f64::NEG_INFINITY)),
+        _ => {
+            let num = std::str::from_utf8(token).ok().and_then(Num::parse);
+            return num
+                .map(Val::Num)
+                .ok_or_else(|| "Invalid numeric literal".to_string());
+        }
+    };
+    if token != pattern {
+        return Err("Invalid literal".into());
+    }
+    Ok(v)
+}
+
+/// How many object keys [`KeyCache`] remembers (a power of two).
+const KEY_SLOTS: usize = 64;
+
+/// Recently seen object keys, by a hash of their text: an array of objects with the same keys
+/// holds one copy of each key instead of one per object (less memory, fewer allocations).
+struct KeyCache {
+    slots: Vec<Option<Rc<str>>>,
+}
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        KeyCache {
+            slots: vec![None; KEY_SLOTS],
+        }
+    }
+}
+
+impl KeyCache {
+    /// `key`, shared with the last key of the same text in its slot.
+    fn get(&mut self, key: &str) -> Rc<str> {
+        let hash = key.bytes().fold(0x811c_9dc5_u32, |h, b| {
+            (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+        });
+        let slot = &mut self.slots[hash as usize % KEY_SLOTS];
+        match slot {
+            Some(known) if **known == *key => Rc::clone(known),
+            _ => Rc::clone(slot.insert(Rc::from(key))),
+        }
     }
 }
 
 /// Decodes a JSON string body (between the quotes) the way jq does.
-fn unescape(raw: &[u8]) -> Result<String, String> {
+fn unescape(raw: &[u8]) -> Result<Cow<'_, str>, String> {
+    let plain = !raw.iter().any(|&c| c == b'\\' || (c > 0 && c < 0x1f));
+    if plain {
+        if let Ok(text) = std::str::from_utf8(raw) {
+            return Ok(Cow::Borrowed(text));
+        }
+    }
     let mut out: Vec<u8> = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
@@ -390,7 +448,7 @@ fn unescape(raw: &[u8]) -> Result<String, String> {
             _ => return Err("Invalid escape".into()),
         }
     }
-    Ok(String::from_utf8_lossy(&out).into_owned())
+    Ok(Cow::Owned(String::from_utf8_lossy(&out).into_owned()))
 }
 
 fn hex4(s: &[u8]) -> Option<u32> {

@@ -21,6 +21,11 @@ impl Num {
 
     /// A number from literal text (`1.50`, `1e2`, `-0`), or None if the text is no number.
     pub fn parse(text: &str) -> Option<Self> {
+        if let Some(f) = small_integer(text) {
+            // Prints, negates and compares the same with or without its literal: keep none
+            // (no allocation for the commonest numbers in JSON).
+            return Some(Num::new(f));
+        }
         if text.eq_ignore_ascii_case("nan") {
             return Some(Num::new(f64::NAN));
         }
@@ -68,6 +73,23 @@ impl Num {
         }
         cmp_f64(self.f, other.f)
     }
+}
+
+/// The value of an integer literal of at most 15 digits (`-?[0-9]{1,15}`): exact as a double,
+/// and what [`format_f64`] prints for it is its canonical literal.
+fn small_integer(text: &str) -> Option<f64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || digits.len() > 15 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let value = digits
+        .bytes()
+        .fold(0u64, |n, b| n * 10 + u64::from(b - b'0')) as f64;
+    Some(if digits.len() < text.len() {
+        -value
+    } else {
+        value
+    })
 }
 
 /// jq's order on doubles: nan is smaller than any number (and than itself).
@@ -302,6 +324,41 @@ mod tests {
         }
         assert!(Num::parse("1e").is_none());
         assert!(Num::parse("-").is_none());
+    }
+
+    #[test]
+    fn small_integers_behave_as_their_literals() {
+        let texts = [
+            "0",
+            "-0",
+            "7",
+            "007",
+            "-42",
+            "500",
+            "123456789012345",
+            "-999999999999999",
+        ];
+        for text in texts {
+            let fast = Num::parse(text).expect("a number");
+            assert!(fast.lit.is_none(), "{text}");
+            let dec = Decimal::parse(text).expect("a decimal");
+            let slow = Num {
+                f: fast.f,
+                lit: Some(Rc::from(dec.canonical())),
+            };
+            assert_eq!(fast.to_json(), slow.to_json(), "{text}");
+            assert_eq!(fast.negated().to_json(), slow.negated().to_json(), "{text}");
+            assert_eq!(fast.f.is_sign_negative(), text.starts_with('-'), "{text}");
+            for other in ["-1", "0", "42", "1.5", "1e3", "123456789012345.0"] {
+                let other = Num::parse(other).expect("a number");
+                assert_eq!(fast.cmp(&other), slow.cmp(&other), "{text}");
+            }
+        }
+        // 16 digits and more keep their literal (the double may print differently).
+        assert!(Num::parse("1000000000000000")
+            .expect("a number")
+            .lit
+            .is_some());
     }
 
     #[test]
