@@ -24,7 +24,7 @@ from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
-from ._base import GuestTrap
+from ._base import GuestTrap, Later
 
 __all__ = [
     "CompiledModule",
@@ -181,6 +181,10 @@ class PyodideBackend:
             module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))
             compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
         return compiled
+
+    def in_background(self, work: Callable[[], None]) -> Later:
+        """No threads here: ``work`` runs when it is first waited for."""
+        return Later(work)
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Wait for ``make()`` on the page's event loop, suspending this call (JSPI); needs
