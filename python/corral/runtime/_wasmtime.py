@@ -53,7 +53,7 @@ BOUNDED_RESERVATION = 0
 current memory (plus :data:`GROWTH_RESERVE` and the guard); it moves when it outgrows that."""
 GROWTH_RESERVE = 64 * MiB
 """Room to grow in place reserved beyond a bounded memory (without it, every growth copies)."""
-IDLE_AFTER = 0.02
+IDLE_AFTER = 0.1
 """Seconds a sandbox must stay unused before its next JavaScript realm is built in the
 background (see :class:`_Worker`)."""
 # Describes every engine setting that changes compiled code; part of the cache key.
