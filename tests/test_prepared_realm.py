@@ -4,6 +4,8 @@ preparation that fails or traps costs nothing but the time."""
 
 from __future__ import annotations
 
+import os
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -127,6 +129,32 @@ def test_a_sandbox_dropped_while_its_realm_is_prepared_is_released_at_once(
         instance = weakref.ref(sandbox._driver._instance)  # type: ignore[arg-type]
         del sandbox, preparing
         assert instance() is None
+
+
+@pytest.mark.needs_native("forks the process")
+def test_a_forked_process_prepares_realms_with_its_own_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from corral.runtime import _wasmtime
+
+    monkeypatch.setattr(_wasmtime, "IDLE_AFTER", 0.0)
+    with Sandbox() as parent:
+        parent.execute("return 1")  # the worker thread runs in this process now
+        parent.execute("return 2")
+    pid = os.fork()
+    if pid == 0:  # the child: only the thread that forked runs here
+        try:
+            child = Sandbox()
+            child.execute("return 1")
+            preparing = child._driver._preparing
+            deadline = time.monotonic() + 10
+            while preparing is not None and preparing.pending and time.monotonic() < deadline:
+                time.sleep(0.01)
+            os._exit(0 if preparing is not None and not preparing.pending else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_shell_executions_prepare_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -174,25 +174,29 @@ class _Worker:
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[tuple[float, Later]] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._pid = 0  # the process the thread runs in (a forked child starts its own)
         self._lock = threading.Lock()
 
     def submit(self, work: Callable[[], None]) -> Later:
         later = Later(work)
         with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="corral-idle", daemon=True)
-                self._thread.start()
-        self._jobs.put((time.monotonic() + IDLE_AFTER, later))
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._jobs = queue.SimpleQueue()
+                threading.Thread(
+                    target=self._loop, args=(self._jobs,), name="corral-idle", daemon=True
+                ).start()
+            self._jobs.put((time.monotonic() + IDLE_AFTER, later))
         return later
 
-    def _loop(self) -> None:
+    @staticmethod
+    def _loop(jobs_queue: queue.SimpleQueue[tuple[float, Later]]) -> None:
         while True:
-            jobs = [self._jobs.get()]  # asleep until there is work
+            jobs = [jobs_queue.get()]  # asleep until there is work
             while True:  # ... and until every sandbox with work was left alone long enough
                 with contextlib.suppress(queue.Empty):
                     while True:
-                        jobs.append(self._jobs.get_nowait())
+                        jobs.append(jobs_queue.get_nowait())
                 wait = max(due for due, _ in jobs) - time.monotonic()
                 if wait <= 0:
                     break
