@@ -5,7 +5,9 @@
 
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
 ``corral._image``), made without one (the first sandbox of a configuration), and followed by a
-first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``).
+first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``); then
+executions in a live sandbox, back to back and after a little idle time (in which the next
+JavaScript realm is built: ``Driver._prepare_realm``).
 ``memory`` keeps N sandboxes alive and prints how the process's memory grew, in total and per
 sandbox: VmRSS, and its parts RssAnon (private to the process) and RssFile or RssShmem (pages
 of the compiled module's memory image, mapped from the cached file, or from a memory file when
@@ -30,10 +32,16 @@ from corral import Sandbox, configure_runtime
 from corral._image import images_for
 from lifecycle import status
 
+IDLE = 0.15
+"""Seconds between samples in the rows "after idle time" (untimed): an agent's sandbox is idle
+between executions (the model thinks), and a JavaScript execution's next realm is built then."""
 
-def median_ms(action: Callable[[], object], runs: int) -> float:
+
+def median_ms(action: Callable[[], object], runs: int, idle: float = 0.0) -> float:
     samples = []
     for _ in range(runs):
+        if idle:
+            time.sleep(idle)
         started = time.perf_counter()
         action()
         samples.append(time.perf_counter() - started)
@@ -64,16 +72,31 @@ def create(runs: int) -> None:
         with Sandbox(record=False) as sandbox:
             sandbox.execute("return 1 + 2")
 
-    rows = {
-        "Sandbox() from the init image (+ close)": lambda: Sandbox(record=False).close(),
-        "Sandbox() without an image (+ close)": without_image,
-        "Sandbox() + first `return 1+2` (+ close)": with_first_run,
-        "`return 1+2` in a live sandbox": lambda: warm.execute("return 1 + 2"),
-        "`echo hi` in a live sandbox": lambda: warm.execute("echo hi", language="shell"),
+    def tool_call() -> None:
+        with_tool.execute("return await echo({x: 1})")
+
+    with_tool = Sandbox(tools=[echo], record=False)
+    rows: dict[str, tuple[Callable[[], object], float]] = {
+        "Sandbox() from the init image (+ close)": (lambda: Sandbox(record=False).close(), 0),
+        "Sandbox() without an image (+ close)": (without_image, 0),
+        "Sandbox() + first `return 1+2` (+ close)": (with_first_run, 0),
+        "`return 1+2` in a live sandbox, back to back": (lambda: warm.execute("return 1+2"), 0),
+        f"`return 1+2` in a live sandbox, after {IDLE * 1000:g} ms idle": (
+            lambda: warm.execute("return 1+2"),
+            IDLE,
+        ),
+        "one tool call, back to back": (tool_call, 0),
+        f"one tool call, after {IDLE * 1000:g} ms idle": (tool_call, IDLE),
+        "`echo hi` in a live sandbox": (lambda: warm.execute("echo hi", language="shell"), 0),
     }
     print("| operation | median |\n|---|---|")
-    for name, action in rows.items():
-        print(f"| {name} | {median_ms(action, runs):.3f} ms |")
+    for name, (action, idle) in rows.items():
+        print(f"| {name} | {median_ms(action, runs, idle):.3f} ms |")
+
+
+def echo(x: int) -> dict[str, int]:
+    """Return the argument."""
+    return {"x": x}
 
 
 def memory(count: int, cycles: int, reservation: int | None) -> None:

@@ -119,6 +119,14 @@ impl Guest {
         self.vfs.borrow_mut().restamp();
     }
 
+    /// Builds the next JavaScript realm while idle (see [`crate::corral_prepare`]).
+    pub fn prepare(&mut self) -> Result<(), GuestError> {
+        if self.busy() {
+            return Err(GuestError("an execution is running".into()));
+        }
+        Ok(self.js.prepare()?)
+    }
+
     /// A host request (see [`crate::host::requests`]); refused while an execution runs.
     pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
         if self.busy() {

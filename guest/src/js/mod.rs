@@ -203,6 +203,15 @@ impl JsEngine {
         Ok(Realm { hooks, ctx })
     }
 
+    /// Builds the next execution's realm now if the current one was used (see
+    /// [`crate::corral_prepare`]); no deadline applies meanwhile.
+    pub fn prepare(&mut self) -> Result<(), EngineError> {
+        self.interrupt.deadline.set(None);
+        self.fresh_realm()?;
+        self.used = false;
+        Ok(())
+    }
+
     /// The realm for a new execution: the current one if no execution has run in it yet,
     /// else a fresh one (the old one is dropped and collected first, so that what it held
     /// does not count against the memory limit of the new one).
