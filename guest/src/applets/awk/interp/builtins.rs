@@ -112,7 +112,12 @@ impl Interp {
                     None => (self.host.now_ms() / 1000.0).floor(),
                 };
                 let utc = args.get(2).is_some_and(|v| v.truthy());
-                let zone = if utc { Zone::utc() } else { self.zone.clone() };
+                // gmtime(3)'s zone is called GMT.
+                let zone = if utc {
+                    Zone::from_tz(Some("GMT0"))
+                } else {
+                    self.zone.clone()
+                };
                 Value::Str(Bytes::from(strftime(&fmt, t as i64, &zone)))
             }
             Bf::Mktime => Value::Num(mktime(&s(0), &self.zone)),
