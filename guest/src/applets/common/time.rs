@@ -659,6 +659,15 @@ fn resolve(
             now_nanos,
         ),
     };
+    let clock = hh * 3600 + mm * 60 + ss;
+    // A local time that a change to daylight time skips is no time at all...
+    if p.zone.is_none()
+        && zone
+            .to_utc(days_from_civil(y, m, d) * 86_400 + clock)
+            .is_none()
+    {
+        return Err(DateError);
+    }
     let mut days = days_from_civil(y, m + p.months, 1) + d - 1;
     if p.months != 0 {
         // `Jan 31 + 1 month` overflows into March, like mktime.
@@ -676,11 +685,13 @@ fn resolve(
         days += ahead;
     }
     days += p.days;
-    let local = days * 86_400 + hh * 3600 + mm * 60 + ss;
+    let local = days * 86_400 + clock;
     let secs = match p.zone {
         Some(offset) => local - offset,
-        // A local time a change to daylight time skips is no time at all.
-        None => zone.to_utc(local).ok_or(DateError)?,
+        // ...but one that moving by days lands in moves on past the gap, as mktime does.
+        None => zone
+            .to_utc(local)
+            .unwrap_or_else(|| local - zone.at(local).offset),
     };
     Ok((secs + p.seconds, nanos))
 }

@@ -326,13 +326,13 @@ impl Run {
         if !existing.is_empty() {
             return best(&existing);
         }
-        if p.creates() {
-            let new = p
-                .new
+        if self.creates(p) {
+            let made = if self.o.reverse { &p.old } else { &p.new };
+            let made = made
                 .as_deref()
                 .filter(|n| *n != DEV_NULL)
                 .and_then(|n| self.strip(n));
-            return new.or_else(|| names.first().cloned());
+            return made.or_else(|| names.first().cloned());
         }
         None
     }
