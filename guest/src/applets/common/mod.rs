@@ -14,6 +14,7 @@ mod output;
 mod records;
 mod targets;
 mod time;
+mod zone;
 
 pub use args::{getopt, parse_args, print_help, Help, Opt, OptSpec};
 pub use child::{run_child, run_child_in, run_forwarded, Child};
@@ -29,7 +30,8 @@ pub use output::{
 };
 pub use records::{split_lines, Records};
 pub use targets::{plan_targets, Placing};
-pub use time::{civil, days_from_civil, parse_date, strftime};
+pub use time::{civil, days_from_civil, parse_date, parse_date_in, strftime, strftime_in};
+pub use zone::Zone;
 
 use std::fmt::Display;
 

@@ -5,6 +5,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::zone::{Local, Zone};
+
 /// A moment broken down into calendar fields (UTC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Civil {
@@ -100,7 +102,21 @@ enum Pad {
 
 /// Formats a moment like GNU `strftime` in the C locale, in UTC (`%Z` is `UTC`).
 pub fn strftime(format: &str, secs: i64, nanos: u32) -> String {
-    let tm = civil(secs);
+    let utc = Local {
+        offset: 0,
+        abbr: "UTC",
+        dst: false,
+    };
+    format_local(format, secs, nanos, &utc)
+}
+
+/// Formats a moment like GNU `strftime` in the C locale, in `zone`.
+pub fn strftime_in(format: &str, secs: i64, nanos: u32, zone: &Zone) -> String {
+    format_local(format, secs, nanos, &zone.at(secs))
+}
+
+fn format_local(format: &str, secs: i64, nanos: u32, local: &Local<'_>) -> String {
+    let tm = civil(secs + local.offset);
     let mut out = String::new();
     let chars: Vec<char> = format.chars().collect();
     let mut i = 0;
@@ -145,7 +161,7 @@ pub fn strftime(format: &str, secs: i64, nanos: u32) -> String {
             upper,
             swap,
         };
-        match expand(conv, colons, &tm, secs, nanos, spec) {
+        match expand(conv, colons, &tm, (secs, nanos), local, spec) {
             Some(text) => out.push_str(&text),
             None => out.extend(&chars[start..i]),
         }
@@ -166,10 +182,11 @@ fn expand(
     conv: char,
     colons: usize,
     tm: &Civil,
-    secs: i64,
-    nanos: u32,
+    (secs, nanos): (i64, u32),
+    local: &Local<'_>,
     spec: Spec,
 ) -> Option<String> {
+    let again = |format: &str| format_local(format, secs, nanos, local);
     let num = |value: i64, digits: usize| number(value, digits, '0', spec);
     let spaced = |value: i64, digits: usize| number(value, digits, ' ', spec);
     let text = |s: &str| word(s, spec);
@@ -180,12 +197,12 @@ fn expand(
         ('A', 0) => text(DAYS[tm.weekday as usize]),
         ('b' | 'h', 0) => text(&MONTHS[tm.month as usize - 1][..3]),
         ('B', 0) => text(MONTHS[tm.month as usize - 1]),
-        ('c', 0) => text(&strftime("%a %b %e %H:%M:%S %Y", secs, nanos)),
+        ('c', 0) => text(&again("%a %b %e %H:%M:%S %Y")),
         ('C', 0) => num(tm.year.div_euclid(100), 2),
         ('d', 0) => num(tm.day.into(), 2),
-        ('D' | 'x', 0) => text(&strftime("%m/%d/%y", secs, nanos)),
+        ('D' | 'x', 0) => text(&again("%m/%d/%y")),
         ('e', 0) => spaced(tm.day.into(), 2),
-        ('F', 0) => text(&strftime("%Y-%m-%d", secs, nanos)),
+        ('F', 0) => text(&again("%Y-%m-%d")),
         ('g', 0) => num(iso_year.rem_euclid(100), 2),
         ('G', 0) => num(iso_year, 4),
         ('H', 0) => num(tm.hour.into(), 2),
@@ -200,12 +217,12 @@ fn expand(
         ('p', 0) => text(if tm.hour < 12 { "AM" } else { "PM" }),
         ('P', 0) => text(if tm.hour < 12 { "am" } else { "pm" }),
         ('q', 0) => num(i64::from((tm.month - 1) / 3 + 1), 1),
-        ('r', 0) => text(&strftime("%I:%M:%S %p", secs, nanos)),
-        ('R', 0) => text(&strftime("%H:%M", secs, nanos)),
+        ('r', 0) => text(&again("%I:%M:%S %p")),
+        ('R', 0) => text(&again("%H:%M")),
         ('s', 0) => num(secs, 1),
         ('S', 0) => num(tm.second.into(), 2),
         ('t', 0) => "\t".to_string(),
-        ('T' | 'X', 0) => text(&strftime("%H:%M:%S", secs, nanos)),
+        ('T' | 'X', 0) => text(&again("%H:%M:%S")),
         ('u', 0) => num(i64::from(if tm.weekday == 0 { 7 } else { tm.weekday }), 1),
         ('U', 0) => num(i64::from((tm.yday + 7 - tm.weekday) / 7), 2),
         ('V', 0) => num(iso_week, 2),
@@ -213,14 +230,27 @@ fn expand(
         ('W', 0) => num(i64::from((tm.yday + 7 - (tm.weekday + 6) % 7) / 7), 2),
         ('y', 0) => num(tm.year.rem_euclid(100), 2),
         ('Y', 0) => num(tm.year, 4),
-        ('z', 0) => text("+0000"),
-        ('z', 1) => text("+00:00"),
-        ('z', 2) => text("+00:00:00"),
-        ('z', 3) => text("+00"),
-        ('Z', 0) => text("UTC"),
+        ('z', 0..=3) => text(&numeric_zone(local.offset, colons)),
+        ('Z', 0) => text(local.abbr),
         ('%', 0) => "%".to_string(),
         _ => return None,
     })
+}
+
+/// `%z` (`+hhmm`), `%:z` (`+hh:mm`), `%::z` (`+hh:mm:ss`), `%:::z` (`+hh`, with `:mm` only
+/// when the offset has minutes).
+fn numeric_zone(offset: i64, colons: usize) -> String {
+    let sign = if offset < 0 { '-' } else { '+' };
+    let a = offset.abs();
+    let (h, m, s) = (a / 3600, a / 60 % 60, a % 60);
+    match colons {
+        0 => format!("{sign}{h:02}{m:02}"),
+        1 => format!("{sign}{h:02}:{m:02}"),
+        2 => format!("{sign}{h:02}:{m:02}:{s:02}"),
+        _ if m == 0 && s == 0 => format!("{sign}{h:02}"),
+        _ if s == 0 => format!("{sign}{h:02}:{m:02}"),
+        _ => format!("{sign}{h:02}:{m:02}:{s:02}"),
+    }
 }
 
 /// The ISO 8601 week-numbering year and week of `tm`.
@@ -376,12 +406,27 @@ fn int(caps: &regex::Captures<'_>, i: usize) -> Option<i64> {
 /// relative items (`yesterday`, `3 days ago`, `+2 hours`, `next week`). Returns seconds and
 /// nanoseconds since the epoch; `now` fills in what the string leaves out.
 pub fn parse_date(text: &str, now_secs: i64, now_nanos: u32) -> Result<(i64, u32), DateError> {
+    parse_date_in(text, now_secs, now_nanos, &Zone::utc())
+}
+
+/// [`parse_date`] for local times in `zone` (a leading `TZ="NAME"` item chooses another).
+pub fn parse_date_in(
+    text: &str,
+    now_secs: i64,
+    now_nanos: u32,
+    zone: &Zone,
+) -> Result<(i64, u32), DateError> {
+    let trimmed = text.trim_start();
+    if let Some(rest) = trimmed.strip_prefix("TZ=\"") {
+        let (tz, rest) = rest.split_once('"').ok_or(DateError)?;
+        return parse_date_in(rest, now_secs, now_nanos, &Zone::from_tz(Some(tz)));
+    }
     let lower = text.trim().to_lowercase();
     if let Some(epoch) = lower.strip_prefix('@') {
         return parse_epoch(epoch.trim());
     }
     let parsed = parse_items(&lower)?;
-    resolve(&parsed, lower.is_empty(), now_secs, now_nanos)
+    resolve(&parsed, lower.is_empty(), (now_secs, now_nanos), zone)
 }
 
 fn parse_epoch(text: &str) -> Result<(i64, u32), DateError> {
@@ -591,10 +636,10 @@ fn add_unit(p: &mut Parsed, unit: &str, count: i64) {
 fn resolve(
     p: &Parsed,
     empty: bool,
-    now_secs: i64,
-    now_nanos: u32,
+    (now_secs, now_nanos): (i64, u32),
+    zone: &Zone,
 ) -> Result<(i64, u32), DateError> {
-    let now = civil(now_secs);
+    let now = civil(now_secs + zone.at(now_secs).offset);
     let (y, m, d) = match p.date {
         Some((y, m, d)) => {
             let y = if y == i64::MIN { now.year } else { y };
@@ -614,6 +659,15 @@ fn resolve(
             now_nanos,
         ),
     };
+    let clock = hh * 3600 + mm * 60 + ss;
+    // A local time that a change to daylight time skips is no time at all...
+    if p.zone.is_none()
+        && zone
+            .to_utc(days_from_civil(y, m, d) * 86_400 + clock)
+            .is_none()
+    {
+        return Err(DateError);
+    }
     let mut days = days_from_civil(y, m + p.months, 1) + d - 1;
     if p.months != 0 {
         // `Jan 31 + 1 month` overflows into March, like mktime.
@@ -631,8 +685,15 @@ fn resolve(
         days += ahead;
     }
     days += p.days;
-    let secs = days * 86_400 + hh * 3600 + mm * 60 + ss + p.seconds - p.zone.unwrap_or(0);
-    Ok((secs, nanos))
+    let local = days * 86_400 + clock;
+    let secs = match p.zone {
+        Some(offset) => local - offset,
+        // ...but one that moving by days lands in moves on past the gap, as mktime does.
+        None => zone
+            .to_utc(local)
+            .unwrap_or_else(|| local - zone.at(local).offset),
+    };
+    Ok((secs + p.seconds, nanos))
 }
 
 fn check_date(y: i64, m: i64, d: i64) -> Result<(), DateError> {

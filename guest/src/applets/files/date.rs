@@ -1,7 +1,7 @@
 //! `date [-u] [-d STRING | -r FILE] [-I[FMT] | -R | --rfc-3339=FMT | +FORMAT]`: print the time.
-//! The time is the host's (`now_ms`), and always UTC.
+//! The time is the host's (`now_ms`), shown in the zone `TZ` names (see `common/zone.rs`).
 
-use crate::applets::common::{conclude, out_str, parse_args, parse_date, strftime};
+use crate::applets::common::{conclude, out_str, parse_args, parse_date_in, strftime_in, Zone};
 use crate::applets::common::{usage_error, warn, Opt, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
@@ -9,7 +9,7 @@ use crate::task::LocalFuture;
 /// The `date` applet.
 pub const APPLET: Applet = Applet {
     name: "date",
-    usage: "date [OPTION]... [+FORMAT]\nDisplay the date and time (always UTC) in FORMAT (strftime: %Y %m %d %H %M %S %s %N %a %A\n%b %B %j %u %w %Z %z %F %T %D %e %p %I %y %% ...).\n  -d, --date=STRING        show STRING (`@EPOCH`, `2024-01-15 10:30`, `yesterday`, `3 days ago`)\n  -r, --reference=FILE     show the last modification time of FILE\n  -u, --utc, --universal   UTC (the only zone here)\n  -I[FMT], --iso-8601[=FMT] ISO 8601: FMT is date (default), hours, minutes, seconds or ns\n  -R, --rfc-email          RFC 5322 format, like `Mon, 14 Aug 2006 02:34:56 +0000`\n      --rfc-3339=FMT       RFC 3339: FMT is date, seconds or ns",
+    usage: "date [OPTION]... [+FORMAT]\nDisplay the date and time (in the zone TZ names: a POSIX rule or a common zone name) in FORMAT (strftime: %Y %m %d %H %M %S %s %N %a %A\n%b %B %j %u %w %Z %z %F %T %D %e %p %I %y %% ...).\n  -d, --date=STRING        show STRING (`@EPOCH`, `2024-01-15 10:30`, `yesterday`, `3 days ago`)\n  -r, --reference=FILE     show the last modification time of FILE\n  -u, --utc, --universal   UTC, whatever TZ says\n  -I[FMT], --iso-8601[=FMT] ISO 8601: FMT is date (default), hours, minutes, seconds or ns\n  -R, --rfc-email          RFC 5322 format, like `Mon, 14 Aug 2006 02:34:56 +0000`\n      --rfc-3339=FMT       RFC 3339: FMT is date, seconds or ns",
     help: Help::Anywhere,
     run,
 };
@@ -69,11 +69,19 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             Ok(format) => format,
             Err(status) => return status,
         };
-        let (secs, nanos) = match moment(&mut ctx, &opts).await {
+        let utc = opts
+            .iter()
+            .any(|o| o.is('u', "utc") || o.is('\0', "universal"));
+        let zone = if utc {
+            Zone::utc()
+        } else {
+            Zone::from_tz(ctx.env.get("TZ").map(String::as_str))
+        };
+        let (secs, nanos) = match moment(&mut ctx, &opts, &zone).await {
             Ok(moment) => moment,
             Err(status) => return status,
         };
-        let text = format!("{}\n", strftime(&format, secs, nanos));
+        let text = format!("{}\n", strftime_in(&format, secs, nanos, &zone));
         let result = out_str(&mut ctx, &text).await;
         conclude(&mut ctx, result.map(|()| 0)).await
     })
@@ -132,13 +140,13 @@ async fn bad_argument(ctx: &mut Ctx, value: &str, option: &str, choices: &[&str]
 }
 
 /// The moment to show: `-d`, `-r`, or now.
-async fn moment(ctx: &mut Ctx, opts: &[Opt]) -> Result<(i64, u32), i32> {
+async fn moment(ctx: &mut Ctx, opts: &[Opt], zone: &Zone) -> Result<(i64, u32), i32> {
     let now_ms = ctx.host.now_ms();
     let (now_secs, now_nanos) = split_ms(now_ms);
     let mut when = (now_secs, now_nanos);
     for opt in opts {
         if opt.is('d', "date") {
-            match parse_date(opt.value(), now_secs, now_nanos) {
+            match parse_date_in(opt.value(), now_secs, now_nanos, zone) {
                 Ok(moment) => when = moment,
                 Err(_) => {
                     warn(ctx, format_args!("invalid date '{}'", opt.value())).await;

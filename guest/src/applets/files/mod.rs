@@ -20,6 +20,7 @@ mod ls;
 mod mkdir;
 mod mktemp;
 mod mv;
+mod patch;
 mod pwd;
 mod readlink;
 mod realpath;
@@ -57,6 +58,7 @@ pub static APPLETS: &[&Applet] = &[
     &gzip::ZCAT,
     &tar::APPLET,
     &diff::APPLET,
+    &patch::APPLET,
     &env::ENV,
     &env::PRINTENV,
     &sleep::APPLET,

@@ -1,9 +1,10 @@
-//! `rev [FILE]...`: reverse the characters of each line (UTF-8 aware, as util-linux's).
+//! `rev [FILE]...`: reverse the characters of each line, as util-linux's rev does (UTF-8
+//! characters; NUL ends a line's text; bytes that are not UTF-8 are an error).
 
 use crate::applets::common::{finish, open, parse_args};
 use crate::applets::common::{warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
-use crate::task::{LocalFuture, WriteError};
+use crate::task::{Input, LocalFuture, WriteError};
 
 /// The `rev` applet.
 pub const APPLET: Applet = Applet {
@@ -61,36 +62,70 @@ async fn rev_all(ctx: &mut Ctx, paths: &[String]) -> Result<i32, WriteError> {
                 continue;
             }
         };
-        while {
-            line.clear();
-            input.read_line_into(&mut line).await
-        } {
-            out.clear();
-            let body = line.strip_suffix(b"\n").unwrap_or(&line);
-            reverse_into(body, &mut out);
-            if body.len() < line.len() {
-                out.push(b'\n');
-            }
-            ctx.stdout.write(&out).await?;
+        let name = if path.is_empty() {
+            "stdin"
+        } else {
+            path.as_str()
+        };
+        if !rev_file(ctx, &mut input, name, &mut line, &mut out).await? {
+            status = 1;
         }
     }
     Ok(status)
 }
 
-/// Reverses UTF-8 characters (an invalid byte counts as one character).
+/// Reverses one input's lines as util-linux's rev does, which reads wide-character lines:
+/// a line ends at its first NUL (what follows, up to the newline, is dropped, and the next
+/// line joins it), and a byte that is not UTF-8 stops the file with an error naming the line
+/// (counted from 0). False after such an error.
+async fn rev_file(
+    ctx: &mut Ctx,
+    input: &mut Input,
+    name: &str,
+    line: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> Result<bool, WriteError> {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut done = 0usize;
+    while {
+        line.clear();
+        input.read_line_into(line).await
+    } {
+        let segment = match line.iter().position(|&b| b == 0) {
+            Some(nul) => &line[..nul],
+            None => &line[..],
+        };
+        let Ok(text) = std::str::from_utf8(segment) else {
+            let message =
+                format!("{name}: {done}: Invalid or incomplete multibyte or wide character");
+            warn(ctx, message).await;
+            return Ok(false);
+        };
+        pending.extend_from_slice(text.as_bytes());
+        if pending.last() == Some(&b'\n') {
+            pending.pop();
+            reverse_into(&pending, out);
+            out.push(b'\n');
+            ctx.stdout.write(out).await?;
+            out.clear();
+            pending.clear();
+            done += 1;
+        }
+    }
+    if !pending.is_empty() {
+        reverse_into(&pending, out);
+        ctx.stdout.write(out).await?;
+        out.clear();
+    }
+    Ok(true)
+}
+
+/// Reverses the characters of valid UTF-8 text.
 fn reverse_into(body: &[u8], out: &mut Vec<u8>) {
-    let mut end = body.len();
-    while end > 0 {
-        let mut start = end - 1;
-        // Step back over continuation bytes to the lead byte of a valid sequence.
-        while start > 0 && end - start < 4 && body[start] & 0xc0 == 0x80 {
-            start -= 1;
-        }
-        if std::str::from_utf8(&body[start..end]).is_err() {
-            start = end - 1;
-        }
-        out.extend_from_slice(&body[start..end]);
-        end = start;
+    let text = std::str::from_utf8(body).unwrap_or_default();
+    let mut buf = [0u8; 4];
+    for c in text.chars().rev() {
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
 }
 
@@ -105,6 +140,10 @@ mod tests {
             (&[], "abc\n", "cba\n"),
             (&[], "héllo\n", "olléh\n"),
             (&[], "abc\n\nx", "cba\n\nx"),
+            (&[], "lin\0e 1\n\nline 3\n", "nil\n3 enil\n"),
+            (&[], "ab\0cd\nxy\n", "yxba\n"),
+            (&[], "\0abc\nxyz\n", "zyx\n"),
+            (&[], "a\0\nb", "ba"),
             (&["f"], "", "eno\nowt\n"),
             (&["f", "g"], "", "eno\nowt\nzyx"),
             (&[], "日本語\n", "語本日\n"),

@@ -12,6 +12,7 @@ use super::super::format;
 use super::super::record::{split as split_fields, FieldSep};
 use super::super::value::{compare, Bytes, Value};
 use super::{Interp, Stop};
+use crate::applets::common::{days_from_civil, strftime_in, Zone};
 use crate::limits::MAX_AWK_STRING;
 
 fn num(args: &[Value], i: usize) -> f64 {
@@ -110,9 +111,16 @@ impl Interp {
                     Some(v) => v.num(),
                     None => (self.host.now_ms() / 1000.0).floor(),
                 };
-                Value::Str(Bytes::from(strftime(&fmt, t as i64)))
+                let utc = args.get(2).is_some_and(|v| v.truthy());
+                // gmtime(3)'s zone is called GMT.
+                let zone = if utc {
+                    Zone::from_tz(Some("GMT0"))
+                } else {
+                    self.zone.clone()
+                };
+                Value::Str(Bytes::from(strftime(&fmt, t as i64, &zone)))
             }
-            Bf::Mktime => Value::Num(mktime(&s(0))),
+            Bf::Mktime => Value::Num(mktime(&s(0), &self.zone)),
             Bf::And => Value::Num(bits(&args, |a, b| a & b)),
             Bf::Or => Value::Num(bits(&args, |a, b| a | b)),
             Bf::Xor => Value::Num(bits(&args, |a, b| a ^ b)),
@@ -501,117 +509,15 @@ fn expand_gensub(repl: &[u8], caps: &regex::bytes::Captures<'_>, out: &mut Vec<u
 
 // ---- time ----
 
-/// Days since 1970-01-01 to (year, month 1-12, day 1-31) (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+/// gawk's `strftime(FORMAT, T, UTC)`: the C library's conversions, in `TZ`'s zone unless
+/// UTC is asked (one implementation with `date`: `common::strftime_in`).
+fn strftime(fmt: &[u8], t: i64, zone: &Zone) -> Vec<u8> {
+    strftime_in(&String::from_utf8_lossy(fmt), t, 0, zone).into_bytes()
 }
 
-/// (year, month 1-12, day) to days since 1970-01-01.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// `strftime` in UTC (the sandbox has no time zone database).
-fn strftime(fmt: &[u8], t: i64) -> Vec<u8> {
-    let days = t.div_euclid(86_400);
-    let secs = t.rem_euclid(86_400);
-    let (y, mo, d) = civil_from_days(days);
-    let (h, mi, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let wday = (days + 4).rem_euclid(7) as usize;
-    let yday = days - days_from_civil(y, 1, 1);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < fmt.len() {
-        if fmt[i] != b'%' || i + 1 >= fmt.len() {
-            out.push(fmt[i]);
-            i += 1;
-            continue;
-        }
-        let c = fmt[i + 1];
-        i += 2;
-        let text = match c {
-            b'Y' => y.to_string(),
-            b'C' => format!("{:02}", y / 100),
-            b'y' => format!("{:02}", y % 100),
-            b'm' => format!("{mo:02}"),
-            b'd' => format!("{d:02}"),
-            b'e' => format!("{d:2}"),
-            b'H' => format!("{h:02}"),
-            b'I' => format!("{:02}", if h % 12 == 0 { 12 } else { h % 12 }),
-            b'M' => format!("{mi:02}"),
-            b'S' => format!("{s:02}"),
-            b'p' => (if h < 12 { "AM" } else { "PM" }).to_string(),
-            b'j' => format!("{:03}", yday + 1),
-            b'a' => DAYS[wday][..3].to_string(),
-            b'A' => DAYS[wday].to_string(),
-            b'b' | b'h' => MONTHS[(mo - 1) as usize][..3].to_string(),
-            b'B' => MONTHS[(mo - 1) as usize].to_string(),
-            b'u' => (if wday == 0 { 7 } else { wday }).to_string(),
-            b'w' => wday.to_string(),
-            b'Z' => "UTC".to_string(),
-            b'z' => "+0000".to_string(),
-            b's' => t.to_string(),
-            b'n' => "\n".to_string(),
-            b't' => "\t".to_string(),
-            b'%' => "%".to_string(),
-            b'D' => format!("{mo:02}/{d:02}/{:02}", y % 100),
-            b'F' => format!("{y}-{mo:02}-{d:02}"),
-            b'T' => format!("{h:02}:{mi:02}:{s:02}"),
-            b'R' => format!("{h:02}:{mi:02}"),
-            b'c' => format!(
-                "{} {} {d:2} {h:02}:{mi:02}:{s:02} {y}",
-                &DAYS[wday][..3],
-                &MONTHS[(mo - 1) as usize][..3]
-            ),
-            b'x' => format!("{mo:02}/{d:02}/{:02}", y % 100),
-            b'X' => format!("{h:02}:{mi:02}:{s:02}"),
-            other => format!("%{}", char::from(other)),
-        };
-        out.extend_from_slice(text.as_bytes());
-    }
-    out
-}
-
-/// `mktime("YYYY MM DD HH MM SS")` in UTC; -1 when malformed.
-fn mktime(spec: &[u8]) -> f64 {
+/// `mktime("YYYY MM DD HH MM SS")` as a local time in `zone`; -1 when malformed. Fields out of
+/// range carry over, as mktime(3) normalizes them.
+fn mktime(spec: &[u8], zone: &Zone) -> f64 {
     let text = String::from_utf8_lossy(spec);
     let parts: Vec<i64> = text
         .split_whitespace()
@@ -621,11 +527,12 @@ fn mktime(spec: &[u8]) -> f64 {
         return -1.0;
     }
     let (y, mo, d, h, mi, s) = (parts[0], parts[1], parts[2], parts[3], parts[4], parts[5]);
-    // Months out of range carry into years, as mktime(3) normalizes.
-    let y = y + (mo - 1).div_euclid(12);
-    let mo = (mo - 1).rem_euclid(12) + 1;
-    let days = days_from_civil(y, mo, 1) + d - 1;
-    (days * 86_400 + h * 3600 + mi * 60 + s) as f64
+    let local = (days_from_civil(y, mo, 1) + d - 1) * 86_400 + h * 3600 + mi * 60 + s;
+    // A local time skipped by a change to daylight time counts in standard time.
+    let utc = zone
+        .to_utc(local)
+        .unwrap_or_else(|| local - zone.at(local).offset);
+    utc as f64
 }
 
 #[cfg(test)]
@@ -635,15 +542,24 @@ mod tests {
     #[test]
     fn time_conversions() {
         assert_eq!(
-            strftime(b"%Y-%m-%d %H:%M:%S %j %a", 0),
+            strftime(b"%Y-%m-%d %H:%M:%S %j %a", 0, &Zone::utc()),
             b"1970-01-01 00:00:00 001 Thu".to_vec()
         );
         assert_eq!(
-            strftime(b"%F %T", 1_700_000_000),
+            strftime(b"%F %T", 1_700_000_000, &Zone::utc()),
             b"2023-11-14 22:13:20".to_vec()
         );
-        assert_eq!(mktime(b"2023 11 14 22 13 20"), 1_700_000_000.0);
-        assert_eq!(mktime(b"bad"), -1.0);
+        assert_eq!(
+            mktime(b"2023 11 14 22 13 20", &Zone::utc()),
+            1_700_000_000.0
+        );
+        assert_eq!(mktime(b"bad", &Zone::utc()), -1.0);
+        let tokyo = Zone::from_tz(Some("Asia/Tokyo"));
+        assert_eq!(mktime(b"2023 11 15 07 13 20", &tokyo), 1_700_000_000.0);
+        assert_eq!(
+            strftime(b"%T %Z", 1_700_000_000, &tokyo),
+            b"07:13:20 JST".to_vec()
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use super::ere;
 use super::io::{Io, IoStop};
 use super::record::{FieldSep, Reader, RecSep};
 use super::value::{Bytes, Value};
+use crate::applets::common::Zone;
 use crate::applets::Host;
 use crate::limits::MAX_AWK_FIELDS;
 use crate::task::yield_now;
@@ -136,6 +137,8 @@ pub struct Interp {
     exit_code: i32,
     ticks: u32,
     host: Rc<dyn Host>,
+    /// The zone `TZ` names, for strftime and mktime.
+    zone: Zone,
     rec_buf: Vec<u8>,
     rt_buf: Vec<u8>,
     range_on: Vec<bool>,
@@ -185,6 +188,7 @@ impl Interp {
             exit_code: 0,
             ticks: 0,
             host,
+            zone: Zone::from_tz(env.get("TZ").map(String::as_str)),
             rec_buf: Vec::new(),
             rt_buf: Vec::new(),
             range_on: vec![false; prog.rules.len()],

@@ -1,4 +1,4 @@
-//! `diff [-u|-U N] [-q] [-r] [-N] [-i] [-w] [-b] [-B] [-a] [-s] FILE1 FILE2`: compare files
+//! `diff [-u|-U N|-c|-C N] [-q] [-r] [-N] [-i] [-w] [-b] [-B] [-a] [-s] FILE1 FILE2`: compare files
 //! line by line (GNU's algorithm, so the same hunks come out), or directories.
 //! Exit status: 0 same, 1 different, 2 trouble.
 
@@ -6,7 +6,7 @@ mod analyze;
 mod output;
 
 use analyze::{lines, Compare, White};
-use output::Style;
+use output::{Around, Style};
 
 use crate::applets::common::{
     basename, conclude, err_str, join, out, out_str, quote, strftime, Res,
@@ -19,14 +19,14 @@ use crate::vfs::FileKind;
 /// The `diff` applet.
 pub const APPLET: Applet = Applet {
     name: "diff",
-    usage: "diff [OPTION]... FILE1 FILE2\nCompare files line by line (`-` is standard input); with directories, compare the files\nin them with the same names.\n  -q, --brief                   report only when files differ\n  -s, --report-identical-files  report when two files are the same\n  -u, -U NUM, --unified[=NUM]   output NUM (default 3) lines of unified context\n  -r, --recursive               recursively compare any subdirectories found\n  -N, --new-file                treat absent files as empty\n  -i, --ignore-case             ignore case differences in file contents\n  -b, --ignore-space-change     ignore changes in the amount of white space\n  -w, --ignore-all-space        ignore all white space\n  -B, --ignore-blank-lines      ignore changes where lines are all blank\n  -a, --text                    treat all files as text\n  -d, --minimal                 try hard to find a smaller set of changes\n  -x, --exclude=PAT             exclude files that match PAT\n      --label LABEL             use LABEL instead of file name and timestamp\nExit status is 0 if inputs are the same, 1 if different, 2 if trouble.",
+    usage: "diff [OPTION]... FILE1 FILE2\nCompare files line by line (`-` is standard input); with directories, compare the files\nin them with the same names.\n  -q, --brief                   report only when files differ\n  -s, --report-identical-files  report when two files are the same\n  -u, -U NUM, --unified[=NUM]   output NUM (default 3) lines of unified context\n  -c, -C NUM, --context[=NUM]   output NUM (default 3) lines of copied context\n  -r, --recursive               recursively compare any subdirectories found\n  -N, --new-file                treat absent files as empty\n  -i, --ignore-case             ignore case differences in file contents\n  -b, --ignore-space-change     ignore changes in the amount of white space\n  -w, --ignore-all-space        ignore all white space\n  -B, --ignore-blank-lines      ignore changes where lines are all blank\n  -a, --text                    treat all files as text\n  -d, --minimal                 try hard to find a smaller set of changes\n  -x, --exclude=PAT             exclude files that match PAT\n      --label LABEL             use LABEL instead of file name and timestamp\nExit status is 0 if inputs are the same, 1 if different, 2 if trouble.",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "uqrNiwbBadsTtpe",
-    short_val: "Ux",
+    short: "ucqrNiwbBadsTtpe",
+    short_val: "UCx",
     long: &[
         "brief",
         "recursive",
@@ -43,13 +43,15 @@ const SPEC: OptSpec = OptSpec {
         "speed-large-files",
         "strip-trailing-cr",
     ],
-    long_val: &["unified", "label", "exclude", "color"],
+    long_val: &["unified", "context", "label", "exclude", "color"],
     digits: None,
     stop_at_operand: false,
 };
 
 struct Options {
+    /// Lines of context and the format (`-u`/`-c`); `None`: the normal format.
     unified: Option<usize>,
+    around: Around,
     brief: bool,
     recursive: bool,
     new_file: bool,
@@ -68,6 +70,7 @@ fn normalize(args: &[String]) -> Vec<String> {
             "--unified" | "--unifie" | "--unifi" | "--unif" | "--uni" | "--un" => {
                 "--unified=3".to_string()
             }
+            "--context" | "--contex" | "--conte" | "--cont" | "--con" => "--context=3".to_string(),
             "--color" => "--color=auto".to_string(),
             _ => a.clone(),
         })
@@ -88,10 +91,10 @@ fn switches(args: &[String]) -> String {
             break;
         }
         if arg.starts_with('-') && arg.len() > 1 {
-            take_next = matches!(arg.as_str(), "-U" | "-x" | "--label" | "--exclude")
+            take_next = matches!(arg.as_str(), "-U" | "-C" | "-x" | "--label" | "--exclude")
                 || (arg.starts_with('-')
                     && !arg.starts_with("--")
-                    && (arg.ends_with('U') || arg.ends_with('x')));
+                    && (arg.ends_with('U') || arg.ends_with('C') || arg.ends_with('x')));
             words.push(if arg.contains('=') {
                 format!("'{arg}'")
             } else {
@@ -118,6 +121,7 @@ fn options(opts: &[Opt]) -> Result<Options, String> {
     };
     let mut o = Options {
         unified: None,
+        around: Around::Unified,
         brief: false,
         recursive: false,
         new_file: false,
@@ -130,13 +134,25 @@ fn options(opts: &[Opt]) -> Result<Options, String> {
     };
     for opt in opts {
         match opt {
-            _ if opt.is('u', "\0") => o.unified = Some(3),
-            _ if opt.is('U', "unified") => {
+            _ if opt.is('u', "\0") || opt.is('c', "\0") => {
+                o.unified = Some(3);
+                o.around = if opt.is('c', "\0") {
+                    Around::Context
+                } else {
+                    Around::Unified
+                };
+            }
+            _ if opt.is('U', "unified") || opt.is('C', "context") => {
                 let n = opt
                     .value()
                     .parse::<usize>()
                     .map_err(|_| format!("invalid context length {}", quote(opt.value())))?;
                 o.unified = Some(n);
+                o.around = if opt.is('C', "context") {
+                    Around::Context
+                } else {
+                    Around::Unified
+                };
             }
             _ if opt.is('q', "brief") => o.brief = true,
             _ if opt.is('r', "recursive") => o.recursive = true,
@@ -478,13 +494,19 @@ impl Run {
         }
         let body = match self.o.unified {
             Some(context) => {
+                let marks = match self.o.around {
+                    Around::Unified => ("---", "+++"),
+                    Around::Context => ("***", "---"),
+                };
                 let header = format!(
-                    "--- {}\n+++ {}\n",
+                    "{} {}\n{} {}\n",
+                    marks.0,
                     self.label(0, s0, t0),
+                    marks.1,
                     self.label(1, s1, t1)
                 );
                 out_str(ctx, &header).await?;
-                output::unified(&script, &a, &b, &style, context)
+                output::with_context(&script, &a, &b, &style, context, self.o.around)
             }
             None => output::normal(&script, &a, &b, &style),
         };

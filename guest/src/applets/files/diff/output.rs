@@ -95,13 +95,23 @@ fn unified_range(first: usize, count: usize) -> String {
     }
 }
 
-/// The unified format: changes closer than twice the context share a hunk.
-pub fn unified(
+/// The two formats with context around changes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Around {
+    /// `-u`: `@@ -1,3 +1,3 @@`, lines marked ` `, `-`, `+`.
+    Unified,
+    /// `-c`: `*** 1,3 ****` then `--- 1,3 ----`, lines marked `  `, `- `, `+ `, `! `.
+    Context,
+}
+
+/// The unified or context format: changes closer than twice the context share a hunk.
+pub fn with_context(
     script: &[Change],
     a: &[Line<'_>],
     b: &[Line<'_>],
     style: &Style,
     context: usize,
+    around: Around,
 ) -> Vec<u8> {
     let mut out = Vec::new();
     let ignore: Vec<bool> = script.iter().map(|c| ignorable(c, a, b, style)).collect();
@@ -124,7 +134,10 @@ pub fn unified(
             end += 1;
         }
         if ignore[start..=end].iter().any(|i| !i) {
-            hunk(&mut out, &script[start..=end], a, b, context);
+            match around {
+                Around::Unified => hunk(&mut out, &script[start..=end], a, b, context),
+                Around::Context => context_hunk(&mut out, &script[start..=end], a, b, context),
+            }
         }
         start = end + 1;
     }
@@ -169,4 +182,69 @@ fn hunk(out: &mut Vec<u8>, changes: &[Change], a: &[Line<'_>], b: &[Line<'_>], c
             }
         }
     }
+}
+
+/// One hunk of the context format: the old lines (when some are deleted), then the new ones
+/// (when some are inserted); a line of a change that both deletes and inserts is `!`.
+fn context_hunk(
+    out: &mut Vec<u8>,
+    changes: &[Change],
+    a: &[Line<'_>],
+    b: &[Line<'_>],
+    context: usize,
+) {
+    let (Some(first), Some(last)) = (changes.first(), changes.last()) else {
+        return;
+    };
+    let first0 = first.line0.saturating_sub(context);
+    let first1 = first.line1.saturating_sub(context);
+    let end0 = (last.line0 + last.deleted + context).min(a.len());
+    let end1 = (last.line1 + last.inserted + context).min(b.len());
+    out.extend_from_slice(b"***************\n");
+    let side = |out: &mut Vec<u8>, old: bool| {
+        let (lines, start, end) = if old {
+            (a, first0, end0)
+        } else {
+            (b, first1, end1)
+        };
+        let header = if old {
+            format!("*** {} ****\n", range(start, end - start))
+        } else {
+            format!("--- {} ----\n", range(start, end - start))
+        };
+        out.extend_from_slice(header.as_bytes());
+        let span = |c: &Change| {
+            if old {
+                (c.line0, c.deleted, c.inserted)
+            } else {
+                (c.line1, c.inserted, c.deleted)
+            }
+        };
+        if changes.iter().all(|c| span(c).1 == 0) {
+            return;
+        }
+        let mut i = start;
+        for c in changes {
+            let (at, count, other) = span(c);
+            while i < at {
+                push_line(out, b"  ", &lines[i]);
+                i += 1;
+            }
+            let mark: &[u8] = match (other > 0, old) {
+                (true, _) => b"! ",
+                (false, true) => b"- ",
+                (false, false) => b"+ ",
+            };
+            for line in &lines[at..at + count] {
+                push_line(out, mark, line);
+            }
+            i = at + count;
+        }
+        while i < end {
+            push_line(out, b"  ", &lines[i]);
+            i += 1;
+        }
+    };
+    side(out, true);
+    side(out, false);
 }
