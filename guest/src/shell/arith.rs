@@ -168,7 +168,8 @@ impl ArithError {
 
     fn at(expr: &str, offset: usize, message: impl Into<String>) -> ArithError {
         ArithError {
-            expr: expr.to_string(),
+            // bash shows the expression without its leading blanks.
+            expr: expr.trim_start().to_string(),
             message: message.into(),
             token: Some(expr.get(offset..).unwrap_or_default().to_string()),
         }
@@ -304,7 +305,9 @@ fn tokenize(src: &str) -> Result<Vec<Token>, ArithError> {
             let len = word_len(rest, |c| {
                 c.is_ascii_alphanumeric() || matches!(c, '#' | '@' | '_')
             });
-            let n = number(&rest[..len]).map_err(|m| ArithError::at(src, start, m))?;
+            // bash names the constant alone: `08: value too great for base`.
+            let text = &rest[..len];
+            let n = number(text).map_err(|m| ArithError::at(text, 0, m))?;
             (T::Num(n), len)
         } else if c == '_' || c.is_ascii_alphabetic() {
             let len = word_len(rest, |c| c == '_' || c.is_ascii_alphanumeric());

@@ -6,6 +6,7 @@
 
 pub mod arith;
 pub mod ast;
+pub mod bytes;
 mod lexer;
 mod parser;
 

@@ -143,6 +143,9 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
     if flags.functions || flags.function_names {
         return print_functions(ctx, operands, flags.function_names).await;
     }
+    if operands.is_empty() && mode == Mode::Local {
+        return list_locals(ctx).await;
+    }
     if operands.is_empty() {
         return list_all(ctx, mode, flags).await;
     }
@@ -217,6 +220,14 @@ fn declare_one(
 ) -> Result<(), String> {
     if flags.on.nameref {
         return declare_nameref(ctx, name, assign, flags, scope);
+    }
+    if flags.off.nameref {
+        // `declare +n r`: r itself stops being a reference and keeps the name as its value.
+        let mut state = ctx.sh.state.borrow_mut();
+        let is_ref = state.raw_var(name).is_some_and(|v| v.attrs.nameref);
+        if is_ref {
+            state.raw_entry(name).attrs.nameref = false;
+        }
     }
     {
         let mut state = ctx.sh.state.borrow_mut();
@@ -331,6 +342,11 @@ fn declare_nameref(
         {
             Some(target.clone())
         }
+        Some(AssignVal::Scalar(target)) if target == name => {
+            return Err(format!(
+                "{name}: nameref variable self references not allowed"
+            ));
+        }
         Some(AssignVal::Scalar(target)) => {
             return Err(format!(
                 "`{target}': invalid variable name for name reference"
@@ -358,62 +374,6 @@ fn declare_nameref(
     Ok(())
 }
 
-/// The attribute letters of a variable, as `declare -p` prints them.
-pub(crate) fn attr_letters(var: &Var) -> String {
-    let a = var.attrs;
-    let array = a.array || matches!(var.value, Some(Value::Indexed(_)));
-    let assoc = a.assoc || matches!(var.value, Some(Value::Assoc(_)));
-    let mut s = String::new();
-    for (on, c) in [
-        (array && !assoc, 'a'),
-        (assoc, 'A'),
-        (a.integer, 'i'),
-        (a.lower, 'l'),
-        (a.nameref, 'n'),
-        (a.readonly, 'r'),
-        (a.upper, 'u'),
-        (a.export, 'x'),
-    ] {
-        if on {
-            s.push(c);
-        }
-    }
-    if s.is_empty() {
-        s.push('-');
-    }
-    s
-}
-
-/// An array's or scalar's value as `declare -p` and `set` print it.
-pub(crate) fn value_text(var: &Var, style: fn(&str) -> String) -> Option<String> {
-    Some(match var.value.as_ref()? {
-        Value::Str(s) => style(s),
-        Value::Indexed(map) => {
-            let items: Vec<String> = map
-                .iter()
-                .map(|(k, v)| format!("[{k}]={}", quote::double(v)))
-                .collect();
-            format!("({})", items.join(" "))
-        }
-        Value::Assoc(map) => {
-            let items: String = map
-                .iter()
-                .map(|(k, v)| format!("[{}]={} ", quote::word(k), quote::double(v)))
-                .collect();
-            format!("({items})")
-        }
-    })
-}
-
-/// `declare -p`-style line for a variable.
-pub(crate) fn declaration(name: &str, var: &Var) -> String {
-    let letters = attr_letters(var);
-    match value_text(var, quote::double) {
-        Some(value) => format!("declare -{letters} {name}={value}\n"),
-        None => format!("declare -{letters} {name}\n"),
-    }
-}
-
 async fn print_named(ctx: &Ctx, operands: &[ArgValue]) -> Flow {
     let mut out = String::new();
     let mut status = 0;
@@ -421,7 +381,7 @@ async fn print_named(ctx: &Ctx, operands: &[ArgValue]) -> Flow {
         let name = arg.text();
         let var = ctx.sh.state.borrow().raw_var(&name).cloned();
         match var {
-            Some(var) => out.push_str(&declaration(&name, &var)),
+            Some(var) => out.push_str(&quote::declaration(&name, &var)),
             None => {
                 ctx.out(&std::mem::take(&mut out)).await;
                 ctx.fail(&format!("{name}: not found"), 1).await;
@@ -431,6 +391,25 @@ async fn print_named(ctx: &Ctx, operands: &[ArgValue]) -> Flow {
     }
     ctx.out(&out).await;
     Flow::Normal(status)
+}
+
+/// `local` alone: the running function's variables, as `declare -p` shows them.
+async fn list_locals(ctx: &Ctx) -> Flow {
+    let frame = ctx
+        .sh
+        .state
+        .borrow()
+        .frames
+        .last()
+        .cloned()
+        .unwrap_or_default();
+    let mut names: Vec<&String> = frame.keys().collect();
+    names.sort();
+    let text: String = names
+        .into_iter()
+        .filter_map(|name| Some(quote::declaration(name, frame.get(name)?)))
+        .collect();
+    ctx.print_status(&text).await
 }
 
 async fn list_all(ctx: &Ctx, mode: Mode, flags: Flags) -> Flow {
@@ -456,11 +435,11 @@ async fn list_all(ctx: &Ctx, mode: Mode, flags: Flags) -> Flow {
             continue;
         }
         if mode == Mode::Declare && !flags.print && flags.on == Attrs::default() {
-            if let Some(value) = value_text(var, quote::word) {
+            if let Some(value) = quote::value_text(var, quote::word) {
                 out.push_str(&format!("{name}={value}\n"));
             }
         } else {
-            out.push_str(&declaration(&name, var));
+            out.push_str(&quote::declaration(&name, var));
         }
     }
     ctx.print_status(&out).await

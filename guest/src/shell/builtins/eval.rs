@@ -17,9 +17,18 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let args = ctx.operands();
         let args = match args.first() {
             Some(first) if first == "--" => &args[1..],
+            // eval takes no options: `-x` is an error, a lone `-` a word.
+            Some(first) if first.starts_with('-') && first.len() > 1 => {
+                return ctx.bad_option(first, "eval [arg ...]").await;
+            }
             _ => args,
         };
-        let code = args.join(" ");
+        // Read as bash reads it, with a final newline (`eval 'if'` fails at line 2), except
+        // after a trailing backslash, which stays literal.
+        let mut code = args.join(" ");
+        if !code.ends_with('\\') {
+            code.push('\n');
+        }
         run_code(&ctx, &code, Some("eval: ")).await
     })
 }

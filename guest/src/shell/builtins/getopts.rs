@@ -20,6 +20,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .await;
             return Flow::Normal(2);
         };
+        if !crate::shell::interp::state::is_name(name) {
+            return ctx
+                .fail(&format!("`{name}': not a valid identifier"), 1)
+                .await;
+        }
         let args: Vec<String> = if rest.is_empty() {
             ctx.sh.state.borrow().positional.clone()
         } else {
@@ -55,7 +60,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 }
             }
         }
-        if let Some(message) = message {
+        // `OPTERR=0` silences the messages as a leading `:` does.
+        let quiet = ctx.sh.state.borrow().get("OPTERR").as_deref() == Some("0");
+        if let Some(message) = message.filter(|_| !quiet) {
             ctx.fds
                 .eprint(&format!("{}: {message}\n", ctx.sh.script_name()))
                 .await;

@@ -53,6 +53,24 @@ pub(crate) const NAMES: [&str; 31] = [
     "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
 ];
 
+/// `kill -l` and `trap -l`: Linux's signals as bash lists them, five a line.
+pub(crate) fn listing() -> String {
+    let name = |n: usize| match n {
+        1..=31 => NAMES[n - 1].to_string(),
+        34 => "RTMIN".into(),
+        35..=49 => format!("RTMIN+{}", n - 34),
+        50..=63 => format!("RTMAX-{}", 64 - n),
+        _ => "RTMAX".into(),
+    };
+    let mut out = String::new();
+    for (i, n) in (1..=31).chain(34..=64).enumerate() {
+        out.push_str(&format!("{n:2}) SIG{}", name(n)));
+        out.push(if i % 5 == 4 { '\n' } else { '\t' });
+    }
+    out.push('\n');
+    out
+}
+
 /// `kill -l SPEC...`: a number (or an exit status above 128) gives the signal's name, a
 /// name its number; status 1 if one was not a signal.
 async fn list_some(ctx: &Ctx, specs: &[String]) -> Flow {
@@ -102,14 +120,14 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     rest = &rest[2..];
                     Some(spec.as_str())
                 }
-                "-l" | "-L" if rest.len() > 1 => return list_some(&ctx, &rest[1..]).await,
-                "-l" | "-L" => {
-                    let names: Vec<String> = SIGNALS
-                        .iter()
-                        .map(|(name, n)| format!("{n}) SIG{name}"))
-                        .collect();
-                    return ctx.print_status(&format!("{}\n", names.join("\n"))).await;
+                "-l" | "-L" if rest.len() > 1 => {
+                    let specs = match rest[1].as_str() {
+                        "--" => &rest[2..],
+                        _ => &rest[1..],
+                    };
+                    return list_some(&ctx, specs).await;
                 }
+                "-l" | "-L" => return ctx.print_status(&listing()).await,
                 "--" => {
                     rest = &rest[1..];
                     None

@@ -1,7 +1,8 @@
-//! `mapfile`/`readarray [-t] [-d delim] [-n count] [-s skip] [-O origin] [-u fd] [array]`:
-//! read lines into an indexed array (`MAPFILE` by default).
+//! `mapfile`/`readarray [-t] [-d delim] [-n count] [-s skip] [-O origin] [-u fd] [-C code
+//! [-c quantum]] [array]`: read lines into an indexed array (`MAPFILE` by default).
 
 use super::{Builtin, Ctx};
+use crate::shell::interp::quote;
 use crate::shell::interp::state::{is_name, Key};
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
@@ -28,6 +29,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             (false, b'\n', 0usize, 0usize, None, 0u32);
         let mut i = 0;
         let mut name = "MAPFILE".to_string();
+        // `-C code -c quantum`: code run with the index and the line every quantum lines.
+        let (mut callback, mut quantum) = (None, 5000usize);
         while i < args.len() {
             let arg = &args[i];
             let value = |i: &mut usize| -> Option<String> {
@@ -41,11 +44,16 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 "-s" => skip = value(&mut i).and_then(|v| v.parse().ok()).unwrap_or(0),
                 "-O" => origin = value(&mut i).and_then(|v| v.parse::<i64>().ok()),
                 "-u" => fd = value(&mut i).and_then(|v| v.parse().ok()).unwrap_or(0),
-                "-C" | "-c" => {
-                    i += 1;
-                }
+                "-C" => callback = value(&mut i),
+                "-c" => match value(&mut i)
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&q| q > 0)
+                {
+                    Some(q) => quantum = q,
+                    None => return ctx.fail("invalid callback quantum", 1).await,
+                },
                 a if a.starts_with('-') && a.len() > 1 => {
-                    return ctx.bad_option(a, "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [array]").await;
+                    return ctx.bad_option(a, "mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]").await;
                 }
                 a => name = a.to_string(),
             }
@@ -78,7 +86,18 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             if chunk.delimited && !trim {
                 bytes.push(delim);
             }
-            lines.push(String::from_utf8_lossy(&bytes).into_owned());
+            let line = crate::shell::bytes::decode(&bytes);
+            if let Some(code) = callback
+                .as_ref()
+                .filter(|_| (lines.len() + 1) % quantum == 0)
+            {
+                let index = origin.unwrap_or(0) + lines.len() as i64;
+                let call = format!("{code} {index} {}", quote::single(&line));
+                if let Flow::Exit(status) = super::eval::run_code(&ctx, &call, None).await {
+                    return Flow::Exit(status);
+                }
+            }
+            lines.push(line);
         }
         let start = origin.unwrap_or(0);
         let elements = lines

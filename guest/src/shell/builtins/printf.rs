@@ -39,7 +39,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             _ => None,
         };
         let Some(name) = target else {
-            return ctx.sh.run_applet(applet, argv, &[], ctx.fds.clone()).await;
+            return run_applet(&ctx, applet, argv, ctx.fds.clone()).await;
         };
         let valid = match name.split_once('[') {
             Some((base, rest)) => is_name(base) && rest.ends_with(']'),
@@ -56,8 +56,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             1,
             Some(Fd::Out(OutHandle::new(OutKind::Buffer(Rc::clone(&buf))))),
         );
-        let flow = ctx.sh.run_applet(applet, argv, &[], fds).await;
-        let text = String::from_utf8_lossy(&buf.borrow()).into_owned();
+        let flow = run_applet(&ctx, applet, argv, fds).await;
+        let text = crate::shell::bytes::decode(&buf.borrow());
         let result = match name.split_once('[') {
             Some((base, rest)) => {
                 let index = rest.trim_end_matches(']');
@@ -77,4 +77,29 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             Err(message) => ctx.fail(&message, 1).await,
         }
     })
+}
+
+/// Runs the applet with `fds`, its messages reported as the builtin's (`bash: line N: printf:
+/// ...`).
+async fn run_applet(
+    ctx: &Ctx,
+    applet: &'static crate::applets::Applet,
+    argv: Vec<String>,
+    mut fds: crate::shell::interp::io::Fds,
+) -> Flow {
+    let errors = Rc::new(RefCell::new(Vec::new()));
+    fds.set(
+        2,
+        Some(Fd::Out(OutHandle::new(OutKind::Buffer(Rc::clone(&errors))))),
+    );
+    let flow = ctx.sh.run_applet(applet, argv, &[], fds).await;
+    let text = String::from_utf8_lossy(&errors.borrow()).into_owned();
+    for line in text.lines() {
+        if line.starts_with("printf: ") && !line.starts_with("printf: usage:") {
+            ctx.sh.report(&ctx.fds, line).await;
+        } else {
+            ctx.fds.eprint(&format!("{line}\n")).await;
+        }
+    }
+    flow
 }

@@ -99,6 +99,10 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
         let (opts, start) = match parse(ctx.operands()) {
             Ok(parsed) => parsed,
+            // A bad value fails (1); a bad option also shows the usage (2).
+            Err(message) if message.contains("specification") || message.ends_with("number") => {
+                return ctx.fail(&message, 1).await;
+            }
             Err(message) => {
                 let flow = ctx.fail(&message, 2).await;
                 ctx.fds.eprint(&format!("read: usage: {USAGE}\n")).await;
@@ -174,7 +178,7 @@ async fn read_line(
         let Some(chunk) = input.read_until(delim, want).await else {
             return (out, false);
         };
-        let text = String::from_utf8_lossy(&chunk.bytes).into_owned();
+        let text = crate::shell::bytes::decode(&chunk.bytes);
         let mut chars = text.chars().peekable();
         let mut continued = false;
         while let Some(c) = chars.next() {

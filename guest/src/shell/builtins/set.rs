@@ -1,7 +1,6 @@
 //! `set [-euxfCav] [-o name] [--] [args]`: shell options and positional parameters; with no
 //! arguments, list the variables and functions.
 
-use super::declare::value_text;
 use super::{Builtin, Ctx};
 use crate::shell::interp::quote;
 use crate::shell::interp::state::SET_OPTIONS;
@@ -152,7 +151,10 @@ async fn list(ctx: &Ctx) -> Flow {
     let state = ctx.sh.state.borrow().clone();
     let mut out = String::new();
     for name in state.names() {
-        if let Some(value) = state.var(&name).and_then(|v| value_text(v, quote::word)) {
+        if let Some(value) = state
+            .var(&name)
+            .and_then(|v| quote::value_text(v, quote::word))
+        {
             out.push_str(&format!("{name}={value}\n"));
         }
     }

@@ -45,7 +45,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             args.remove(0);
         }
         if args.first().map(String::as_str) == Some("-l") {
-            return ctx.print_status(" 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 6) SIGABRT\t 9) SIGKILL\n10) SIGUSR1\t12) SIGUSR2\t13) SIGPIPE\t14) SIGALRM\t15) SIGTERM\n").await;
+            return ctx.print_status(&super::kill::listing()).await;
         }
         let print = args.first().map(String::as_str) == Some("-p");
         if print || args.is_empty() {

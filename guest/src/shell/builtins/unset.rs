@@ -61,7 +61,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 ctx.sh.state.borrow_mut().funcs.remove(name);
                 continue;
             }
-            let result = ctx.sh.state.borrow_mut().unset(name);
+            let result = if letters.contains(&'n') {
+                ctx.sh.state.borrow_mut().unset_exact(name)
+            } else {
+                ctx.sh.state.borrow_mut().unset(name)
+            };
             if let Err(message) = result {
                 status = ctx.fail(&message, 1).await.status();
             }

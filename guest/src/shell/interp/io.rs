@@ -90,6 +90,8 @@ impl OutHandle {
 
     /// Writes `data` (passed on at once: nothing stays buffered in the handle).
     pub async fn write(&self, data: &[u8]) -> Result<(), WriteError> {
+        let data = crate::shell::bytes::encode(data);
+        let data = data.as_ref();
         let result = match &self.kind {
             OutKind::Null => Ok(()),
             OutKind::Std(out, fd) => {
@@ -566,7 +568,9 @@ struct Feeder {
 
 /// Builds an applet's streams from the descriptor table (consumed, so handles only it holds
 /// are moved in directly).
-pub fn applet_io(mut fds: Fds, name: &str, deadline: &Rc<Deadline>) -> AppletIo {
+/// `raw`: the applet's arguments carry raw bytes (see [`crate::shell::bytes`]), so its output
+/// goes through a pump that writes them back as bytes.
+pub fn applet_io(mut fds: Fds, name: &str, deadline: &Rc<Deadline>, raw: bool) -> AppletIo {
     let (stdin, feeder) = match fds.take(0) {
         Some(Fd::In(handle)) => stdin_for(handle, name),
         _ => (Input::empty(), None),
@@ -586,8 +590,8 @@ pub fn applet_io(mut fds: Fds, name: &str, deadline: &Rc<Deadline>) -> AppletIo 
             )
         }
         (out, err) => (
-            output_for(out, deadline, &mut pumps),
-            output_for(err, deadline, &mut pumps),
+            output_for(out, deadline, &mut pumps, raw),
+            output_for(err, deadline, &mut pumps, raw),
         ),
     };
     AppletIo {
@@ -625,6 +629,7 @@ fn output_for(
     fd: Option<Fd>,
     deadline: &Rc<Deadline>,
     pumps: &mut Vec<LocalFuture<'static, ()>>,
+    raw: bool,
 ) -> Output {
     let Some(Fd::Out(handle)) = fd else {
         // A closed descriptor: writes fail, as on a real closed fd.
@@ -636,7 +641,7 @@ fn output_for(
         Ok(OutHandle {
             kind: OutKind::Stream(cell),
             ..
-        }) => match cell.into_inner() {
+        }) if !raw => match cell.into_inner() {
             Some(out) => return out,
             None => return Output::new(Sink::Null),
         },
@@ -646,7 +651,7 @@ fn output_for(
     // A file takes the applet's writes directly, so a refused write (a quota) reaches the
     // applet, which reports it and fails, instead of ending a pump that nobody hears from.
     // A runaway writer stops at the quota.
-    if let Some(sink) = handle.direct_file() {
+    if let Some(sink) = handle.direct_file().filter(|_| !raw) {
         return Output::new(sink);
     }
     let (reader, writer) = pipe();
@@ -666,7 +671,7 @@ async fn pump(mut reader: PipeReader, handle: Rc<OutHandle>, deadline: Rc<Deadli
         }
         let ok = match direct.as_mut() {
             Some(out) => {
-                let written = out.write(&chunk).await;
+                let written = out.write(&crate::shell::bytes::encode(&chunk)).await;
                 written.is_ok() && out.flush().await.is_ok()
             }
             None => handle.write(&chunk).await.is_ok(),

@@ -150,12 +150,24 @@ impl Sh {
 
     /// Prints a `set -x` trace line (when tracing is on).
     pub async fn trace_line(&self, fds: &Fds, text: &str) {
-        let line = {
+        let ps4 = {
             let s = self.state.borrow();
             if !s.opts.xtrace {
                 return;
             }
-            let ps4 = s.get("PS4").unwrap_or_else(|| "+ ".into());
+            s.get("PS4").unwrap_or_else(|| "+ ".into())
+        };
+        // PS4 is expanded as a prompt (`$LINENO`, `\\u`...), without tracing that expansion.
+        let ps4 = if ps4.contains(['$', '\\', '`']) {
+            self.state.borrow_mut().opts.xtrace = false;
+            let expanded = self.expand_prompt_string(&ps4, fds).await;
+            self.state.borrow_mut().opts.xtrace = true;
+            expanded
+        } else {
+            ps4
+        };
+        let line = {
+            let s = self.state.borrow();
             let mut chars = ps4.chars();
             let first = chars.next().map(String::from).unwrap_or_default();
             format!(

@@ -1,6 +1,8 @@
 //! Quoting values back into shell syntax, the ways bash prints them: `${x@Q}`, `declare -p`,
 //! `set -x` traces, `printf %q`-style.
 
+use super::state::{Value, Var};
+
 /// Characters that make a word need quoting in a `set -x` trace.
 fn needs_quotes(s: &str) -> bool {
     s.is_empty()
@@ -87,7 +89,7 @@ pub fn trace(s: &str) -> String {
 
 /// A value in `declare -p`: `"text"` with `\ " $ `` ` `` escaped, or `$'...'`.
 pub fn double(s: &str) -> String {
-    if has_control(s) && s.chars().any(|c| c.is_control() && c != '\n') {
+    if has_control(s) {
         return ansi_c(s);
     }
     let mut out = String::from("\"");
@@ -117,11 +119,22 @@ pub fn word(s: &str) -> String {
 /// \NNN \cX`...
 pub fn unescape_c(s: &str) -> String {
     let mut out = String::new();
+    // A run of `\xHH` and octal escapes: bytes, decoded together (`\xce\xbb` is `λ`).
+    let mut bytes = Vec::new();
     let chars: Vec<char> = s.chars().collect();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         i += 1;
+        let is_byte = c == '\\'
+            && chars.get(i).is_some_and(|&e| {
+                matches!(e, '0'..='7')
+                    || e == 'x' && chars.get(i + 1).is_some_and(char::is_ascii_hexdigit)
+            });
+        if !is_byte && !bytes.is_empty() {
+            out.push_str(&crate::shell::bytes::decode(&bytes));
+            bytes.clear();
+        }
         if c != '\\' || i >= chars.len() {
             out.push(c);
             continue;
@@ -164,7 +177,7 @@ pub fn unescape_c(s: &str) -> String {
         };
         match e {
             'x' => match digits(&mut i, 2, 16) {
-                (v, n) if n > 0 => out.push(char::from_u32(v).unwrap_or('?')),
+                (v, n) if n > 0 => bytes.push((v & 0xff) as u8),
                 _ => out.push_str("\\x"),
             },
             'u' | 'U' => {
@@ -180,7 +193,7 @@ pub fn unescape_c(s: &str) -> String {
             '0'..='7' => {
                 i -= 1;
                 let (v, _) = digits(&mut i, 3, 8);
-                out.push(char::from_u32(v & 0xff).unwrap_or('?'));
+                bytes.push((v & 0xff) as u8);
             }
             'c' if i < chars.len() => {
                 let ctl = chars[i];
@@ -193,7 +206,64 @@ pub fn unescape_c(s: &str) -> String {
             }
         }
     }
+    out.push_str(&crate::shell::bytes::decode(&bytes));
     out
+}
+
+/// The attribute letters of a variable, as `declare -p` prints them.
+pub fn attr_letters(var: &Var) -> String {
+    let a = var.attrs;
+    let array = a.array || matches!(var.value, Some(Value::Indexed(_)));
+    let assoc = a.assoc || matches!(var.value, Some(Value::Assoc(_)));
+    let mut s = String::new();
+    for (on, c) in [
+        (array && !assoc, 'a'),
+        (assoc, 'A'),
+        (a.integer, 'i'),
+        (a.lower, 'l'),
+        (a.nameref, 'n'),
+        (a.readonly, 'r'),
+        (a.upper, 'u'),
+        (a.export, 'x'),
+    ] {
+        if on {
+            s.push(c);
+        }
+    }
+    if s.is_empty() {
+        s.push('-');
+    }
+    s
+}
+
+/// An array's or scalar's value as `declare -p` and `set` print it.
+pub fn value_text(var: &Var, style: fn(&str) -> String) -> Option<String> {
+    Some(match var.value.as_ref()? {
+        Value::Str(s) => style(s),
+        Value::Indexed(map) => {
+            let items: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("[{k}]={}", double(v)))
+                .collect();
+            format!("({})", items.join(" "))
+        }
+        Value::Assoc(map) => {
+            let items: String = map
+                .iter()
+                .map(|(k, v)| format!("[{}]={} ", word(k), double(v)))
+                .collect();
+            format!("({items})")
+        }
+    })
+}
+
+/// `declare -p`-style line for a variable.
+pub fn declaration(name: &str, var: &Var) -> String {
+    let letters = attr_letters(var);
+    match value_text(var, double) {
+        Some(value) => format!("declare -{letters} {name}={value}\n"),
+        None => format!("declare -{letters} {name}\n"),
+    }
 }
 
 #[cfg(test)]

@@ -691,6 +691,30 @@ impl State {
         arith::eval_str(text, &mut ArithEnv { state: self })
     }
 
+    /// A `for` loop's variable: a name reference takes each word as the name it refers to
+    /// (as in bash); any other variable is assigned.
+    pub fn assign_loop_var(&mut self, name: &str, value: String) -> Result<(), String> {
+        let is_ref = self.raw_var(name).is_some_and(|v| v.attrs.nameref);
+        if !is_ref {
+            return self.assign(name, value, false);
+        }
+        self.raw_entry(name).value = Some(Value::Str(value));
+        Ok(())
+    }
+
+    /// The whole array a name reference such as `declare -n r='a[@]'` stands for: the
+    /// array's name and whether it was written with `*`.
+    pub fn nameref_whole_array(&self, name: &str) -> Option<(String, bool)> {
+        let end = self.resolve(name);
+        let target = self.raw_var(&end).filter(|v| v.attrs.nameref)?.scalar()?;
+        let (base, key) = target.split_once('[')?;
+        match key {
+            "@]" => Some((base.to_string(), false)),
+            "*]" => Some((base.to_string(), true)),
+            _ => None,
+        }
+    }
+
     /// `name=value` (or `name+=value`): sets the scalar, or element 0 of an array.
     pub fn assign(&mut self, name: &str, value: String, append: bool) -> Result<(), String> {
         if let Some((base, key)) = self.nameref_element(name) {
@@ -903,9 +927,16 @@ impl State {
     /// `unset name`: removes it from the innermost scope that has it (a local of the running
     /// function stays declared, unset).
     pub fn unset(&mut self, name: &str) -> Result<(), String> {
+        if let Some((base, key)) = self.nameref_element(name) {
+            return self.unset_element(&base, &key);
+        }
         let resolved = self.resolve(name).into_owned();
-        let name = resolved.as_str();
-        if let Some(var) = self.var(name) {
+        self.unset_exact(&resolved)
+    }
+
+    /// Removes the variable `name` itself, even when it is a name reference (`unset -n`).
+    pub fn unset_exact(&mut self, name: &str) -> Result<(), String> {
+        if let Some(var) = self.raw_var(name) {
             if var.attrs.readonly {
                 return Err(format!("{name}: cannot unset: readonly variable"));
             }

@@ -93,6 +93,8 @@ impl Printer {
                 self.out.push_str(&delimiter);
                 self.out.push('\n');
             }
+            // bash leaves an empty line after the bodies.
+            self.out.push('\n');
         }
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -107,7 +109,10 @@ impl Printer {
     /// bash prints the bodies of `if` and loops).
     fn list_with(&mut self, list: &List, terminate_last: bool) {
         for (i, item) in list.items.iter().enumerate() {
-            if i > 0 {
+            // bash goes on after `cmd &` on the same line.
+            if i > 0 && list.items[i - 1].background && self.heredocs.is_empty() {
+                self.out.push(' ');
+            } else if i > 0 {
                 self.newline();
             }
             self.and_or(&item.and_or);
@@ -216,6 +221,10 @@ impl Printer {
                 self.out.push_str(" ]]");
             }
             CommandKind::Function(def) => {
+                // bash names a function defined inside another with the keyword.
+                if self.indent > 0 {
+                    self.out.push_str("function ");
+                }
                 self.out.push_str(&def.name);
                 self.out.push_str(" () ");
                 self.newline();
@@ -295,13 +304,20 @@ impl Printer {
                 } else {
                     " || "
                 };
-                self.cond_operand(a);
+                let and = matches!(expr, CondExpr::And(..));
+                self.cond_operand(a, and && matches!(**a, CondExpr::Or(..)));
                 self.out.push_str(op);
-                self.cond_operand(b);
+                // `&&` binds tighter than `||`; both group to the left.
+                let right_parens = match **b {
+                    CondExpr::And(..) => and,
+                    CondExpr::Or(..) => true,
+                    _ => false,
+                };
+                self.cond_operand(b, right_parens);
             }
             CondExpr::Not(a) => {
                 self.out.push_str("! ");
-                self.cond_operand(a);
+                self.cond_operand(a, matches!(**a, CondExpr::And(..) | CondExpr::Or(..)));
             }
             CondExpr::Unary(test, w) => {
                 self.out.push_str(unary_op(*test));
@@ -315,12 +331,15 @@ impl Printer {
                 self.out.push(' ');
                 self.word(r, Ctx::Top);
             }
-            CondExpr::Word(w) => self.word(w, Ctx::Top),
+            CondExpr::Word(w) => {
+                self.out.push_str("-n ");
+                self.word(w, Ctx::Top);
+            }
         }
     }
 
-    fn cond_operand(&mut self, expr: &CondExpr) {
-        if matches!(expr, CondExpr::And(..) | CondExpr::Or(..)) {
+    fn cond_operand(&mut self, expr: &CondExpr, parens: bool) {
+        if parens {
             self.out.push_str("( ");
             self.cond(expr);
             self.out.push_str(" )");
@@ -378,8 +397,14 @@ impl Printer {
         }
     }
 
+    /// A redirection as bash prints it: `> file` with a space, `1>&2` with the descriptor.
     fn redirect(&mut self, r: &Redirect) {
-        if let Some(fd) = r.fd {
+        let dup = match r.kind {
+            RedirectKind::DupRead(_) => Some(0),
+            RedirectKind::DupWrite(_) => Some(1),
+            _ => None,
+        };
+        if let Some(fd) = r.fd.or(dup) {
             self.out.push_str(&fd.to_string());
         }
         let (op, target) = match &r.kind {
@@ -399,7 +424,7 @@ impl Printer {
             }
         };
         self.out.push_str(op);
-        if matches!(r.kind, RedirectKind::HereString(_)) {
+        if dup.is_none() {
             self.out.push(' ');
         }
         self.word(target, Ctx::Top);
@@ -483,9 +508,11 @@ impl Printer {
                     self.out.push_str(&text);
                     self.out.push('\n');
                 } else {
-                    self.out.push(' ');
+                    // `$( (` must not read as `$((`.
+                    if text.starts_with('(') {
+                        self.out.push(' ');
+                    }
                     self.out.push_str(&text);
-                    self.out.push(' ');
                 }
                 self.out.push(')');
             }

@@ -250,6 +250,11 @@ impl Lexer<'_> {
                 self.eat_str("$(");
                 parts.push(WordPart::CommandSubst(self.read_nested()?));
             }
+            Some('[') => {
+                self.eat_str("$[");
+                let body = self.read_arith_until(('[', ']'), "]")?;
+                parts.push(WordPart::Arith(body));
+            }
             Some('{') => parts.push(self.read_braced_param(quoted)?),
             Some('\'') if !quoted => {
                 self.bump();
@@ -348,30 +353,40 @@ impl Lexer<'_> {
     /// The text of `((...))` or `$((...))` after the opening parentheses, through `))`:
     /// expansions and double quotes as inside double quotes; parentheses must balance.
     pub fn read_arith_body(&mut self) -> Result<Word, ParseError> {
+        self.read_arith_until(('(', ')'), "))")
+    }
+
+    /// The body of `$(( ))` (closed by `))`) or of the old form `$[ ]` (closed by `]`): text
+    /// with expansions, up to the closing bracket that balances.
+    fn read_arith_until(
+        &mut self,
+        (open, close): (char, char),
+        end: &str,
+    ) -> Result<Word, ParseError> {
         self.enter()?;
         let mut parts = Parts::default();
         let mut parens = 0usize;
         loop {
             match self.peek() {
-                None => return Err(self.eof_error(")")),
-                Some(')') if parens == 0 => break,
+                None => return Err(self.eof_error(&close.to_string())),
+                Some(c) if c == close && parens == 0 => break,
                 Some('\\') => self.read_quoted_backslash(&mut parts, &['$', '`', '"', '\\']),
                 Some('$') => self.read_dollar(&mut parts, true)?,
                 Some('`') => parts.push(self.read_backquote(true)?),
                 Some('"') => parts.push(WordPart::DoubleQuoted(self.read_double_quoted()?)),
                 Some(c) => {
-                    parens = match c {
-                        '(' => parens + 1,
-                        ')' => parens - 1,
-                        _ => parens,
-                    };
+                    if c == open {
+                        parens += 1;
+                    } else if c == close {
+                        parens -= 1;
+                    }
                     self.bump();
                     parts.literal(c);
                 }
             }
         }
-        if !self.eat_str("))") {
-            return Err(self.error("syntax error near unexpected token `)'"));
+        if !self.eat_str(end) {
+            return Err(self.error(format!("syntax error near unexpected token `{close}'")));
         }
         self.leave();
         Ok(Word {
@@ -487,13 +502,10 @@ impl Lexer<'_> {
     }
 }
 
-/// Appends the bytes of `$'\x..'` escapes to `text`: as UTF-8 when they spell it, else each
-/// byte as the character with that code point (Latin-1; strings here are text, not bytes).
+/// Appends the bytes of `$'\x..'` escapes to `text`: as UTF-8 when they spell it, each
+/// other byte as itself (see [`crate::shell::bytes`]).
 fn flush_bytes(text: &mut String, bytes: &mut Vec<u8>) {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => text.push_str(s),
-        Err(_) => text.extend(bytes.iter().map(|b| char::from(*b))),
-    }
+    text.push_str(&crate::shell::bytes::decode(bytes));
     bytes.clear();
 }
 

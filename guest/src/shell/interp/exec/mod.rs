@@ -84,6 +84,18 @@ impl Sh {
         status
     }
 
+    /// Runs `list` in the subshell `self` and ends it: an `EXIT` trap set inside runs then
+    /// (one inherited from the parent shell does not run there).
+    pub(crate) async fn run_subshell(&self, list: &List, fds: &Fds) -> Flow {
+        let inherited = self.state.borrow().traps.get("EXIT").cloned();
+        let flow = self.run_list(list, fds).await;
+        let current = self.state.borrow().traps.get("EXIT").cloned();
+        if current.is_none() || current == inherited {
+            return flow;
+        }
+        Flow::Exit(self.run_exit_trap(flow.status(), fds).await)
+    }
+
     /// Runs the items of a list in order.
     pub fn run_list<'a>(&'a self, list: &'a List, fds: &'a Fds) -> LocalFuture<'a, Flow> {
         Box::pin(async move {
@@ -257,11 +269,18 @@ impl Sh {
             }
             (code, s.status)
         };
+        // `$LINENO` in the trap is the coming command's line.
+        let pinned = {
+            let mut s = self.state.borrow_mut();
+            let line = s.line;
+            s.trap_line.replace(line)
+        };
         let flow = match crate::shell::parse(&code) {
             Ok(program) => self.run_list(&program, fds).await,
             Err(_) => Flow::Normal(status),
         };
         let mut s = self.state.borrow_mut();
+        s.trap_line = pinned;
         s.traps.entry("DEBUG".into()).or_insert(code);
         s.status = status;
         match flow {
@@ -480,7 +499,7 @@ impl Sh {
     async fn run_compound(&self, kind: &CommandKind, fds: &Fds) -> Flow {
         match kind {
             CommandKind::Subshell(list) => match self.subshell() {
-                Ok(sub) => Flow::Normal(sub.run_list(list, fds).await.status()),
+                Ok(sub) => Flow::Normal(sub.run_subshell(list, fds).await.status()),
                 Err(message) => {
                     self.report(fds, &message).await;
                     Flow::Normal(1)
@@ -639,7 +658,7 @@ impl Sh {
                 if let Some(flow) = self.debug_trap(Some(&for_text(c)), fds).await {
                     return flow;
                 }
-                let assigned = self.state.borrow_mut().assign(&c.var, item, false);
+                let assigned = self.state.borrow_mut().assign_loop_var(&c.var, item);
                 if let Err(message) = assigned {
                     self.report(fds, &message).await;
                     return Flow::Normal(1);

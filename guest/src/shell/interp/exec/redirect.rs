@@ -117,7 +117,9 @@ impl Sh {
                 };
                 fds.set(
                     input_fd,
-                    Some(Fd::In(InHandle::bytes(Rc::new(text.into_bytes())))),
+                    Some(Fd::In(InHandle::bytes(Rc::new(
+                        crate::shell::bytes::encode(text.as_bytes()).into_owned(),
+                    )))),
                 );
             }
             RedirectKind::HereString(w) => {
@@ -125,7 +127,9 @@ impl Sh {
                 text.push('\n');
                 fds.set(
                     input_fd,
-                    Some(Fd::In(InHandle::bytes(Rc::new(text.into_bytes())))),
+                    Some(Fd::In(InHandle::bytes(Rc::new(
+                        crate::shell::bytes::encode(text.as_bytes()).into_owned(),
+                    )))),
                 );
             }
         }

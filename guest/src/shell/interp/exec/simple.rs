@@ -498,7 +498,11 @@ impl Sh {
         let line = self.state.borrow().line;
         let flow = match self.debug_trap(None, &fds).await {
             Some(exit) => exit,
-            None => self.run_command(&body, fds).await,
+            None => self.run_command(&body, fds.clone()).await,
+        };
+        let flow = match flow {
+            Flow::Exit(_) => flow,
+            flow => self.return_trap(name, flow, &fds).await,
         };
         {
             let mut s = self.state.borrow_mut();
@@ -513,6 +517,34 @@ impl Sh {
             Flow::Normal(s) | Flow::Return(s) => Flow::Normal(s),
             Flow::Exit(s) => Flow::Exit(s),
             Flow::Break(_) | Flow::Continue(_) => Flow::Normal(0),
+        }
+    }
+
+    /// Runs the `RETURN` trap as a function returns, when the function is traced (`set -T`,
+    /// `declare -ft`) as bash requires; `$?` in it is the function's status.
+    async fn return_trap(&self, name: &str, flow: Flow, fds: &Fds) -> Flow {
+        let code = {
+            let mut s = self.state.borrow_mut();
+            let traced = s.opts.functrace || s.traced.contains(name);
+            if !traced {
+                return flow;
+            }
+            // Removed while it runs, so its own function calls do not run it again.
+            let Some(code) = s.traps.remove("RETURN") else {
+                return flow;
+            };
+            s.status = flow.status();
+            code
+        };
+        let ran = match crate::shell::parse(&code) {
+            Ok(program) => self.run_list(&program, fds).await,
+            Err(_) => Flow::Normal(0),
+        };
+        let mut s = self.state.borrow_mut();
+        s.traps.entry("RETURN".into()).or_insert(code);
+        match ran {
+            Flow::Exit(_) => ran,
+            _ => flow,
         }
     }
 
@@ -563,7 +595,8 @@ impl Sh {
             (env, s.cwd.clone())
         };
         let name = argv.first().cloned().unwrap_or_default();
-        let io = applet_io(fds, &name, &self.world.deadline);
+        let raw = argv.iter().any(|a| crate::shell::bytes::has_raw(a));
+        let io = applet_io(fds, &name, &self.world.deadline, raw);
         let (stdin, stdout, stderr, tasks) = io.split();
         let ctx = Ctx {
             name,
@@ -623,7 +656,7 @@ impl Sh {
                 return Flow::Normal(status);
             }
         };
-        let text = String::from_utf8_lossy(&data).into_owned();
+        let text = crate::shell::bytes::decode(&data);
         let args = argv.get(1..).unwrap_or_default().to_vec();
         self.exec_script(path, &text, args, temps, fds).await
     }

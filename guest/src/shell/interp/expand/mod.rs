@@ -442,7 +442,7 @@ impl Sh {
         let capture = OutHandle::new(OutKind::Buffer(Rc::clone(&buf)));
         let mut sub_fds = fds.clone();
         sub_fds.set(1, Some(super::io::Fd::Out(Rc::clone(&capture))));
-        let flow = sub.run_list(program, &sub_fds).await;
+        let flow = sub.run_subshell(program, &sub_fds).await;
         drop(sub_fds);
         let status = flow.status();
         self.state.borrow_mut().subst_status = Some(status);
@@ -454,8 +454,7 @@ impl Sh {
         }
         let bytes = std::mem::take(&mut *buf.borrow_mut());
         // Valid UTF-8 (the usual case) becomes the string without a copy.
-        let mut text = String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let mut text = crate::shell::bytes::decode_owned(bytes);
         while text.ends_with('\n') {
             text.pop();
         }
@@ -471,7 +470,7 @@ impl Sh {
             .vfs
             .borrow()
             .read(&cwd, &path)
-            .map(|b| String::from_utf8_lossy(b).into_owned());
+            .map(crate::shell::bytes::decode);
         match read {
             Ok(mut text) => {
                 while text.ends_with('\n') {

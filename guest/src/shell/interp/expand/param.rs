@@ -4,13 +4,15 @@
 
 use super::pattern::{PChar, Pattern};
 use super::{Builder, ExpandError, Expanded, Field};
+use crate::applets::common::strftime;
 use crate::shell::ast::{
     Param, ParamExpansion, ParamOp, ReplaceMode, SpecialParam, Subscript, Word,
 };
 use crate::shell::interp::io::Fds;
 use crate::shell::interp::quote;
-use crate::shell::interp::state::{is_name, Key, Value};
+use crate::shell::interp::state::{is_name, Key, State, Value};
 use crate::shell::interp::Sh;
+use crate::shell::parser::word::parse_heredoc_body;
 
 /// The value of a parameter while operators apply to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,7 +95,7 @@ impl Sh {
                 _ => String::new(),
             };
             if value == PVal::Unset {
-                return Err(ExpandError::Failed(format!(
+                return Err(ExpandError::Fatal(format!(
                     "{shown}: invalid indirect expansion"
                 )));
             }
@@ -119,6 +121,11 @@ impl Sh {
         let s = || self.state.borrow();
         Ok(match param {
             Param::Var(name) => {
+                let whole = s().nameref_whole_array(name);
+                if let Some((array, star)) = whole {
+                    let items = s().var(&array).map(|v| v.elements()).unwrap_or_default();
+                    return Ok((PVal::List { items, star }, Base::Other, name.clone()));
+                }
                 let element = s().nameref_element(name);
                 let value = match element {
                     Some((base, key)) => s().element(&base, &key),
@@ -184,15 +191,38 @@ impl Sh {
                 Subscript::Index(word) => {
                     let key = self.subscript(name, word, fds).await?;
                     let shown = format!("{name}[{}]", key.clone().text());
+                    let before_start = match key {
+                        Key::Index(i) => self.before_start(name, i, fds).await,
+                        Key::Assoc(_) => false,
+                    };
                     let value = self
                         .state
                         .borrow()
                         .element(name, &key)
+                        .filter(|_| !before_start)
                         .map_or(PVal::Unset, PVal::Str);
                     (value, Base::Other, shown)
                 }
             },
         })
+    }
+
+    /// Whether a negative subscript points before the start of the array (or is used on a
+    /// variable that is not an array): bash then warns, and the value is unset.
+    async fn before_start(&self, name: &str, i: i64, fds: &Fds) -> bool {
+        if i >= 0 {
+            return false;
+        }
+        let end = match self.state.borrow().var(name).and_then(|v| v.value.as_ref()) {
+            Some(Value::Indexed(map)) => map.keys().next_back().map_or(0, |k| k + 1),
+            _ => 0,
+        };
+        if end + i < 0 {
+            self.report(fds, &format!("{name}: bad array subscript"))
+                .await;
+            return true;
+        }
+        false
     }
 
     /// Resolves a subscript: text for associative arrays, arithmetic for indexed ones.
@@ -313,6 +343,7 @@ impl Sh {
                 };
                 Ok(map(value, |s| change_case(s, upper, *all, p.as_ref())))
             }
+            ParamOp::Transform('P') => self.prompt(value, fds).await,
             ParamOp::Transform(c) => Ok(self.transform(*c, value, &pe.param)),
             _ => Ok(value),
         }
@@ -352,6 +383,10 @@ impl Sh {
     fn substring(&self, value: PVal, base: Base, off: i64, len: Option<i64>) -> Expanded<PVal> {
         match value {
             PVal::List { items, star } => {
+                // A list cannot be cut from its end, unlike a string.
+                if let Some(l) = len.filter(|&l| l < 0) {
+                    return Err(ExpandError::Fatal(format!("{l}: substring expression < 0")));
+                }
                 let items = match base {
                     Base::Positional => {
                         let mut all = vec![self.state.borrow().arg0.clone()];
@@ -413,36 +448,21 @@ impl Sh {
         match c {
             'Q' => map(value, |s| quote::q(&s)),
             'E' => map(value, |s| quote::unescape_c(&s)),
-            'P' => map(value, |s| prompt(&s, &state)),
             'U' => map(value, |s| s.to_uppercase()),
             'L' => map(value, |s| s.to_lowercase()),
             'u' => map(value, |s| change_case(s, true, false, None)),
             'a' => {
-                let attrs = var_name.and_then(|n| state.var(n)).map(|v| v.attrs);
-                let mut flags = String::new();
-                if let Some(a) = attrs {
-                    for (on, f) in [
-                        (a.array, 'a'),
-                        (a.assoc, 'A'),
-                        (a.integer, 'i'),
-                        (a.lower, 'l'),
-                        (a.readonly, 'r'),
-                        (a.upper, 'u'),
-                        (a.export, 'x'),
-                    ] {
-                        if on {
-                            flags.push(f);
-                        }
-                    }
+                let flags = var_name
+                    .and_then(|n| state.var(n))
+                    .map(|v| quote::attr_letters(v).replace('-', ""))
+                    .unwrap_or_default();
+                match value {
+                    // `declare -A m` has attributes but no value yet.
+                    PVal::Unset if var_name.is_some() => PVal::Str(flags),
+                    value => map(value, |_| flags.clone()),
                 }
-                map(value, |_| flags.clone())
             }
-            'A' => {
-                let Some(name) = var_name else {
-                    return value;
-                };
-                map(value, |s| format!("{name}={}", quote::q(&s)))
-            }
+            'A' => self.assignment_text(value, param, &state),
             'K' | 'k' => {
                 let Some(name) = var_name else {
                     return map(value, |s| quote::q(&s));
@@ -470,6 +490,81 @@ impl Sh {
                 PVal::Str(pairs.join(" ") + if assoc && c == 'K' { " " } else { "" })
             }
             _ => value,
+        }
+    }
+
+    /// `${x@P}`: the value expanded as a prompt string: escapes decoded, then parameter,
+    /// arithmetic and command substitutions expanded.
+    async fn prompt(&self, value: PVal, fds: &Fds) -> Expanded<PVal> {
+        let now = (self.world.host.now_ms() / 1000.0).floor() as i64;
+        let expand = |s: &str| decode_prompt(s, &self.state.borrow(), now);
+        let items = match value {
+            PVal::Str(s) => return Ok(PVal::Str(self.expand_prompt(&expand(&s), fds).await?)),
+            PVal::List { items, star } => (items, star),
+            other => return Ok(other),
+        };
+        let mut out = Vec::new();
+        for item in items.0 {
+            out.push(self.expand_prompt(&expand(&item), fds).await?);
+        }
+        Ok(PVal::List {
+            items: out,
+            star: items.1,
+        })
+    }
+
+    /// A prompt string (`PS4`) expanded as `${x@P}` does; as written when that fails.
+    pub(crate) async fn expand_prompt_string(&self, text: &str, fds: &Fds) -> String {
+        match self.prompt(PVal::Str(text.to_string()), fds).await {
+            Ok(PVal::Str(s)) => s,
+            _ => text.to_string(),
+        }
+    }
+
+    /// A decoded prompt string with its expansions done (left as is when it does not parse).
+    async fn expand_prompt(&self, decoded: &str, fds: &Fds) -> Expanded<String> {
+        let chars: Vec<char> = decoded.chars().collect();
+        let line = self.state.borrow().line;
+        match parse_heredoc_body(&chars, line, 0) {
+            Ok(word) => self.expand_string(&word, fds).await,
+            Err(_) => Ok(decoded.to_string()),
+        }
+    }
+
+    /// `${x@A}`: the statement that would recreate the parameter (`declare -a a=(...)`
+    /// for a whole array, `set -- ...` for the positional parameters).
+    fn assignment_text(&self, value: PVal, param: &Param, state: &State) -> PVal {
+        let (name, whole) = match param {
+            Param::Var(n) => (n.as_str(), false),
+            Param::Element { name, index } => {
+                (name.as_str(), !matches!(index, Subscript::Index(_)))
+            }
+            Param::Special(SpecialParam::At | SpecialParam::Star) => {
+                let PVal::List { items, .. } = value else {
+                    return value;
+                };
+                let words: Vec<String> = items.iter().map(|s| quote::q(s)).collect();
+                return PVal::Str(format!("set -- {}", words.join(" ")));
+            }
+            _ => return value,
+        };
+        let Some(var) = state.var(name) else {
+            return value;
+        };
+        if whole {
+            let line = quote::declaration(name, var);
+            return PVal::Str(line.trim_end_matches('\n').to_string());
+        }
+        let letters = quote::attr_letters(var).replace('-', "");
+        let prefix = if letters.is_empty() {
+            String::new()
+        } else {
+            format!("declare -{letters} ")
+        };
+        match value {
+            PVal::Unset if letters.is_empty() => PVal::Unset,
+            PVal::Unset => PVal::Str(format!("{prefix}{name}")),
+            value => map(value, |s| format!("{prefix}{name}={}", quote::q(&s))),
         }
     }
 
@@ -513,10 +608,13 @@ impl Sh {
     }
 }
 
-/// `${x@P}`: the backslash escapes of a prompt string (`\\u`, `\\w`, `\\n`, octal...);
-/// `\\$` is `$` (the sandbox's user is not root) and times are not shown.
-fn prompt(s: &str, state: &crate::shell::interp::state::State) -> String {
+/// `${x@P}`'s first step: the backslash escapes of a prompt string (`\\u`, `\\w`, `\\t`,
+/// `\\D{fmt}`, octal...) decoded, what they stand for quoted against the expansions that
+/// follow (as bash does with `promptvars` on). `\\$` is `$` (the sandbox's user is not
+/// root); times are UTC, the sandbox's time zone.
+fn decode_prompt(s: &str, state: &State, now: i64) -> String {
     let var = |name: &str| state.get(name).unwrap_or_default();
+    let time = |format: &str| strftime(format, now, 0);
     let mut out = String::new();
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -528,36 +626,14 @@ fn prompt(s: &str, state: &crate::shell::interp::state::State) -> String {
             out.push('\\');
             break;
         };
-        match e {
-            'a' => out.push('\x07'),
-            'e' => out.push('\x1b'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            '\\' => out.push('\\'),
-            '$' => out.push('$'),
-            '[' | ']' => {}
-            's' => out.push_str("bash"),
-            'v' => out.push_str("5.2"),
-            'V' => out.push_str("5.2.15"),
-            'u' => out.push_str(&var("USER")),
-            'h' | 'H' => out.push_str(&var("HOSTNAME")),
-            'w' | 'W' => {
-                let pwd = state.cwd.clone();
-                let home = var("HOME");
-                if e == 'W' {
-                    out.push_str(if pwd == "/" {
-                        "/"
-                    } else {
-                        pwd.rsplit('/').next().unwrap_or("")
-                    });
-                } else if !home.is_empty() && (pwd == home || pwd.starts_with(&format!("{home}/")))
-                {
-                    out.push('~');
-                    out.push_str(&pwd[home.len()..]);
-                } else {
-                    out.push_str(&pwd);
-                }
-            }
+        let value = match e {
+            'a' => "\x07".into(),
+            'e' => "\x1b".into(),
+            'n' => "\n".into(),
+            'r' => "\r".into(),
+            '\\' => "\\".into(),
+            '$' => "\\$".into(),
+            '[' | ']' => String::new(),
             '0'..='7' => {
                 let mut code = e.to_digit(8).unwrap_or(0);
                 for _ in 0..2 {
@@ -569,15 +645,65 @@ fn prompt(s: &str, state: &crate::shell::interp::state::State) -> String {
                         None => break,
                     }
                 }
-                out.extend(char::from_u32(code & 0xff));
+                char::from_u32(code & 0xff)
+                    .map(String::from)
+                    .unwrap_or_default()
             }
-            'j' | '#' => out.push('0'),
-            '!' => out.push('1'),
             other => {
-                out.push('\\');
-                out.push(other);
+                let text = match other {
+                    's' => "bash".into(),
+                    'v' => "5.2".into(),
+                    'V' => "5.2.15".into(),
+                    'u' => var("USER"),
+                    'h' => var("HOSTNAME").split('.').next().unwrap_or("").into(),
+                    'H' => var("HOSTNAME"),
+                    'w' => tilde_dir(&state.cwd, &var("HOME")),
+                    'W' => match state.cwd.as_str() {
+                        "/" => "/".into(),
+                        pwd if pwd == var("HOME") => "~".into(),
+                        pwd => pwd.rsplit('/').next().unwrap_or("").into(),
+                    },
+                    'd' => time("%a %b %d"),
+                    't' => time("%H:%M:%S"),
+                    'T' => time("%I:%M:%S"),
+                    '@' => time("%I:%M %p"),
+                    'A' => time("%H:%M"),
+                    'D' if chars.peek() == Some(&'{') => {
+                        chars.next();
+                        let format: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                        time(if format.is_empty() { "%X" } else { &format })
+                    }
+                    'l' => "tty".into(),
+                    'j' | '#' => "0".into(),
+                    '!' => "1".into(),
+                    other => format!("\\{other}"),
+                };
+                quote_for_heredoc(&text)
             }
+        };
+        out.push_str(&value);
+    }
+    out
+}
+
+/// `\\w`: the working directory, `~` for the home directory.
+fn tilde_dir(pwd: &str, home: &str) -> String {
+    match pwd.strip_prefix(home) {
+        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
         }
+        _ => pwd.into(),
+    }
+}
+
+/// `text` with the characters a here-document body expands (`$`, `` ` ``, `\\`) escaped.
+fn quote_for_heredoc(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if matches!(c, '$' | '`' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
     }
     out
 }
