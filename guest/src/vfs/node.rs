@@ -15,6 +15,8 @@ pub(super) const FILE_MODE: u32 = 0o644;
 pub(super) const DIR_MODE: u32 = 0o755;
 /// Permission bits of symlinks (always rwx on Linux).
 pub(super) const LINK_MODE: u32 = 0o777;
+/// The most names one file may have (ext4's limit); one more is EMLINK.
+pub const MAX_LINKS: u32 = 65_000;
 /// What `stat` reports as a directory's size (one ext4 block, like a real system).
 const DIR_SIZE: u64 = 4096;
 
@@ -67,7 +69,8 @@ pub struct Stat {
     pub mode: u32,
     /// Inode number: stable while the node exists, reused after it is removed.
     pub ino: u64,
-    /// Link count: 1, or 2 plus the number of subdirectories for a directory.
+    /// Link count: the number of names a file has (hard links), or 2 plus the number of
+    /// subdirectories for a directory.
     pub nlink: u64,
     /// The device a `CharDevice` is, None for everything else.
     pub device: Option<Device>,
@@ -86,12 +89,16 @@ pub(super) enum Data {
     Device(Device),
 }
 
-/// One file, directory or symlink.
+/// One file, directory or symlink: an inode. Directory entries name it by its slot; a file or
+/// symlink may have several names (hard links), which share everything here.
 #[derive(Clone)]
 pub(super) struct Node {
     pub data: Data,
     pub mode: u32,
     pub mtime_ms: f64,
+    /// How many directory entries name this node; it is freed when the last one goes. Always 1
+    /// for a directory (its `stat` link count is computed from its subdirectories).
+    pub links: u32,
 }
 
 impl Node {
@@ -112,6 +119,7 @@ impl Node {
             data,
             mode,
             mtime_ms,
+            links: 1,
         }
     }
 
