@@ -108,8 +108,11 @@ impl Vfs {
 
     fn link_at(&mut self, src: &Loc, ino: Ino, cwd: &str, link: &str) -> Result<(), Errno> {
         let dst = self.tree.locate(cwd, link, false)?;
-        if dst.ino.is_some() {
-            return Err(Errno::EEXIST);
+        match dst.ino {
+            Some(_) => return Err(Errno::EEXIST),
+            // `link(2)` to a missing `new/` finds no directory there.
+            None if dst.must_dir => return Err(Errno::ENOENT),
+            None => {}
         }
         let (parent, name) = self.new_entry(&dst)?;
         if !self.tree.writable(src) {
@@ -461,6 +464,7 @@ mod tests {
         assert_eq!(l(&mut vfs, "f", "/etc/f"), e(Errno::EACCES, "/etc/f"));
         assert_eq!(l(&mut vfs, "/dev/null", "n"), e(Errno::EXDEV, "n"));
         assert_eq!(l(&mut vfs, "f", "no/x"), e(Errno::ENOENT, "no/x"));
+        assert_eq!(l(&mut vfs, "f", "new/"), e(Errno::ENOENT, "new/"));
         assert_eq!(l(&mut vfs, "f/", "x"), e(Errno::ENOTDIR, "f/"));
         assert_eq!(ls(&vfs, "."), ["d/", "f", "ld@"]);
         // A symlink is linked itself; following it links what it points to.
