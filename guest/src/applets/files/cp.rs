@@ -663,6 +663,36 @@ mod tests {
     }
 
     #[test]
+    fn cp_hard_links() {
+        let vfs = vfs_with(&[("a", "A"), ("b", "B"), ("d/f", "F")]);
+        let _ = vfs.borrow_mut().link("/workspace", "d/f", "d/g", false);
+        let links = |p: &str| vfs.borrow().stat("/workspace", p).map(|s| (s.ino, s.nlink));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-lv", "a", "c"], ""),
+            ok("'a' -> 'c'\n")
+        );
+        assert_eq!(links("c"), links("a"));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-l", "a", "b"], ""),
+            err("cp: cannot create hard link 'b' to 'a': File exists\n", 1)
+        );
+        assert_eq!(run_in(&vfs, "cp", &["-lf", "a", "b"], ""), ok(""));
+        assert_eq!(links("a").map(|l| l.1), Ok(3));
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "c"], ""),
+            err("cp: 'a' and 'c' are the same file\n", 1)
+        );
+        assert_eq!(run_in(&vfs, "cp", &["-a", "d", "e"], ""), ok(""));
+        assert_eq!(links("e/f"), links("e/g"));
+        assert_eq!(links("e/f").map(|l| l.1), Ok(2));
+        assert_eq!(run_in(&vfs, "cp", &["-r", "d", "r"], ""), ok(""));
+        assert_eq!(links("r/f").map(|l| l.1), Ok(1));
+        let args = ["-r", "--preserve=links", "d", "p"];
+        assert_eq!(run_in(&vfs, "cp", &args, ""), ok(""));
+        assert_eq!(links("p/g").map(|l| l.1), Ok(2));
+    }
+
+    #[test]
     fn cp_many_and_usage() {
         let vfs = vfs_with(&[("a", "A"), ("b", "B"), ("d/.k", "")]);
         let _ = vfs.borrow_mut().symlink("/workspace", "a", "l");

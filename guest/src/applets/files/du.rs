@@ -256,6 +256,22 @@ mod tests {
     }
 
     #[test]
+    fn du_counts_a_hard_linked_file_once() {
+        let vfs = vfs_with(&[("d/a", &"x".repeat(5000))]);
+        let _ = vfs.borrow_mut().link("/workspace", "d/a", "d/b", false);
+        let _ = vfs.borrow_mut().link("/workspace", "d/a", "c", false);
+        assert_eq!(
+            run_in(&vfs, "du", &["-ab", "d"], ""),
+            ok("5000\td/a\n9096\td\n")
+        );
+        assert_eq!(run_in(&vfs, "du", &["-b", "c", "d/a"], ""), ok("5000\tc\n"));
+        assert_eq!(
+            run_in(&vfs, "du", &["-lb", "c", "d/a"], ""),
+            ok("5000\tc\n5000\td/a\n")
+        );
+    }
+
+    #[test]
     fn du_trees() {
         let vfs = setup();
         assert_eq!(
