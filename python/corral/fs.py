@@ -115,9 +115,7 @@ class SandboxFS:
         """Metadata of ``path`` (following symlinks)."""
         header, _ = self._do("stat", path)
         s = header["stat"]
-        return FileStat(
-            s["kind"], s["size"], s["mtime_ms"] / 1000, s["mode"], s["ino"], s["nlink"]
-        )
+        return FileStat(s["kind"], s["size"], s["mtime_ms"] / 1000, s["mode"], s["ino"], s["nlink"])
 
     def exists(self, path: str) -> bool:
         """Whether ``path`` exists."""

@@ -97,29 +97,67 @@ impl Vfs {
         link: &str,
         follow: bool,
     ) -> Result<(), VfsError> {
+        self.link_with(cwd, target, link, follow, false)
+    }
+
+    /// Like [`Vfs::link`], but an existing non-directory at `link` is replaced in the same
+    /// step (`ln -f`), so a link that cannot be made leaves it in place; EISDIR for a
+    /// directory there. Already a name of the same file, `link` stays as it is.
+    pub fn link_replacing(
+        &mut self,
+        cwd: &str,
+        target: &str,
+        link: &str,
+        follow: bool,
+    ) -> Result<(), VfsError> {
+        self.link_with(cwd, target, link, follow, true)
+    }
+
+    fn link_with(
+        &mut self,
+        cwd: &str,
+        target: &str,
+        link: &str,
+        follow: bool,
+        replace: bool,
+    ) -> Result<(), VfsError> {
         self.generation += 1;
         let src = self.tree.locate(cwd, target, follow).map_err(at(target))?;
         let ino = src.existing().map_err(at(target))?;
-        if self.tree.node(ino).map_err(at(target))?.is_dir() {
-            return Err(VfsError::new(Errno::EPERM, target));
-        }
-        self.link_at(&src, ino, cwd, link).map_err(at(link))
+        self.tree.check_link(ino).map_err(at(target))?;
+        self.link_at(&src, ino, cwd, link, replace)
+            .map_err(at(link))
     }
 
-    fn link_at(&mut self, src: &Loc, ino: Ino, cwd: &str, link: &str) -> Result<(), Errno> {
+    fn link_at(
+        &mut self,
+        src: &Loc,
+        ino: Ino,
+        cwd: &str,
+        link: &str,
+        replace: bool,
+    ) -> Result<(), Errno> {
         let dst = self.tree.locate(cwd, link, false)?;
-        match dst.ino {
-            Some(_) => return Err(Errno::EEXIST),
+        let old = match dst.ino {
+            Some(_) if !replace => return Err(Errno::EEXIST),
+            Some(old) if old == ino => return Ok(()),
+            Some(old) if self.tree.node(old)?.is_dir() => return Err(Errno::EISDIR),
+            Some(old) => Some(old),
             // `link(2)` to a missing `new/` finds no directory there.
             None if dst.must_dir => return Err(Errno::ENOENT),
-            None => {}
-        }
-        let (parent, name) = self.new_entry(&dst)?;
+            None => None,
+        };
+        self.tree.check_writable(&dst)?;
+        let parent = dst.parent().ok_or(Errno::EACCES)?;
         if !self.tree.writable(src) {
             return Err(Errno::EXDEV);
         }
         let now = self.now();
-        self.tree.link(parent, &name, ino, now)
+        if let Some(old) = old {
+            self.tree.detach(parent, &dst.name, now)?;
+            self.tree.free(old);
+        }
+        self.tree.link(parent, &dst.name, ino, now)
     }
 
     /// Removes a file or symlink (not what it points to); EISDIR for a directory.
@@ -467,6 +505,19 @@ mod tests {
         assert_eq!(l(&mut vfs, "f", "new/"), e(Errno::ENOENT, "new/"));
         assert_eq!(l(&mut vfs, "f/", "x"), e(Errno::ENOTDIR, "f/"));
         assert_eq!(ls(&vfs, "."), ["d/", "f", "ld@"]);
+        // Replacing: never a directory, and a link that cannot be made keeps what is there.
+        let r = |vfs: &mut Vfs, from: &str, to: &str| vfs.link_replacing(W, from, to, false).err();
+        assert_eq!(r(&mut vfs, "f", "d"), e(Errno::EISDIR, "d"));
+        assert_eq!(r(&mut vfs, "/dev/null", "f"), e(Errno::EXDEV, "f"));
+        assert_eq!(r(&mut vfs, "d", "f"), e(Errno::EPERM, "d"));
+        assert_eq!(text(&vfs, "f"), "x");
+        put(&mut vfs, "g", "y");
+        assert_eq!(r(&mut vfs, "f", "g"), None);
+        assert_eq!(r(&mut vfs, "g", "f"), None);
+        assert_eq!(
+            (text(&vfs, "g"), ino(&vfs, "f").map(|f| f.1)),
+            ("x".into(), Ok(2))
+        );
         // A symlink is linked itself; following it links what it points to.
         assert_eq!(vfs.symlink(W, "f", "lf"), Ok(()));
         assert_eq!(vfs.link(W, "lf", "hl", false), Ok(()));
@@ -474,7 +525,7 @@ mod tests {
         assert_eq!(vfs.read_link(W, "hl").as_deref(), Ok("f"));
         assert_eq!(ino(&vfs, "hf"), ino(&vfs, "f"));
         assert_eq!(ino(&vfs, "hl"), ino(&vfs, "lf"));
-        assert_eq!(vfs.usage(), VfsUsage { bytes: 3, files: 6 });
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 3, files: 7 });
     }
 
     #[test]

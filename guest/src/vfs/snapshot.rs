@@ -129,12 +129,13 @@ fn encode(tree: &Tree, share_from: usize) -> Pieces<'_> {
             continue;
         };
         if !node.is_dir() {
-            if let Some(index) = linked.get(&ino) {
-                out.bytes.push(HARD_LINK);
-                out.bytes.extend_from_slice(&index.to_le_bytes());
-                continue;
-            }
+            // Only a node with several names can have been recorded before.
             if node.links > 1 {
+                if let Some(index) = linked.get(&ino) {
+                    out.bytes.push(HARD_LINK);
+                    out.bytes.extend_from_slice(&index.to_le_bytes());
+                    continue;
+                }
                 linked.insert(ino, records);
             }
             records += 1;

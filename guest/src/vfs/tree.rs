@@ -197,13 +197,7 @@ impl Tree {
     /// (a hard link): one more entry of the file quota, no bytes. EPERM for a directory,
     /// EMLINK past [`MAX_LINKS`].
     pub fn link(&mut self, parent: Ino, name: &str, ino: Ino, now: f64) -> Result<(), Errno> {
-        let node = self.node(ino)?;
-        if node.is_dir() {
-            return Err(Errno::EPERM);
-        }
-        if node.links >= MAX_LINKS {
-            return Err(Errno::EMLINK);
-        }
+        self.check_link(ino)?;
         self.fits(1, 0, 0)?;
         if self.entries(parent)?.contains_key(name) {
             return Err(Errno::EEXIST);
@@ -216,6 +210,19 @@ impl Tree {
         self.usage.files += 1;
         self.touch(parent, now);
         Ok(())
+    }
+
+    /// Fails unless node `ino` may have one more name: EPERM for a directory, EMLINK when it
+    /// has [`MAX_LINKS`] already.
+    pub fn check_link(&self, ino: Ino) -> Result<(), Errno> {
+        let node = self.node(ino)?;
+        if node.is_dir() {
+            return Err(Errno::EPERM);
+        }
+        match node.links >= MAX_LINKS {
+            true => Err(Errno::EMLINK),
+            false => Ok(()),
+        }
     }
 
     /// Removes entry `name` from `parent` and returns it; the node itself stays allocated.

@@ -382,13 +382,14 @@ async fn hard_link(
     exists: bool,
     o: &Options,
 ) -> bool {
+    let follow = stat.kind != FileKind::Symlink;
+    let replace = exists && (o.force || !o.link);
     let made = {
         let mut vfs = ctx.vfs.borrow_mut();
-        if exists && (o.force || !o.link) {
-            let _ = vfs.remove_file(&ctx.cwd, dst);
+        match replace {
+            true => vfs.link_replacing(&ctx.cwd, original, dst, follow),
+            false => vfs.link(&ctx.cwd, original, dst, follow),
         }
-        let follow = stat.kind != FileKind::Symlink;
-        vfs.link(&ctx.cwd, original, dst, follow)
     };
     if let Err(e) = made {
         let message = format!(

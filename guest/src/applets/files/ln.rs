@@ -208,7 +208,13 @@ async fn hard_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<
         warn(ctx, message).await;
         return Ok(false);
     }
-    let made = ctx.vfs.borrow_mut().link(&ctx.cwd, target, link, o.logical);
+    let made = {
+        let mut vfs = ctx.vfs.borrow_mut();
+        match o.force {
+            true => vfs.link_replacing(&ctx.cwd, target, link, o.logical),
+            false => vfs.link(&ctx.cwd, target, link, o.logical),
+        }
+    };
     if let Err(e) = made {
         let message = format!(
             "failed to create hard link {} => {}: {}",
@@ -225,10 +231,10 @@ async fn hard_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<
     Ok(true)
 }
 
-/// Clears the way for a hard link at `link`: with `force`, removes what is there unless it is
-/// `target`'s own entry or a directory. Returns the message when it must not proceed.
+/// Whether a hard link may replace what is at `link`: only with `force`, and never `target`'s
+/// own entry or a directory. Returns the message when it must not proceed.
 fn replace_existing(ctx: &mut Ctx, target: &str, link: &str, force: bool) -> Option<String> {
-    let mut vfs = ctx.vfs.borrow_mut();
+    let vfs = ctx.vfs.borrow();
     let existing = vfs.lstat(&ctx.cwd, link).ok()?;
     if !force {
         return Some(format!(
@@ -253,7 +259,6 @@ fn replace_existing(ctx: &mut Ctx, target: &str, link: &str, force: bool) -> Opt
             quote_if_needed(link)
         ));
     }
-    let _ = vfs.remove_file(&ctx.cwd, link);
     None
 }
 
@@ -339,6 +344,10 @@ mod tests {
             run_in(&vfs, "ln", &["-fv", "b", "h"], ""),
             ok("'h' => 'b'\n")
         );
+        // A link that cannot be made leaves the destination as it was.
+        let refused = run_in(&vfs, "ln", &["-f", "/dev/null", "h"], "");
+        assert_eq!(refused.status, 1);
+        assert_eq!(vfs.borrow().read("/workspace", "h"), Ok(&b""[..]));
         let _ = vfs.borrow_mut().remove_file("/workspace", "h");
         assert_eq!(
             run_in(&vfs, "ln", &["nope", "h"], ""),
