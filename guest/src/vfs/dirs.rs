@@ -542,7 +542,7 @@ mod tests {
         assert_eq!(vfs.usage(), VfsUsage { bytes: 5, files: 3 });
         let mut vfs = super::super::testing::vfs();
         put(&mut vfs, "a", "");
-        for i in 1..super::super::MAX_LINKS {
+        for i in 1..crate::limits::MAX_LINKS {
             assert_eq!(vfs.link(W, "a", &format!("l{i}"), false), Ok(()));
         }
         assert_eq!(code(vfs.link(W, "a", "more", false)), Some(Errno::EMLINK));

@@ -34,7 +34,7 @@ pub enum Errno {
     /// Invalid cross-device link: a hard link between the read-only skeleton and a writable
     /// area, which are different filesystems.
     EXDEV,
-    /// Too many links: a file already has [`MAX_LINKS`](super::MAX_LINKS) names.
+    /// Too many links: a file already has [`MAX_LINKS`](crate::limits::MAX_LINKS) names.
     EMLINK,
 }
 

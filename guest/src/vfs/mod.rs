@@ -33,7 +33,7 @@ mod walk;
 mod write;
 
 pub use error::{Errno, VfsError};
-pub use node::{Device, FileKind, Stat, MAX_LINKS};
+pub use node::{Device, FileKind, Stat};
 pub use path::{resolve, NAME_MAX, PATH_MAX};
 pub use snapshot::{Piece, Pieces};
 pub use tree::{VfsLimits, VfsUsage};

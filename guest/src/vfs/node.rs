@@ -15,8 +15,6 @@ pub(super) const FILE_MODE: u32 = 0o644;
 pub(super) const DIR_MODE: u32 = 0o755;
 /// Permission bits of symlinks (always rwx on Linux).
 pub(super) const LINK_MODE: u32 = 0o777;
-/// The most names one file may have (ext4's limit); one more is EMLINK.
-pub const MAX_LINKS: u32 = 65_000;
 /// What `stat` reports as a directory's size (one ext4 block, like a real system).
 const DIR_SIZE: u64 = 4096;
 

@@ -7,8 +7,9 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::error::Errno;
-use super::node::{Arena, Data, Device, Ino, Node, DIR_MODE, MAX_LINKS};
+use super::node::{Arena, Data, Device, Ino, Node, DIR_MODE};
 use super::{TMP, WRITABLE};
+use crate::limits::MAX_LINKS;
 
 /// The root directory's slot: the first node allocated.
 pub(super) const ROOT: Ino = 0;
