@@ -119,6 +119,41 @@ def test_snapshot_and_from_snapshot_and_fork() -> None:
         sandbox.restore(b"garbage")
 
 
+def test_hard_links_through_the_host_api_and_snapshots() -> None:
+    sandbox = Sandbox()
+    sandbox.fs.write("a.txt", "one")
+    sandbox.fs.link("a.txt", "/tmp/b.txt")
+    assert sandbox.execute("ln a.txt c.txt && echo two >> c.txt", "shell").exit_code == 0
+    a, b = sandbox.fs.stat("a.txt"), sandbox.fs.stat("/tmp/b.txt")
+    assert (a.ino, a.nlink, a.size) == (b.ino, 3, 7)
+    assert sandbox.fs.read_text("/tmp/b.txt") == "onetwo\n"
+    sandbox.fs.remove("a.txt")
+    assert sandbox.fs.stat("c.txt").nlink == 2
+    with pytest.raises(PermissionError):
+        sandbox.fs.link("/tmp", "d")
+    with pytest.raises(FileExistsError):
+        sandbox.fs.link("c.txt", "/tmp/b.txt")
+    with pytest.raises(OSError, match="cross-device"):
+        sandbox.fs.link("/dev/null", "n")
+    copy = Sandbox.from_snapshot(sandbox.snapshot())
+    b, c = copy.fs.stat("/tmp/b.txt"), copy.fs.stat("c.txt")
+    assert (b.ino, b.nlink) == (c.ino, 2)
+    copy.fs.write("c.txt", "changed")
+    assert copy.fs.read_text("/tmp/b.txt") == "changed"
+    assert sandbox.fs.read_text("/tmp/b.txt") == "onetwo\n"
+
+
+def test_a_snapshot_from_before_hard_links_still_restores() -> None:
+    sandbox = Sandbox()
+    sandbox.fs.write("a.txt", "one")
+    snapshot = sandbox.snapshot()
+    files = snapshot.index(b"CVFS\x03")
+    older = snapshot[:files] + b"CVFS\x02" + snapshot[files + 5 :]
+    copy = Sandbox.from_snapshot(older)
+    assert copy.fs.read_text("a.txt") == "one"
+    assert copy.fs.stat("a.txt").nlink == 1
+
+
 def test_files_roll_back_to_the_last_completed_execution_after_a_trap() -> None:
     sandbox = Sandbox(limits=Limits(timeout=0.3))
     sandbox.fs.write("kept.txt", "before")
@@ -218,6 +253,18 @@ def test_javascript_fs_like_node() -> None:
     return [fs.readdirSync('.'), e];
     """
     assert sandbox.execute(code).return_value == [["b2", "data.json"], "ENOTDIR"]
+    code = """
+    fs.linkSync('b2', 'b3'); fs.appendFileSync('b3', 'x');
+    let e; try { fs.linkSync('/tmp', 'd') } catch (err) { e = err.message }
+    const [a, b] = [fs.statSync('b2'), fs.statSync('b3')];
+    return [a.ino === b.ino, a.nlink, a.size, e];
+    """
+    assert sandbox.execute(code).return_value == [
+        True,
+        2,
+        4,
+        "EPERM: operation not permitted, link '/tmp'",
+    ]
 
 
 def test_javascript_fs_callback_style_and_quota() -> None:

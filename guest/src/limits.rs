@@ -141,3 +141,5 @@ pub const MAX_XARGS_CHARS: usize = 128 * 1024;
 
 /// Symlinks followed in one path resolution before giving up with ELOOP (Linux's limit).
 pub const MAX_SYMLINK_HOPS: u32 = 40;
+/// Names (hard links) one file may have; one more is EMLINK (ext4's limit).
+pub const MAX_LINKS: u32 = 65_000;

@@ -29,12 +29,18 @@ class FileStat:
         size: Bytes (files), or 0.
         mtime: Modification time, unix seconds.
         mode: Permission bits, e.g. ``0o644``.
+        ino: Inode number: the same for every name of one file (its hard links), stable while
+            the file exists (a snapshot's restore may renumber).
+        nlink: Link count: how many names a file has; for a directory, 2 plus the number of
+            its subdirectories.
     """
 
     kind: str
     size: int
     mtime: float
     mode: int
+    ino: int = 0
+    nlink: int = 1
 
     @property
     def is_file(self) -> bool:
@@ -109,7 +115,7 @@ class SandboxFS:
         """Metadata of ``path`` (following symlinks)."""
         header, _ = self._do("stat", path)
         s = header["stat"]
-        return FileStat(s["kind"], s["size"], s["mtime_ms"] / 1000, s["mode"])
+        return FileStat(s["kind"], s["size"], s["mtime_ms"] / 1000, s["mode"], s["ino"], s["nlink"])
 
     def exists(self, path: str) -> bool:
         """Whether ``path`` exists."""
@@ -119,6 +125,24 @@ class SandboxFS:
     def remove(self, path: str, recursive: bool = False) -> None:
         """Remove a file, a link or an empty directory; with ``recursive``, a whole tree."""
         self._do("remove", path, recursive=recursive)
+
+    def link(self, target: str, path: str) -> None:
+        """Make ``path`` another name of the existing file ``target`` (a hard link, like
+        ``os.link``): both names share the contents, mode and inode number, and the data stays
+        until the last name is removed. A directory cannot be linked (``PermissionError``),
+        nor can a read-only file (``OSError`` with ``errno.EXDEV``).
+
+        >>> from corral import Sandbox
+        >>> sandbox = Sandbox()
+        >>> sandbox.fs.write("a.txt", "one")
+        >>> sandbox.fs.link("a.txt", "/tmp/b.txt")
+        >>> sandbox.fs.append("/tmp/b.txt", " two")
+        >>> sandbox.fs.read_text("a.txt"), sandbox.fs.stat("a.txt").nlink
+        ('one two', 2)
+        """
+        if not isinstance(target, str) or not target:
+            raise ValueError(f"target must be a non-empty str, not {target!r}")
+        self._do("link", path, target=target)
 
     def mkdir(self, path: str, parents: bool = False) -> None:
         """Create a directory; with ``parents``, any missing parents too (no error if it

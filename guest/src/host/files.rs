@@ -1,5 +1,5 @@
 //! Host requests on the sandbox's files, without running guest code: read, write, append,
-//! list, stat, exists, remove, mkdir, snapshot and restore. Bulk bytes travel as raw blob
+//! list, stat, exists, remove, mkdir, link (a hard link), snapshot and restore. Bulk bytes travel as raw blob
 //! ranges.
 
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,9 @@ struct Request {
     data: Option<Range>,
     #[serde(default)]
     recursive: bool,
+    /// `link`: the existing file that `path` becomes another name of.
+    #[serde(default)]
+    target: String,
 }
 
 /// A directory entry or a stat result, as the host sees it.
@@ -29,6 +32,8 @@ struct StatReply {
     size: u64,
     mtime_ms: f64,
     mode: u32,
+    ino: u64,
+    nlink: u64,
 }
 
 #[derive(Serialize)]
@@ -95,6 +100,8 @@ fn stat_reply(stat: Stat) -> StatReply {
         size: stat.size,
         mtime_ms: stat.mtime_ms,
         mode: stat.mode,
+        ino: stat.ino,
+        nlink: stat.nlink,
     }
 }
 
@@ -136,6 +143,7 @@ fn apply(
         "mkdir" => vfs.mkdir(CWD, path),
         "remove" if request.recursive => vfs.remove_all(CWD, path),
         "remove" => remove(vfs, path),
+        "link" => vfs.link(CWD, &request.target, path, false),
         "stat" => vfs
             .stat(CWD, path)
             .map(|s| reply.stat = Some(stat_reply(s))),

@@ -144,6 +144,11 @@ fn operation<'js>(
             vfs.rename(cwd, path, other).map_err(|e| (e, "rename")),
             (),
         ),
+        "link" => reply(
+            ctx,
+            vfs.link(cwd, path, other, false).map_err(|e| (e, "link")),
+            (),
+        ),
         "copy" => reply(
             ctx,
             vfs.copy_file(cwd, path, other).map_err(|e| (e, "copyfile")),

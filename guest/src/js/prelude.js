@@ -321,6 +321,7 @@
       if (error && !(options && options.force && error.code === "ENOENT")) throw fsError(error);
     },
     renameSync: (from, to) => { check(native.fsOp("rename", pathOf(from), pathOf(to), false)); },
+    linkSync: (existing, path) => { check(native.fsOp("link", pathOf(existing), pathOf(path), false)); },
     copyFileSync: (from, to) => { check(native.fsOp("copy", pathOf(from), pathOf(to), false)); },
   };
   const promises = {};

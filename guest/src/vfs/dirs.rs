@@ -84,6 +84,82 @@ impl Vfs {
             .map(drop)
     }
 
+    /// Makes `link` one more name of the file `target` names (a hard link, as `link(2)`): the
+    /// names share contents, mode, mtime and inode number, and the data stays until the last
+    /// name is removed. A symlink `target` is itself linked unless `follow` (`ln -L`).
+    /// Fails with EPERM for a directory, EEXIST when `link` exists, EXDEV when `target` is
+    /// outside the writable areas (another filesystem), EACCES when `link` would be.
+    /// Errors about `target` name it; the others name `link`.
+    pub fn link(
+        &mut self,
+        cwd: &str,
+        target: &str,
+        link: &str,
+        follow: bool,
+    ) -> Result<(), VfsError> {
+        self.link_with(cwd, target, link, follow, false)
+    }
+
+    /// Like [`Vfs::link`], but an existing non-directory at `link` is replaced in the same
+    /// step (`ln -f`), so a link that cannot be made leaves it in place; EISDIR for a
+    /// directory there. Already a name of the same file, `link` stays as it is.
+    pub fn link_replacing(
+        &mut self,
+        cwd: &str,
+        target: &str,
+        link: &str,
+        follow: bool,
+    ) -> Result<(), VfsError> {
+        self.link_with(cwd, target, link, follow, true)
+    }
+
+    fn link_with(
+        &mut self,
+        cwd: &str,
+        target: &str,
+        link: &str,
+        follow: bool,
+        replace: bool,
+    ) -> Result<(), VfsError> {
+        self.generation += 1;
+        let src = self.tree.locate(cwd, target, follow).map_err(at(target))?;
+        let ino = src.existing().map_err(at(target))?;
+        self.tree.check_link(ino).map_err(at(target))?;
+        self.link_at(&src, ino, cwd, link, replace)
+            .map_err(at(link))
+    }
+
+    fn link_at(
+        &mut self,
+        src: &Loc,
+        ino: Ino,
+        cwd: &str,
+        link: &str,
+        replace: bool,
+    ) -> Result<(), Errno> {
+        let dst = self.tree.locate(cwd, link, false)?;
+        let old = match dst.ino {
+            Some(_) if !replace => return Err(Errno::EEXIST),
+            Some(old) if old == ino => return Ok(()),
+            Some(old) if self.tree.node(old)?.is_dir() => return Err(Errno::EISDIR),
+            Some(old) => Some(old),
+            // `link(2)` to a missing `new/` finds no directory there.
+            None if dst.must_dir => return Err(Errno::ENOENT),
+            None => None,
+        };
+        self.tree.check_writable(&dst)?;
+        let parent = dst.parent().ok_or(Errno::EACCES)?;
+        if !self.tree.writable(src) {
+            return Err(Errno::EXDEV);
+        }
+        let now = self.now();
+        if let Some(old) = old {
+            self.tree.detach(parent, &dst.name, now)?;
+            self.tree.free(old);
+        }
+        self.tree.link(parent, &dst.name, ino, now)
+    }
+
     /// Removes a file or symlink (not what it points to); EISDIR for a directory.
     pub fn remove_file(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
         self.generation += 1;
@@ -372,6 +448,123 @@ mod tests {
         assert_eq!(vfs.symlink(W, "/tmp/c", "l"), Ok(()));
         assert_eq!(vfs.rename(W, "l", "m"), Ok(()));
         assert_eq!(vfs.read_link(W, "m").as_deref(), Ok("/tmp/c"));
+    }
+
+    /// Inode number and link count.
+    fn ino(vfs: &Vfs, path: &str) -> Result<(u64, u64), VfsError> {
+        vfs.lstat(W, path).map(|s| (s.ino, s.nlink))
+    }
+
+    #[test]
+    fn hard_links_share_one_node() {
+        let mut vfs = vfs();
+        put(&mut vfs, "a", "data");
+        assert_eq!(vfs.mkdir(W, "d"), Ok(()));
+        assert_eq!(vfs.link(W, "a", "d/b", false), Ok(()));
+        assert_eq!(vfs.link(W, "d/b", "/tmp/c", false), Ok(()));
+        let a = ino(&vfs, "a");
+        assert_eq!(a.as_ref().map(|a| a.1), Ok(3));
+        assert_eq!(
+            (ino(&vfs, "d/b"), ino(&vfs, "/tmp/c")),
+            (a.clone(), a.clone())
+        );
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 4, files: 4 });
+        assert_eq!(vfs.append(W, "/tmp/c", b"+"), Ok(()));
+        assert_eq!(vfs.set_mode(W, "d/b", 0o600), Ok(()));
+        assert_eq!(vfs.set_mtime(W, "a", Some(7.0)), Ok(()));
+        let seen = vfs.stat(W, "/tmp/c").map(|s| (s.mode, s.mtime_ms, s.size));
+        assert_eq!(seen, Ok((0o600, 7.0, 5)));
+        assert_eq!(text(&vfs, "a"), "data+");
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 5, files: 4 });
+        assert_eq!(vfs.remove_file(W, "a"), Ok(()));
+        assert_eq!(text(&vfs, "d/b"), "data+");
+        assert_eq!(ino(&vfs, "/tmp/c").map(|c| c.1), Ok(2));
+        assert_eq!(vfs.remove_all(W, "d"), Ok(()));
+        assert_eq!(ino(&vfs, "/tmp/c").map(|c| c.1), Ok(1));
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 5, files: 1 });
+        assert_eq!(vfs.remove_file("/tmp", "c"), Ok(()));
+        assert_eq!(vfs.usage(), VfsUsage::default());
+    }
+
+    #[test]
+    fn hard_link_errors() {
+        let mut vfs = vfs();
+        put(&mut vfs, "f", "x");
+        assert_eq!(vfs.mkdir(W, "d"), Ok(()));
+        assert_eq!(vfs.symlink(W, "d", "ld"), Ok(()));
+        let l = |vfs: &mut Vfs, from: &str, to: &str| vfs.link(W, from, to, false).err();
+        let e = |code, path: &str| Some(VfsError::new(code, path));
+        assert_eq!(l(&mut vfs, "d", "x"), e(Errno::EPERM, "d"));
+        assert_eq!(vfs.link(W, "ld", "x", true).err(), e(Errno::EPERM, "ld"));
+        assert_eq!(l(&mut vfs, "nope", "x"), e(Errno::ENOENT, "nope"));
+        assert_eq!(l(&mut vfs, "f", "d"), e(Errno::EEXIST, "d"));
+        assert_eq!(l(&mut vfs, "f", "f"), e(Errno::EEXIST, "f"));
+        assert_eq!(l(&mut vfs, "f", "/etc/f"), e(Errno::EACCES, "/etc/f"));
+        assert_eq!(l(&mut vfs, "/dev/null", "n"), e(Errno::EXDEV, "n"));
+        assert_eq!(l(&mut vfs, "f", "no/x"), e(Errno::ENOENT, "no/x"));
+        assert_eq!(l(&mut vfs, "f", "new/"), e(Errno::ENOENT, "new/"));
+        assert_eq!(l(&mut vfs, "f/", "x"), e(Errno::ENOTDIR, "f/"));
+        assert_eq!(ls(&vfs, "."), ["d/", "f", "ld@"]);
+        // Replacing: never a directory, and a link that cannot be made keeps what is there.
+        let r = |vfs: &mut Vfs, from: &str, to: &str| vfs.link_replacing(W, from, to, false).err();
+        assert_eq!(r(&mut vfs, "f", "d"), e(Errno::EISDIR, "d"));
+        assert_eq!(r(&mut vfs, "/dev/null", "f"), e(Errno::EXDEV, "f"));
+        assert_eq!(r(&mut vfs, "d", "f"), e(Errno::EPERM, "d"));
+        assert_eq!(text(&vfs, "f"), "x");
+        put(&mut vfs, "g", "y");
+        assert_eq!(r(&mut vfs, "f", "g"), None);
+        assert_eq!(r(&mut vfs, "g", "f"), None);
+        assert_eq!(
+            (text(&vfs, "g"), ino(&vfs, "f").map(|f| f.1)),
+            ("x".into(), Ok(2))
+        );
+        // A symlink is linked itself; following it links what it points to.
+        assert_eq!(vfs.symlink(W, "f", "lf"), Ok(()));
+        assert_eq!(vfs.link(W, "lf", "hl", false), Ok(()));
+        assert_eq!(vfs.link(W, "lf", "hf", true), Ok(()));
+        assert_eq!(vfs.read_link(W, "hl").as_deref(), Ok("f"));
+        assert_eq!(ino(&vfs, "hf"), ino(&vfs, "f"));
+        assert_eq!(ino(&vfs, "hl"), ino(&vfs, "lf"));
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 3, files: 7 });
+    }
+
+    #[test]
+    fn hard_links_respect_the_quotas() {
+        let limits = super::super::VfsLimits {
+            max_files: 3,
+            ..super::super::VfsLimits::default()
+        };
+        let mut vfs = vfs_with(limits);
+        put(&mut vfs, "a", "12345");
+        assert_eq!(vfs.link(W, "a", "b", false), Ok(()));
+        assert_eq!(vfs.link(W, "a", "c", false), Ok(()));
+        assert_eq!(code(vfs.link(W, "a", "d", false)), Some(Errno::ENOSPC));
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 5, files: 3 });
+        let mut vfs = super::super::testing::vfs();
+        put(&mut vfs, "a", "");
+        for i in 1..crate::limits::MAX_LINKS {
+            assert_eq!(vfs.link(W, "a", &format!("l{i}"), false), Ok(()));
+        }
+        assert_eq!(code(vfs.link(W, "a", "more", false)), Some(Errno::EMLINK));
+        assert_eq!(ino(&vfs, "l9").map(|l| l.1), Ok(65_000));
+    }
+
+    #[test]
+    fn rename_over_a_hard_link() {
+        let mut vfs = vfs();
+        put(&mut vfs, "a", "A");
+        put(&mut vfs, "x", "X");
+        assert_eq!(vfs.link(W, "a", "b", false), Ok(()));
+        let a = ino(&vfs, "a");
+        // Two names of one file: rename does nothing, as POSIX says.
+        assert_eq!(vfs.rename(W, "a", "b"), Ok(()));
+        assert_eq!(ls(&vfs, "."), ["a", "b", "x"]);
+        assert_eq!(vfs.rename(W, "x", "b"), Ok(()));
+        assert_eq!(ino(&vfs, "a").map(|a| a.1), Ok(1));
+        assert_eq!(text(&vfs, "b"), "X");
+        assert_eq!(vfs.rename(W, "a", "/tmp/moved"), Ok(()));
+        assert_eq!(ino(&vfs, "/tmp/moved"), a.map(|a| (a.0, 1)));
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 2, files: 2 });
     }
 
     #[test]

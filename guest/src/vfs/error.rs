@@ -29,6 +29,13 @@ pub enum Errno {
     EINVAL,
     /// File name too long.
     ENAMETOOLONG,
+    /// Operation not permitted: a hard link to a directory.
+    EPERM,
+    /// Invalid cross-device link: a hard link between the read-only skeleton and a writable
+    /// area, which are different filesystems.
+    EXDEV,
+    /// Too many links: a file already has [`MAX_LINKS`](crate::limits::MAX_LINKS) names.
+    EMLINK,
 }
 
 impl Errno {
@@ -92,6 +99,19 @@ impl Errno {
             ),
             EINVAL => ("EINVAL", 22, "Invalid argument", "invalid argument"),
             ENAMETOOLONG => ("ENAMETOOLONG", 36, "File name too long", "name too long"),
+            EPERM => (
+                "EPERM",
+                1,
+                "Operation not permitted",
+                "operation not permitted",
+            ),
+            EXDEV => (
+                "EXDEV",
+                18,
+                "Invalid cross-device link",
+                "cross-device link not permitted",
+            ),
+            EMLINK => ("EMLINK", 31, "Too many links", "too many links"),
         }
     }
 }

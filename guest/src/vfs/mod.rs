@@ -10,6 +10,12 @@
 //! without copying, copying a file shares it, and writing to a shared buffer copies it first, so
 //! a reader streaming a large file across scheduler yields never sees it change underneath.
 //!
+//! Hard links are real: a file (or symlink) may have several names in the writable areas, all
+//! naming one node, so they share contents, mode, mtime and inode number; the node lives until
+//! its last name is removed. Its data counts once against the byte quota; each name takes one
+//! entry of the file-count quota (names are what cost memory). Directories cannot be linked
+//! (EPERM), and neither can the read-only skeleton's files (EXDEV: another filesystem).
+//!
 //! Time comes from the clock given to [`Vfs::new`] (the host's, so a replay is exact). A
 //! mutation reads it at most once (a refused one usually not at all); queries never do.
 //!

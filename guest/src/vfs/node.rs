@@ -67,7 +67,8 @@ pub struct Stat {
     pub mode: u32,
     /// Inode number: stable while the node exists, reused after it is removed.
     pub ino: u64,
-    /// Link count: 1, or 2 plus the number of subdirectories for a directory.
+    /// Link count: the number of names a file has (hard links), or 2 plus the number of
+    /// subdirectories for a directory.
     pub nlink: u64,
     /// The device a `CharDevice` is, None for everything else.
     pub device: Option<Device>,
@@ -86,12 +87,16 @@ pub(super) enum Data {
     Device(Device),
 }
 
-/// One file, directory or symlink.
+/// One file, directory or symlink: an inode. Directory entries name it by its slot; a file or
+/// symlink may have several names (hard links), which share everything here.
 #[derive(Clone)]
 pub(super) struct Node {
     pub data: Data,
     pub mode: u32,
     pub mtime_ms: f64,
+    /// How many directory entries name this node; it is freed when the last one goes. Always 1
+    /// for a directory (its `stat` link count is computed from its subdirectories).
+    pub links: u32,
 }
 
 impl Node {
@@ -112,6 +117,7 @@ impl Node {
             data,
             mode,
             mtime_ms,
+            links: 1,
         }
     }
 

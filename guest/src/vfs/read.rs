@@ -129,10 +129,10 @@ impl Tree {
         })
     }
 
-    /// 1 for a file; for a directory, its entry in the parent, its `.`, and each child's `..`.
+    /// A file's names; for a directory, its entry in the parent, its `.`, and each child's `..`.
     fn nlink(&self, node: &Node) -> u64 {
         let Ok(entries) = node.entries() else {
-            return 1;
+            return u64::from(node.links);
         };
         let is_dir = |ino: &Ino| self.node(*ino).is_ok_and(Node::is_dir);
         2 + entries.values().filter(|ino| is_dir(ino)).count() as u64

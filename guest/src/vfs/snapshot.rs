@@ -1,17 +1,22 @@
 //! Snapshots of the writable areas, in a compact binary format, and their restoration.
 //!
 //! Format (little-endian): the magic `CVFS` and a version byte, then the node records of the
-//! writable areas in [`WRITABLE`] order: version 2 has all four (`/workspace`, `/tmp`, `/state`,
-//! `/cache`); version 1, written before `/state` and `/cache` existed, has the first two and
-//! restores with the others empty. A node record is its kind byte (0 file, 1 directory, 2 symlink),
-//! `u32` mode, `f64` mtime in ms, then for a file a `u64` length and the bytes, for a symlink a
-//! `u32` length and the target, for a directory a `u32` entry count and, per entry in name
-//! order, a `u32` name length, the name and the entry's node record.
+//! writable areas in [`WRITABLE`] order: versions 3 and 2 have all four (`/workspace`, `/tmp`,
+//! `/state`, `/cache`); version 1, written before `/state` and `/cache` existed, has the first
+//! two and restores with the others empty. A node record is its kind byte (0 file, 1 directory,
+//! 2 symlink), `u32` mode, `f64` mtime in ms, then for a file a `u64` length and the bytes, for
+//! a symlink a `u32` length and the target, for a directory a `u32` entry count and, per entry
+//! in name order, a `u32` name length, the name and the entry's node record.
+//!
+//! Version 3 adds hard links: an entry whose node was already recorded under another name is
+//! the kind byte 3 and a `u32` index, that node's position among the file and symlink records
+//! before it (counting from 0, in snapshot order). Versions 1 and 2 have no such records.
 //!
 //! The input to `restore` may be hostile (the host keeps snapshots outside the guest): every
 //! length is checked against what is left, names and targets are validated like paths, the
 //! quotas apply, and nesting is walked with an explicit stack, never recursion.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::error::{Errno, VfsError};
@@ -20,12 +25,16 @@ use super::path::{self, NAME_MAX};
 use super::tree::Tree;
 use super::{Vfs, WRITABLE};
 
-const MAGIC: &[u8; 5] = b"CVFS\x02";
+const MAGIC: &[u8; 5] = b"CVFS\x03";
 /// The snapshot versions [`Vfs::restore`] reads, each with how many writable areas it records.
-const VERSIONS: [(u8, usize); 2] = [(1, 2), (2, WRITABLE.len())];
+const VERSIONS: [(u8, usize); 3] = [(1, 2), (2, WRITABLE.len()), (3, WRITABLE.len())];
+/// The first version with hard-link records.
+const HARD_LINKS_SINCE: u8 = 3;
 const FILE: u8 = 0;
 const DIR: u8 = 1;
 const LINK: u8 = 2;
+/// Another name of a node recorded before (version 3).
+const HARD_LINK: u8 = 3;
 
 /// A snapshot in pieces: records copied into `bytes`, large file contents referenced where
 /// they are, so that taking a snapshot does not copy the files (see [`Vfs::snapshot_pieces`]).
@@ -105,6 +114,9 @@ fn encode(tree: &Tree, share_from: usize) -> Pieces<'_> {
         share_from,
     };
     let out = &mut encoder;
+    // Nodes with several names, by slot: their index among the file and symlink records.
+    let mut linked: HashMap<Ino, u32> = HashMap::new();
+    let mut records = 0u32;
     // Pre-order with an explicit stack: a directory's record, then each child's in name order.
     let mut stack: Vec<(Option<&str>, Ino)> =
         tree.writable.iter().rev().map(|&ino| (None, ino)).collect();
@@ -116,6 +128,18 @@ fn encode(tree: &Tree, share_from: usize) -> Pieces<'_> {
             encode_node(&mut out.bytes, &Node::file(Rc::default(), 0.0));
             continue;
         };
+        if !node.is_dir() {
+            // Only a node with several names can have been recorded before.
+            if node.links > 1 {
+                if let Some(index) = linked.get(&ino) {
+                    out.bytes.push(HARD_LINK);
+                    out.bytes.extend_from_slice(&index.to_le_bytes());
+                    continue;
+                }
+                linked.insert(ino, records);
+            }
+            records += 1;
+        }
         let contents = encode_node(&mut out.bytes, node);
         out.contents(contents);
         if let Data::Dir(entries) = &node.data {
@@ -174,11 +198,15 @@ fn decode(bytes: &[u8], current: &Tree) -> Result<Tree, Errno> {
     for (path, bytes) in &current.system {
         tree.add_system_file(path, Rc::clone(bytes))?;
     }
+    let mut records = Records {
+        hard_links: version >= HARD_LINKS_SINCE,
+        files: Vec::new(),
+    };
     for root in tree.writable.into_iter().take(areas) {
         let (node, count) = input.node()?;
         let count = count.ok_or(Errno::EINVAL)?;
         *tree.nodes.get_mut(root)? = node;
-        decode_entries(&mut input, &mut tree, root, count)?;
+        decode_entries(&mut input, &mut tree, &mut records, root, count)?;
     }
     match input.bytes.is_empty() {
         true => Ok(tree),
@@ -186,8 +214,27 @@ fn decode(bytes: &[u8], current: &Tree) -> Result<Tree, Errno> {
     }
 }
 
+/// What a decoding has seen of file and symlink records, for hard-link records to refer to.
+struct Records {
+    /// Whether the version has hard-link records.
+    hard_links: bool,
+    /// The slot of each file and symlink record so far, in order.
+    files: Vec<Ino>,
+}
+
 /// Reads the `count` entries of directory `root` and everything below them.
-fn decode_entries(input: &mut Input, tree: &mut Tree, root: Ino, count: u32) -> Result<(), Errno> {
+fn decode_entries(
+    input: &mut Input,
+    tree: &mut Tree,
+    records: &mut Records,
+    root: Ino,
+    count: u32,
+) -> Result<(), Errno> {
+    // A duplicate name or an impossible link is a malformed snapshot; quotas stay quotas.
+    let malformed = |e| match e {
+        Errno::EEXIST | Errno::EMLINK | Errno::EPERM => Errno::EINVAL,
+        other => other,
+    };
     let mut stack = vec![(root, count)];
     while let Some((dir, left)) = stack.last_mut() {
         let dir = *dir;
@@ -197,15 +244,18 @@ fn decode_entries(input: &mut Input, tree: &mut Tree, root: Ino, count: u32) -> 
         }
         *left -= 1;
         let name = input.name()?;
-        let (node, count) = input.node()?;
         // Attaching stamps the parent; with its own recorded mtime that changes nothing.
         let stamp = tree.node(dir)?.mtime_ms;
-        let ino = tree.attach(dir, name, node, stamp).map_err(|e| match e {
-            Errno::EEXIST => Errno::EINVAL,
-            other => other,
-        })?;
-        if let Some(count) = count {
-            stack.push((ino, count));
+        if let Some(index) = input.hard_link(records.hard_links)? {
+            let ino = records.files.get(index as usize).ok_or(Errno::EINVAL)?;
+            tree.link(dir, name, *ino, stamp).map_err(malformed)?;
+            continue;
+        }
+        let (node, count) = input.node()?;
+        let ino = tree.attach(dir, name, node, stamp).map_err(malformed)?;
+        match count {
+            Some(count) => stack.push((ino, count)),
+            None => records.files.push(ino),
         }
     }
     Ok(())
@@ -252,6 +302,15 @@ impl<'a> Input<'a> {
             return Err(Errno::EINVAL);
         }
         Ok(name)
+    }
+
+    /// The index of a hard-link record, if one comes next (and `allowed` in this version).
+    fn hard_link(&mut self, allowed: bool) -> Result<Option<u32>, Errno> {
+        if !allowed || self.bytes.first() != Some(&HARD_LINK) {
+            return Ok(None);
+        }
+        self.take(1)?;
+        self.u32().map(Some)
     }
 
     /// A node record; for a directory also its entry count (the entries follow).
@@ -378,6 +437,78 @@ mod tests {
     }
 
     #[test]
+    fn hard_links_round_trip_across_areas() {
+        let mut original = sample();
+        let ok = [
+            original.link(W, "src/main.rs", "main-again", false),
+            original.link(W, "src/main.rs", "/tmp/main", false),
+            original.link(W, "link", "/state/link2", false),
+            original.link(W, "empty", "src/deep/empty", false),
+        ];
+        assert!(ok.iter().all(Result::is_ok), "{ok:?}");
+        let bytes = original.snapshot();
+        assert_eq!(bytes[4], 3);
+        let mut copy = vfs();
+        assert_eq!(copy.restore(&bytes), Ok(()));
+        assert_eq!(dump(&copy), dump(&original));
+        assert_eq!(copy.snapshot(), bytes);
+        assert_eq!(copy.usage(), original.usage());
+        let ino = |vfs: &Vfs, p: &str| vfs.lstat(W, p).map(|s| (s.ino, s.nlink));
+        let main = ino(&copy, "src/main.rs");
+        assert_eq!(main.as_ref().map(|m| m.1), Ok(3));
+        assert_eq!(ino(&copy, "/tmp/main"), main);
+        assert_eq!(ino(&copy, "main-again"), main);
+        assert_eq!(ino(&copy, "/state/link2"), ino(&copy, "link"));
+        assert_eq!(ino(&copy, "src/deep/empty").map(|m| m.1), Ok(2));
+        put(&mut copy, "/tmp/main", "changed");
+        assert_eq!(text(&copy, "src/main.rs"), "changed");
+    }
+
+    #[test]
+    fn restores_version_2_and_refuses_links_in_it() {
+        let v3 = sample().snapshot();
+        let mut v2 = v3.clone();
+        v2[4] = 2;
+        let mut vfs = vfs();
+        assert_eq!(vfs.restore(&v2), Ok(()));
+        assert_eq!(vfs.snapshot(), v3);
+        // /workspace holding "a" (an empty file) and "b", a hard link to it.
+        let dir = |count: u32| {
+            [
+                &[DIR][..],
+                &0o755u32.to_le_bytes(),
+                &[0; 8],
+                &count.to_le_bytes(),
+            ]
+            .concat()
+        };
+        let file = [&[FILE][..], &0o644u32.to_le_bytes(), &[0; 8], &[0; 8]].concat();
+        let entry =
+            |name: &str, record: &[u8]| [&1u32.to_le_bytes()[..], name.as_bytes(), record].concat();
+        let linked = |version: u8, index: u32| {
+            let hard = [&[HARD_LINK][..], &index.to_le_bytes()].concat();
+            let empty = dir(0);
+            let magic = [&MAGIC[..4], &[version]].concat();
+            [
+                &magic[..],
+                &dir(2),
+                &entry("a", &file),
+                &entry("b", &hard),
+                &empty,
+                &empty,
+                &empty,
+            ]
+            .concat()
+        };
+        assert_eq!(vfs.restore(&linked(3, 0)), Ok(()));
+        assert_eq!(vfs.stat(W, "b").map(|s| s.nlink), Ok(2));
+        assert_eq!(vfs.usage(), VfsUsage { bytes: 0, files: 2 });
+        assert_eq!(code(vfs.restore(&linked(3, 1))), Some(Errno::EINVAL));
+        assert_eq!(code(vfs.restore(&linked(2, 0))), Some(Errno::EINVAL));
+        assert_eq!(vfs.stat(W, "b").map(|s| s.nlink), Ok(2));
+    }
+
+    #[test]
     fn restore_replaces_everything_writable() {
         let mut vfs = sample();
         let empty = super::super::testing::vfs().snapshot();
@@ -434,7 +565,7 @@ mod tests {
         assert_eq!(bad(&good[..good.len() - 1]), Some(Errno::EINVAL));
         assert_eq!(bad(&[good.as_slice(), b"x"].concat()), Some(Errno::EINVAL));
         let mut wrong_version = good.clone();
-        wrong_version[4] = 3;
+        wrong_version[4] = 4;
         assert_eq!(bad(&wrong_version), Some(Errno::EINVAL));
         // A root that is a file, a bad mode, a name with a slash, a duplicate name.
         let mode = 0o755u32.to_le_bytes();

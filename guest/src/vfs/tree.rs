@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::error::Errno;
 use super::node::{Arena, Data, Device, Ino, Node, DIR_MODE};
 use super::{TMP, WRITABLE};
+use crate::limits::MAX_LINKS;
 
 /// The root directory's slot: the first node allocated.
 pub(super) const ROOT: Ino = 0;
@@ -19,7 +20,8 @@ pub(super) const ROOT: Ino = 0;
 pub struct VfsLimits {
     /// Total bytes of file contents (and symlink targets); beyond it writes fail with ENOSPC.
     pub max_bytes: u64,
-    /// Number of files, directories and symlinks; beyond it creation fails with ENOSPC.
+    /// Number of names of files, directories and symlinks (each hard link counts); beyond it
+    /// creation fails with ENOSPC.
     pub max_files: u64,
     /// Size of one file; beyond it writes fail with EFBIG.
     pub max_file_size: u64,
@@ -40,7 +42,8 @@ impl Default for VfsLimits {
 pub struct VfsUsage {
     /// Bytes of file contents and symlink targets.
     pub bytes: u64,
-    /// Files, directories and symlinks (not counting the writable areas themselves).
+    /// Names of files, directories and symlinks, a hard link being one more (not counting the
+    /// writable areas themselves).
     pub files: u64,
 }
 
@@ -191,6 +194,38 @@ impl Tree {
         Ok(ino)
     }
 
+    /// Adds `name` in directory `parent` as one more name of the existing file or symlink `ino`
+    /// (a hard link): one more entry of the file quota, no bytes. EPERM for a directory,
+    /// EMLINK past [`MAX_LINKS`].
+    pub fn link(&mut self, parent: Ino, name: &str, ino: Ino, now: f64) -> Result<(), Errno> {
+        self.check_link(ino)?;
+        self.fits(1, 0, 0)?;
+        if self.entries(parent)?.contains_key(name) {
+            return Err(Errno::EEXIST);
+        }
+        self.nodes
+            .get_mut(parent)?
+            .entries_mut()?
+            .insert(name.to_string(), ino);
+        self.nodes.get_mut(ino)?.links += 1;
+        self.usage.files += 1;
+        self.touch(parent, now);
+        Ok(())
+    }
+
+    /// Fails unless node `ino` may have one more name: EPERM for a directory, EMLINK when it
+    /// has [`MAX_LINKS`] already.
+    pub fn check_link(&self, ino: Ino) -> Result<(), Errno> {
+        let node = self.node(ino)?;
+        if node.is_dir() {
+            return Err(Errno::EPERM);
+        }
+        match node.links >= MAX_LINKS {
+            true => Err(Errno::EMLINK),
+            false => Ok(()),
+        }
+    }
+
     /// Removes entry `name` from `parent` and returns it; the node itself stays allocated.
     pub fn detach(&mut self, parent: Ino, name: &str, now: f64) -> Result<Ino, Errno> {
         let entries = self.nodes.get_mut(parent)?.entries_mut()?;
@@ -199,14 +234,22 @@ impl Tree {
         Ok(ino)
     }
 
-    /// Frees a detached node and everything below it. Iterative: depth is up to the guest.
+    /// Drops one name of a detached node, and of everything below it: a node whose last name
+    /// goes is freed. Iterative: depth is up to the guest.
     pub fn free(&mut self, ino: Ino) {
         let mut stack = vec![ino];
         while let Some(ino) = stack.pop() {
-            let Some(node) = self.nodes.release(ino) else {
+            let Ok(node) = self.nodes.get_mut(ino) else {
                 continue;
             };
             self.usage.files = self.usage.files.saturating_sub(1);
+            if node.links > 1 {
+                node.links -= 1;
+                continue;
+            }
+            let Some(node) = self.nodes.release(ino) else {
+                continue;
+            };
             self.usage.bytes = self.usage.bytes.saturating_sub(node.charged());
             if let Data::Dir(entries) = node.data {
                 stack.extend(entries.into_values());

@@ -1,6 +1,11 @@
-//! `cp [-rRapfnuvdHLP] [--parents] [-t DIR] [-T] SOURCE... DEST`: copy files and directory
-//! trees; the last of `-H`, `-L`, `-P` says which symlinks are followed.
+//! `cp [-rRapfnuvdlHLP] [--parents] [-t DIR] [-T] SOURCE... DEST`: copy files and directory
+//! trees; the last of `-H`, `-L`, `-P` says which symlinks are followed. `-l` makes hard links
+//! instead of copies, and `-a` (`--preserve=links`) keeps files that have several names
+//! among the sources linked in the copy.
 //! Copies share their bytes with the original until either changes (the VFS copies on write).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use crate::applets::common::{conclude, err_str, join, out_str, parse_args, quote, Placing, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
@@ -11,13 +16,13 @@ use crate::vfs::{FileKind, Stat};
 /// The `cp` applet.
 pub const APPLET: Applet = Applet {
     name: "cp",
-    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -H                           follow symbolic links given as SOURCE, not those inside\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps\n      --parents                use full source file name under DIRECTORY\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -H                           follow symbolic links given as SOURCE, not those inside\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -l, --link                   hard link files instead of copying\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps (and hard links\n                               between the copied files, with =links or =all)\n      --parents                use full source file name under DIRECTORY\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "rRapfnuvdLPTiH",
+    short: "rRapfnuvdlLPTiH",
     short_val: "t",
     long: &[
         "recursive",
@@ -32,6 +37,7 @@ const SPEC: OptSpec = OptSpec {
         "interactive",
         "preserve",
         "parents",
+        "link",
     ],
     long_val: &["target-directory"],
     digits: None,
@@ -55,10 +61,22 @@ struct Options {
     deref: Option<Deref>,
     /// `--parents`: each source keeps its path under the target directory.
     parents: bool,
+    /// `-f`: with `-l`, an existing destination is replaced.
+    force: bool,
+    /// `-l`: files are hard-linked, not copied.
+    link: bool,
+    /// `-a`, `--preserve=links`: files with several names among the sources keep them.
+    preserve_links: bool,
+    /// What each file with several names was copied to, by inode, for `preserve_links`.
+    copied: RefCell<HashMap<u64, String>>,
 }
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
+        let preserve_links = ctx.args.iter().any(|a| {
+            a.strip_prefix("--preserve=")
+                .is_some_and(|attrs| attrs.split(',').any(|x| x == "links" || x == "all"))
+        });
         let args = ctx
             .args
             .iter()
@@ -75,14 +93,20 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             Ok(parsed) => parsed,
             Err(status) => return status,
         };
-        let mut o = Options::default();
+        let mut o = Options {
+            preserve_links,
+            ..Options::default()
+        };
         for opt in &opts {
+            o.force |= opt.is('f', "force");
             match opt {
                 _ if o.place.take(opt, true) => {}
                 _ if opt.is('r', "recursive") || opt.is('R', "recursive") => o.recursive = true,
                 _ if opt.is('a', "archive") => {
-                    (o.recursive, o.deref, o.preserve) = (true, Some(Deref::Never), true)
+                    (o.recursive, o.deref, o.preserve) = (true, Some(Deref::Never), true);
+                    o.preserve_links = true;
                 }
+                _ if opt.is('l', "link") => o.link = true,
                 _ if opt.is('p', "preserve") => o.preserve = true,
                 _ if opt.is('d', "no-dereference") || opt.is('P', "\0") => {
                     o.deref = Some(Deref::Never)
@@ -251,11 +275,11 @@ fn loops(ctx: &Ctx, path: &str) -> bool {
     }
 }
 
-/// Whether `a` and `b` are one node (both exist and resolve to the same path).
+/// Whether `a` and `b` lead to one node (the same path, or hard links of one file).
 fn same_file(ctx: &Ctx, a: &str, b: &str) -> bool {
     let vfs = ctx.vfs.borrow();
-    match (vfs.canonicalize(&ctx.cwd, a), vfs.canonicalize(&ctx.cwd, b)) {
-        (Ok(x), Ok(y)) => x == y,
+    match (vfs.stat(&ctx.cwd, a), vfs.stat(&ctx.cwd, b)) {
+        (Ok(x), Ok(y)) => x.ino == y.ino,
         _ => false,
     }
 }
@@ -289,6 +313,13 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
             return Ok(true);
         }
     }
+    if let Some(original) = link_source(src, stat, o) {
+        let linked = hard_link(ctx, &original, dst, stat, existing.is_some(), o).await;
+        if linked && o.place.verbose {
+            out_str(ctx, &format!("{} -> {}\n", quote(src), quote(dst))).await?;
+        }
+        return Ok(linked);
+    }
     let result = {
         let mut vfs = ctx.vfs.borrow_mut();
         if stat.kind == FileKind::Symlink {
@@ -311,6 +342,9 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
         .await;
         return Ok(false);
     }
+    if o.preserve_links && stat.nlink > 1 {
+        o.copied.borrow_mut().insert(stat.ino, dst.to_string());
+    }
     if stat.kind != FileKind::Symlink {
         let mut vfs = ctx.vfs.borrow_mut();
         if existing.is_none() || o.preserve {
@@ -324,6 +358,50 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
         out_str(ctx, &format!("{} -> {}\n", quote(src), quote(dst))).await?;
     }
     Ok(true)
+}
+
+/// What `dst` is to be a hard link to instead of a copy: `src` itself with `-l`, or where an
+/// earlier name of the same file went when links are preserved.
+fn link_source(src: &str, stat: &Stat, o: &Options) -> Option<String> {
+    if o.link {
+        return Some(src.to_string());
+    }
+    match o.preserve_links && stat.nlink > 1 {
+        true => o.copied.borrow().get(&stat.ino).cloned(),
+        false => None,
+    }
+}
+
+/// Makes `dst` a hard link to `original` (replacing what is there with `-f`, or when links
+/// are preserved); false after a reported failure.
+async fn hard_link(
+    ctx: &mut Ctx,
+    original: &str,
+    dst: &str,
+    stat: &Stat,
+    exists: bool,
+    o: &Options,
+) -> bool {
+    let follow = stat.kind != FileKind::Symlink;
+    let replace = exists && (o.force || !o.link);
+    let made = {
+        let mut vfs = ctx.vfs.borrow_mut();
+        match replace {
+            true => vfs.link_replacing(&ctx.cwd, original, dst, follow),
+            false => vfs.link(&ctx.cwd, original, dst, follow),
+        }
+    };
+    if let Err(e) = made {
+        let message = format!(
+            "cannot create hard link {} to {}: {}",
+            quote(dst),
+            quote(original),
+            e.code
+        );
+        warn(ctx, message).await;
+        return false;
+    }
+    true
 }
 
 /// Copies a directory tree, parents before children, without recursion.
@@ -583,6 +661,36 @@ mod tests {
             tree(&vfs),
             "src/\nsrc/a=1\nsrc/sub/\nsrc/sub/b=2\nt/\nt/.k=\nt/a=1\nt/sub/\nt/sub/b=2"
         );
+    }
+
+    #[test]
+    fn cp_hard_links() {
+        let vfs = vfs_with(&[("a", "A"), ("b", "B"), ("d/f", "F")]);
+        let _ = vfs.borrow_mut().link("/workspace", "d/f", "d/g", false);
+        let links = |p: &str| vfs.borrow().stat("/workspace", p).map(|s| (s.ino, s.nlink));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-lv", "a", "c"], ""),
+            ok("'a' -> 'c'\n")
+        );
+        assert_eq!(links("c"), links("a"));
+        assert_eq!(
+            run_in(&vfs, "cp", &["-l", "a", "b"], ""),
+            err("cp: cannot create hard link 'b' to 'a': File exists\n", 1)
+        );
+        assert_eq!(run_in(&vfs, "cp", &["-lf", "a", "b"], ""), ok(""));
+        assert_eq!(links("a").map(|l| l.1), Ok(3));
+        assert_eq!(
+            run_in(&vfs, "cp", &["a", "c"], ""),
+            err("cp: 'a' and 'c' are the same file\n", 1)
+        );
+        assert_eq!(run_in(&vfs, "cp", &["-a", "d", "e"], ""), ok(""));
+        assert_eq!(links("e/f"), links("e/g"));
+        assert_eq!(links("e/f").map(|l| l.1), Ok(2));
+        assert_eq!(run_in(&vfs, "cp", &["-r", "d", "r"], ""), ok(""));
+        assert_eq!(links("r/f").map(|l| l.1), Ok(1));
+        let args = ["-r", "--preserve=links", "d", "p"];
+        assert_eq!(run_in(&vfs, "cp", &args, ""), ok(""));
+        assert_eq!(links("p/g").map(|l| l.1), Ok(2));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `du [-sahcbk] [-d N] [FILE]...`: disk usage of files and directory trees.
 //!
 //! Sizes are apparent sizes (GNU's `--apparent-size`): the bytes of each file, the target
-//! length of each symlink, 4096 per directory, summed and shown in KiB rounded up.
+//! length of each symlink, 4096 per directory, summed and shown in KiB rounded up. A file with
+//! several names (hard links) counts once, under the first name met, unless `-l`.
 
 use std::collections::HashSet;
 
@@ -9,18 +10,18 @@ use crate::applets::common::{conclude, human, join, out_str, parse_args, parse_c
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
-use crate::vfs::FileKind;
+use crate::vfs::{FileKind, Stat};
 
 /// The `du` applet.
 pub const APPLET: Applet = Applet {
     name: "du",
-    usage: "du [OPTION]... [FILE]...\nSummarize the (apparent) size of each FILE, recursively for directories.\n  -a, --all             write counts for all files, not just directories\n      --apparent-size   print apparent sizes (always the case here)\n  -b, --bytes           print sizes in bytes\n  -c, --total           produce a grand total\n  -d, --max-depth=N     print the total for a directory only if it is N or fewer levels\n                        below the command line argument\n  -h, --human-readable  print sizes in human readable format (e.g., 1K 234M 2G)\n  -k                    print sizes in KiB (the default)\n  -s, --summarize       display only a total for each argument",
+    usage: "du [OPTION]... [FILE]...\nSummarize the (apparent) size of each FILE, recursively for directories.\n  -a, --all             write counts for all files, not just directories\n      --apparent-size   print apparent sizes (always the case here)\n  -b, --bytes           print sizes in bytes\n  -c, --total           produce a grand total\n  -d, --max-depth=N     print the total for a directory only if it is N or fewer levels\n                        below the command line argument\n  -h, --human-readable  print sizes in human readable format (e.g., 1K 234M 2G)\n  -k                    print sizes in KiB (the default)\n  -l, --count-links     count sizes many times if hard linked\n  -s, --summarize       display only a total for each argument",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "abchksxDLP",
+    short: "abchklsxDLP",
     short_val: "d",
     long: &[
         "all",
@@ -30,6 +31,7 @@ const SPEC: OptSpec = OptSpec {
         "human-readable",
         "summarize",
         "one-file-system",
+        "count-links",
     ],
     long_val: &["max-depth"],
     digits: None,
@@ -45,6 +47,8 @@ enum Unit {
 
 struct Options {
     all: bool,
+    /// `-l`: a hard-linked file counts under each of its names.
+    count_links: bool,
     total: bool,
     unit: Unit,
     max_depth: usize,
@@ -58,6 +62,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
         };
         let mut o = Options {
             all: false,
+            count_links: false,
             total: false,
             unit: Unit::Kib,
             max_depth: usize::MAX,
@@ -70,6 +75,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                 _ if opt.is('c', "total") => o.total = true,
                 _ if opt.is('h', "human-readable") => o.unit = Unit::Human,
                 _ if opt.is('k', "\0") => o.unit = Unit::Kib,
+                _ if opt.is('l', "count-links") => o.count_links = true,
                 _ if opt.is('s', "summarize") => summarize = true,
                 _ if opt.is('d', "max-depth") => match parse_count(opt.value()) {
                     Some(n) => o.max_depth = usize::try_from(n).unwrap_or(usize::MAX),
@@ -158,6 +164,9 @@ async fn measure(
         }
     };
     if stat.kind != FileKind::Dir {
+        if !first_name(seen, &stat, o) {
+            return Ok(Some(0));
+        }
         line(ctx, stat.size, root, o.unit).await?;
         return Ok(Some(stat.size));
     }
@@ -188,6 +197,7 @@ async fn measure(
                     stack.push(child);
                 }
             }
+            Ok(s) if !first_name(seen, &s, o) => {}
             Ok(s) => {
                 frame.bytes += s.size;
                 if o.all && depth <= o.max_depth {
@@ -204,6 +214,11 @@ async fn measure(
         }
     }
     Ok(Some(result))
+}
+
+/// Whether a file is met by its first name: one with several names counts only once.
+fn first_name(seen: &mut HashSet<u64>, stat: &Stat, o: &Options) -> bool {
+    o.count_links || stat.nlink < 2 || seen.insert(stat.ino)
 }
 
 async fn open_dir(ctx: &mut Ctx, path: &str, depth: usize, size: u64) -> Frame {
@@ -238,6 +253,22 @@ mod tests {
         let _ = vfs.borrow_mut().mkdir("/workspace", "d/e/f");
         let _ = vfs.borrow_mut().symlink("/workspace", "a", "d/l");
         vfs
+    }
+
+    #[test]
+    fn du_counts_a_hard_linked_file_once() {
+        let vfs = vfs_with(&[("d/a", &"x".repeat(5000))]);
+        let _ = vfs.borrow_mut().link("/workspace", "d/a", "d/b", false);
+        let _ = vfs.borrow_mut().link("/workspace", "d/a", "c", false);
+        assert_eq!(
+            run_in(&vfs, "du", &["-ab", "d"], ""),
+            ok("5000\td/a\n9096\td\n")
+        );
+        assert_eq!(run_in(&vfs, "du", &["-b", "c", "d/a"], ""), ok("5000\tc\n"));
+        assert_eq!(
+            run_in(&vfs, "du", &["-lb", "c", "d/a"], ""),
+            ok("5000\tc\n5000\td/a\n")
+        );
     }
 
     #[test]

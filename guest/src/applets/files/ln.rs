@@ -1,5 +1,7 @@
-//! `ln -s [-fnvTr] TARGET [LINK]` / `ln -s TARGET... DIRECTORY`: make symbolic links.
-//! The VFS has no hard links: `ln` without `-s` fails and says to use `-s`.
+//! `ln [-sfnvTrLP] TARGET [LINK]` / `ln TARGET... DIRECTORY`: make hard links (the default)
+//! or, with `-s`, symbolic links. A hard link is another name for the same file (see
+//! [`Vfs::link`](crate::vfs::Vfs::link)); as in GNU ln, a symlink TARGET is linked itself
+//! unless `-L` (the last of `-L`/`-P` wins).
 
 use crate::applets::common::{
     basename, conclude, dirname, join, out_str, parse_args, quote, quote_if_needed, relative,
@@ -13,13 +15,13 @@ use crate::vfs::{resolve, FileKind};
 /// The `ln` applet.
 pub const APPLET: Applet = Applet {
     name: "ln",
-    usage: "ln -s [OPTION]... TARGET [LINK_NAME]\n  or:  ln -s [OPTION]... TARGET... DIRECTORY\nCreate symbolic links (hard links are not available in this sandbox).\n  -s, --symbolic             make symbolic links instead of hard links (required)\n  -f, --force                remove existing destination files\n  -n, --no-dereference       treat LINK_NAME as a normal file if it is a symlink to a dir\n  -r, --relative             make the link's target relative to the link's location\n  -T, --no-target-directory  treat LINK_NAME as a normal file always\n  -t, --target-directory=DIR create the links in DIR\n  -v, --verbose              print the name of each linked file",
+    usage: "ln [OPTION]... TARGET [LINK_NAME]\n  or:  ln [OPTION]... TARGET... DIRECTORY\n  or:  ln [OPTION]... -t DIRECTORY TARGET...\nCreate hard links by default, symbolic links with --symbolic.\nBy default, each destination (name of new link) should not already exist.\nWhen creating hard links, each TARGET must exist; directories cannot be hard-linked.\n  -f, --force                remove existing destination files\n  -L, --logical              dereference TARGETs that are symbolic links\n  -n, --no-dereference       treat LINK_NAME as a normal file if it is a symlink to a dir\n  -P, --physical             make hard links directly to symbolic links (the default)\n  -r, --relative             with -s, make the link's target relative to the link's location\n  -s, --symbolic             make symbolic links instead of hard links\n  -T, --no-target-directory  treat LINK_NAME as a normal file always\n  -t, --target-directory=DIR create the links in DIR\n  -v, --verbose              print the name of each linked file",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "sfnrTvL",
+    short: "sfnrTvLP",
     short_val: "t",
     long: &[
         "symbolic",
@@ -29,6 +31,7 @@ const SPEC: OptSpec = OptSpec {
         "no-target-directory",
         "verbose",
         "logical",
+        "physical",
     ],
     long_val: &["target-directory"],
     digits: None,
@@ -42,6 +45,8 @@ struct Options {
     force: bool,
     no_deref: bool,
     relative: bool,
+    /// `-L`: hard-link what a symlink TARGET points to, not the symlink.
+    logical: bool,
 }
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
@@ -58,6 +63,8 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                 _ if opt.is('f', "force") => o.force = true,
                 _ if opt.is('n', "no-dereference") => o.no_deref = true,
                 _ if opt.is('r', "relative") => o.relative = true,
+                _ if opt.is('L', "logical") => o.logical = true,
+                _ if opt.is('P', "physical") => o.logical = false,
                 _ => {}
             }
         }
@@ -139,21 +146,7 @@ async fn plan(
 
 async fn make_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<bool> {
     if !o.symbolic {
-        let exists = ctx.vfs.borrow().exists(&ctx.cwd, target);
-        let message = if exists {
-            format!(
-                "failed to create hard link {} => {}: Operation not supported (this sandbox has no hard links; use 'ln -s')",
-                quote(link),
-                quote(target)
-            )
-        } else {
-            format!(
-                "failed to access {}: No such file or directory",
-                quote(target)
-            )
-        };
-        warn(ctx, message).await;
-        return Ok(false);
+        return hard_link(ctx, target, link, o).await;
     }
     let stored = if o.relative {
         let abs_target = resolve(&ctx.cwd, target);
@@ -192,6 +185,81 @@ async fn make_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<
         out_str(ctx, &format!("{} -> {}\n", quote(link), quote(&stored))).await?;
     }
     Ok(true)
+}
+
+/// `ln TARGET LINK` without `-s`: checks what GNU ln checks, in its order, then links.
+async fn hard_link(ctx: &mut Ctx, target: &str, link: &str, o: &Options) -> Res<bool> {
+    let source = {
+        let vfs = ctx.vfs.borrow();
+        match o.logical {
+            true => vfs.stat(&ctx.cwd, target),
+            false => vfs.lstat(&ctx.cwd, target),
+        }
+    };
+    let refusal = match source {
+        Err(e) => Some(format!("failed to access {}: {}", quote(target), e.code)),
+        Ok(s) if s.kind == FileKind::Dir => Some(format!(
+            "{}: hard link not allowed for directory",
+            quote_if_needed(target)
+        )),
+        Ok(_) => replace_existing(ctx, target, link, o.force),
+    };
+    if let Some(message) = refusal {
+        warn(ctx, message).await;
+        return Ok(false);
+    }
+    let made = {
+        let mut vfs = ctx.vfs.borrow_mut();
+        match o.force {
+            true => vfs.link_replacing(&ctx.cwd, target, link, o.logical),
+            false => vfs.link(&ctx.cwd, target, link, o.logical),
+        }
+    };
+    if let Err(e) = made {
+        let message = format!(
+            "failed to create hard link {} => {}: {}",
+            quote(link),
+            quote(target),
+            e.code
+        );
+        warn(ctx, message).await;
+        return Ok(false);
+    }
+    if o.place.verbose {
+        out_str(ctx, &format!("{} => {}\n", quote(link), quote(target))).await?;
+    }
+    Ok(true)
+}
+
+/// Whether a hard link may replace what is at `link`: only with `force`, and never `target`'s
+/// own entry or a directory. Returns the message when it must not proceed.
+fn replace_existing(ctx: &mut Ctx, target: &str, link: &str, force: bool) -> Option<String> {
+    let vfs = ctx.vfs.borrow();
+    let existing = vfs.lstat(&ctx.cwd, link).ok()?;
+    if !force {
+        return Some(format!(
+            "failed to create hard link {}: File exists",
+            quote(link)
+        ));
+    }
+    let entry = |path: &str| {
+        let dir = vfs.canonicalize(&ctx.cwd, dirname(path)).ok();
+        dir.map(|dir| join(&dir, basename(path)))
+    };
+    if entry(target).is_some_and(|t| Some(t) == entry(link)) {
+        return Some(format!(
+            "{} and {} are the same file",
+            quote(target),
+            quote(link)
+        ));
+    }
+    if existing.kind == FileKind::Dir {
+        return Some(format!(
+            "{}: cannot overwrite directory",
+            quote_if_needed(link)
+        ));
+    }
+    None
 }
 
 #[cfg(test)]
@@ -252,10 +320,35 @@ mod tests {
         );
         assert_eq!(run_in(&vfs, "ln", &["-sfn", "e", "l"], ""), ok(""));
         assert_eq!(run_in(&vfs, "ln", &["-s", "-t", "d", "a"], ""), ok(""));
+        assert_eq!(run_in(&vfs, "ln", &["a", "h"], ""), ok(""));
         assert_eq!(
             run_in(&vfs, "ln", &["a", "h"], ""),
-            err("ln: failed to create hard link 'h' => 'a': Operation not supported (this sandbox has no hard links; use 'ln -s')\n", 1)
+            err("ln: failed to create hard link 'h': File exists\n", 1)
         );
+        assert_eq!(
+            run_in(&vfs, "ln", &["d", "h2"], ""),
+            err("ln: d: hard link not allowed for directory\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["/dev/null", "h2"], ""),
+            err(
+                "ln: failed to create hard link 'h2' => '/dev/null': Invalid cross-device link\n",
+                1
+            )
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-f", "a", "./a"], ""),
+            err("ln: 'a' and './a' are the same file\n", 1)
+        );
+        assert_eq!(
+            run_in(&vfs, "ln", &["-fv", "b", "h"], ""),
+            ok("'h' => 'b'\n")
+        );
+        // A link that cannot be made leaves the destination as it was.
+        let refused = run_in(&vfs, "ln", &["-f", "/dev/null", "h"], "");
+        assert_eq!(refused.status, 1);
+        assert_eq!(vfs.borrow().read("/workspace", "h"), Ok(&b""[..]));
+        let _ = vfs.borrow_mut().remove_file("/workspace", "h");
         assert_eq!(
             run_in(&vfs, "ln", &["nope", "h"], ""),
             err(

@@ -15,6 +15,7 @@ mod env;
 mod find;
 mod gzip;
 mod id;
+mod link;
 mod ln;
 mod ls;
 mod mkdir;
@@ -75,6 +76,8 @@ pub static APPLETS: &[&Applet] = &[
     &touch::APPLET,
     &chmod::APPLET,
     &ln::APPLET,
+    &link::LINK,
+    &link::UNLINK,
     &realpath::APPLET,
     &readlink::APPLET,
     &stat::APPLET,

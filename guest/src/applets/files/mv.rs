@@ -83,7 +83,10 @@ async fn move_one(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool>
             return Ok(false);
         }
     };
-    if identity(ctx, src).is_some() && identity(ctx, src) == identity(ctx, dst) {
+    let same_name = identity(ctx, src).is_some() && identity(ctx, src) == identity(ctx, dst);
+    let existing = ctx.vfs.borrow().lstat(&ctx.cwd, dst).ok();
+    // Two hard links of one file: GNU mv refuses, as for one name.
+    if same_name || existing.as_ref().is_some_and(|old| old.ino == stat.ino) {
         warn(
             ctx,
             format_args!("{} and {} are the same file", quote(src), quote(dst)),
@@ -91,7 +94,6 @@ async fn move_one(ctx: &mut Ctx, src: &str, dst: &str, o: &Options) -> Res<bool>
         .await;
         return Ok(false);
     }
-    let existing = ctx.vfs.borrow().lstat(&ctx.cwd, dst).ok();
     if let Some(old) = &existing {
         match (stat.kind == FileKind::Dir, old.kind == FileKind::Dir) {
             (true, false) => {

@@ -446,7 +446,29 @@ fn save(ctx: &mut Ctx, file: &str, suffix: &str, output: Vec<u8>) -> Result<(), 
         vfs.write_shared(&ctx.cwd, &backup, original)
             .map_err(failure)?;
     }
-    vfs.write(&ctx.cwd, file, &output).map_err(failure)
+    let mode = match vfs.lstat(&ctx.cwd, file) {
+        Ok(stat) if stat.nlink > 1 => stat.mode,
+        _ => return vfs.write(&ctx.cwd, file, &output).map_err(failure),
+    };
+    // A file with other names (hard links): GNU sed writes a new file and renames it over
+    // FILE, so the other names keep the old contents.
+    let dir = crate::applets::common::dirname(file);
+    let mut made = Err(crate::vfs::VfsError::new(crate::vfs::Errno::EEXIST, file));
+    for i in 0..100 {
+        let temp = crate::applets::common::join(dir, &format!(".sed-in-place-{i}"));
+        made = vfs
+            .create_exclusive(&ctx.cwd, &temp, &output)
+            .map(|()| temp);
+        if !made
+            .as_ref()
+            .is_err_and(|e| e.code == crate::vfs::Errno::EEXIST)
+        {
+            break;
+        }
+    }
+    let temp = made.map_err(failure)?;
+    let _ = vfs.set_mode(&ctx.cwd, &temp, mode);
+    vfs.rename(&ctx.cwd, &temp, file).map_err(failure)
 }
 
 fn backup_name(file: &str, suffix: &str) -> String {

@@ -122,6 +122,7 @@ impl<'a> Walker<'a> {
             Test::Owner(matches) => *matches,
             Test::Links(cmp) => cmp.holds(s.nlink as i64),
             Test::Inum(cmp) => cmp.holds(s.ino as i64),
+            Test::SameFile(ino) => s.ino == *ino,
             Test::Access(bits) => s.mode & bits & 0o700 != 0,
         }
     }

@@ -22,7 +22,7 @@ use crate::vfs::{FileKind, Stat};
 /// The `find` applet.
 pub const APPLET: Applet = Applet {
     name: "find",
-    usage: "find [-H] [-L] [-P] [PATH...] [EXPRESSION]\nSearch directory trees (default: .) and evaluate EXPRESSION (default: -print) on each file.\nOperators: ( EXPR ), ! EXPR, -not EXPR, EXPR -a EXPR, EXPR -o EXPR, EXPR , EXPR\nGlobal options: -maxdepth N, -mindepth N, -depth, -follow, -xdev, -regextype TYPE\nTests: -name PAT, -iname PAT, -path PAT, -ipath PAT, -regex RE, -iregex RE,\n  -type [fdlc], -xtype [fdlc], -size [+-]N[ckMGbw], -mtime [+-]N, -mmin [+-]N, -newer FILE,\n  -newermt DATE, -empty, -perm [-/]MODE, -links N, -inum N, -user NAME, -group NAME,\n  -readable, -writable, -executable, -true, -false\nActions: -print, -print0, -printf FORMAT, -ls, -delete, -prune, -quit,\n  -exec CMD {} ;, -exec CMD {} +, -execdir CMD {} ;, -execdir CMD {} +, -ok CMD {} ;\nDirectories are visited in name order.",
+    usage: "find [-H] [-L] [-P] [PATH...] [EXPRESSION]\nSearch directory trees (default: .) and evaluate EXPRESSION (default: -print) on each file.\nOperators: ( EXPR ), ! EXPR, -not EXPR, EXPR -a EXPR, EXPR -o EXPR, EXPR , EXPR\nGlobal options: -maxdepth N, -mindepth N, -depth, -follow, -xdev, -regextype TYPE\nTests: -name PAT, -iname PAT, -path PAT, -ipath PAT, -regex RE, -iregex RE,\n  -type [fdlc], -xtype [fdlc], -size [+-]N[ckMGbw], -mtime [+-]N, -mmin [+-]N, -newer FILE,\n  -newermt DATE, -empty, -perm [-/]MODE, -links N, -inum N, -samefile FILE, -user NAME, -group NAME,\n  -readable, -writable, -executable, -true, -false\nActions: -print, -print0, -printf FORMAT, -ls, -delete, -prune, -quit,\n  -exec CMD {} ;, -exec CMD {} +, -execdir CMD {} ;, -execdir CMD {} +, -ok CMD {} ;\nDirectories are visited in name order.",
     help: Help::First,
     run,
 };
@@ -40,9 +40,15 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                     .map(|s| s.mtime_ms)
                     .map_err(|e| format!("{}: {}", quote(path), e.code))
             };
+            let inode = |path: &str| {
+                vfs.lstat(&cwd, path)
+                    .map(|s| s.ino)
+                    .map_err(|e| format!("{}: {}", quote(path), e.code))
+            };
             let env = Env {
                 now_secs: (ctx.host.now_ms() / 1000.0).floor() as i64,
                 mtime: &mtime,
+                inode: &inode,
             };
             parse::parse(&ctx.args, &env)
         };

@@ -69,6 +69,8 @@ pub enum Test {
     Links(Cmp),
     /// `-inum N`.
     Inum(Cmp),
+    /// `-samefile FILE`: the inode number of FILE (hard links share it).
+    SameFile(u64),
     /// `-readable` / `-writable` / `-executable` (by permission bits).
     Access(u32),
 }
@@ -167,12 +169,15 @@ pub struct Command {
     pub warnings: Vec<String>,
 }
 
-/// What the parser needs from the outside: the clock and file times for `-newer`.
+/// What the parser needs from the outside: the clock, file times for `-newer` and inode
+/// numbers for `-samefile`.
 pub struct Env<'a> {
     /// Now, in seconds.
     pub now_secs: i64,
     /// The mtime (ms) of a path, or the error message.
     pub mtime: &'a dyn Fn(&str) -> Result<f64, String>,
+    /// The inode number of a path (not following a final symlink), or the error message.
+    pub inode: &'a dyn Fn(&str) -> Result<u64, String>,
 }
 
 struct Parser<'a> {
@@ -500,6 +505,10 @@ impl Parser<'_> {
             "-nouser" | "-nogroup" => Test::Owner(false),
             "-links" => Test::Links(self.cmp(token)?),
             "-inum" => Test::Inum(self.cmp(token)?),
+            "-samefile" => {
+                let file = self.value(token)?;
+                Test::SameFile((self.env.inode)(&file)?)
+            }
             "-readable" => Test::Access(0o444),
             "-writable" => Test::Access(0o222),
             "-executable" => Test::Access(0o111),

@@ -212,6 +212,27 @@ fn perms_links_owners() {
 }
 
 #[test]
+fn hard_links_by_count_and_inode() {
+    let vfs = setup();
+    let _ = vfs.borrow_mut().link("/workspace", "e.txt", "a/e2", false);
+    assert_eq!(
+        find(&vfs, &[".", "-samefile", "a/e2"]),
+        ok("./a/e2\n./e.txt\n")
+    );
+    assert_eq!(
+        find(&vfs, &[".", "-type", "f", "-links", "+1"]),
+        ok("./a/e2\n./e.txt\n")
+    );
+    let ino = vfs.borrow().stat("/workspace", "e.txt").map(|s| s.ino);
+    let ino = ino.map(|i| i.to_string()).unwrap_or_default();
+    assert_eq!(find(&vfs, &["a", "-inum", &ino]), ok("a/e2\n"));
+    assert_eq!(
+        find(&vfs, &[".", "-samefile", "nope"]),
+        err("find: 'nope': No such file or directory\n", 1)
+    );
+}
+
+#[test]
 fn printing_actions() {
     let vfs = setup();
     set_mtime(&vfs, "a/f.txt", 1_700_000_000.0);

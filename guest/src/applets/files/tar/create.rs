@@ -1,5 +1,7 @@
 //! `tar -c`: write headers and contents, depth first in name order, through gzip with `-z`.
+//! A file's second and later names are hard-link members, as GNU tar writes them.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use flate2::write::GzEncoder;
@@ -148,6 +150,9 @@ async fn add_all(
     let mut failed = false;
     let mut warned_slash = false;
     let mut widths = 19;
+    // The member name of each file with several names, by inode: its other names are stored
+    // as hard-link members (typeflag '1') pointing at it.
+    let mut linked: HashMap<u64, String> = HashMap::new();
     for operand in operands {
         let mut stack = vec![(operand.clone(), stored_name(operand, o.absolute))];
         if operand.starts_with('/') && !o.absolute && !warned_slash {
@@ -208,7 +213,14 @@ async fn add_all(
                     member.kind = Kind::Symlink;
                     member.link = ctx.vfs.borrow().read_link(base, &path).unwrap_or_default();
                 }
+                FileKind::File if stat.nlink > 1 && linked.contains_key(&stat.ino) => {
+                    member.kind = Kind::HardLink;
+                    member.link = linked.get(&stat.ino).cloned().unwrap_or_default();
+                }
                 FileKind::File => {
+                    if stat.nlink > 1 {
+                        linked.insert(stat.ino, member.name.clone());
+                    }
                     let bytes = ctx
                         .vfs
                         .borrow()

@@ -8,7 +8,7 @@ use flate2::write::MultiGzDecoder;
 
 use super::header::{decode, padding, pax_records, Block, Kind, Member, BLOCK};
 use super::{exit_status, Mode, Options};
-use crate::applets::common::{dirname, mode_string, out, out_str, strftime, Res};
+use crate::applets::common::{dirname, mode_string, out, out_str, quote, strftime, Res};
 use crate::applets::common::{open_input, warn};
 use crate::applets::Ctx;
 use crate::task::Input;
@@ -424,7 +424,7 @@ async fn extract_one(
             Kind::Symlink => vfs.symlink(&base, &m.link, &path),
             Kind::HardLink => {
                 let source = m.link.trim_start_matches('/').to_string();
-                vfs.copy_file(&base, &source, &path)
+                vfs.link(&base, &source, &path, false)
             }
             Kind::Other(_) => Ok(()),
         }
@@ -432,6 +432,11 @@ async fn extract_one(
     match result {
         Ok(()) if m.kind == Kind::Dir => state.dirs.push((path, m.mode, m.mtime)),
         Ok(()) => {}
+        Err(e) if m.kind == Kind::HardLink => {
+            let message = format!("{path}: Cannot hard link to {}: {}", quote(&m.link), e.code);
+            warn(ctx, message).await;
+            state.failed = true;
+        }
         Err(e) => {
             warn(ctx, format_args!("{path}: Cannot open: {}", e.code)).await;
             state.failed = true;

@@ -191,3 +191,25 @@ fn errors() {
     assert_eq!(run_in(&vfs, "tar", &["-ctf", "b.tar", "d"], "").status, 2);
     let _ = both;
 }
+
+#[test]
+fn hard_links_are_link_members() {
+    let vfs = setup();
+    let _ = vfs.borrow_mut().link("/workspace", "d/a", "d/e/h", false);
+    assert_eq!(run_in(&vfs, "tar", &["-cf", "t.tar", "d"], ""), ok(""));
+    let listed = run_in(&vfs, "tar", &["-tvf", "t.tar"], "").stdout;
+    assert!(
+        listed.contains("\nhrw-r--r-- user/user         0 2023-11-14 22:13 d/e/h link to d/a\n"),
+        "{listed}"
+    );
+    let _ = vfs.borrow_mut().remove_all("/workspace", "d");
+    assert_eq!(run_in(&vfs, "tar", &["-xf", "t.tar"], ""), ok(""));
+    let links = |p: &str| vfs.borrow().stat("/workspace", p).map(|s| (s.ino, s.nlink));
+    assert_eq!(links("d/e/h"), links("d/a"));
+    assert_eq!(links("d/a").map(|l| l.1), Ok(2));
+    let _ = vfs.borrow_mut().remove_all("/workspace", "d");
+    assert_eq!(
+        run_in(&vfs, "tar", &["-xf", "t.tar", "d/e/h"], ""),
+        err("tar: d/e/h: Cannot hard link to 'd/a': No such file or directory\ntar: Exiting with failure status due to previous errors\n", 2)
+    );
+}

@@ -62,6 +62,26 @@ fn in_place_on_read_only_paths() {
     );
 }
 
+/// In-place editing of a file with several names replaces this name only, as GNU sed's
+/// rename of a new file does: the other hard links keep the old contents.
+#[test]
+fn in_place_breaks_hard_links() {
+    let vfs = vfs_with(&[("a", "x\n")]);
+    let _ = vfs.borrow_mut().link("/workspace", "a", "b", false);
+    let _ = vfs.borrow_mut().set_mode("/workspace", "a", 0o600);
+    let out = run_in(&vfs, "sed", &["-i", "s/x/y/", "b"], "");
+    assert_eq!(out.status, 0, "{out:?}");
+    let vfs = vfs.borrow();
+    let read = |p: &str| vfs.read("/workspace", p).map(<[u8]>::to_vec);
+    assert_eq!(
+        (read("a"), read("b")),
+        (Ok(b"x\n".to_vec()), Ok(b"y\n".to_vec()))
+    );
+    let stat = |p: &str| vfs.stat("/workspace", p).map(|s| (s.nlink, s.mode));
+    assert_eq!((stat("a"), stat("b")), (Ok((1, 0o600)), Ok((1, 0o600))));
+    assert_eq!(vfs.read_dir("/workspace", ".").map(|d| d.len()), Ok(2));
+}
+
 /// 50 MB of log-like lines; times a few scripts (run with `--ignored --nocapture`).
 #[test]
 #[ignore]
