@@ -906,20 +906,22 @@ fn single_char(name: &str) -> Option<char> {
     chars.next().is_none().then_some(c)
 }
 
-/// A POSIX class name as `regex` class items (Unicode letters count, as in a UTF-8 locale).
+/// A POSIX class name as `regex` class items, as glibc's C.UTF-8 locale has them: letters,
+/// digits, punctuation and spaces beyond ASCII count (other scripts' digits are letters, not
+/// `[:digit:]`; a no-break space is neither blank nor space, but graphic).
 fn class_items(name: &str) -> Option<&'static str> {
     Some(match name {
-        "alpha" => "\\p{Alphabetic}",
-        "alnum" => "\\p{Alphabetic}0-9",
+        "alpha" => "\\p{Alphabetic}[\\p{Nd}&&[^0-9]]",
+        "alnum" => "\\p{Alphabetic}\\p{Nd}",
         "upper" => "\\p{Uppercase}",
         "lower" => "\\p{Lowercase}",
         "digit" => "0-9",
         "xdigit" => "0-9A-Fa-f",
-        "space" => "\\s",
-        "blank" => "\\x{20}\\t",
-        "punct" => "[:punct:]",
-        "print" => "[:print:]\\x{a0}-\\x{10ffff}",
-        "graph" => "[:graph:]\\x{a1}-\\x{10ffff}",
+        "space" => "\\t\\n\\x{b}\\x{c}\\r\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{2028}\\x{2029}\\x{205f}\\x{3000}",
+        "blank" => "\\t\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{205f}\\x{3000}",
+        "punct" => "[:punct:]\\p{P}\\p{S}",
+        "print" => "[:print:][^\\x00-\\x7f\\p{C}]",
+        "graph" => "[:graph:]\\x{a0}[^\\x00-\\x7f\\p{C}\\p{Z}]",
         "cntrl" => "[:cntrl:]",
         _ => return None,
     })
@@ -961,6 +963,10 @@ mod tests {
             ("[]a]", "[\\]a]"),
             ("[^a-c]", "[^a-c]"),
             ("[[:digit:]x]", "[0-9x]"),
+            (
+                "[^[:blank:]]",
+                "[^\\t\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{205f}\\x{3000}]",
+            ),
             ("[a-]", "[a\\-]"),
             ("[\\]", "[\\\\]"),
             ("<[^>]*>", "<[^>]*>"),
@@ -1103,6 +1109,35 @@ mod tests {
         assert_eq!(sed("[\\n]"), "[\\x{a}]");
         assert_eq!(sed("[\\]]"), "[\\\\]\\]");
         assert_eq!(tr("[\\n]", Syntax::Basic, Tool::Grep), "[\\\\n]");
+    }
+
+    #[test]
+    fn classes_are_those_of_a_utf8_locale() {
+        let matches = |class: &str, c: char| {
+            let t = translate(
+                &format!("^[[:{class}:]]$"),
+                Dialect::posix(false, Tool::Grep),
+            );
+            let re = t.ok().and_then(|t| regex::Regex::new(&t.pattern).ok());
+            re.is_some_and(|re| re.is_match(&c.to_string()))
+        };
+        let cases = [
+            ("punct", '…', true),
+            ("punct", '€', true),
+            ("punct", 'é', false),
+            ("alpha", '٣', true),
+            ("alnum", '٣', true),
+            ("digit", '٣', false),
+            ("blank", '\u{2003}', true),
+            ("blank", '\u{a0}', false),
+            ("space", '\u{a0}', false),
+            ("graph", '\u{a0}', true),
+            ("graph", '\u{2003}', false),
+            ("print", '\u{2003}', true),
+        ];
+        for (class, c, want) in cases {
+            assert_eq!(matches(class, c), want, "[[:{class}:]] on {c:?}");
+        }
     }
 
     #[test]
