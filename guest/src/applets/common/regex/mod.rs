@@ -2,7 +2,7 @@
 //! with each GNU tool's own rules where they differ (which operators need a backslash, what a
 //! misplaced `*` or `{` means, which escapes exist), translated to the `regex` crate.
 //!
-//! Every tool that takes a POSIX pattern goes through here: grep, sed, awk, expr, nl, csplit,
+//! Every tool that takes a POSIX pattern goes through here: grep, sed, awk, expr, nl,
 //! find's `-regex` and the shell's `[[ =~ ]]`. [`translate`] gives the `regex` crate syntax
 //! (or glibc's error message, which each tool reports its own way); [`Posix`] compiles it
 //! with POSIX's preference for the longest of the leftmost matches.
