@@ -908,7 +908,7 @@ fn single_char(name: &str) -> Option<char> {
 
 /// A POSIX class name as `regex` class items, as glibc's C.UTF-8 locale has them: letters,
 /// digits, punctuation and spaces beyond ASCII count (other scripts' digits are letters, not
-/// `[:digit:]`; a no-break space is neither blank nor space, but graphic).
+/// `[:digit:]`; a no-break space is neither blank nor space, but graphic and punctuation).
 fn class_items(name: &str) -> Option<&'static str> {
     Some(match name {
         "alpha" => "\\p{Alphabetic}[\\p{Nd}&&[^0-9]]",
@@ -919,7 +919,7 @@ fn class_items(name: &str) -> Option<&'static str> {
         "xdigit" => "0-9A-Fa-f",
         "space" => "\\t\\n\\x{b}\\x{c}\\r\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{2028}\\x{2029}\\x{205f}\\x{3000}",
         "blank" => "\\t\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{205f}\\x{3000}",
-        "punct" => "[:punct:]\\p{P}\\p{S}",
+        "punct" => "[:punct:]\\p{P}\\p{S}\\x{a0}",
         "print" => "[:print:][^\\x00-\\x7f\\p{C}]",
         "graph" => "[:graph:]\\x{a0}[^\\x00-\\x7f\\p{C}\\p{Z}]",
         "cntrl" => "[:cntrl:]",
@@ -1125,6 +1125,7 @@ mod tests {
             ("punct", '…', true),
             ("punct", '€', true),
             ("punct", 'é', false),
+            ("punct", '\u{a0}', true),
             ("alpha", '٣', true),
             ("alnum", '٣', true),
             ("digit", '٣', false),
