@@ -1,7 +1,7 @@
 //! What applets share, below all of them: GNU-style option parsing and the `--help` rule,
 //! messages, opening inputs, writing output and exit statuses, reading records, numbers
-//! with size suffixes, names and paths, modes, file listings, time and dates, globbing, and
-//! running a child command.
+//! with size suffixes, names and paths, modes, file listings, time and dates, globbing, POSIX
+//! regular expressions, and running a child command.
 
 mod args;
 mod child;
@@ -12,6 +12,7 @@ mod names;
 mod numbers;
 mod output;
 mod records;
+pub mod regex;
 mod targets;
 mod time;
 mod zone;

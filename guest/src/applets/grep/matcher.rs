@@ -6,7 +6,9 @@
 use regex::bytes::{Regex, RegexBuilder};
 
 use super::options::Syntax;
-use super::posix::{translate, Dialect, EndChecks};
+use crate::applets::common::regex::{
+    longest_end, regex_error, translate, Dialect, EndChecks, Syntax as Posix, Tool,
+};
 use crate::limits::MAX_GREP_BRANCHES;
 
 /// How patterns are interpreted and combined.
@@ -360,7 +362,7 @@ fn one_pattern(
     spec: MatchSpec,
     warnings: &mut Vec<String>,
 ) -> Result<OnePattern, String> {
-    let extended = match spec.syntax {
+    let syntax = match spec.syntax {
         Syntax::Fixed | Syntax::Perl => {
             let p = if spec.syntax == Syntax::Fixed {
                 regex::escape(pattern)
@@ -376,13 +378,12 @@ fn one_pattern(
                 max_len: None,
             });
         }
-        Syntax::Basic => false,
-        Syntax::Extended => true,
+        Syntax::Basic => Posix::Basic,
+        Syntax::Extended => Posix::Extended,
     };
     let dialect = Dialect {
-        extended,
-        sed: false,
         exclude: Some(char::from(spec.eol)),
+        ..Dialect::new(syntax, Tool::Grep)
     };
     let t = translate(pattern, dialect)?;
     warnings.extend(t.warnings);
@@ -394,52 +395,4 @@ fn one_pattern(
         branch_ends: t.branch_ends,
         max_len: t.max_len,
     })
-}
-
-/// The end of the longest match starting at `start` (at least `end`), trying ends up to
-/// [`LONGEST_WINDOW`] bytes from the start with `anchored` (the pattern followed by `\z`).
-/// Ends where `testable` is false are skipped (the cut text would not tell the truth there).
-/// `max_len` (the most a match can span, if known) narrows the search or skips it.
-pub fn longest_end(
-    anchored: &Regex,
-    text: &[u8],
-    (start, end): (usize, usize),
-    max_len: Option<u64>,
-    testable: impl Fn(usize) -> bool,
-) -> usize {
-    let window = max_len.map_or(LONGEST_WINDOW, |m| {
-        usize::try_from(m).unwrap_or(usize::MAX).min(LONGEST_WINDOW)
-    });
-    let limit = text.len().min(start.saturating_add(window));
-    let mut best = end;
-    for k in end + 1..=limit {
-        if testable(k)
-            && anchored
-                .find_at(&text[..k], start)
-                .is_some_and(|m| m.start() == start)
-        {
-            best = k;
-        }
-    }
-    best
-}
-
-/// How far past a match's start a longer alternative is looked for (the search is
-/// quadratic in this).
-pub const LONGEST_WINDOW: usize = 256;
-
-/// The `regex` crate's error, on one line.
-pub fn regex_error(e: &regex::Error) -> String {
-    match e {
-        regex::Error::CompiledTooBig(_) => "regular expression is too big".into(),
-        _ => {
-            let text = e.to_string();
-            let last = text
-                .lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid regular expression");
-            last.trim_start_matches("error: ").to_string()
-        }
-    }
 }

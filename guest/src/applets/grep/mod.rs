@@ -1,10 +1,9 @@
 //! grep, egrep and fgrep: GNU grep's options over the VFS, searching whole buffers with the
-//! `regex` crate. `posix` translates POSIX regular expressions for grep and sed alike.
+//! `regex` crate; the POSIX patterns are translated by `applets::common::regex`.
 
 pub mod bytes;
 pub mod matcher;
 mod options;
-pub mod posix;
 mod run;
 mod scan;
 #[cfg(test)]

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::input::{Fatal, Line, Reader};
-use super::regex::{SedRegex, Spans};
 use super::script::{Addr, Addr2, Case, Cmd, Piece, RegexRef, Script, Subst};
 use super::text::{char_len, convert_case, list};
+use crate::applets::common::regex::{Posix as SedRegex, Spans};
 use crate::applets::grep::bytes::memchr;
 use crate::applets::Ctx;
 use crate::task::{yield_now, WriteError};
@@ -839,7 +839,7 @@ fn replace(re: &SedRegex, s: &Subst, text: &[u8]) -> Option<Vec<u8>> {
         .any(|p| matches!(p, Piece::Group(n) if *n > 0));
     while pos <= text.len() {
         let found = if groups {
-            re.captures_at(text, pos)
+            re.spans_at(text, pos)
         } else {
             re.find_at(text, pos).map(|m| vec![Some(m)])
         };

@@ -1,10 +1,9 @@
 //! sed: its own parser (`parse`) into a flat program (`script`), run by `exec` over lines
-//! from `input`; regular expressions come from grep's POSIX translator (`regex`).
+//! from `input`; regular expressions come from the shared POSIX front end (`common::regex`).
 
 mod exec;
 mod input;
 mod parse;
-mod regex;
 mod script;
 #[cfg(test)]
 mod tests;

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::regex::SedRegex;
 use super::script::{Addr, Addr2, Address, Case, Cmd, Command, Piece, RegexRef, Script, Subst};
 use super::text::char_escape;
+use crate::applets::common::regex::{Dialect, Flags, Posix as SedRegex, Tool};
 
 /// Where a piece of script came from, for error messages.
 #[derive(Clone, Debug)]
@@ -514,7 +514,12 @@ impl Parser<'_> {
             return Ok(None);
         }
         self.seen_regex = true;
-        let re = SedRegex::new(src, self.extended, icase, multi).map_err(|e| self.error(&e))?;
+        let dialect = Dialect::posix(self.extended, Tool::Sed);
+        let flags = Flags {
+            icase,
+            multiline: multi,
+        };
+        let re = SedRegex::new(src, dialect, flags).map_err(|e| self.error(&e))?;
         Ok(Some(Rc::new(re)))
     }
 

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use super::regex::SedRegex;
+use crate::applets::common::regex::Posix as SedRegex;
 
 /// A regular expression in an address or `s` command: None is the empty regex `//`, which
 /// means "the last regular expression used" at run time.

@@ -1,11 +1,9 @@
 //! `expr EXPRESSION`: evaluate arithmetic, comparisons, regex matches and string functions.
 //! Exit status 0 when the result is neither empty nor 0, 1 when it is, 2 on an error.
 
-use regex::Regex;
-
+use crate::applets::common::regex::{Dialect, Flags, Posix, Tool};
 use crate::applets::common::write_and_finish;
 use crate::applets::common::{usage_error, warn};
-use crate::applets::text::bre;
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
@@ -300,32 +298,20 @@ fn arithmetic(left: &Val, op: &str, right: &Val) -> EvalResult<Val> {
 
 /// `STRING : REGEX`: anchored at the start; the first group's text, or the matched length.
 fn regex_match(text: &str, pattern: &str) -> EvalResult<Val> {
-    let translated = bre::translate(pattern)?;
-    let re = Regex::new(&format!("^(?s:{translated})")).map_err(|e| regex_error(&e))?;
-    let groups = re.captures_len() > 1;
-    match re.captures(text) {
-        Some(caps) if groups => Ok(Val::Str(caps.get(1).map_or("", |m| m.as_str()).to_string())),
-        Some(caps) => {
-            let len = caps.get(0).map_or(0, |m| m.as_str().chars().count());
-            Ok(Val::Int(len as i128))
-        }
-        None if groups => Ok(Val::Str(String::new())),
-        None => Ok(Val::Int(0)),
+    let re = Posix::new(pattern, Dialect::posix(false, Tool::Expr), Flags::default())?;
+    let groups = re.groups > 0;
+    // The leftmost match starts at 0 whenever any match does.
+    let caps = re
+        .captures_at(text.as_bytes(), 0)
+        .filter(|c| c.get(0).is_some_and(|m| m.start() == 0));
+    let group_text = |n: usize| {
+        let m = caps.as_ref().and_then(|c| c.get(n));
+        m.map_or("", |m| &text[m.start()..m.end()])
+    };
+    if groups {
+        return Ok(Val::Str(group_text(1).to_string()));
     }
-}
-
-fn regex_error(e: &regex::Error) -> String {
-    let text = e.to_string();
-    if text.contains("unclosed group") {
-        "Unmatched ( or \\(".to_string()
-    } else if text.contains("unopened group") {
-        "Unmatched ) or \\)".to_string()
-    } else {
-        format!(
-            "invalid regular expression: {}",
-            text.lines().last().unwrap_or("")
-        )
-    }
+    Ok(Val::Int(group_text(0).chars().count() as i128))
 }
 
 #[cfg(test)]

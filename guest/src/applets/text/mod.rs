@@ -12,7 +12,6 @@
 //!   tests: `cargo test applets::text -- --ignored`.
 
 mod basename;
-mod bre;
 mod cat;
 mod cmp;
 mod column;

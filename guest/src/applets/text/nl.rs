@@ -1,11 +1,10 @@
 //! `nl [-b STYLE] [-n FORMAT] [-w N] [-s SEP] [-v N] [-i N] [FILE]...`: number lines.
 
 use crate::applets::common::inputs_or_stdin;
-use regex::Regex;
 
+use crate::applets::common::regex::{Dialect, Flags, Posix, Tool};
 use crate::applets::common::{finish, open, parse_args, quote_if_needed};
 use crate::applets::common::{usage_error, warn, OptSpec};
-use crate::applets::text::bre;
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
 
@@ -42,7 +41,7 @@ enum Style {
     All,
     NonEmpty,
     None,
-    Matching(Regex),
+    Matching(Posix),
 }
 
 impl Style {
@@ -53,8 +52,9 @@ impl Style {
             "n" => Some(Style::None),
             _ => {
                 let pattern = text.strip_prefix('p')?;
-                let translated = bre::translate(pattern).ok()?;
-                Regex::new(&translated).ok().map(Style::Matching)
+                let dialect = Dialect::posix(false, Tool::Expr);
+                let re = Posix::new(pattern, dialect, Flags::default()).ok()?;
+                Some(Style::Matching(re))
             }
         }
     }
@@ -236,7 +236,7 @@ fn number_line(line: &[u8], o: &Options, state: &mut State) -> Vec<u8> {
         }
         Style::NonEmpty => !body.is_empty(),
         Style::None => false,
-        Style::Matching(re) => re.is_match(&String::from_utf8_lossy(body)),
+        Style::Matching(re) => re.is_match(body),
     };
     let mut out = Vec::with_capacity(line.len() + o.width + o.sep.len());
     if numbered {

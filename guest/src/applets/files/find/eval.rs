@@ -94,7 +94,7 @@ impl<'a> Walker<'a> {
             Test::Const(value) => *value,
             Test::Name(glob) => glob.matches(&e.name),
             Test::Path(glob) => glob.matches(&e.path),
-            Test::Regex(re) => re.is_match(&e.path),
+            Test::Regex(re) => re.is_match(e.path.as_bytes()),
             Test::Type(kinds) => kinds.contains(&type_char(s.kind)),
             Test::XType(kinds) => {
                 let kind = self.followed(e).map_or(s.kind, |t| t.kind);

@@ -1,8 +1,9 @@
 //! The find expression: tokens to a tree, with GNU's precedence (`!` over `-a` over `-o`
 //! over `,`), implicit `-a`, global options, and GNU's messages for malformed expressions.
 
-use regex::Regex;
+use regex::bytes::Regex;
 
+use crate::applets::common::regex::{translate, whole_match, Dialect, Flags, Syntax, Tool};
 use crate::applets::common::{parse_date, Glob};
 
 /// A numeric argument: `+N` (more than), `-N` (less than), `N` (exactly).
@@ -188,8 +189,8 @@ struct Parser<'a> {
     has_action: bool,
     warnings: Vec<String>,
     env: &'a Env<'a>,
-    /// `-regextype` chose an extended syntax.
-    extended: bool,
+    /// The syntax `-regextype` chose (findutils-default: Emacs).
+    regex_type: Dialect,
 }
 
 /// Parses `find`'s arguments; `Err` holds the message to print after `find: `.
@@ -230,7 +231,7 @@ pub fn parse(args: &[String], env: &Env<'_>) -> Result<Command, String> {
         has_action: false,
         warnings: Vec::new(),
         env,
-        extended: false,
+        regex_type: Dialect::new(Syntax::Emacs, Tool::Find),
     };
     let expr = if p.pos < args.len() {
         let expr = p.comma()?;
@@ -417,28 +418,7 @@ impl Parser<'_> {
             }
             "-regextype" => {
                 let kind = self.value(token)?;
-                let known = [
-                    "emacs",
-                    "posix-basic",
-                    "posix-extended",
-                    "posix-egrep",
-                    "egrep",
-                    "grep",
-                    "awk",
-                    "sed",
-                    "findutils-default",
-                    "posix-awk",
-                    "gnu-awk",
-                    "ed",
-                    "posix-minimal-basic",
-                ];
-                if !known.contains(&kind.as_str()) {
-                    return Err(format!("Unknown regular expression type {kind}; valid types are findutils-default, ed, emacs, gnu-awk, grep, posix-awk, awk, posix-basic, posix-egrep, egrep, posix-extended, posix-minimal-basic, sed."));
-                }
-                self.extended = matches!(
-                    kind.as_str(),
-                    "posix-extended" | "posix-egrep" | "egrep" | "awk" | "posix-awk" | "gnu-awk"
-                );
+                self.regex_type = Dialect::find(&kind).ok_or_else(|| format!("Unknown regular expression type {kind}; valid types are findutils-default, ed, emacs, gnu-awk, grep, posix-awk, awk, posix-basic, posix-egrep, egrep, posix-extended, posix-minimal-basic, sed."))?;
                 Ok(yes)
             }
             _ => Ok(None),
@@ -455,14 +435,15 @@ impl Parser<'_> {
             }
             "-regex" | "-iregex" => {
                 let pattern = self.value(token)?;
-                let translated = if self.extended {
-                    pattern.clone()
-                } else {
-                    emacs_to_rust(&pattern)
+                let flags = Flags {
+                    icase: token == "-iregex",
+                    multiline: false,
                 };
-                let flags = if token == "-iregex" { "(?is)" } else { "(?s)" };
-                let re = Regex::new(&format!("{flags}^(?:{translated})$"))
-                    .map_err(|_| format!("Invalid regular expression '{pattern}'"))?;
+                let re = translate(&pattern, self.regex_type)
+                    .and_then(|t| whole_match(&t, flags))
+                    .map_err(|e| {
+                        format!("failed to compile regular expression '{pattern}': {e}")
+                    })?;
                 Test::Regex(re)
             }
             "-type" | "-xtype" => {
@@ -753,31 +734,6 @@ fn parse_mode_bits(mode: &str) -> Option<u32> {
     Some(bits)
 }
 
-/// Emacs regex syntax (find's default) to the `regex` crate's: `\(` `\)` `\|` `\{` `\}` are
-/// the operators, and bare `( ) | { }` are literals.
-fn emacs_to_rust(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 8);
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some(op @ ('(' | ')' | '|' | '{' | '}')) => out.push(op),
-                Some(other) => {
-                    out.push('\\');
-                    out.push(other);
-                }
-                None => out.push_str("\\\\"),
-            },
-            '(' | ')' | '|' | '{' | '}' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -793,7 +749,5 @@ mod tests {
         assert_eq!(parse_mode_bits("a+r,g+w"), Some(0o464));
         assert_eq!(parse_mode_bits("+x"), Some(0o111));
         assert_eq!(parse_mode_bits("q+x"), None);
-        assert_eq!(emacs_to_rust(r".*\(f\|l\)"), ".*(f|l)");
-        assert_eq!(emacs_to_rust("a(b)|c"), r"a\(b\)\|c");
     }
 }

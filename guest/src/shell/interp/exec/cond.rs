@@ -117,16 +117,10 @@ impl Sh {
         chars: &[super::super::expand::pattern::PChar],
     ) -> Expanded<bool> {
         let nocase = self.state.borrow().opts.nocasematch;
-        let Ok(re) = super::super::regex::compile(chars, nocase) else {
+        let Ok(groups) = super::super::regex::rematch(chars, nocase, left) else {
             return Err(ExpandError::Flow(super::super::Flow::Normal(2)));
         };
-        let groups: Vec<String> = match re.captures(left) {
-            Some(caps) => caps
-                .iter()
-                .map(|m| m.map(|m| m.as_str().to_string()).unwrap_or_default())
-                .collect(),
-            None => Vec::new(),
-        };
+        let groups = groups.unwrap_or_default();
         let matched = !groups.is_empty();
         self.set_array("BASH_REMATCH", groups);
         Ok(matched)

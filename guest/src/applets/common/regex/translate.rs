@@ -1,22 +1,11 @@
-//! POSIX regular expressions (GNU flavour, BRE and ERE) translated to the `regex` crate's
-//! syntax, shared by grep and sed.
+//! The translation itself: one pass over the pattern that writes `regex` crate syntax.
 //!
-//! The translation keeps capture-group numbering (only `\(` / `(` open capturing groups; every
-//! group added here is `(?:...)`), reports errors with glibc's messages (`Unmatched ( or \(`),
-//! and collects GNU grep's warnings (`* at start of expression`). Back-references cannot be
+//! It keeps capture-group numbering (only `\(` / `(` open capturing groups; every group
+//! added here is `(?:...)`), reports errors with glibc's messages (`Unmatched ( or \(`), and
+//! collects GNU grep's warnings (`* at start of expression`). Back-references cannot be
 //! expressed in the `regex` crate: they are reported as an error that says so.
 
-/// Which dialect a pattern is written in, and for which tool.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Dialect {
-    /// ERE (`grep -E`, `sed -E`) instead of BRE.
-    pub extended: bool,
-    /// sed's escapes: `\n`, `\t`, `\xHH`... and `` \` `` / `\'` as buffer anchors.
-    pub sed: bool,
-    /// A byte no match may contain (grep's line terminator): negated classes, `\s` and `\W`
-    /// leave it out so a match never spans two lines of a buffer searched as a whole.
-    pub exclude: Option<char>,
-}
+use super::{escape_byte, Dialect, Syntax, Tool};
 
 /// A translated pattern.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,6 +19,8 @@ pub struct Translation {
     pub branches: Vec<String>,
     /// Whether it has any alternation (`|`), at any depth.
     pub alternation: bool,
+    /// Whether it has any assertion (`^`, `$`, `\b`, `\<`...), anywhere.
+    pub asserts: bool,
     /// What follows a match's end matters to it (a `$`, `\b`, `\>`... not at the start):
     /// testing it on a text cut at that end needs care (see [`Translation::cut_ok`]).
     pub ends: EndChecks,
@@ -115,11 +106,30 @@ pub const BACKREF_UNSUPPORTED: &str = "back-references (\\1..\\9) in a regular e
 
 /// Translates POSIX pattern `src` in `dialect`; the error is glibc's message.
 pub fn translate(src: &str, dialect: Dialect) -> Result<Translation, String> {
+    let chars: Vec<(char, bool)> = src.chars().map(|c| (c, false)).collect();
+    translate_marked(&chars, dialect)
+}
+
+/// Translates a pattern given as bytes (awk's): a byte that is not part of UTF-8 text
+/// matches itself.
+pub fn translate_bytes(src: &[u8], dialect: Dialect) -> Result<Translation, String> {
+    let mut chars = Vec::with_capacity(src.len());
+    for chunk in src.utf8_chunks() {
+        chars.extend(chunk.valid().chars().map(|c| (c, false)));
+        chars.extend(chunk.invalid().iter().map(|&b| (byte_char(b), false)));
+    }
+    translate_marked(&chars, dialect)
+}
+
+/// Translates a pattern whose characters marked `true` are literal (quoted in the shell).
+pub fn translate_marked(src: &[(char, bool)], dialect: Dialect) -> Result<Translation, String> {
     let mut t = Translator {
-        chars: src.chars().collect(),
+        chars: src.iter().map(|p| p.0).collect(),
+        quoted: src.iter().map(|p| p.1).collect(),
         i: 0,
         dialect,
         out: String::with_capacity(src.len() + 8),
+        asserts: false,
         atom: 0,
         last: Last::Start,
         anchor_at_start: false,
@@ -147,6 +157,7 @@ pub fn translate(src: &str, dialect: Dialect) -> Result<Translation, String> {
         groups: t.groups,
         branches,
         alternation: t.alternation,
+        asserts: t.asserts,
         ends: t.ends,
         branch_ends: t.branch_ends,
         max_len: t.lens.first().and_then(Lengths::total),
@@ -173,9 +184,13 @@ enum Last {
 
 struct Translator {
     chars: Vec<char>,
+    /// Which of `chars` are literal whatever they are.
+    quoted: Vec<bool>,
     i: usize,
     dialect: Dialect,
     out: String,
+    /// An assertion was emitted.
+    asserts: bool,
     /// Where in `out` the last atom (what a quantifier applies to) starts.
     atom: usize,
     last: Last,
@@ -202,6 +217,9 @@ const UNMATCHED_BRACKET: &str = "Unmatched [, [^, [:, [., or [=";
 const UNMATCHED_OPEN: &str = "Unmatched ( or \\(";
 const UNMATCHED_CLOSE: &str = "Unmatched ) or \\)";
 const BAD_INTERVAL: &str = "Invalid content of \\{\\}";
+const BAD_PRECEDING: &str = "Invalid preceding regular expression";
+/// Where [`byte_char`] puts the bytes that are not UTF-8 text.
+const BYTE_BASE: u32 = 0x10_ff00;
 /// glibc's RE_DUP_MAX.
 const DUP_MAX: u32 = 0x7fff;
 
@@ -220,12 +238,26 @@ impl Translator {
         Some(c)
     }
 
+    /// ERE: `( ) | { }` unescaped, anchors anywhere.
     fn ere(&self) -> bool {
-        self.dialect.extended
+        self.dialect.syntax == Syntax::Extended
+    }
+
+    /// `+` and `?` are operators without a backslash (ERE and Emacs).
+    fn plain_ops(&self) -> bool {
+        self.dialect.syntax != Syntax::Basic
+    }
+
+    fn awk(&self) -> bool {
+        self.dialect.tool == Tool::Awk
     }
 
     fn run(&mut self) -> Result<(), String> {
         while let Some(c) = self.next() {
+            if self.quoted[self.i - 1] {
+                self.literal_char(c);
+                continue;
+            }
             match c {
                 '\\' => self.escape()?,
                 '[' => self.bracket()?,
@@ -234,10 +266,12 @@ impl Translator {
                 '^' => self.caret(),
                 '$' => self.dollar(),
                 '(' if self.ere() => self.open_group(),
-                ')' if self.ere() && !self.open.is_empty() => self.close_group()?,
+                ')' if self.ere() && (!self.open.is_empty() || self.dialect.tool == Tool::Sed) => {
+                    self.close_group()?
+                }
                 '|' if self.ere() => self.alternate(),
-                '+' | '?' if self.ere() => self.ere_quantifier(c),
-                '{' if self.ere() => self.ere_brace()?,
+                '+' | '?' if self.plain_ops() => self.ere_quantifier(c)?,
+                '{' if self.ere() && self.dialect.intervals => self.ere_brace()?,
                 c => self.literal_char(c),
             }
         }
@@ -258,6 +292,7 @@ impl Translator {
     }
 
     fn anchor(&mut self, text: &str) {
+        self.asserts = true;
         if !self.leading {
             match text {
                 "^" | "\\A" => {}
@@ -277,6 +312,11 @@ impl Translator {
     }
 
     fn literal_char(&mut self, c: char) {
+        if let Some(b) = char_byte(c) {
+            self.atom_str(&format!("(?-u:\\x{b:02x})"));
+            self.replace_last_len(Some(1));
+            return;
+        }
         let mut buf = [0u8; 4];
         let escaped = regex::escape(c.encode_utf8(&mut buf));
         self.atom_str(&escaped);
@@ -333,38 +373,66 @@ impl Translator {
         self.replace_last_len(len);
     }
 
-    /// GNU sed's BRE refuses `*` or an interval right after another quantifier.
+    /// A strict BRE (sed's) refuses `*` or an interval right after another quantifier.
     fn check_repeat(&self) -> Result<(), String> {
-        if self.dialect.sed && !self.ere() && self.last == Last::Quant {
-            return Err("Invalid preceding regular expression".into());
+        if self.dialect.strict() && self.dialect.syntax == Syntax::Basic && self.last == Last::Quant
+        {
+            return Err(BAD_PRECEDING.into());
         }
         Ok(())
     }
 
+    /// Whether an operator here has nothing to repeat: at the start of an expression, or
+    /// after an anchor that starts one (after any anchor, for awk and outside ERE).
+    fn nothing_to_repeat(&self) -> bool {
+        let after_anchor = self.last == Last::Anchor;
+        self.at_start() || (after_anchor && (self.anchor_at_start || self.awk() || !self.ere()))
+    }
+
+    /// An ERE operator `c` with nothing to repeat: literal for awk, an error for the strict
+    /// tools, skipped with a warning by grep (true: the operator is done with).
+    fn misplaced(&mut self, c: char) -> Result<bool, String> {
+        if self.awk() {
+            self.literal_char(c);
+            return Ok(true);
+        }
+        if self.dialect.strict() {
+            return Err(BAD_PRECEDING.into());
+        }
+        let what = if c == '{' { "{...}" } else { &c.to_string() };
+        self.warnings.push(format!("{what} at start of expression"));
+        Ok(self.at_start())
+    }
+
     fn star(&mut self) -> Result<(), String> {
-        if self.at_start() || (!self.ere() && self.last == Last::Anchor) {
-            if self.ere() {
-                self.warnings.push("* at start of expression".into());
+        if self.nothing_to_repeat() {
+            if !self.ere() {
+                self.literal_char('*');
                 return Ok(());
             }
-            self.literal_char('*');
-            return Ok(());
-        }
-        if self.ere() && self.last == Last::Anchor && self.anchor_at_start {
-            self.warnings.push("* at start of expression".into());
+            if self.misplaced('*')? {
+                return Ok(());
+            }
         }
         self.check_repeat()?;
         self.quantify("*");
         Ok(())
     }
 
-    fn ere_quantifier(&mut self, c: char) {
-        if self.at_start() {
-            self.warnings.push(format!("{c} at start of expression"));
-            return;
+    /// Unescaped `+` or `?` (ERE, Emacs).
+    fn ere_quantifier(&mut self, c: char) -> Result<(), String> {
+        if self.nothing_to_repeat() {
+            if !self.ere() {
+                self.literal_char(c);
+                return Ok(());
+            }
+            if self.misplaced(c)? {
+                return Ok(());
+            }
         }
         let mut buf = [0u8; 4];
         self.quantify(c.encode_utf8(&mut buf));
+        Ok(())
     }
 
     fn caret(&mut self) {
@@ -423,14 +491,28 @@ impl Translator {
     }
 
     /// ERE `{`: an interval when one follows, otherwise a literal brace (as GNU does).
+    /// ERE `{`: an interval when one follows; otherwise a literal brace for grep and awk
+    /// (as GNU's do), an error for the strict tools.
     fn ere_brace(&mut self) -> Result<(), String> {
         let save = self.i;
+        if self.nothing_to_repeat() && self.dialect.strict() {
+            return Err(BAD_PRECEDING.into());
+        }
         match self.interval("}")? {
-            Some(q) if self.at_start() => {
-                let _ = q;
-                self.warnings.push("{...} at start of expression".into());
+            Some(_) if self.nothing_to_repeat() && self.awk() => {
+                self.i = save;
+                self.literal_char('{');
+            }
+            Some(q) if self.nothing_to_repeat() => {
+                if !self.misplaced('{')? {
+                    self.quantify(&q);
+                }
             }
             Some(q) => self.quantify(&q),
+            None if self.dialect.strict() => {
+                self.i = save;
+                return Err(self.interval_error("}"));
+            }
             None => {
                 self.i = save;
                 self.literal_char('{');
@@ -442,6 +524,9 @@ impl Translator {
     /// BRE `\{`: an interval, or an error when malformed.
     fn bre_brace(&mut self) -> Result<(), String> {
         if self.at_start() {
+            if self.dialect.strict() {
+                return Err(BAD_PRECEDING.into());
+            }
             self.literal_char('{');
             return Ok(());
         }
@@ -451,14 +536,14 @@ impl Translator {
                 self.quantify(&q);
                 Ok(())
             }
-            None => Err(self.bre_interval_error()),
+            None => Err(self.interval_error("\\}")),
         }
     }
 
-    /// Why a BRE interval failed: no closing `\}` at all, or bad content.
-    fn bre_interval_error(&self) -> String {
+    /// Why an interval failed: no closing `close` at all, or bad content.
+    fn interval_error(&self, close: &str) -> String {
         let rest: String = self.chars[self.i..].iter().collect();
-        if rest.contains("\\}") {
+        if rest.contains(close) {
             BAD_INTERVAL.into()
         } else {
             "Unmatched \\{".into()
@@ -473,7 +558,7 @@ impl Translator {
             self.i += 1;
         }
         let max = if comma { self.number() } else { min };
-        if min.is_none() && (!comma || max.is_none() && !self.dialect.extended) {
+        if min.is_none() && (!comma || max.is_none() && !self.ere()) {
             return Ok(None);
         }
         for expected in close.chars() {
@@ -507,14 +592,23 @@ impl Translator {
 
     fn escape(&mut self) -> Result<(), String> {
         let Some(c) = self.next() else {
+            if self.awk() {
+                self.literal_char('\\');
+                return Ok(());
+            }
             return Err("Trailing backslash".into());
         };
+        if self.awk() {
+            self.awk_escape(c);
+            return Ok(());
+        }
+        let basic = self.dialect.syntax == Syntax::Basic;
         match c {
             '(' if !self.ere() => self.open_group(),
             ')' if !self.ere() => self.close_group()?,
             '|' if !self.ere() => self.alternate(),
-            '{' if !self.ere() => self.bre_brace()?,
-            '+' | '?' if !self.ere() => {
+            '{' if basic && self.dialect.intervals => self.bre_brace()?,
+            '+' | '?' if basic => {
                 if self.at_start() {
                     self.literal_char(c);
                 } else {
@@ -541,10 +635,46 @@ impl Translator {
             } else {
                 "\\z"
             }),
-            _ if self.dialect.sed => self.sed_escape(c)?,
+            _ if self.dialect.tool == Tool::Sed => self.sed_escape(c)?,
             c => self.literal_char(c),
         }
         Ok(())
+    }
+
+    /// Awk's escapes: those of its strings (`\/`, `\t`, octal...), then gawk's regex
+    /// operators (`\y` is a word boundary); any other character stands for itself.
+    fn awk_escape(&mut self, c: char) {
+        if let Some(b) = self.awk_escape_byte() {
+            self.literal_char(byte_char(b));
+            return;
+        }
+        match c {
+            'y' => self.anchor("\\b"),
+            'B' => self.anchor("\\B"),
+            '<' => self.anchor("\\b{start}"),
+            '>' => self.anchor("\\b{end}"),
+            '`' => self.anchor("\\A"),
+            '\'' => self.anchor("\\z"),
+            's' => self.atom_str("\\s"),
+            'S' => self.atom_str("\\S"),
+            'w' => self.atom_str("\\w"),
+            'W' => self.atom_str("\\W"),
+            c => self.literal_char(c),
+        }
+    }
+
+    /// The byte of a string-style escape whose letter was just read, consuming the rest.
+    fn awk_escape_byte(&mut self) -> Option<u8> {
+        let mut buf = [0u8; 4];
+        let text = self.chars[self.i - 1..].iter().take(4);
+        let n = text
+            .take_while(|c| c.is_ascii())
+            .zip(buf.iter_mut())
+            .map(|(c, b)| *b = *c as u8)
+            .count();
+        let (b, len) = escape_byte(&buf[..n])?;
+        self.i += len - 1;
+        Some(b)
     }
 
     fn backref(&self, c: char) -> String {
@@ -626,7 +756,13 @@ impl Translator {
                 break;
             }
             first = false;
-            if c == '[' && matches!(self.peek(), Some(':' | '=' | '.')) {
+            let classes = self.dialect.syntax != Syntax::Emacs;
+            let named = match self.peek() {
+                Some('=' | '.') => true,
+                Some(':') => classes,
+                _ => false,
+            };
+            if c == '[' && named {
                 let kind = self.next().unwrap_or(':');
                 let name = self.bracket_name(kind)?;
                 if kind == ':' {
@@ -641,8 +777,13 @@ impl Translator {
             self.range_or_char(c, &mut items)?;
         }
         let raw: String = self.chars[start..self.i - 1].iter().collect();
-        if raw.len() >= 2 && raw.starts_with(':') && raw.ends_with(':') {
+        let grep = self.dialect.tool == Tool::Grep;
+        if grep && raw.len() >= 2 && raw.starts_with(':') && raw.ends_with(':') {
             return Err(format!("character class syntax is [[{raw}]], not [{raw}]"));
+        }
+        if items.is_empty() {
+            // Only empty ranges (`[z-a]` where that is allowed): a class of nothing.
+            items.push_str("a&&b");
         }
         let class = self.class_text(negated, &items);
         self.atom_str(&class);
@@ -659,14 +800,19 @@ impl Translator {
         }
     }
 
-    /// sed reads `\n`, `\t`, `\\` and `\]` inside brackets as GNU sed does.
+    /// A backslash inside brackets: literal, except that sed reads `\n`, `\t`, `\\`... and
+    /// awk its string escapes (and `\]`, `\\`, any `\c` as `c`).
     fn bracket_escape(&mut self, c: char) -> char {
-        if c != '\\' || !self.dialect.sed {
-            return c;
-        }
-        let Some(next) = self.peek() else {
+        let Some(next) = self.peek().filter(|_| c == '\\') else {
             return c;
         };
+        if self.awk() {
+            self.i += 1;
+            return self.awk_escape_byte().map_or(next, byte_char);
+        }
+        if self.dialect.tool != Tool::Sed {
+            return c;
+        }
         let mapped = match next {
             'n' => '\n',
             't' => '\t',
@@ -675,7 +821,6 @@ impl Translator {
             'v' => '\x0b',
             'a' => '\x07',
             '\\' => '\\',
-            ']' => ']',
             _ => return c,
         };
         self.i += 1;
@@ -708,6 +853,10 @@ impl Translator {
                 hi = self.bracket_escape(hi);
             }
             if hi < lo {
+                // expr and the Emacs syntax take an empty range as matching nothing.
+                if self.dialect.tool == Tool::Expr || self.dialect.syntax == Syntax::Emacs {
+                    return Ok(());
+                }
                 return Err("Invalid range end".into());
             }
             items.push_str(&class_char(lo));
@@ -723,7 +872,9 @@ impl Translator {
 /// One character as a class member of the `regex` crate (escaped when it could be syntax;
 /// `<` and `>` cannot be, the crate keeps `\<` and `\>` for word boundaries).
 fn class_char(c: char) -> String {
-    if c.is_ascii_punctuation() && !matches!(c, '<' | '>') {
+    if let Some(b) = char_byte(c) {
+        format!("\\x{{{b:x}}}")
+    } else if c.is_ascii_punctuation() && !matches!(c, '<' | '>') {
         format!("\\{c}")
     } else if c.is_control() || c == ' ' {
         format!("\\x{{{:x}}}", u32::from(c))
@@ -732,26 +883,45 @@ fn class_char(c: char) -> String {
     }
 }
 
+/// The character that stands for byte `b` of a pattern: itself below 0x80, otherwise one
+/// of the last private-use code points (a byte that is not UTF-8 text matches itself).
+fn byte_char(b: u8) -> char {
+    if b < 0x80 {
+        return char::from(b);
+    }
+    char::from_u32(BYTE_BASE + u32::from(b)).unwrap_or(char::REPLACEMENT_CHARACTER)
+}
+
+/// The byte `c` stands for, if [`byte_char`] made it.
+fn char_byte(c: char) -> Option<u8> {
+    u32::from(c)
+        .checked_sub(BYTE_BASE)
+        .and_then(|b| u8::try_from(b).ok())
+        .filter(|&b| b >= 0x80)
+}
+
 fn single_char(name: &str) -> Option<char> {
     let mut chars = name.chars();
     let c = chars.next()?;
     chars.next().is_none().then_some(c)
 }
 
-/// A POSIX class name as `regex` class items (Unicode letters count, as in a UTF-8 locale).
+/// A POSIX class name as `regex` class items, as glibc's C.UTF-8 locale has them: letters,
+/// digits, punctuation and spaces beyond ASCII count (other scripts' digits are letters, not
+/// `[:digit:]`; a no-break space is neither blank nor space, but graphic and punctuation).
 fn class_items(name: &str) -> Option<&'static str> {
     Some(match name {
-        "alpha" => "\\p{Alphabetic}",
-        "alnum" => "\\p{Alphabetic}0-9",
+        "alpha" => "\\p{Alphabetic}[\\p{Nd}&&[^0-9]]",
+        "alnum" => "\\p{Alphabetic}\\p{Nd}",
         "upper" => "\\p{Uppercase}",
         "lower" => "\\p{Lowercase}",
         "digit" => "0-9",
         "xdigit" => "0-9A-Fa-f",
-        "space" => "\\s",
-        "blank" => "\\x{20}\\t",
-        "punct" => "[:punct:]",
-        "print" => "[:print:]\\x{a0}-\\x{10ffff}",
-        "graph" => "[:graph:]\\x{a1}-\\x{10ffff}",
+        "space" => "\\t\\n\\x{b}\\x{c}\\r\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{2028}\\x{2029}\\x{205f}\\x{3000}",
+        "blank" => "\\t\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{205f}\\x{3000}",
+        "punct" => "[:punct:]\\p{P}\\p{S}\\x{a0}",
+        "print" => "[:print:][^\\x00-\\x7f\\p{C}]",
+        "graph" => "[:graph:]\\x{a0}[^\\x00-\\x7f\\p{C}\\p{Z}]",
         "cntrl" => "[:cntrl:]",
         _ => return None,
     })
@@ -762,14 +932,12 @@ mod tests {
     use super::*;
 
     fn bre(p: &str) -> String {
-        translate(p, Dialect::default()).map_or_else(|e| format!("ERR {e}"), |t| t.pattern)
+        translate(p, Dialect::posix(false, Tool::Grep))
+            .map_or_else(|e| format!("ERR {e}"), |t| t.pattern)
     }
 
     fn ere(p: &str) -> String {
-        let d = Dialect {
-            extended: true,
-            ..Dialect::default()
-        };
+        let d = Dialect::posix(true, Tool::Grep);
         translate(p, d).map_or_else(|e| format!("ERR {e}"), |t| t.pattern)
     }
 
@@ -795,6 +963,10 @@ mod tests {
             ("[]a]", "[\\]a]"),
             ("[^a-c]", "[^a-c]"),
             ("[[:digit:]x]", "[0-9x]"),
+            (
+                "[^[:blank:]]",
+                "[^\\t\\x{20}\\x{1680}\\x{2000}-\\x{2006}\\x{2008}-\\x{200a}\\x{205f}\\x{3000}]",
+            ),
             ("[a-]", "[a\\-]"),
             ("[\\]", "[\\\\]"),
             ("<[^>]*>", "<[^>]*>"),
@@ -852,13 +1024,127 @@ mod tests {
         assert_eq!(ere("a{2,1}"), "ERR Invalid content of \\{\\}");
     }
 
+    fn tr(p: &str, syntax: Syntax, tool: Tool) -> String {
+        translate(p, Dialect::new(syntax, tool)).map_or_else(|e| format!("ERR {e}"), |t| t.pattern)
+    }
+
+    #[test]
+    fn strict_tools_refuse_misplaced_operators() {
+        use Syntax::{Basic, Extended};
+        for tool in [Tool::Sed, Tool::Bash, Tool::Find] {
+            let ere = |p: &str| tr(p, Extended, tool);
+            assert_eq!(ere("*a"), "ERR Invalid preceding regular expression");
+            assert_eq!(ere("^*a"), "ERR Invalid preceding regular expression");
+            assert_eq!(ere("a|+b"), "ERR Invalid preceding regular expression");
+            assert_eq!(ere("a{"), "ERR Unmatched \\{");
+            assert_eq!(ere("a{1"), "ERR Unmatched \\{");
+            assert_eq!(ere("a{x}"), "ERR Invalid content of \\{\\}");
+            assert_eq!(ere("a{,2}"), "a{0,2}");
+        }
+        assert_eq!(
+            tr("\\{1\\}a", Basic, Tool::Sed),
+            "ERR Invalid preceding regular expression"
+        );
+        assert_eq!(tr("\\{1\\}a", Basic, Tool::Grep), "\\{1\\}a");
+        assert_eq!(tr("a)", Extended, Tool::Sed), "ERR Unmatched ) or \\)");
+        assert_eq!(tr("a)", Extended, Tool::Bash), "a\\)");
+        assert_eq!(tr("a{", Extended, Tool::Grep), "a\\{");
+    }
+
+    #[test]
+    fn awk_reads_misplaced_operators_and_escapes_literally() {
+        let awk = |p: &str| tr(p, Syntax::Extended, Tool::Awk);
+        assert_eq!(awk("*a"), "\\*a");
+        assert_eq!(awk("+"), "\\+");
+        assert_eq!(awk("^*"), "^\\*");
+        assert_eq!(awk("{2}"), "\\{2\\}");
+        assert_eq!(awk("a{"), "a\\{");
+        assert_eq!(awk("a\\"), "a\\\\");
+        assert_eq!(awk("\\/\\t\\101"), "/\tA");
+        assert_eq!(awk("\\y\\B"), "\\b\\B");
+        assert_eq!(awk("[a\\]]"), "[a\\]]");
+        assert_eq!(awk("(a)\\1"), "(a)\u{1}");
+        let bytes = translate_bytes(b"a\xffb\\377", Dialect::posix(true, Tool::Awk));
+        assert_eq!(
+            bytes.map(|t| t.pattern),
+            Ok("a(?-u:\\xff)b(?-u:\\xff)".into())
+        );
+    }
+
+    #[test]
+    fn emacs_syntax_for_find() {
+        let find = |p: &str| {
+            let d = Dialect::find("findutils-default").unwrap_or(Dialect::posix(true, Tool::Find));
+            translate(p, d).map_or_else(|e| format!("ERR {e}"), |t| t.pattern)
+        };
+        assert_eq!(find("./a\\{2\\}"), "./a\\{2\\}");
+        assert_eq!(find("a+b?"), "a+b?");
+        assert_eq!(find("\\(a\\|b\\)(c)"), "(a|b)\\(c\\)");
+        assert_eq!(find("*a\\+"), "\\*a\\+");
+        assert_eq!(find("[[:upper:]]"), "[\\[\\:upper\\:]\\]");
+        assert_eq!(find("[z-a]"), "[a&&b]");
+        assert!(Dialect::find("perl").is_none());
+    }
+
+    #[test]
+    fn expr_takes_an_empty_range_as_matching_nothing() {
+        assert_eq!(tr("[z-a]", Syntax::Basic, Tool::Expr), "[a&&b]");
+        assert_eq!(
+            tr("[z-a]", Syntax::Basic, Tool::Grep),
+            "ERR Invalid range end"
+        );
+        assert!(regex::Regex::new("[a&&b]").is_ok_and(|r| !r.is_match("ab")));
+    }
+
+    #[test]
+    fn quoted_characters_are_literal() {
+        let chars = [('a', false), ('.', true), ('*', true), ('[', true)];
+        let t = translate_marked(&chars, Dialect::posix(true, Tool::Bash));
+        assert_eq!(t.map(|t| t.pattern), Ok("a\\.\\*\\[".into()));
+    }
+
+    #[test]
+    fn sed_brackets_read_its_escapes_but_not_a_closing_bracket() {
+        let sed = |p: &str| tr(p, Syntax::Basic, Tool::Sed);
+        assert_eq!(sed("[\\n]"), "[\\x{a}]");
+        assert_eq!(sed("[\\]]"), "[\\\\]\\]");
+        assert_eq!(tr("[\\n]", Syntax::Basic, Tool::Grep), "[\\\\n]");
+    }
+
+    #[test]
+    fn classes_are_those_of_a_utf8_locale() {
+        let matches = |class: &str, c: char| {
+            let t = translate(
+                &format!("^[[:{class}:]]$"),
+                Dialect::posix(false, Tool::Grep),
+            );
+            let re = t.ok().and_then(|t| regex::Regex::new(&t.pattern).ok());
+            re.is_some_and(|re| re.is_match(&c.to_string()))
+        };
+        let cases = [
+            ("punct", '…', true),
+            ("punct", '€', true),
+            ("punct", 'é', false),
+            ("punct", '\u{a0}', true),
+            ("alpha", '٣', true),
+            ("alnum", '٣', true),
+            ("digit", '٣', false),
+            ("blank", '\u{2003}', true),
+            ("blank", '\u{a0}', false),
+            ("space", '\u{a0}', false),
+            ("graph", '\u{a0}', true),
+            ("graph", '\u{2003}', false),
+            ("print", '\u{2003}', true),
+        ];
+        for (class, c, want) in cases {
+            assert_eq!(matches(class, c), want, "[[:{class}:]] on {c:?}");
+        }
+    }
+
     #[test]
     fn maximum_match_lengths() {
         let len = |p: &str, extended: bool| {
-            let d = Dialect {
-                extended,
-                ..Dialect::default()
-            };
+            let d = Dialect::posix(extended, Tool::Grep);
             translate(p, d).map(|t| t.max_len).unwrap_or(Some(999))
         };
         assert_eq!(len("INFO|WARN", true), Some(4));
@@ -884,7 +1170,7 @@ mod tests {
         }
         let grep = Dialect {
             exclude: Some('\n'),
-            ..Dialect::default()
+            ..Dialect::posix(false, Tool::Grep)
         };
         for p in ["[^a]", "\\W\\s", "[[:space:]]x", "[.]"] {
             let t = translate(p, grep).map(|t| t.pattern).unwrap_or_default();
