@@ -226,14 +226,26 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             target,
             status: 0,
             output_written: false,
+            said: String::new(),
         };
         for patch in &patches {
-            if let Err(status) = run.file(&mut ctx, patch).await {
-                return status;
+            // Each file's messages are gathered, then written at once (before a fatal error).
+            let result = run.file(&ctx, patch);
+            let said = std::mem::take(&mut run.said);
+            if out_str(&mut ctx, &said).await.is_err() {
+                return 2;
+            }
+            if let Err(message) = result {
+                return fatal(&mut ctx, message).await;
             }
         }
         run.status
     })
+}
+
+/// GNU's fatal message for a file it cannot write.
+fn cannot_create(name: &str, e: &crate::vfs::VfsError) -> String {
+    format!("**** Can't create file {name} : {}", e.code.description())
 }
 
 async fn fatal(ctx: &mut Ctx, message: String) -> i32 {
@@ -249,6 +261,8 @@ struct Run {
     status: i32,
     /// Whether `-o FILE` has been written once (later files are appended to it).
     output_written: bool,
+    /// What the current file's patching has to say on stdout.
+    said: String,
 }
 
 /// `1 hunk` / `2 hunks`.
@@ -257,8 +271,8 @@ fn hunks(n: usize) -> String {
 }
 
 impl Run {
-    async fn say(&self, ctx: &mut Ctx, text: &str) -> Result<(), i32> {
-        out_str(ctx, text).await.map_err(|_| 2)
+    fn say(&mut self, text: &str) {
+        self.said.push_str(text);
     }
 
     /// `-p N` (or, without `-p`, GNU's default: the name without its directories); `None`
@@ -337,10 +351,11 @@ impl Run {
         None
     }
 
-    /// Applies one file's patch; `Err(status)` ends the whole run.
-    async fn file(&mut self, ctx: &mut Ctx, p: &FilePatch) -> Result<(), i32> {
+    /// Applies one file's patch; `Err(message)` is fatal (status 2).
+    fn file(&mut self, ctx: &Ctx, p: &FilePatch) -> Result<(), String> {
         let Some(name) = self.choose(ctx, p) else {
-            return self.cannot_find(ctx, p).await;
+            self.cannot_find(p);
+            return Ok(());
         };
         let git = p.git.as_ref();
         let renamed_from = git
@@ -383,23 +398,21 @@ impl Run {
                 text.push_str("  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n");
                 false
             };
-            self.say(ctx, &text).await?;
+            self.say(&text);
             if !assume {
                 let n = p.hunks.len();
-                self.say(ctx, &format!("{} out of {} ignored\n", n, hunks(n)))
-                    .await?;
+                self.say(&format!("{} out of {} ignored\n", n, hunks(n)));
                 self.status = self.status.max(1);
                 return Ok(());
             }
             reverse = true;
         }
         if !self.o.quiet {
-            self.say(ctx, &line).await?;
+            self.say(&line);
         }
         if let Some(message) = &p.broken {
             if p.hunks.is_empty() {
-                warn(ctx, format!("**** {message}")).await;
-                return Err(2);
+                return Err(format!("**** {message}"));
             }
         }
         let source = renamed_from.clone().unwrap_or(name.clone());
@@ -413,7 +426,7 @@ impl Run {
             .iter()
             .map(|h| if reverse { h.reversed() } else { h.clone() })
             .collect();
-        let mut outcome = self.apply(ctx, &original, &hunk_list).await?;
+        let mut outcome = self.apply(&original, &hunk_list);
         let mut flipped = false;
         if let Outcome::Reversed = outcome {
             let message = if reverse {
@@ -422,8 +435,7 @@ impl Run {
                 "Reversed (or previously applied) patch detected!"
             };
             let flip = if self.o.forward {
-                self.say(ctx, &format!("{message}  Skipping patch.\n"))
-                    .await?;
+                self.say(&format!("{message}  Skipping patch.\n"));
                 false
             } else if self.o.batch {
                 let what = if reverse {
@@ -431,22 +443,20 @@ impl Run {
                 } else {
                     "Assuming -R."
                 };
-                self.say(ctx, &format!("{message}  {what}\n")).await?;
+                self.say(&format!("{message}  {what}\n"));
                 true
             } else {
                 let ask = if reverse { "Ignore -R?" } else { "Assume -R?" };
-                self.say(
-                    ctx,
-                    &format!("{message}  {ask} [n] \nApply anyway? [n] \nSkipping patch.\n"),
-                )
-                .await?;
+                self.say(&format!(
+                    "{message}  {ask} [n] \nApply anyway? [n] \nSkipping patch.\n"
+                ));
                 false
             };
             if flip {
                 reverse = !reverse;
                 flipped = true;
                 hunk_list = hunk_list.iter().map(Hunk::reversed).collect();
-                outcome = self.apply(ctx, &original, &hunk_list).await?;
+                outcome = self.apply(&original, &hunk_list);
             } else {
                 let n = hunk_list.len();
                 let rej = self.reject_name(&write_name);
@@ -459,7 +469,7 @@ impl Run {
                         hunks(n)
                     )
                 };
-                self.say(ctx, &text).await?;
+                self.say(&text);
                 let all: Vec<(&Hunk, i64)> = hunk_list.iter().map(|h| (h, 0)).collect();
                 self.write_rejects(ctx, p, reverse, &rej, &all)?;
                 self.status = self.status.max(1);
@@ -475,8 +485,7 @@ impl Run {
             return Ok(());
         };
         if let Some(message) = &p.broken {
-            warn(ctx, format!("**** {message}")).await;
-            return Err(2);
+            return Err(format!("**** {message}"));
         }
         if !self.o.dry_run {
             self.save(
@@ -502,7 +511,7 @@ impl Run {
                     hunks(n)
                 )
             };
-            self.say(ctx, &text).await?;
+            self.say(&text);
             let rejected: Vec<(&Hunk, i64)> = failed
                 .iter()
                 .map(|&(i, moved)| (&hunk_list[i], moved))
@@ -531,7 +540,7 @@ impl Run {
         reverse: bool,
         rej: &str,
         hunks: &[(&Hunk, i64)],
-    ) -> Result<(), i32> {
+    ) -> Result<(), String> {
         if self.o.dry_run || hunks.is_empty() {
             return Ok(());
         }
@@ -554,7 +563,7 @@ impl Run {
         ctx.vfs
             .borrow_mut()
             .write(&ctx.cwd, rej, &text)
-            .map_err(|_| 2)
+            .map_err(|e| cannot_create(rej, &e))
     }
 
     /// Writes the result (and the backup), removes a file the patch deletes.
@@ -570,7 +579,7 @@ impl Run {
         reverse: bool,
         lines: Vec<Line>,
         mismatch: bool,
-    ) -> Result<(), i32> {
+    ) -> Result<(), String> {
         let data = bytes_of(&lines);
         let mut vfs = ctx.vfs.borrow_mut();
         let cwd = &ctx.cwd;
@@ -590,7 +599,7 @@ impl Run {
                 vfs.write(cwd, out, &data)
             };
             self.output_written = true;
-            return result.map_err(|_| 2);
+            return result.map_err(|e| cannot_create(out, &e));
         }
         let deletes = if reverse { p.creates() } else { p.deletes() };
         if (deletes || self.o.remove_empty) && data.is_empty() {
@@ -604,7 +613,8 @@ impl Run {
         {
             let _ = vfs.mkdir_all(cwd, dir);
         }
-        vfs.write(cwd, write_name, &data).map_err(|_| 2)?;
+        vfs.write(cwd, write_name, &data)
+            .map_err(|e| cannot_create(write_name, &e))?;
         if source != write_name && p.git.as_ref().is_some_and(|g| g.rename) {
             let _ = vfs.remove_file(cwd, source);
         }
@@ -612,7 +622,7 @@ impl Run {
     }
 
     /// Places every hunk; `Reversed` when the first one only fits undone.
-    async fn apply(&self, ctx: &mut Ctx, file: &[Line], hunks: &[Hunk]) -> Result<Outcome, i32> {
+    fn apply(&mut self, file: &[Line], hunks: &[Hunk]) -> Outcome {
         let mut out = Vec::with_capacity(file.len());
         let mut pos = 0usize;
         let mut offset = 0i64;
@@ -643,7 +653,7 @@ impl Run {
                             ));
                         }
                         text.push_str(".\n");
-                        self.say(ctx, &text).await?;
+                        self.say(&text);
                     }
                 }
                 None => {
@@ -651,29 +661,28 @@ impl Run {
                     if i == 0 && !self.o.force && undone.old_len() > 0 {
                         let guess = first_guess(&undone) as i64;
                         if locate(file, &undone, guess, 1, 0, self.o.compare).is_some() {
-                            return Ok(Outcome::Reversed);
+                            return Outcome::Reversed;
                         }
                     }
                     // GNU names the line the hunk's header gives, moved by the lines added so far.
                     let at = hunk.old_start as i64 + out.len() as i64 - pos as i64;
                     if !self.o.quiet {
-                        self.say(ctx, &format!("Hunk #{} FAILED at {}.\n", i + 1, at.max(1)))
-                            .await?;
+                        self.say(&format!("Hunk #{} FAILED at {}.\n", i + 1, at.max(1)));
                     }
                     failed.push((i, out.len() as i64 - pos as i64));
                 }
             }
         }
         out.extend_from_slice(&file[pos..]);
-        Ok(Outcome::Applied {
+        Outcome::Applied {
             lines: out,
             failed,
             inexact,
-        })
+        }
     }
 
     /// GNU's report of a patch whose file is nowhere, with the text that led up to it.
-    async fn cannot_find(&mut self, ctx: &mut Ctx, p: &FilePatch) -> Result<(), i32> {
+    fn cannot_find(&mut self, p: &FilePatch) {
         let hint = if self.o.strip.is_some() {
             "Perhaps you used the wrong -p or --strip option?"
         } else {
@@ -696,9 +705,8 @@ impl Run {
         }
         let n = p.hunks.len();
         text.push_str(&format!("{n} out of {} ignored\n", hunks(n)));
-        self.say(ctx, &text).await?;
+        self.say(&text);
         self.status = self.status.max(1);
-        Ok(())
     }
 }
 
