@@ -4,7 +4,7 @@ Compiled modules are cached twice: in this process (a second ``Sandbox()`` only 
 and on disk under the user cache directory, keyed by the module's hash, the wasmtime build, the
 engine configuration and the platform, written atomically. So that a fresh process neither
 reads nor hashes the 4.7 MB module, the disk cache also remembers each module file's hash under
-the file's identity (:func:`~corral.runtime._base.file_identity`, one ``stat``). An epoch
+the file's identity (``file_identity`` in ``corral.runtime._base``: one ``stat``). An epoch
 deadline is the backstop for guest code that the guest's own interrupt checks cannot stop.
 
 Each instance reserves address space for its linear memory up front (see
