@@ -175,7 +175,17 @@ def _no_path_open(*_: int) -> int:
     return EBADF
 
 
+# Lines the host turns into an execution's own error (kind ``out_of_memory`` or ``timeout``):
+# the result already says what happened, so they are not worth a warning in the host's log.
+_HANDLED_DIAGNOSTICS = (
+    b"memory allocation of ",
+    b"note: run with `RUST_BACKTRACE=1`",
+    b"corral: the execution ran past its deadline",
+)
+
+
 def _log_diagnostics(data: bytes) -> None:
     import logging  # only when the guest prints: a fresh process is spared importing it
 
-    logging.getLogger("corral").warning("guest: %s", data.decode("utf-8", "replace"))
+    level = logging.DEBUG if data.startswith(_HANDLED_DIAGNOSTICS) else logging.WARNING
+    logging.getLogger("corral").log(level, "guest: %s", data.decode("utf-8", "replace"))
