@@ -298,3 +298,23 @@ def test_a_shell_writer_past_the_output_cap_stops_instead_of_running_to_the_time
         "[output truncated: more than 1000 bytes; print less or return a summary]\n"
     )
     assert sandbox.execute("echo fresh", "shell").stdout == "fresh\n"
+
+
+def _echo(x: int) -> dict[str, int]:
+    """Echo."""
+    return {"x": x}
+
+
+def test_running_out_of_heap_in_a_promise_all_is_out_of_memory_not_a_deadlock() -> None:
+    # Promise.all's reactions that fail to allocate reject promises nobody awaits, so the
+    # execution used to end as "awaits a promise that can never settle" (8,192 calls here,
+    # after the smaller runs).
+    sandbox = Sandbox(tools=[_echo], limits=Limits(memory=4 * 1024 * 1024))
+    for calls in (2048, 3000, 4096, 5000, 8192):
+        code = f"const ps = []; for (let i = 0; i < {calls}; i++) ps.push(_echo({{x: i}}));"
+        result = sandbox.execute(code + " return (await Promise.all(ps)).length")
+        if calls == 2048:
+            continue  # fits
+        assert result.error_kind == "exception", (calls, result.error)
+        assert "out of memory" in (result.error or ""), (calls, result.error)
+    assert sandbox.execute("return 1").return_value == 1

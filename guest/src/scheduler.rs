@@ -366,14 +366,21 @@ impl Guest {
                     fs_generation: self.vfs.borrow().generation(),
                 }))
             }
-            None => self
-                .abandon(ExecError {
-                    kind: ErrorKind::Deadlock,
-                    message: "the code awaits a promise that can never settle (nothing is \
-                              pending on the host); resolve it or remove the await"
-                        .into(),
-                })
-                .map(Some),
+            None => {
+                let error = match self.js.stalled_by_full_heap() {
+                    Some(message) => ExecError {
+                        kind: ErrorKind::Exception,
+                        message,
+                    },
+                    None => ExecError {
+                        kind: ErrorKind::Deadlock,
+                        message: "the code awaits a promise that can never settle (nothing \
+                                  is pending on the host); resolve it or remove the await"
+                            .into(),
+                    },
+                };
+                self.abandon(error).map(Some)
+            }
         }
     }
 

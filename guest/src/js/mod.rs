@@ -382,6 +382,21 @@ impl JsEngine {
         })
     }
 
+    /// Why a JavaScript execution that can never settle stopped, if the cause was a full
+    /// heap: a promise reaction that ran out of memory (inside `Promise.all`, say) rejects a
+    /// promise nobody awaits, so what remains looks like a deadlock but is not one.
+    pub fn stalled_by_full_heap(&self) -> Option<String> {
+        let limit = self.memory_limit;
+        self.heap.was_full(limit, limit / 16).then(|| {
+            format!(
+                "InternalError: out of memory: the code used all of the {limit}-byte \
+                 JavaScript heap (Limits.memory), so some promises could never settle; keep \
+                 less in memory at once (fewer calls in flight, data in parts) or raise \
+                 Limits(memory=...)"
+            )
+        })
+    }
+
     /// An execution that failed with `message` (a line), printed to stderr.
     fn failed(&self, message: &str) -> JsOutcome {
         self.shared.output.borrow_mut().write(2, message.as_bytes());
