@@ -116,11 +116,15 @@ pub struct Applet {
 }
 
 impl Applet {
-    /// Runs the applet with `ctx`: the one way in. It answers `--help` by the applet's
-    /// [`Help`] rule (printing `Usage: ` and the usage), so applets never check for it.
+    /// Runs the applet with `ctx`: the one way in. It answers `--help` (printing `Usage: `
+    /// and the usage) and `--version` by the applet's [`Help`] rule, so applets never check
+    /// for them.
     pub fn start(&'static self, mut ctx: Ctx) -> LocalFuture<'static, i32> {
-        if self.help.asked(&ctx.args) {
+        if self.help.asked(&ctx.args, "--help") {
             return Box::pin(async move { common::print_help(&mut ctx, self.usage).await });
+        }
+        if self.help.asked(&ctx.args, "--version") {
+            return Box::pin(async move { common::print_version(&mut ctx, self.name).await });
         }
         (self.run)(ctx)
     }
@@ -163,6 +167,18 @@ pub mod parsers {
 mod tests {
     use super::testing::run;
     use super::{all, Help};
+
+    #[test]
+    fn the_registry_answers_version_where_it_answers_help() {
+        let version = |name: &str, args: &[&str]| run(name, args, "").stdout;
+        assert!(version("ls", &["--version"]).starts_with("ls (GNU coreutils) 9.1\n"));
+        assert!(version("cat", &["x", "--version"]).starts_with("cat (GNU coreutils) 9.1\n"));
+        assert!(version("find", &["--version"]).starts_with("find (GNU findutils) 4.9.0\n"));
+        assert!(version("patch", &["--version"]).starts_with("GNU patch 2.7.6\n"));
+        // Where `--help` is not an option, neither is `--version`.
+        assert_eq!(version("printf", &["%s", "--version"]), "--version");
+        assert_eq!(version("echo", &["--version"]), "--version\n");
+    }
 
     #[test]
     fn the_registry_answers_help_by_each_applets_rule() {

@@ -1,6 +1,6 @@
 //! GNU-style option parsing: `-abc` bundles, `-n5` and `-n 5` values, `--long`,
 //! `--long=value` and `--long value`, options after operands, and `--` to stop; and the one
-//! answer to `--help` (see [`Help`]).
+//! answer to `--help` and `--version` (see [`Help`]).
 
 use super::output::{conclude, out_str};
 use super::usage_error;
@@ -26,9 +26,10 @@ pub enum Help {
 }
 
 impl Help {
-    /// Whether `args` ask for help under this rule.
-    pub fn asked(self, args: &[String]) -> bool {
-        let is_help = |arg: &String| arg == "--help";
+    /// Whether `args` ask for `flag` (`--help` or `--version`: GNU tools look for both in
+    /// the same places) under this rule.
+    pub fn asked(self, args: &[String], flag: &str) -> bool {
+        let is_help = |arg: &String| arg == flag;
         match self {
             Help::Anywhere => args.iter().take_while(|a| *a != "--").any(is_help),
             Help::BeforeOperand => args
@@ -40,6 +41,30 @@ impl Help {
             Help::Own => false,
         }
     }
+}
+
+/// Prints what `NAME --version` prints first: the GNU (or util-linux...) package and version
+/// whose behaviour the applet follows, which scripts test to tell GNU tools from others; then
+/// that this is corral's reimplementation.
+pub async fn print_version(ctx: &mut Ctx, name: &str) -> i32 {
+    let first = match name {
+        "find" | "xargs" => format!("{name} (GNU findutils) 4.9.0"),
+        "diff" | "cmp" => format!("{name} (GNU diffutils) 3.8"),
+        "tar" => "tar (GNU tar) 1.34".into(),
+        "gzip" => "gzip 1.12".into(),
+        "gunzip" | "zcat" => format!("{name} (gzip) 1.12"),
+        "patch" => "GNU patch 2.7.6".into(),
+        "rev" | "column" | "hexdump" => format!("{name} from util-linux 2.38.1"),
+        "xxd" => "xxd 2022-01-14".into(),
+        _ => format!("{name} (GNU coreutils) 9.1"),
+    };
+    let text = format!(
+        "{first}
+corral's reimplementation, in the sandbox, of this version.
+"
+    );
+    let result = out_str(ctx, &text).await;
+    conclude(ctx, result.map(|()| 0)).await
 }
 
 /// Prints `usage` to stdout, as `NAME --help` does; resolves to exit status 0 (or what a

@@ -17,7 +17,7 @@ mod targets;
 mod time;
 mod zone;
 
-pub use args::{getopt, parse_args, print_help, Help, Opt, OptSpec};
+pub use args::{getopt, parse_args, print_help, print_version, Help, Opt, OptSpec};
 pub use child::{run_child, run_child_in, run_forwarded, Child};
 pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
 pub use glob::Glob;

@@ -29,6 +29,7 @@ mod rm;
 mod rmdir;
 mod sleep;
 mod stat;
+mod system;
 mod tar;
 mod touch;
 mod truefalse;
@@ -67,6 +68,10 @@ pub static APPLETS: &[&Applet] = &[
     &dd::APPLET,
     &id::ID,
     &id::WHOAMI,
+    &system::UNAME,
+    &system::ARCH,
+    &system::HOSTNAME_APPLET,
+    &system::NPROC,
     &mkdir::APPLET,
     &mktemp::APPLET,
     &rmdir::APPLET,
