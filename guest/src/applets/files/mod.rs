@@ -31,6 +31,7 @@ mod sleep;
 mod stat;
 mod system;
 mod tar;
+mod timeout;
 mod touch;
 mod truefalse;
 mod xargs;
@@ -72,6 +73,9 @@ pub static APPLETS: &[&Applet] = &[
     &system::ARCH,
     &system::HOSTNAME_APPLET,
     &system::NPROC,
+    &timeout::TIMEOUT,
+    &timeout::NICE,
+    &timeout::NOHUP,
     &mkdir::APPLET,
     &mktemp::APPLET,
     &rmdir::APPLET,

@@ -50,7 +50,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 /// Milliseconds in `5`, `0.5s`, `2m`, `1.5h`, `1d`, `inf`.
-fn parse_interval(text: &str) -> Option<f64> {
+pub(super) fn parse_interval(text: &str) -> Option<f64> {
     let (number, scale) = match text.char_indices().last()? {
         (at, 's') => (&text[..at], 1.0),
         (at, 'm') => (&text[..at], 60.0),
