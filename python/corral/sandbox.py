@@ -20,7 +20,6 @@ import secrets
 import struct
 import threading
 import time
-import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
@@ -164,7 +163,7 @@ class Sandbox:
         sandbox_id: str | None = None,
         mcp_servers: Iterable[Any] | Mapping[str, Any] | None = None,
     ) -> None:
-        self.id = sandbox_id or uuid.uuid4().hex
+        self.id = sandbox_id or secrets.token_hex(16)
         self.limits = limits or Limits()
         # Run by close() (and when the sandbox is collected): each releases what it holds.
         self._on_close: list[Callable[[], Any]] = []
@@ -465,7 +464,7 @@ class Sandbox:
             self._key = secrets.token_bytes(32)
             self.token = CapabilityToken.mint(self._key, list(self.capabilities))
             self._init["key"] = self._key
-        child_id = f"{self.id}/{uuid.uuid4().hex[:12]}"  # a path: the parent's binding covers it
+        child_id = f"{self.id}/{secrets.token_hex(6)}"  # a path: the parent's binding covers it
         child_token = self.token.attenuate(
             list(capabilities), expires_in=expires_in, sandbox_id=child_id
         )
@@ -593,7 +592,7 @@ class Sandbox:
         The fork's id is ``<this id>/fork-<random>``, so a token bound to this sandbox works
         there too; it shares this sandbox's audit trail.
         """
-        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{uuid.uuid4().hex[:8]}")
+        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{secrets.token_hex(4)}")
         fork.restore(self.snapshot())
         return fork
 
