@@ -198,7 +198,7 @@ def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
     ]
 
 
-def test_the_snapshot_key_names_the_wheel_the_demo_and_pyodide(
+def test_the_snapshot_key_names_the_wheel_the_demo_pyodide_and_the_stdlib(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The page keeps Pyodide's memory snapshot (corral and the demo imported) under
@@ -209,14 +209,19 @@ def test_the_snapshot_key_names_the_wheel_the_demo_and_pyodide(
     spec.loader.exec_module(build)
     monkeypatch.setattr(build, "WEB", tmp_path)
     wheel, source = tmp_path / "corral.whl", tmp_path / "corral_demo.py"
+    stdlib = tmp_path / "python_stdlib.zip"
     wheel.write_bytes(b"wheel one")
     source.write_text("demo one")
-    key = build.build_key(wheel, "314.0.7")
-    assert key == build.build_key(wheel, "314.0.7")
+    stdlib.write_bytes(b"stdlib one")
+    key = build.build_key(wheel, "314.0.7", stdlib)
+    assert key == build.build_key(wheel, "314.0.7", stdlib)
     assert len(key) == 16
-    assert build.build_key(wheel, "314.0.8") != key
+    assert build.build_key(wheel, "314.0.8", stdlib) != key
     source.write_text("demo two")
-    assert build.build_key(wheel, "314.0.7") != key
+    assert build.build_key(wheel, "314.0.7", stdlib) != key
     source.write_text("demo one")
+    stdlib.write_bytes(b"stdlib two")  # a snapshot holds the index of the zip it imported from
+    assert build.build_key(wheel, "314.0.7", stdlib) != key
+    stdlib.write_bytes(b"stdlib one")
     wheel.write_bytes(b"wheel two")
-    assert build.build_key(wheel, "314.0.7") != key
+    assert build.build_key(wheel, "314.0.7", stdlib) != key

@@ -49,15 +49,16 @@ async function storeSnapshot(build, snapshot) {
 
 // Python with corral and the demo imported: from the stored snapshot when there is one (then
 // Python's random generator is seeded afresh, not shared by every restored worker), else
-// started and imported, and with `makeSnapshot` the snapshot is taken and stored.
-async function startPython(build, makeSnapshot) {
-  const indexURL = here("pyodide/");
-  const snapshot = await storedSnapshot(build);
+// started and imported, and with `makeSnapshot` the snapshot is taken and stored. Either way
+// from the demo's own standard library (build.py: the modules the page imports as bytecode).
+async function startPython(manifest, makeSnapshot) {
+  const options = { indexURL: here("pyodide/"), stdLibURL: here(manifest.demo.stdlib), packages: [] };
+  const snapshot = await storedSnapshot(manifest.build);
   progress("Starting Python (Pyodide)", 0.05, 0.7, snapshot ? 0.8 : 2.5);
   if (snapshot) {
     try {
       // Its 30 MB are read while Pyodide loads its own JavaScript.
-      const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot.arrayBuffer() });
+      const restored = await loadPyodide({ ...options, _loadSnapshot: snapshot.arrayBuffer() });
       restored.runPython("import random; random.seed()");
       return { pyodide: restored, restored: true };
     } catch (error) {
@@ -65,60 +66,61 @@ async function startPython(build, makeSnapshot) {
       caches.delete(SNAPSHOTS).catch(() => {});
     }
   }
-  const started = await loadPyodide({ indexURL, packages: [], _makeSnapshot: makeSnapshot });
+  const started = await loadPyodide({ ...options, _makeSnapshot: makeSnapshot });
   return { pyodide: started, restored: false };
 }
 
-// Python's half of booting, the wheel written to WHEEL first. Started afresh: all of the
-// wheel's files into site-packages, then the imports a memory snapshot should hold.
-const WHEEL = "/tmp/corral-wheel.zip";
-const UNPACK_AND_IMPORT = `
+// Python's half of booting, the demo's Python files (corral-app.zip: the wheel's files but its
+// module, and corral_demo.py, with their bytecode) written to APP first: all unpacked into
+// site-packages, and, started afresh, the imports a memory snapshot should hold.
+const APP = "/tmp/corral-app.zip";
+const UNPACK = `
 import site, zipfile
-with zipfile.ZipFile("${WHEEL}") as wheel:
-    wheel.extractall(site.getsitepackages()[0])
-import corral, corral.runtime._pyodide, corral_demo
+with zipfile.ZipFile("${APP}") as app:
+    app.extractall(site.getsitepackages()[0])
 `;
-// Then compiling the guest module (corral.load()). From a snapshot, where corral is imported
-// already, the module and corral's runtime are unpacked first and the rest of the wheel while
-// the module compiles (V8 does that off this thread).
-const UNPACK_WHILE_LOADING = `
-import asyncio, site, zipfile
+const IMPORT = "import corral, corral.runtime._pyodide, corral_demo";
+// Then the guest module: its file (the demo serves it rewritten to import its memory) written
+// where corral looks for it, and the module the worker compiled handed to corral's backend.
+const ADOPT = `
+from pathlib import Path
 import corral
-with zipfile.ZipFile("${WHEEL}") as wheel:
-    names = wheel.namelist()
-    first = [n for n in names if n == "corral/corral.wasm" or n.startswith("corral/runtime/")]
-    wheel.extractall(site.getsitepackages()[0], first)
-    loading = asyncio.ensure_future(corral.load())
-    await asyncio.sleep(0)  # corral.load() has read the module and started compiling it
-    wheel.extractall(site.getsitepackages()[0], [n for n in names if n not in first])
-await loading
+from corral._module import wasm_path
+from corral.runtime import get_backend
+def adopt(data, module, min_pages):
+    Path(corral.__file__).with_name("corral.wasm").write_bytes(data.to_bytes())
+    get_backend().adopt(wasm_path(), module, min_pages)
+adopt
 `;
 
-// Everything but the sandbox itself. The wheel and the demo's Python half are fetched while
-// Pyodide starts (in parallel, not after it); the wheel is the same one a user installs with
-// micropip.install, unpacked into site-packages without importing micropip (a memory
-// snapshot holds the imported modules, not the files: they are unpacked either way).
+// Everything but the sandbox itself. The demo's Python files and the guest module are fetched
+// while Pyodide starts, and the module is compiled meanwhile too (compileStreaming, so V8 may
+// cache its code); the same wheel a user installs with micropip.install is what they come from
+// (build.py), unpacked into site-packages without importing micropip (a memory snapshot holds
+// the imported modules, not the files: they are unpacked either way).
 async function boot({ makeSnapshot = false } = {}) {
   const started = performance.now();
   const timings = {};
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
   timings.startedAt = performance.timeOrigin + started; // the page turns it into its own clock
   const manifest = await (await fetch(here("manifest.json"))).json();
-  const wheel = fetch(here(manifest.corral)).then((r) => r.arrayBuffer());
-  const source = fetch(here("corral_demo.py")).then((r) => r.text());
-  wheel.catch(() => {}); // awaited below
-  source.catch(() => {});
+  const app = fetch(here(manifest.demo.app)).then((r) => r.arrayBuffer());
+  const response = fetch(here(manifest.demo.module));
+  const module = response.then((r) => WebAssembly.compileStreaming(r.clone()));
+  const moduleBytes = response.then((r) => r.arrayBuffer());
+  for (const promise of [app, module, moduleBytes]) promise.catch(() => {}); // awaited below
   const snapshotting = makeSnapshot && "caches" in self;
-  const python = await startPython(manifest.build, snapshotting);
+  const python = await startPython(manifest, snapshotting);
   pyodide = python.pyodide;
   timings.snapshot = python.restored;
   mark("pyodide");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
-  pyodide.FS.writeFile(WHEEL, new Uint8Array(await wheel));
-  pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
+  pyodide.FS.writeFile(APP, new Uint8Array(await app));
+  pyodide.runPython(UNPACK);
+  pyodide.FS.unlink(APP);
   let stored = null;
   if (!python.restored) {
-    pyodide.runPython(UNPACK_AND_IMPORT);
+    pyodide.runPython(IMPORT);
     if (snapshotting) {
       try {
         stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
@@ -129,8 +131,9 @@ async function boot({ makeSnapshot = false } = {}) {
     mark("corral");
   }
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
-  await pyodide.runPythonAsync(python.restored ? UNPACK_WHILE_LOADING : "import corral\nawait corral.load()");
-  pyodide.FS.unlink(WHEEL);
+  const adopt = pyodide.runPython(ADOPT);
+  adopt(new Uint8Array(await moduleBytes), await module, manifest.demo.min_pages);
+  adopt.destroy();
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
   if (stored) {
