@@ -5,12 +5,11 @@
 // loads, APP a zip of what the page unpacks into site-packages (corral and corral_demo.py),
 // MODULE corral's guest module as the page compiles it. Python starts from STDLIB, unpacks
 // APP, and does what the page does at start (imports corral and the demo, opens a sandbox,
-// runs a shell and a JavaScript command). Then:
-// - OUT_STDLIB is STDLIB with each module that was imported stored as `name.pyc` instead of
-//   `name.py` (a zip on sys.path imports those); the other modules keep their sources;
-// - OUT_APP is APP with `dir/__pycache__/name.<cache tag>.pyc` after every `dir/name.py`.
-// Both are stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the
-// sources' modification times (unpacking a zip does not keep them). web/build.py runs this.
+// runs a shell and a JavaScript command). OUT_STDLIB and OUT_APP are STDLIB and APP with the
+// source `name.py` of each module that was imported replaced by its bytecode `name.pyc` (which
+// Python imports when there is no source beside it); the other modules keep their sources.
+// Both are stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the files'
+// modification times (unpacking a zip does not keep them). web/build.py runs this.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -42,39 +41,38 @@ demo.run("let x = 1 + 1; x", "javascript")
 demo.complete("ec"), demo.capabilities(), demo.tree(), demo.new_trace()
 corral_demo.DemoApp(lambda message: None, snapshot=demo.snapshot())
 
-stdlib = next(entry for entry in sys.path if entry.endswith(".zip")) + "/"
-zipped = {
-    m.__spec__.origin.removeprefix(stdlib)
-    for m in list(sys.modules.values())
-    if getattr(m, "__spec__", None) and (m.__spec__.origin or "").startswith(stdlib)
-}
-import importlib.util, py_compile  # not before: the page does not import them
+def imported(root):
+    """The files under root (relative names) of the modules imported so far."""
+    return {
+        m.__spec__.origin.removeprefix(root)
+        for m in list(sys.modules.values())
+        if getattr(m, "__spec__", None) and (m.__spec__.origin or "").startswith(root)
+    }
 
-def compiled(name, data, pyc):
-    source = Path("/tmp/src", name)
-    source.parent.mkdir(parents=True, exist_ok=True)
-    source.write_bytes(data)
-    return Path(py_compile.compile(
-        str(source), str(Path("/tmp/pyc", pyc)), name, doraise=True,
-        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
-    )).read_bytes()
+from_stdlib = imported(next(entry for entry in sys.path if entry.endswith(".zip")) + "/")
+from_app = imported(site.getsitepackages()[0] + "/")
+import py_compile  # not before: the page does not import it
 
-def rewrite(source, target, bytecode, keep_source):
+def rewrite(source, target, modules):
     with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
         for info in zin.infolist():
             data = zin.read(info)
             info.compress_type = zipfile.ZIP_STORED
-            pyc = bytecode(info.filename)
-            if pyc is None or keep_source:
+            if info.filename not in modules:
                 zout.writestr(info, data)
-            if pyc is not None:
-                zout.writestr(zipfile.ZipInfo(pyc, info.date_time), compiled(info.filename, data, pyc))
+                continue
+            source = Path("/tmp/src", info.filename)
+            source.parent.mkdir(parents=True, exist_ok=True)
+            source.write_bytes(data)
+            pyc = Path(py_compile.compile(
+                str(source), str(Path("/tmp/pyc", info.filename + "c")), info.filename,
+                doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+            ))
+            zout.writestr(zipfile.ZipInfo(info.filename + "c", info.date_time), pyc.read_bytes())
 
-rewrite("/tmp/stdlib.zip", "/tmp/out-stdlib.zip", lambda name: name + "c" if name in zipped else None, keep_source=False)
-rewrite("/tmp/app.zip", "/tmp/out-app.zip",
-        lambda name: importlib.util.cache_from_source(name) if name.endswith(".py") else None,
-        keep_source=True)
-print(f"pyodide_bytecode.mjs: {len(zipped)} modules of the standard library imported")
+rewrite("/tmp/stdlib.zip", "/tmp/out-stdlib.zip", from_stdlib)
+rewrite("/tmp/app.zip", "/tmp/out-app.zip", from_app)
+print(f"pyodide_bytecode.mjs: {len(from_stdlib)} + {len(from_app)} modules as bytecode")
 `);
 fs.writeFileSync(outStdlib, pyodide.FS.readFile("/tmp/out-stdlib.zip"));
 fs.writeFileSync(outApp, pyodide.FS.readFile("/tmp/out-app.zip"));

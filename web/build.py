@@ -151,6 +151,16 @@ DEMO_CODECS = (
     "cp437",
     "cp1252",
 )
+# What of the wheel Pyodide cannot use (the native runtime, the command line, the adapters of
+# agent frameworks, the browser-side JavaScript): left out of what the demo's worker unpacks.
+DEMO_WHEEL_UNUSED = (
+    "corral/corral.wasm",  # served rewritten, see demo_files
+    "corral/runtime/_wasmtime.py",
+    "corral/cli.py",
+    "corral/__main__.py",
+    "corral/integrations/",
+    "corral/web/",
+)
 # The demo's worker loads these from DEMO_DIR (see demo_files and static/worker.js).
 DEMO_DIR = "app"
 # Files that get .br and .gz siblings: everything but images (already compressed).
@@ -337,14 +347,16 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
       (``corral.runtime._pyodide.import_memory``, as Pyodide's backend does at run time), so
       the worker compiles it with ``WebAssembly.compileStreaming`` while Pyodide starts and
       hands it to the backend (``PyodideBackend.adopt``): no Python work on the module;
-    - ``corral-app.zip``: the wheel's other files and ``corral_demo.py``, each source with its
-      bytecode for Pyodide's Python (``__pycache__``), so importing them compiles nothing;
+    - ``corral-app.zip``: the wheel's files but :data:`DEMO_WHEEL_UNUSED`, and
+      ``corral_demo.py``;
     - ``python_stdlib.zip``: the standard library without :data:`DEMO_STDLIB_UNUSED` and the
-      codecs outside :data:`DEMO_CODECS`, the modules the page imports stored as bytecode
-      (compiling them was most of Pyodide's start on a first visit).
+      codecs outside :data:`DEMO_CODECS`.
 
-    The bytecode comes from ``tools/pyodide_bytecode.mjs`` (Pyodide under Node), which does
-    what the page does to learn which modules it imports; it is cached by its inputs.
+    In both zips each module the page imports is stored as bytecode for Pyodide's Python
+    (``name.pyc`` instead of ``name.py``), so importing it compiles nothing: compiling them
+    was most of Pyodide's start on a first visit. ``tools/pyodide_bytecode.mjs`` (Pyodide
+    under Node) compiles them, after doing what the page does to learn which modules it
+    imports; its output is cached by its inputs.
     """
     sys.path.insert(0, str(ROOT / "python"))
     try:
@@ -357,7 +369,7 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
         (out / "corral.wasm").write_bytes(module)
         with zipfile.ZipFile(out / "app-sources.zip", "w") as app:
             for info in whl.infolist():
-                if info.filename != "corral/corral.wasm":
+                if not info.filename.startswith(DEMO_WHEEL_UNUSED):
                     app.writestr(info, whl.read(info))
             app.write(WEB / "corral_demo.py", "corral_demo.py")
     with zipfile.ZipFile(stdlib) as full, zipfile.ZipFile(out / "stdlib-sources.zip", "w") as kept:
