@@ -104,6 +104,30 @@ def test_the_last_command_replays_from_the_trace_the_page_kept(demo: ModuleType)
     assert "the trace recorded" in diverged["error"]
 
 
+def test_a_sandbox_opened_from_a_snapshot_hands_out_its_trace_without_the_files(
+    demo: ModuleType,
+) -> None:
+    """After a restart the page already holds the snapshot the new sandbox was opened from:
+    the first trace the worker posts names where in it the restored files are instead of
+    carrying them again (a 2 MB file once made every restart post 2.7 MB of base64); replay
+    puts them back from the snapshot the page passes."""
+    app = demo.DemoApp(lambda _: None)
+    run(app, "head -c 2000000 /dev/zero > big.bin; X=1")
+    snapshot = app.snapshot()
+    restarted = demo.DemoApp(lambda _: None, snapshot=snapshot)
+    kept = [restarted.new_trace()]
+    assert len(kept[0]) < 10_000
+    last = run(restarted, "wc -c < big.bin; echo $X")
+    assert last["stdout"] == "2000000\n1\n"
+    kept.append(restarted.new_trace())
+    again = demo.DemoApp(lambda _: None, snapshot=restarted.snapshot())
+    replayed = json.loads(again.replay("".join(kept), snapshot))
+    assert replayed["identical"] is True
+    assert replayed["result"]["stdout"] == last["stdout"]
+    missing = json.loads(again.replay("".join(kept)))
+    assert "the snapshot" in missing["error"]
+
+
 def test_the_csv_example_generates_50_mb_and_returns_a_summary(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda _: None, timeout=120)
     generate, summarise = json.loads(app.csv_example())

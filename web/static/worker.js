@@ -166,7 +166,7 @@ function postSnapshot() {
 const ops = {
   open,
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
-  replay: ({ trace }) => [JSON.parse(app.replay(trace)), []],
+  replay: ({ trace, snapshot }) => [JSON.parse(app.replay(trace, snapshot ? new Uint8Array(snapshot) : null)), []],
   agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
