@@ -66,6 +66,7 @@ class Interrupted extends Error {}
 // sandbox opens, and also stores Pyodide's memory snapshot if there is none yet.
 const relay = new WorkerRelay({
   url: new URL("worker.js", location.href),
+  first: window.corralFirstWorker, // started by index.html
   boot: (thread, { standby }) => thread.call("boot", { makeSnapshot: standby }),
   open: (thread) => {
     state.openedFrom = state.snapshot; // its trace leaves the snapshot's files out: replayLast
@@ -565,6 +566,7 @@ async function main() {
   links().catch(() => {});
   const missing = missingFeatures();
   if (missing.length) {
+    window.corralFirstWorker?.terminate();
     $("overlay").className = "overlay error";
     $("overlay-text").textContent = `This browser lacks ${missing.join(", ")}, which the sandbox needs. ` +
       "Use a recent Chrome, Edge, Firefox or Safari.";

@@ -26,7 +26,7 @@ function takeBytes(proxy) {
 
 // Pyodide's memory snapshot: its memory once Python has started and imported corral and the
 // demo, kept in the browser's Cache Storage under the site's build (manifest.json's "build":
-// the wheel, the demo and Pyodide's version), so a returning visitor skips Python's start-up.
+// the wheel, the demo, the standard library and Pyodide's version), so a returning visitor skips Python's start-up.
 // A standby worker makes it on the first visit, off the critical path; without Cache Storage
 // (a page not served from localhost or HTTPS) every start is a full one.
 const SNAPSHOTS = "corral-demo-pyodide-snapshot";
@@ -51,9 +51,9 @@ async function storeSnapshot(build, snapshot) {
 // Python's random generator is seeded afresh, not shared by every restored worker), else
 // started and imported, and with `makeSnapshot` the snapshot is taken and stored. Either way
 // from the demo's own standard library (build.py: the modules the page imports as bytecode).
-async function startPython(manifest, makeSnapshot) {
+async function startPython(manifest, stored, makeSnapshot) {
   const options = { indexURL: here("pyodide/"), stdLibURL: here(manifest.demo.stdlib), packages: [] };
-  const snapshot = await storedSnapshot(manifest.build);
+  const snapshot = await stored;
   progress("Starting Python (Pyodide)", 0.05, 0.7, snapshot ? 0.8 : 2.5);
   if (snapshot) {
     try {
@@ -71,7 +71,7 @@ async function startPython(manifest, makeSnapshot) {
 }
 
 // Python's half of booting, the demo's Python files (corral-app.zip: the wheel's files but its
-// module, and corral_demo.py, with their bytecode) written to APP first: all unpacked into
+// module, and corral_demo.py; each module the page imports as bytecode) written to APP first: all unpacked into
 // site-packages, and, started afresh, the imports a memory snapshot should hold.
 const APP = "/tmp/corral-app.zip";
 const UNPACK = `
@@ -93,24 +93,36 @@ def adopt(data, module, min_pages):
 adopt
 `;
 
-// Everything but the sandbox itself. The demo's Python files and the guest module are fetched
-// while Pyodide starts, and the module is compiled meanwhile too (compileStreaming, so V8 may
-// cache its code); the same wheel a user installs with micropip.install is what they come from
-// (build.py), unpacked into site-packages without importing micropip (a memory snapshot holds
-// the imported modules, not the files: they are unpacked either way).
+// What booting needs, fetched as soon as the worker loads (index.html starts the first worker
+// before the page's own modules have loaded, so this overlaps with them), and while Pyodide
+// starts: the manifest, the demo's Python files, the guest module (compiled meanwhile with
+// compileStreaming, off this thread) and the stored snapshot. They come from the same wheel a
+// user installs with micropip.install (build.py) and are unpacked into site-packages without
+// importing micropip (a memory snapshot holds the imported modules, not the files).
+const fetched = (async () => {
+  const manifest = await (await fetch(here("manifest.json"))).json();
+  const response = fetch(here(manifest.demo.module));
+  const files = {
+    manifest,
+    app: fetch(here(manifest.demo.app)).then((r) => r.arrayBuffer()),
+    module: response.then((r) => WebAssembly.compileStreaming(r.clone())),
+    moduleBytes: response.then((r) => r.arrayBuffer()),
+    snapshot: storedSnapshot(manifest.build),
+  };
+  for (const promise of Object.values(files)) promise.catch?.(() => {}); // awaited in boot
+  return files;
+})();
+fetched.catch(() => {}); // awaited in boot
+
+// Everything but the sandbox itself.
 async function boot({ makeSnapshot = false } = {}) {
   const started = performance.now();
   const timings = {};
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
   timings.startedAt = performance.timeOrigin + started; // the page turns it into its own clock
-  const manifest = await (await fetch(here("manifest.json"))).json();
-  const app = fetch(here(manifest.demo.app)).then((r) => r.arrayBuffer());
-  const response = fetch(here(manifest.demo.module));
-  const module = response.then((r) => WebAssembly.compileStreaming(r.clone()));
-  const moduleBytes = response.then((r) => r.arrayBuffer());
-  for (const promise of [app, module, moduleBytes]) promise.catch(() => {}); // awaited below
+  const { manifest, app, module, moduleBytes, snapshot } = await fetched;
   const snapshotting = makeSnapshot && "caches" in self;
-  const python = await startPython(manifest, snapshotting);
+  const python = await startPython(manifest, snapshot, snapshotting);
   pyodide = python.pyodide;
   timings.snapshot = python.restored;
   mark("pyodide");
