@@ -5,7 +5,7 @@
 // loads, APP a zip of what the page unpacks into site-packages (corral and corral_demo.py),
 // MODULE corral's guest module as the page compiles it. Python starts from STDLIB, unpacks
 // APP, and does what the page does at start (imports corral and the demo, opens a sandbox,
-// runs a shell and a JavaScript command). OUT_STDLIB and OUT_APP are STDLIB and APP with the
+// runs shell and JavaScript commands that call tools). OUT_STDLIB and OUT_APP are STDLIB and APP with the
 // source `name.py` of each module that was imported replaced by its bytecode `name.pyc` (which
 // Python imports when there is no source beside it); the other modules keep their sources.
 // Both are stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the files'
@@ -37,7 +37,8 @@ import corral, corral.runtime._pyodide, corral_demo
 await corral.load()
 demo = corral_demo.DemoApp(lambda message: None)
 demo.run("echo hi | wc -c > /tmp/n && cat /tmp/n")
-demo.run("let x = 1 + 1; x", "javascript")
+demo.run("tool get_weather --city Paris; tool get_weather --city Mars")  # allowed, denied
+demo.run("let x = (await get_weather({city: 'Tokyo'})).temp_c; x", "javascript")
 demo.complete("ec"), demo.capabilities(), demo.tree(), demo.new_trace()
 corral_demo.DemoApp(lambda message: None, snapshot=demo.snapshot())
 
