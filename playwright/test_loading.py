@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import urllib.request
+import zipfile
 
 from playwright.sync_api import Browser, BrowserContext, Request
 
-from conftest import MEASUREMENTS, VIEWPORT, OutsideRequests, new_demo, screenshot
+from conftest import MEASUREMENTS, SITE, VIEWPORT, OutsideRequests, new_demo, screenshot
 
 
 def test_a_progress_indicator_shows_until_the_prompt(
@@ -141,3 +143,29 @@ def test_the_server_negotiates_the_encoding(base_url: str) -> None:
             assert r.headers["Vary"] == "Accept-Encoding"
             body = r.read()
     assert body[:4] == b"\0asm"
+
+
+def test_what_the_page_imports_comes_as_bytecode() -> None:
+    """Compiling sources was most of a first visit's start: the modules the page imports, of
+    the standard library and of corral, are in the zips it loads as Pyodide's bytecode, the
+    rest as sources; the wheel's module is served apart, rewritten to import its memory."""
+    demo = json.loads((SITE / "manifest.json").read_text())["demo"]
+    with zipfile.ZipFile(SITE / demo["stdlib"]) as stdlib:
+        names = set(stdlib.namelist())
+    for module in (
+        "typing",
+        "asyncio/__init__",
+        "json/__init__",
+        "dataclasses",
+        "zipfile/__init__",
+    ):
+        assert f"{module}.pyc" in names and f"{module}.py" not in names, module
+    assert "calendar.py" in names  # not imported: its source
+    assert not any(name.startswith(("email/", "unittest/")) for name in names)
+    with zipfile.ZipFile(SITE / demo["app"]) as app:
+        names = set(app.namelist())
+    for module in ("corral/__init__", "corral/sandbox", "corral/runtime/_pyodide", "corral_demo"):
+        assert f"{module}.pyc" in names and f"{module}.py" not in names, module
+    assert "corral/corral.wasm" not in names
+    module = (SITE / demo["module"]).read_bytes()
+    assert module[:4] == b"\0asm" and b"\x06corral\x06memory" in module

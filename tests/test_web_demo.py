@@ -222,30 +222,24 @@ def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
     ]
 
 
-def test_the_snapshot_key_names_the_wheel_the_demo_pyodide_and_the_stdlib(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_snapshot_key_names_pyodide_and_the_zips_the_page_imports_from(tmp_path: Path) -> None:
     """The page keeps Pyodide's memory snapshot (corral and the demo imported) under
-    manifest.json's "build": a new wheel, demo or Pyodide must never restore an old one."""
+    manifest.json's "build": a new Pyodide or new Python files (the wheel's and the demo's, the
+    standard library) must never restore an old one, which holds their modules and zip
+    indexes."""
     spec = importlib.util.spec_from_file_location("web_build", DEMO.parent / "build.py")
     assert spec is not None and spec.loader is not None
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
-    monkeypatch.setattr(build, "WEB", tmp_path)
-    wheel, source = tmp_path / "corral.whl", tmp_path / "corral_demo.py"
-    stdlib = tmp_path / "python_stdlib.zip"
-    wheel.write_bytes(b"wheel one")
-    source.write_text("demo one")
+    app, stdlib = tmp_path / "corral-app.zip", tmp_path / "python_stdlib.zip"
+    app.write_bytes(b"app one")
     stdlib.write_bytes(b"stdlib one")
-    key = build.build_key(wheel, "314.0.7", stdlib)
-    assert key == build.build_key(wheel, "314.0.7", stdlib)
+    key = build.build_key("314.0.7", app, stdlib)
+    assert key == build.build_key("314.0.7", app, stdlib)
     assert len(key) == 16
-    assert build.build_key(wheel, "314.0.8", stdlib) != key
-    source.write_text("demo two")
-    assert build.build_key(wheel, "314.0.7", stdlib) != key
-    source.write_text("demo one")
-    stdlib.write_bytes(b"stdlib two")  # a snapshot holds the index of the zip it imported from
-    assert build.build_key(wheel, "314.0.7", stdlib) != key
-    stdlib.write_bytes(b"stdlib one")
-    wheel.write_bytes(b"wheel two")
-    assert build.build_key(wheel, "314.0.7", stdlib) != key
+    assert build.build_key("314.0.8", app, stdlib) != key
+    app.write_bytes(b"app two")
+    assert build.build_key("314.0.7", app, stdlib) != key
+    app.write_bytes(b"app one")
+    stdlib.write_bytes(b"stdlib two")
+    assert build.build_key("314.0.7", app, stdlib) != key

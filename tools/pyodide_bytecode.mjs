@@ -2,14 +2,14 @@
 // so that the page imports modules without compiling their sources:
 //   node tools/pyodide_bytecode.mjs DIST STDLIB APP MODULE OUT_STDLIB OUT_APP
 // DIST is a Pyodide distribution (pyodide_dist.py), STDLIB the standard library zip the page
-// loads, APP a zip of what the page unpacks into site-packages (corral and corral_demo.py),
-// MODULE corral's guest module as the page compiles it. Python starts from STDLIB, unpacks
-// APP, and does what the page does at start (imports corral and the demo, opens a sandbox,
-// runs shell and JavaScript commands that call tools). OUT_STDLIB and OUT_APP are STDLIB and APP with the
-// source `name.py` of each module that was imported replaced by its bytecode `name.pyc` (which
-// Python imports when there is no source beside it); the other modules keep their sources.
-// Both are stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the files'
-// modification times (unpacking a zip does not keep them). web/build.py runs this.
+// loads, APP the zip the page imports corral and corral_demo.py from, MODULE corral's guest
+// module as the page compiles it. Python starts from STDLIB and does what the page does at
+// start (imports corral and the demo from APP, opens a sandbox, runs shell and JavaScript
+// commands that call tools). OUT_STDLIB and OUT_APP are STDLIB and APP with the source
+// `name.py` of each module that was imported replaced by its bytecode `name.pyc` (which Python
+// imports when there is no source beside it); the other modules keep their sources. Both are
+// stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the files'
+// modification times. web/build.py runs this.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -26,13 +26,13 @@ pyodide.FS.writeFile("/tmp/stdlib.zip", fs.readFileSync(stdlib));
 pyodide.FS.writeFile("/tmp/app.zip", fs.readFileSync(app));
 pyodide.FS.writeFile("/tmp/corral.wasm", fs.readFileSync(module));
 await pyodide.runPythonAsync(`
-import site, sys, zipfile
+import os, sys, zipfile
 from pathlib import Path
 
-# What the page does: unpack, import, open a sandbox, run commands.
-with zipfile.ZipFile("/tmp/app.zip") as app:
-    app.extractall(site.getsitepackages()[0])
-Path(site.getsitepackages()[0], "corral", "corral.wasm").write_bytes(Path("/tmp/corral.wasm").read_bytes())
+stdlib = next(entry for entry in sys.path if entry.endswith(".zip")) + "/"
+# What the page does (web/static/worker.js): import from the zip, open a sandbox, run commands.
+sys.path.insert(0, "/tmp/app.zip")
+os.environ["CORRAL_WASM"] = "/tmp/corral.wasm"
 import corral, corral.runtime._pyodide, corral_demo
 await corral.load()
 demo = corral_demo.DemoApp(lambda message: None)
@@ -50,8 +50,8 @@ def imported(root):
         if getattr(m, "__spec__", None) and (m.__spec__.origin or "").startswith(root)
     }
 
-from_stdlib = imported(next(entry for entry in sys.path if entry.endswith(".zip")) + "/")
-from_app = imported(site.getsitepackages()[0] + "/")
+from_stdlib = imported(stdlib)
+from_app = imported("/tmp/app.zip/")
 import py_compile  # not before: the page does not import it
 
 def rewrite(source, target, modules):

@@ -322,13 +322,13 @@ def repository_url(explicit: str | None) -> str | None:
     return f"{server}/{name}" if server and name else None
 
 
-def build_key(wheel: Path, pyodide_version: str, stdlib: Path) -> str:
-    """What a Pyodide memory snapshot of the page depends on: the wheel, the demo's Python half,
-    Pyodide's version and the standard library the page loads (a snapshot holds its zip's
-    index). The worker keeps one snapshot per key in the browser's Cache Storage, so a new
-    build never restores an old one."""
+def build_key(pyodide_version: str, *zips: Path) -> str:
+    """What a Pyodide memory snapshot of the page depends on: Pyodide's version and the zips
+    the page imports from (the demo's Python files and standard library: a snapshot holds
+    their modules and their indexes). The worker keeps one snapshot per key in the browser's
+    Cache Storage, so a new build never restores an old one."""
     digest = hashlib.sha256(pyodide_version.encode())
-    for path in (wheel, WEB / "corral_demo.py", stdlib):
+    for path in zips:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -428,7 +428,11 @@ def build(out: Path, wheel: Path | None = None, repository: str | None = None) -
     repack_stored(wheel, out / "wheels" / wheel.name)
     demo = demo_files(wheel, pyodide, out / "pyodide" / "python_stdlib.zip", out / DEMO_DIR)
     manifest = {
-        "build": build_key(wheel, dist_tool.PYODIDE_VERSION, out / DEMO_DIR / "python_stdlib.zip"),
+        "build": build_key(
+            dist_tool.PYODIDE_VERSION,
+            out / DEMO_DIR / "corral-app.zip",
+            out / DEMO_DIR / "python_stdlib.zip",
+        ),
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
         "wheels": [f"wheels/{p.name}" for p in extra_wheels],

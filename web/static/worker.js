@@ -70,26 +70,28 @@ async function startPython(manifest, stored, makeSnapshot) {
   return { pyodide: started, restored: false };
 }
 
-// Python's half of booting, the demo's Python files (corral-app.zip: the wheel's files but its
-// module, and corral_demo.py; each module the page imports as bytecode) written to APP first: all unpacked into
-// site-packages, and, started afresh, the imports a memory snapshot should hold.
-const APP = "/tmp/corral-app.zip";
-const UNPACK = `
-import site, zipfile
-with zipfile.ZipFile("${APP}") as app:
-    app.extractall(site.getsitepackages()[0])
+// Python's half of booting. The demo's Python files (corral-app.zip: the wheel's files but its
+// module, and corral_demo.py; each module the page imports as bytecode) are imported from the
+// zip itself, written to APP (a snapshot holds memory, not files: it is written again after a
+// restore, the same bytes, whose index the snapshot's zipimport cache holds). Started afresh,
+// the zip goes on sys.path and the modules a memory snapshot should hold are imported.
+const APP = "/home/pyodide/corral-app.zip";
+const IMPORT = `
+import sys
+sys.path.insert(0, "${APP}")
+import corral, corral.runtime._pyodide, corral_demo
 `;
-const IMPORT = "import corral, corral.runtime._pyodide, corral_demo";
-// Then the guest module: its file (the demo serves it rewritten to import its memory) written
-// where corral looks for it, and the module the worker compiled handed to corral's backend.
+// Then the guest module (the demo serves it rewritten to import its memory): written to a file
+// CORRAL_WASM names, and the module the worker compiled handed to corral's backend for it.
 const ADOPT = `
+import os
 from pathlib import Path
-import corral
-from corral._module import wasm_path
 from corral.runtime import get_backend
 def adopt(data, module, min_pages):
-    Path(corral.__file__).with_name("corral.wasm").write_bytes(data.to_bytes())
-    get_backend().adopt(wasm_path(), module, min_pages)
+    path = Path("/home/pyodide/corral.wasm")
+    path.write_bytes(data.to_bytes())
+    os.environ["CORRAL_WASM"] = str(path)
+    get_backend().adopt(path, module, min_pages)
 adopt
 `;
 
@@ -97,8 +99,7 @@ adopt
 // before the page's own modules have loaded, so this overlaps with them), and while Pyodide
 // starts: the manifest, the demo's Python files, the guest module (compiled meanwhile with
 // compileStreaming, off this thread) and the stored snapshot. They come from the same wheel a
-// user installs with micropip.install (build.py) and are unpacked into site-packages without
-// importing micropip (a memory snapshot holds the imported modules, not the files).
+// user installs with micropip.install (build.py); micropip is not needed.
 const fetched = (async () => {
   const manifest = await (await fetch(here("manifest.json"))).json();
   const response = fetch(here(manifest.demo.module));
@@ -128,8 +129,6 @@ async function boot({ makeSnapshot = false } = {}) {
   mark("pyodide");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
   pyodide.FS.writeFile(APP, new Uint8Array(await app));
-  pyodide.runPython(UNPACK);
-  pyodide.FS.unlink(APP);
   let stored = null;
   if (!python.restored) {
     pyodide.runPython(IMPORT);
