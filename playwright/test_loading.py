@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import urllib.request
+import zipfile
 
 from playwright.sync_api import Browser, BrowserContext, Request
 
-from conftest import MEASUREMENTS, VIEWPORT, OutsideRequests, new_demo, screenshot
+from conftest import MEASUREMENTS, SITE, VIEWPORT, OutsideRequests, new_demo, screenshot
 
 
 def test_a_progress_indicator_shows_until_the_prompt(
@@ -120,10 +122,8 @@ def test_assets_come_pre_compressed_and_the_cold_transfer_is_measured(
         demo.page.close()
     finally:
         context.close()
-    for name in ("pyodide/pyodide.asm.wasm", "pyodide/python_stdlib.zip", "app.js"):
+    for name in ("pyodide/pyodide.asm.wasm", "app/python_stdlib.zip", "app/corral.wasm", "app.js"):
         assert encodings.get(name) == "br", (name, encodings)
-    wheel = next(name for name in encodings if name.startswith("wheels/corral-"))
-    assert encodings[wheel] == "br"
     assert "favicon.svg" in sizes  # no 404 for the icon
     MEASUREMENTS["cold_transfer_bytes"] = sum(sizes.values())
     MEASUREMENTS["cold_transfer_largest"] = dict(sorted(sizes.items(), key=lambda x: -x[1])[:4])
@@ -143,3 +143,29 @@ def test_the_server_negotiates_the_encoding(base_url: str) -> None:
             assert r.headers["Vary"] == "Accept-Encoding"
             body = r.read()
     assert body[:4] == b"\0asm"
+
+
+def test_what_the_page_imports_comes_as_bytecode() -> None:
+    """Compiling sources was most of a first visit's start: the modules the page imports, of
+    the standard library and of corral, are in the zips it loads as Pyodide's bytecode, the
+    rest as sources; the wheel's module is served apart, rewritten to import its memory."""
+    demo = json.loads((SITE / "manifest.json").read_text())["demo"]
+    with zipfile.ZipFile(SITE / demo["stdlib"]) as stdlib:
+        names = set(stdlib.namelist())
+    for module in (
+        "typing",
+        "asyncio/__init__",
+        "json/__init__",
+        "dataclasses",
+        "zipfile/__init__",
+    ):
+        assert f"{module}.pyc" in names and f"{module}.py" not in names, module
+    assert "calendar.py" in names  # not imported: its source
+    assert not any(name.startswith(("email/", "unittest/")) for name in names)
+    with zipfile.ZipFile(SITE / demo["app"]) as app:
+        names = set(app.namelist())
+    for module in ("corral/__init__", "corral/sandbox", "corral/runtime/_pyodide", "corral_demo"):
+        assert f"{module}.pyc" in names and f"{module}.py" not in names, module
+    assert "corral/corral.wasm" not in names
+    module = (SITE / demo["module"]).read_bytes()
+    assert module[:4] == b"\0asm" and b"\x06corral\x06memory" in module

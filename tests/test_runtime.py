@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import struct
 import subprocess
 import sys
@@ -255,6 +256,28 @@ def test_the_browser_rewrite_imports_the_memory_and_stays_valid() -> None:
     assert "memory" in {e.name for e in module.exports}
     with pytest.raises(ValueError, match="not a WebAssembly module"):
         import_memory(b"nope")
+    # A module rewritten already (a site may serve it so) is taken as it is.
+    assert import_memory(rewritten) == (rewritten, pages)
+
+
+def test_the_browser_backend_adopts_a_module_compiled_by_the_page(tmp_path: Path) -> None:
+    """A page compiles the rewritten module itself (compileStreaming, while Pyodide starts)
+    and hands it over: corral then neither reads nor compiles the file while it stays the same."""
+    from corral.runtime._pyodide import PyodideBackend, import_memory
+
+    rewritten, pages = import_memory(wasm_bytes())
+    path = tmp_path / "corral.wasm"
+    path.write_bytes(rewritten)
+    backend = PyodideBackend()
+    assert not backend.cached(path)
+    compiled = object()  # a WebAssembly.Module in the browser
+    backend.adopt(path, compiled, pages)
+    assert backend.cached(path)
+    loaded = backend.load(path)  # no JavaScript needed: nothing to compile
+    assert (loaded.module, loaded.min_pages) == (compiled, pages)
+    path.write_bytes(rewritten)  # written again: another file, as far as corral knows
+    os.utime(path, ns=(1, 1))
+    assert not backend.cached(path)
 
 
 def test_memory_size_is_whole_pages_and_grows_with_use() -> None:

@@ -104,6 +104,30 @@ def test_the_last_command_replays_from_the_trace_the_page_kept(demo: ModuleType)
     assert "the trace recorded" in diverged["error"]
 
 
+def test_a_sandbox_opened_from_a_snapshot_hands_out_its_trace_without_the_files(
+    demo: ModuleType,
+) -> None:
+    """After a restart the page already holds the snapshot the new sandbox was opened from:
+    the first trace the worker posts names where in it the restored files are instead of
+    carrying them again (a 2 MB file once made every restart post 2.7 MB of base64); replay
+    puts them back from the snapshot the page passes."""
+    app = demo.DemoApp(lambda _: None)
+    run(app, "head -c 2000000 /dev/zero > big.bin; X=1")
+    snapshot = app.snapshot()
+    restarted = demo.DemoApp(lambda _: None, snapshot=snapshot)
+    kept = [restarted.new_trace()]
+    assert len(kept[0]) < 10_000
+    last = run(restarted, "wc -c < big.bin; echo $X")
+    assert last["stdout"] == "2000000\n1\n"
+    kept.append(restarted.new_trace())
+    again = demo.DemoApp(lambda _: None, snapshot=restarted.snapshot())
+    replayed = json.loads(again.replay("".join(kept), snapshot))
+    assert replayed["identical"] is True
+    assert replayed["result"]["stdout"] == last["stdout"]
+    missing = json.loads(again.replay("".join(kept)))
+    assert "the snapshot" in missing["error"]
+
+
 def test_the_csv_example_generates_50_mb_and_returns_a_summary(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda _: None, timeout=120)
     generate, summarise = json.loads(app.csv_example())
@@ -198,25 +222,24 @@ def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:
     ]
 
 
-def test_the_snapshot_key_names_the_wheel_the_demo_and_pyodide(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_snapshot_key_names_pyodide_and_the_zips_the_page_imports_from(tmp_path: Path) -> None:
     """The page keeps Pyodide's memory snapshot (corral and the demo imported) under
-    manifest.json's "build": a new wheel, demo or Pyodide must never restore an old one."""
+    manifest.json's "build": a new Pyodide or new Python files (the wheel's and the demo's, the
+    standard library) must never restore an old one, which holds their modules and zip
+    indexes."""
     spec = importlib.util.spec_from_file_location("web_build", DEMO.parent / "build.py")
     assert spec is not None and spec.loader is not None
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
-    monkeypatch.setattr(build, "WEB", tmp_path)
-    wheel, source = tmp_path / "corral.whl", tmp_path / "corral_demo.py"
-    wheel.write_bytes(b"wheel one")
-    source.write_text("demo one")
-    key = build.build_key(wheel, "314.0.7")
-    assert key == build.build_key(wheel, "314.0.7")
+    app, stdlib = tmp_path / "corral-app.zip", tmp_path / "python_stdlib.zip"
+    app.write_bytes(b"app one")
+    stdlib.write_bytes(b"stdlib one")
+    key = build.build_key("314.0.7", app, stdlib)
+    assert key == build.build_key("314.0.7", app, stdlib)
     assert len(key) == 16
-    assert build.build_key(wheel, "314.0.8") != key
-    source.write_text("demo two")
-    assert build.build_key(wheel, "314.0.7") != key
-    source.write_text("demo one")
-    wheel.write_bytes(b"wheel two")
-    assert build.build_key(wheel, "314.0.7") != key
+    assert build.build_key("314.0.8", app, stdlib) != key
+    app.write_bytes(b"app two")
+    assert build.build_key("314.0.7", app, stdlib) != key
+    app.write_bytes(b"app one")
+    stdlib.write_bytes(b"stdlib two")
+    assert build.build_key("314.0.7", app, stdlib) != key

@@ -103,6 +103,66 @@ STDLIB_UNUSED = (
     "this.py",
     "__hello__.py",
 )
+# What the demo page itself never imports though Pyodide's installer (micropip, on the bare page)
+# needs it: left out of the demo's own standard library (see demo_files), besides STDLIB_UNUSED.
+DEMO_STDLIB_UNUSED = (
+    "email/",
+    "xml/",
+    "http/",
+    "html/",
+    "urllib/",
+    "ctypes/",
+    "tarfile.py",
+    "argparse.py",
+    "optparse.py",
+    "configparser.py",
+    "pickle.py",
+    "pickletools.py",
+    "ipaddress.py",
+    "statistics.py",
+    "fractions.py",
+    "platform.py",
+    "_pyio.py",
+    "_pydatetime.py",
+    "_pydecimal.py",
+    "_ast_unparse.py",
+)
+# The codecs the demo keeps (the standard library has a hundred; it decodes UTF-8).
+DEMO_CODECS = (
+    "__init__",
+    "aliases",
+    "ascii",
+    "latin_1",
+    "utf_8",
+    "utf_8_sig",
+    "utf_16",
+    "utf_16_le",
+    "utf_16_be",
+    "utf_32",
+    "utf_32_le",
+    "utf_32_be",
+    "idna",
+    "punycode",
+    "charmap",
+    "unicode_escape",
+    "raw_unicode_escape",
+    "base64_codec",
+    "hex_codec",
+    "cp437",
+    "cp1252",
+)
+# What of the wheel Pyodide cannot use (the native runtime, the command line, the adapters of
+# agent frameworks, the browser-side JavaScript): left out of what the demo's worker unpacks.
+DEMO_WHEEL_UNUSED = (
+    "corral/corral.wasm",  # served rewritten, see demo_files
+    "corral/runtime/_wasmtime.py",
+    "corral/cli.py",
+    "corral/__main__.py",
+    "corral/integrations/",
+    "corral/web/",
+)
+# The demo's worker loads these from DEMO_DIR (see demo_files and static/worker.js).
+DEMO_DIR = "app"
 # Files that get .br and .gz siblings: everything but images (already compressed).
 COMPRESSED = (".wasm", ".mjs", ".js", ".json", ".zip", ".whl", ".css", ".html", ".py", ".svg")
 COMPRESS_MIN_BYTES = 512
@@ -262,14 +322,80 @@ def repository_url(explicit: str | None) -> str | None:
     return f"{server}/{name}" if server and name else None
 
 
-def build_key(wheel: Path, pyodide_version: str) -> str:
-    """What a Pyodide memory snapshot of the page depends on: the wheel, the demo's Python half
-    and Pyodide's version (the worker keeps one snapshot per key in the browser's Cache
-    Storage, so a new build never restores an old one)."""
+def build_key(pyodide_version: str, *zips: Path) -> str:
+    """What a Pyodide memory snapshot of the page depends on: Pyodide's version and the zips
+    the page imports from (the demo's Python files and standard library: a snapshot holds
+    their modules and their indexes). The worker keeps one snapshot per key in the browser's
+    Cache Storage, so a new build never restores an old one."""
     digest = hashlib.sha256(pyodide_version.encode())
-    for path in (wheel, WEB / "corral_demo.py"):
+    for path in zips:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _demo_stdlib_member(name: str) -> bool:
+    if name.startswith("encodings/"):
+        return name.removeprefix("encodings/").removesuffix(".py") in DEMO_CODECS
+    return not name.startswith(DEMO_STDLIB_UNUSED)
+
+
+def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str, object]:
+    """What the demo's worker loads besides Pyodide's runtime, written to ``out`` (the site's
+    DEMO_DIR); returns their names for the manifest:
+
+    - ``corral.wasm``: the wheel's guest module rewritten to import its memory
+      (``corral.runtime._pyodide.import_memory``, as Pyodide's backend does at run time), so
+      the worker compiles it with ``WebAssembly.compileStreaming`` while Pyodide starts and
+      hands it to the backend (``PyodideBackend.adopt``): no Python work on the module;
+    - ``corral-app.zip``: the wheel's files but :data:`DEMO_WHEEL_UNUSED`, and
+      ``corral_demo.py``;
+    - ``python_stdlib.zip``: the standard library without :data:`DEMO_STDLIB_UNUSED` and the
+      codecs outside :data:`DEMO_CODECS`.
+
+    In both zips each module the page imports is stored as bytecode for Pyodide's Python
+    (``name.pyc`` instead of ``name.py``), so importing it compiles nothing: compiling them
+    was most of Pyodide's start on a first visit. ``tools/pyodide_bytecode.mjs`` (Pyodide
+    under Node) compiles them, after doing what the page does to learn which modules it
+    imports; its output is cached by its inputs.
+    """
+    sys.path.insert(0, str(ROOT / "python"))
+    try:
+        from corral.runtime._pyodide import import_memory
+    finally:
+        sys.path.pop(0)
+    out.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as whl:
+        module, min_pages = import_memory(whl.read("corral/corral.wasm"))
+        (out / "corral.wasm").write_bytes(module)
+        with zipfile.ZipFile(out / "app-sources.zip", "w") as app:
+            for info in whl.infolist():
+                if not info.filename.startswith(DEMO_WHEEL_UNUSED):
+                    app.writestr(info, whl.read(info))
+            app.write(WEB / "corral_demo.py", "corral_demo.py")
+    with zipfile.ZipFile(stdlib) as full, zipfile.ZipFile(out / "stdlib-sources.zip", "w") as kept:
+        for info in full.infolist():
+            if _demo_stdlib_member(info.filename):
+                kept.writestr(info, full.read(info))
+    tool = ROOT / "tools" / "pyodide_bytecode.mjs"
+    inputs = [tool, out / "stdlib-sources.zip", out / "app-sources.zip", out / "corral.wasm"]
+    digest = hashlib.sha256(str(pyodide).encode())
+    for path in inputs:
+        digest.update(path.read_bytes())
+    cached = cache_dir() / "bytecode" / digest.hexdigest()[:24]
+    if not (cached / "corral-app.zip").is_file():
+        cached.mkdir(parents=True, exist_ok=True)
+        outputs = [cached / "python_stdlib.zip", cached / "corral-app.zip"]
+        _run(["node", str(tool), str(pyodide), *map(str, inputs[1:] + outputs)])
+    for name in ("python_stdlib.zip", "corral-app.zip"):
+        shutil.copyfile(cached / name, out / name)
+    (out / "stdlib-sources.zip").unlink()
+    (out / "app-sources.zip").unlink()
+    return {
+        "stdlib": f"{DEMO_DIR}/python_stdlib.zip",
+        "app": f"{DEMO_DIR}/corral-app.zip",
+        "module": f"{DEMO_DIR}/corral.wasm",
+        "min_pages": min_pages,
+    }
 
 
 def build(out: Path, wheel: Path | None = None, repository: str | None = None) -> Path:
@@ -300,12 +426,18 @@ def build(out: Path, wheel: Path | None = None, repository: str | None = None) -
     for path in extra_wheels:
         _copy(path, out / "wheels" / path.name)
     repack_stored(wheel, out / "wheels" / wheel.name)
+    demo = demo_files(wheel, pyodide, out / "pyodide" / "python_stdlib.zip", out / DEMO_DIR)
     manifest = {
-        "build": build_key(wheel, dist_tool.PYODIDE_VERSION),
+        "build": build_key(
+            dist_tool.PYODIDE_VERSION,
+            out / DEMO_DIR / "corral-app.zip",
+            out / DEMO_DIR / "python_stdlib.zip",
+        ),
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
         "wheels": [f"wheels/{p.name}" for p in extra_wheels],
         "corral": f"wheels/{wheel.name}",
+        "demo": demo,
         "repository": repository_url(repository),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

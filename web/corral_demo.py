@@ -160,8 +160,16 @@ class DemoApp:
             "limits": Limits(timeout=timeout),
             "audit_sink": LiveAudit(post, capabilities),
         }
+        # Trace events whose data is a slice of the snapshot the sandbox was opened from (the
+        # restore's host requests): by index, where that slice starts and its length.
+        self._in_snapshot: dict[int, tuple[int, int]] = {}
         if snapshot is not None:
-            self.sandbox = Sandbox.from_snapshot(_as_bytes(snapshot), **options)
+            data = _as_bytes(snapshot)
+            self.sandbox = Sandbox.from_snapshot(data, **options)
+            for index, event in enumerate(self.sandbox.trace.events):
+                start = data.find(event["data"]) if event["t"] == "fs" and event["data"] else -1
+                if start >= 0:
+                    self._in_snapshot[index] = (start, len(event["data"]))
         else:
             self.sandbox = Sandbox(**options)
         self.last: ExecutionResult | None = None
@@ -228,20 +236,40 @@ class DemoApp:
     def new_trace(self) -> str:
         """The events of the sandbox's trace since the last call, as JSON lines: the page keeps
         them (with the snapshot, after each command), so that the last command can be replayed
-        after a restart has lost this sandbox."""
+        after a restart has lost this sandbox. The files and shell session of the snapshot the
+        sandbox was opened from are not sent back to the page, which holds that snapshot: their
+        events carry ``"snapshot": [start, length]`` instead of ``data`` (see :meth:`replay`)."""
         events = self.sandbox.trace.events
-        new = Trace(events[self._traced :]).to_jsonl()
+        new = [
+            {**event, "data": None, "snapshot": self._in_snapshot[index]}
+            if index in self._in_snapshot
+            else event
+            for index, event in enumerate(events[self._traced :], self._traced)
+        ]
         self._traced = len(events)
-        return new
+        return Trace(new).to_jsonl()
 
-    def replay(self, trace: str | None = None) -> str:
+    def replay(self, trace: str | None = None, snapshot: Any = None) -> str:
         """Run a sandbox's trace again (no tool called, no clock read): ``trace`` (JSON lines,
         the page's copy of what :meth:`new_trace` handed out, perhaps from a sandbox a restart
-        replaced), else this sandbox's own. Answers whether the last execution's output is the
-        recorded one, the number of executions run and that output."""
+        replaced, with ``snapshot``, the one that sandbox was opened from, if any), else this
+        sandbox's own. Answers whether the last execution's output is the recorded one, the
+        number of executions run and that output."""
         if trace is None and self.last is None:
             return json.dumps({"error": "nothing to replay yet: run a command first"})
         recorded = self.sandbox.trace if trace is None else Trace.from_jsonl(trace)
+        opened_from = None if snapshot is None else _as_bytes(snapshot)
+        for event in recorded.events:
+            if "snapshot" in event:
+                if opened_from is None:
+                    return json.dumps(
+                        {
+                            "error": "this trace leaves out the files of the snapshot its sandbox "
+                            "was opened from: pass that snapshot too"
+                        }
+                    )
+                start, length = event.pop("snapshot")
+                event["data"] = opened_from[start : start + length]
         try:
             again = replay(recorded)
         except ReplayDivergence as e:  # corral compares every execution with its recording

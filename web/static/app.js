@@ -49,7 +49,8 @@ const state = {
   snapshot: null,       // the last completed command's snapshot (ArrayBuffer)
   snapshotDue: null,    // resolves when the snapshot of the last command has arrived
   snapshotArrived: null,
-  lastRun: null,        // the last completed command: {code, language, result, trace}
+  lastRun: null,        // the last completed command: {code, language, result, trace, openedFrom}
+  openedFrom: null,     // the snapshot the active sandbox was opened from (ArrayBuffer)
   trace: [],            // the active sandbox's trace, as the worker hands it out (JSON lines)
   after: null,          // printed after the next command's output (the CSV example)
   viewing: null,
@@ -65,8 +66,10 @@ class Interrupted extends Error {}
 // sandbox opens, and also stores Pyodide's memory snapshot if there is none yet.
 const relay = new WorkerRelay({
   url: new URL("worker.js", location.href),
+  first: window.corralFirstWorker, // started by index.html
   boot: (thread, { standby }) => thread.call("boot", { makeSnapshot: standby }),
   open: (thread) => {
+    state.openedFrom = state.snapshot; // its trace leaves the snapshot's files out: replayLast
     const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
     const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
     return thread.call("open", args, snapshot ? [snapshot] : []);
@@ -199,7 +202,7 @@ async function runLine(code) {
     const result = await runWithinLimit(code, language);
     if (result.scope) state.scope = result.scope;
     // (A command the page stopped left no trace: Replay keeps to the last completed one.)
-    if (!result.terminated) state.lastRun = { code, language, result, trace: state.trace };
+    if (!result.terminated) state.lastRun = { code, language, result, trace: state.trace, openedFrom: state.openedFrom };
     showResult(result);
     if (after) await after(result);
   } catch (error) {
@@ -406,7 +409,8 @@ async function replayLast() {
   let replayed;
   try {
     await state.snapshotDue; // the trace of the last command comes with its snapshot
-    replayed = await call("replay", { trace: last.trace.join("") });
+    const snapshot = last.openedFrom ? last.openedFrom.slice(0) : null;
+    replayed = await call("replay", { trace: last.trace.join(""), snapshot }, snapshot ? [snapshot] : []);
   } catch (error) {
     replayed = { error: error.message };
   }
@@ -562,6 +566,7 @@ async function main() {
   links().catch(() => {});
   const missing = missingFeatures();
   if (missing.length) {
+    window.corralFirstWorker?.terminate();
     $("overlay").className = "overlay error";
     $("overlay-text").textContent = `This browser lacks ${missing.join(", ")}, which the sandbox needs. ` +
       "Use a recent Chrome, Edge, Firefox or Safari.";

@@ -26,7 +26,7 @@ function takeBytes(proxy) {
 
 // Pyodide's memory snapshot: its memory once Python has started and imported corral and the
 // demo, kept in the browser's Cache Storage under the site's build (manifest.json's "build":
-// the wheel, the demo and Pyodide's version), so a returning visitor skips Python's start-up.
+// the wheel, the demo, the standard library and Pyodide's version), so a returning visitor skips Python's start-up.
 // A standby worker makes it on the first visit, off the critical path; without Cache Storage
 // (a page not served from localhost or HTTPS) every start is a full one.
 const SNAPSHOTS = "corral-demo-pyodide-snapshot";
@@ -49,15 +49,16 @@ async function storeSnapshot(build, snapshot) {
 
 // Python with corral and the demo imported: from the stored snapshot when there is one (then
 // Python's random generator is seeded afresh, not shared by every restored worker), else
-// started and imported, and with `makeSnapshot` the snapshot is taken and stored.
-async function startPython(build, makeSnapshot) {
-  const indexURL = here("pyodide/");
-  const snapshot = await storedSnapshot(build);
+// started and imported, and with `makeSnapshot` the snapshot is taken and stored. Either way
+// from the demo's own standard library (build.py: the modules the page imports as bytecode).
+async function startPython(manifest, stored, makeSnapshot) {
+  const options = { indexURL: here("pyodide/"), stdLibURL: here(manifest.demo.stdlib), packages: [] };
+  const snapshot = await stored;
   progress("Starting Python (Pyodide)", 0.05, 0.7, snapshot ? 0.8 : 2.5);
   if (snapshot) {
     try {
       // Its 30 MB are read while Pyodide loads its own JavaScript.
-      const restored = await loadPyodide({ indexURL, packages: [], _loadSnapshot: snapshot.arrayBuffer() });
+      const restored = await loadPyodide({ ...options, _loadSnapshot: snapshot.arrayBuffer() });
       restored.runPython("import random; random.seed()");
       return { pyodide: restored, restored: true };
     } catch (error) {
@@ -65,60 +66,72 @@ async function startPython(build, makeSnapshot) {
       caches.delete(SNAPSHOTS).catch(() => {});
     }
   }
-  const started = await loadPyodide({ indexURL, packages: [], _makeSnapshot: makeSnapshot });
+  const started = await loadPyodide({ ...options, _makeSnapshot: makeSnapshot });
   return { pyodide: started, restored: false };
 }
 
-// Python's half of booting, the wheel written to WHEEL first. Started afresh: all of the
-// wheel's files into site-packages, then the imports a memory snapshot should hold.
-const WHEEL = "/tmp/corral-wheel.zip";
-const UNPACK_AND_IMPORT = `
-import site, zipfile
-with zipfile.ZipFile("${WHEEL}") as wheel:
-    wheel.extractall(site.getsitepackages()[0])
+// Python's half of booting. The demo's Python files (corral-app.zip: the wheel's files but its
+// module, and corral_demo.py; each module the page imports as bytecode) are imported from the
+// zip itself, written to APP (a snapshot holds memory, not files: it is written again after a
+// restore, the same bytes, whose index the snapshot's zipimport cache holds). Started afresh,
+// the zip goes on sys.path and the modules a memory snapshot should hold are imported.
+const APP = "/home/pyodide/corral-app.zip";
+const IMPORT = `
+import sys
+sys.path.insert(0, "${APP}")
 import corral, corral.runtime._pyodide, corral_demo
 `;
-// Then compiling the guest module (corral.load()). From a snapshot, where corral is imported
-// already, the module and corral's runtime are unpacked first and the rest of the wheel while
-// the module compiles (V8 does that off this thread).
-const UNPACK_WHILE_LOADING = `
-import asyncio, site, zipfile
-import corral
-with zipfile.ZipFile("${WHEEL}") as wheel:
-    names = wheel.namelist()
-    first = [n for n in names if n == "corral/corral.wasm" or n.startswith("corral/runtime/")]
-    wheel.extractall(site.getsitepackages()[0], first)
-    loading = asyncio.ensure_future(corral.load())
-    await asyncio.sleep(0)  # corral.load() has read the module and started compiling it
-    wheel.extractall(site.getsitepackages()[0], [n for n in names if n not in first])
-await loading
+// Then the guest module (the demo serves it rewritten to import its memory): written to a file
+// CORRAL_WASM names, and the module the worker compiled handed to corral's backend for it.
+const ADOPT = `
+import os
+from pathlib import Path
+from corral.runtime import get_backend
+def adopt(data, module, min_pages):
+    path = Path("/home/pyodide/corral.wasm")
+    path.write_bytes(data.to_bytes())
+    os.environ["CORRAL_WASM"] = str(path)
+    get_backend().adopt(path, module, min_pages)
+adopt
 `;
 
-// Everything but the sandbox itself. The wheel and the demo's Python half are fetched while
-// Pyodide starts (in parallel, not after it); the wheel is the same one a user installs with
-// micropip.install, unpacked into site-packages without importing micropip (a memory
-// snapshot holds the imported modules, not the files: they are unpacked either way).
+// What booting needs, fetched as soon as the worker loads (index.html starts the first worker
+// before the page's own modules have loaded, so this overlaps with them), and while Pyodide
+// starts: the manifest, the demo's Python files, the guest module (compiled meanwhile with
+// compileStreaming, off this thread) and the stored snapshot. They come from the same wheel a
+// user installs with micropip.install (build.py); micropip is not needed.
+const fetched = (async () => {
+  const manifest = await (await fetch(here("manifest.json"))).json();
+  const response = fetch(here(manifest.demo.module));
+  const files = {
+    manifest,
+    app: fetch(here(manifest.demo.app)).then((r) => r.arrayBuffer()),
+    module: response.then((r) => WebAssembly.compileStreaming(r.clone())),
+    moduleBytes: response.then((r) => r.arrayBuffer()),
+    snapshot: storedSnapshot(manifest.build),
+  };
+  for (const promise of Object.values(files)) promise.catch?.(() => {}); // awaited in boot
+  return files;
+})();
+fetched.catch(() => {}); // awaited in boot
+
+// Everything but the sandbox itself.
 async function boot({ makeSnapshot = false } = {}) {
   const started = performance.now();
   const timings = {};
   const mark = (name) => (timings[name] = Math.round(performance.now() - started));
   timings.startedAt = performance.timeOrigin + started; // the page turns it into its own clock
-  const manifest = await (await fetch(here("manifest.json"))).json();
-  const wheel = fetch(here(manifest.corral)).then((r) => r.arrayBuffer());
-  const source = fetch(here("corral_demo.py")).then((r) => r.text());
-  wheel.catch(() => {}); // awaited below
-  source.catch(() => {});
+  const { manifest, app, module, moduleBytes, snapshot } = await fetched;
   const snapshotting = makeSnapshot && "caches" in self;
-  const python = await startPython(manifest.build, snapshotting);
+  const python = await startPython(manifest, snapshot, snapshotting);
   pyodide = python.pyodide;
   timings.snapshot = python.restored;
   mark("pyodide");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
-  pyodide.FS.writeFile(WHEEL, new Uint8Array(await wheel));
-  pyodide.FS.writeFile("/home/pyodide/corral_demo.py", await source);
+  pyodide.FS.writeFile(APP, new Uint8Array(await app));
   let stored = null;
   if (!python.restored) {
-    pyodide.runPython(UNPACK_AND_IMPORT);
+    pyodide.runPython(IMPORT);
     if (snapshotting) {
       try {
         stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
@@ -129,8 +142,9 @@ async function boot({ makeSnapshot = false } = {}) {
     mark("corral");
   }
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
-  await pyodide.runPythonAsync(python.restored ? UNPACK_WHILE_LOADING : "import corral\nawait corral.load()");
-  pyodide.FS.unlink(WHEEL);
+  const adopt = pyodide.runPython(ADOPT);
+  adopt(new Uint8Array(await moduleBytes), await module, manifest.demo.min_pages);
+  adopt.destroy();
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
   mark("module");
   if (stored) {
@@ -163,7 +177,7 @@ function postSnapshot() {
 const ops = {
   open,
   run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
-  replay: ({ trace }) => [JSON.parse(app.replay(trace)), []],
+  replay: ({ trace, snapshot }) => [JSON.parse(app.replay(trace, snapshot ? new Uint8Array(snapshot) : null)), []],
   agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],

@@ -18,11 +18,12 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
-from ._base import GuestTrap, Later, Wasm, content_digest, module_bytes
+from ._base import GuestTrap, Later, Wasm, content_digest, file_identity, module_bytes
 
 __all__ = [
     "CompiledModule",
@@ -82,7 +83,9 @@ def import_memory(wasm: bytes) -> tuple[bytes, int]:
 
     The memory keeps index 0 (imported memories come first), so its export and every
     instruction stay valid. A host can then give each instance a memory with its own
-    ``maximum``: the browser's way to cap linear memory per instance.
+    ``maximum``: the browser's way to cap linear memory per instance. A module rewritten
+    already is returned as it is (a site may serve it rewritten: see
+    :meth:`PyodideBackend.adopt`).
     """
     if wasm[:8] != b"\0asm\x01\0\0\0":
         raise ValueError("not a WebAssembly module (version 1)")
@@ -94,6 +97,11 @@ def import_memory(wasm: bytes) -> tuple[bytes, int]:
         sections.append((section_id, wasm[start : start + size]))
         pos = start + size
     memories = [body for section_id, body in sections if section_id == _MEMORY_SECTION]
+    import_sections = [body for section_id, body in sections if section_id == _IMPORT_SECTION]
+    if not memories and import_sections:
+        rewritten = _imported_memory_pages(import_sections[0])
+        if rewritten is not None:  # rewritten already (a site may serve it so, see adopt)
+            return bytes(wasm), rewritten
     if len(memories) != 1:
         raise ValueError("the module must define exactly one memory section")
     count, at = _read_leb(memories[0], 0)
@@ -117,6 +125,17 @@ def import_memory(wasm: bytes) -> tuple[bytes, int]:
     return bytes(out), minimum
 
 
+def _imported_memory_pages(imports: bytes) -> int | None:
+    """The minimum pages of the ``corral.memory`` import :func:`import_memory` appends last to
+    an import section, or None when the section does not end with it."""
+    marker = _name(MEMORY_MODULE) + _name("memory") + bytes([_MEMORY_KIND, 0])
+    at = imports.rfind(marker)
+    if at < 0:
+        return None
+    pages, end = _read_leb(imports, at + len(marker))
+    return pages if end == len(imports) else None
+
+
 class CompiledModule:
     """A compiled (memory-importing) module and the minimum size of its memory."""
 
@@ -132,7 +151,30 @@ class PyodideBackend:
 
     def __init__(self) -> None:
         self._modules: dict[str, CompiledModule] = {}
+        self._adopted: dict[tuple[str, str], CompiledModule] = {}  # by path and file identity
         self._wasi: Any = None  # the shared WASI imports (see _wasi_imports), made on first use
+
+    def adopt(self, wasm: Path, module: Any, min_pages: int) -> None:
+        """Use ``module``, a ``WebAssembly.Module`` compiled by JavaScript, as the compiled
+        form of the module file ``wasm``; ``min_pages`` is the minimum size of its memory.
+
+        The file must hold the module as :func:`import_memory` rewrote it. A page can then
+        fetch that file and compile it with ``WebAssembly.compileStreaming`` while Pyodide
+        starts, off Python's path (the browser may also cache the compiled code for its URL);
+        from then on, while the file stays the same (one ``stat``), it is neither read nor
+        hashed nor compiled again.
+        """
+        self._adopted[str(wasm), file_identity(wasm)] = CompiledModule(module, min_pages)
+
+    def _known(self, wasm: Wasm) -> tuple[str, CompiledModule | None]:
+        """The module's content key (its digest; for an adopted file, its identity), and its
+        compiled form if there is one already."""
+        if isinstance(wasm, Path):
+            adopted = self._adopted.get((str(wasm), file_identity(wasm)))
+            if adopted is not None:
+                return "", adopted
+        key = content_digest(wasm)
+        return key, self._modules.get(key)
 
     def wasi_imports(self) -> Any:
         """WASI for every instance, as one JavaScript object made once (see _wasi_imports)."""
@@ -142,7 +184,7 @@ class PyodideBackend:
 
     def cached(self, wasm: Wasm) -> bool:
         """Whether ``wasm`` is compiled already (``Sandbox()`` then needs no compilation)."""
-        return content_digest(wasm) in self._modules
+        return self._known(wasm)[1] is not None
 
     def load(self, wasm: Wasm) -> CompiledModule:
         """The compiled module, compiling synchronously the first time.
@@ -150,8 +192,7 @@ class PyodideBackend:
         Allowed in a Web Worker and under Node; on a browser's main thread Chrome refuses it
         for modules over 8 MB: ``await corral.load()`` first.
         """
-        key = content_digest(wasm)
-        compiled = self._modules.get(key)
+        key, compiled = self._known(wasm)
         if compiled is None:
             rewritten, min_pages = import_memory(module_bytes(wasm))
             js, ffi = _js(), _ffi()
@@ -168,8 +209,7 @@ class PyodideBackend:
 
     async def load_async(self, wasm: Wasm) -> CompiledModule:
         """Compile ``wasm`` with ``WebAssembly.compile`` (allowed everywhere) into the cache."""
-        key = content_digest(wasm)
-        compiled = self._modules.get(key)
+        key, compiled = self._known(wasm)
         if compiled is None:
             rewritten, min_pages = import_memory(module_bytes(wasm))
             module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))

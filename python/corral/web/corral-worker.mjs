@@ -10,13 +10,13 @@ const TIMED_OUT = Symbol("timed out");
 const CLOSED = "the sandbox is closed; create a new one";
 
 /**
- * One Web Worker (a module script at `url`) and the requests sent to it: the page sends
- * {id, op, args}; the worker answers {id, ok: true, value} or {id, ok: false, error}. A message
- * without an id is an event, passed to `onEvent(data, thread)`.
+ * One Web Worker (a module script at `url`, or a `Worker` started already) and the requests
+ * sent to it: the page sends {id, op, args}; the worker answers {id, ok: true, value} or
+ * {id, ok: false, error}. A message without an id is an event, passed to `onEvent(data, thread)`.
  */
 export class WorkerThread {
   constructor(url, onEvent = () => {}) {
-    this.worker = new Worker(url, { type: "module" });
+    this.worker = url instanceof Worker ? url : new Worker(url, { type: "module" });
     this.pending = new Map(); // request id -> {resolve, reject}
     this.nextId = 1;
     this.failed = null;
@@ -66,7 +66,9 @@ export class WorkerThread {
  * - `onEvent(data, thread)`: the workers' events; `onCrash(error)`: the active worker failed
  *   by itself (the relay does not replace it: call `replace`);
  * - `standby` (true): keep a standby; `standbyDelayMs` (0): wait this long after the sandbox
- *   opens before booting it, to leave the first moments to the active worker.
+ *   opens before booting it, to leave the first moments to the active worker;
+ * - `first`: a `Worker` of `url` started already (by a page's first script, say, so that it
+ *   loads while the page's other modules do), used for the first thread.
  */
 export class WorkerRelay {
   #options;
@@ -91,7 +93,9 @@ export class WorkerRelay {
   }
 
   #spawn(standby) {
-    const thread = new WorkerThread(this.#options.url, this.#options.onEvent);
+    const first = this.#options.first;
+    this.#options.first = null;
+    const thread = new WorkerThread(first ?? this.#options.url, this.#options.onEvent);
     thread.onCrash = (error) => {
       if (thread === this.#active) this.#options.onCrash?.(error);
     };
