@@ -29,6 +29,7 @@ mod rm;
 mod rmdir;
 mod sleep;
 mod stat;
+mod sum;
 mod tar;
 mod touch;
 mod truefalse;
@@ -54,6 +55,7 @@ pub static APPLETS: &[&Applet] = &[
     &checksum::SHA256SUM,
     &checksum::SHA384SUM,
     &checksum::SHA512SUM,
+    &sum::APPLET,
     &gzip::GZIP,
     &gzip::GUNZIP,
     &gzip::ZCAT,

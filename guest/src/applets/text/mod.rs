@@ -62,6 +62,7 @@ pub static APPLETS: &[&Applet] = &[
     &expr::APPLET,
     &echo::APPLET,
     &expand::APPLET,
+    &expand::UNEXPAND,
     &fold::APPLET,
     &head::APPLET,
     &hexdump::APPLET,
