@@ -101,7 +101,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         }
     }
     if unexpand {
-        initial = first_only || !(all || !specs.is_empty());
+        initial = first_only || (!all && specs.is_empty());
     }
     if !specs.is_empty() {
         match parse_stops(&specs.join(",")) {

@@ -25,6 +25,7 @@ mod fold;
 mod head;
 mod headtail;
 mod hexdump;
+mod hexfmt;
 mod join;
 mod nl;
 mod od;

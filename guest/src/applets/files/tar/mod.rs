@@ -201,7 +201,7 @@ async fn options(ctx: &mut Ctx, opts: &[crate::applets::common::Opt]) -> Result<
                             .map(|line| Glob::new(line, false)),
                     ),
                     Err(e) => {
-                        let message = format!("{path}: Cannot open: {}", e.code.description());
+                        let message = format!("{path}: {}", e.code.description());
                         warn(ctx, message).await;
                         warn(ctx, "Error is not recoverable: exiting now").await;
                         return Err(2);
