@@ -56,6 +56,7 @@ pub static APPLETS: &[&Applet] = &[
     &checksum::SHA384SUM,
     &checksum::SHA512SUM,
     &sum::APPLET,
+    &sum::CKSUM,
     &gzip::GZIP,
     &gzip::GUNZIP,
     &gzip::ZCAT,
