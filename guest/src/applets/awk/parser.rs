@@ -607,6 +607,21 @@ impl Parser {
         Ok(result)
     }
 
+    /// The right operand of `&&`, `||`, `~` or a comparison: an lvalue there may be assigned
+    /// (`$1 == $1 = "x"` compares with the assigned value), as gawk's grammar allows.
+    fn operand_assign(&mut self, rhs: Expr, flags: Flags) -> PResult<Expr> {
+        let Tok::Assign(op) = *self.peek() else {
+            return Ok(rhs);
+        };
+        if !is_lvalue(&rhs) {
+            return Ok(rhs);
+        }
+        self.advance();
+        self.skip_newlines();
+        let value = self.expr(flags)?;
+        Ok(Expr::Assign(Box::new(rhs), op, Box::new(value)))
+    }
+
     fn ternary(&mut self, flags: Flags) -> PResult<Expr> {
         let cond = self.or(flags)?;
         if !self.eat(&Tok::Question) {
@@ -633,6 +648,7 @@ impl Parser {
         while self.eat(&Tok::Or) {
             self.link()?;
             let rhs = self.and(flags)?;
+            let rhs = self.operand_assign(rhs, flags)?;
             lhs = Expr::Or(Box::new(lhs), Box::new(rhs));
         }
         self.depth = saved;
@@ -645,6 +661,7 @@ impl Parser {
         while self.eat(&Tok::And) {
             self.link()?;
             let rhs = self.in_expr(flags)?;
+            let rhs = self.operand_assign(rhs, flags)?;
             lhs = Expr::And(Box::new(lhs), Box::new(rhs));
         }
         self.depth = saved;
@@ -679,6 +696,7 @@ impl Parser {
             self.link()?;
             self.advance();
             let rhs = self.comparison(flags)?;
+            let rhs = self.operand_assign(rhs, flags)?;
             lhs = Expr::Match(negate, Box::new(lhs), Box::new(rhs));
         }
         self.depth = saved;
@@ -706,6 +724,7 @@ impl Parser {
         };
         self.advance();
         let rhs = self.concat(flags)?;
+        let rhs = self.operand_assign(rhs, flags)?;
         Ok(Expr::Cmp(op, Box::new(lhs), Box::new(rhs)))
     }
 

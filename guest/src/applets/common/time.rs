@@ -376,7 +376,40 @@ pattern!(
     r"^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:[.,](\d+))?)?(?:\s*([ap])\.?m\.?\b)?"
 );
 pattern!(hour_ampm_re, r"^(\d{1,2})\s*([ap])\.?m\.?\b");
-pattern!(zone_re, r"^(?:(z|utc|gmt)\b|([+-])(\d{2}):?(\d{2})\b)");
+pattern!(zone_re, r"^(?:([a-z]{1,4})\b|([+-])(\d{2}):?(\d{2})\b)");
+pattern!(year_re, r"^(\d{4})\b");
+
+/// The zone abbreviations GNU `date -d` knows best, with their offsets in minutes.
+const ZONES: &[(&str, i64)] = &[
+    ("z", 0),
+    ("ut", 0),
+    ("utc", 0),
+    ("gmt", 0),
+    ("wet", 0),
+    ("west", 60),
+    ("bst", 60),
+    ("cet", 60),
+    ("met", 60),
+    ("cest", 120),
+    ("eet", 120),
+    ("eest", 180),
+    ("msk", 180),
+    ("ist", 330),
+    ("jst", 540),
+    ("ast", -240),
+    ("adt", -180),
+    ("est", -300),
+    ("edt", -240),
+    ("cst", -360),
+    ("cdt", -300),
+    ("mst", -420),
+    ("mdt", -360),
+    ("pst", -480),
+    ("pdt", -420),
+    ("akst", -540),
+    ("akdt", -480),
+    ("hst", -600),
+];
 pattern!(
     rel_re,
     &format!(r"^(?:([+-]?)\s*(\d+)\s*|(next|last|this)\s+)?{UNIT_RE}\b(\s+ago\b)?")
@@ -541,28 +574,29 @@ fn parse_time(s: &str, p: &mut Parsed) -> Result<Option<usize>, DateError> {
         p.time = Some((hour, 0, 0, 0));
         return Ok(Some(c.get(0).map_or(0, |m| m.end())));
     }
-    if p.time.is_some() {
-        if let Some(c) = zone_re().and_then(|r| r.captures(s)) {
-            let offset = match c.get(2) {
-                None => 0,
-                Some(sign) => {
-                    let minutes = int(&c, 3).unwrap_or(0) * 60 + int(&c, 4).unwrap_or(0);
-                    if sign.as_str() == "-" {
-                        -minutes
-                    } else {
-                        minutes
-                    }
-                }
-            };
+    if let Some(c) = zone_re().and_then(|r| r.captures(s)) {
+        let offset = match (c.get(1), c.get(2)) {
+            (Some(name), _) => ZONES.iter().find(|z| z.0 == name.as_str()).map(|z| z.1),
+            // A numeric offset needs a time before it (`10:30 +0530`).
+            (None, Some(sign)) if p.time.is_some() => {
+                let minutes = int(&c, 3).unwrap_or(0) * 60 + int(&c, 4).unwrap_or(0);
+                Some(if sign.as_str() == "-" {
+                    -minutes
+                } else {
+                    minutes
+                })
+            }
+            _ => None,
+        };
+        if let Some(offset) = offset {
             p.zone = Some(offset * 60);
             return Ok(Some(c.get(0).map_or(0, |m| m.end())));
         }
     }
-    if let Some(c) = zone_re().and_then(|r| r.captures(s)) {
-        if c.get(1).is_some() {
-            p.zone = Some(0);
-            return Ok(Some(c.get(0).map_or(0, |m| m.end())));
-        }
+    // The year of `Sat Jan 29 21:24:08 PST 2000`, as `date` prints it.
+    if let (Some((i64::MIN, m, d)), Some(c)) = (p.date, year_re().and_then(|r| r.captures(s))) {
+        p.date = Some((int(&c, 1).ok_or(DateError)?, m, d));
+        return Ok(Some(c.get(0).map_or(0, |m| m.end())));
     }
     Ok(None)
 }
@@ -786,6 +820,10 @@ mod tests {
             ("10:30", "2023-11-14 10:30:00 0"),
             ("1999-1-2 3:4:5Z", "1999-01-02 03:04:05 0"),
             ("1999-1-2 3:4:5 +0100", "1999-01-02 02:04:05 0"),
+            ("Sat Jan 29 21:24:08 PST 2000", "2000-01-30 05:24:08 0"),
+            ("10:00 EDT", "2023-11-14 14:00:00 0"),
+            ("Mon, 14 Jan 2019 09:00:00 GMT", "2019-01-14 09:00:00 0"),
+            ("10:00 xyz", "invalid"),
             ("2024-13-01", "invalid"),
             ("2024-02-30", "invalid"),
             ("xyz", "invalid"),

@@ -1,6 +1,6 @@
 //! `cp [-rRapfnuvdlHLP] [--parents] [-t DIR] [-T] SOURCE... DEST`: copy files and directory
 //! trees; the last of `-H`, `-L`, `-P` says which symlinks are followed. `-l` makes hard links
-//! instead of copies, and `-a` (`--preserve=links`) keeps files that have several names
+//! instead of copies, and `-a` and `-d` (`--preserve=links`) keep files that have several names
 //! among the sources linked in the copy.
 //! Copies share their bytes with the original until either changes (the VFS copies on write).
 
@@ -16,7 +16,7 @@ use crate::vfs::{FileKind, Stat};
 /// The `cp` applet.
 pub const APPLET: Applet = Applet {
     name: "cp",
-    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d, -P, --no-dereference     copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -H                           follow symbolic links given as SOURCE, not those inside\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -l, --link                   hard link files instead of copying\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps (and hard links\n                               between the copied files, with =links or =all)\n      --parents                use full source file name under DIRECTORY\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
+    usage: "cp [OPTION]... SOURCE DEST\n  or:  cp [OPTION]... SOURCE... DIRECTORY\n  or:  cp [OPTION]... -t DIRECTORY SOURCE...\nCopy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.\n  -a, --archive                same as -dR --preserve=all\n  -d                           same as --no-dereference --preserve=links\n  -P, --no-dereference         copy symlinks as symlinks\n  -f, --force                  overwrite without asking\n  -H                           follow symbolic links given as SOURCE, not those inside\n  -i, --interactive            prompt before overwrite (answers are read from stdin)\n  -l, --link                   hard link files instead of copying\n  -L, --dereference            always follow symbolic links in SOURCE\n  -n, --no-clobber             do not overwrite an existing file\n  -p, --preserve[=ATTRS]       preserve mode and timestamps (and hard links\n                               between the copied files, with =links or =all)\n      --parents                use full source file name under DIRECTORY\n  -r, -R, --recursive          copy directories recursively\n  -t, --target-directory=DIR   copy all SOURCE arguments into DIR\n  -T, --no-target-directory    treat DEST as a normal file\n  -u, --update                 copy only when SOURCE is newer than DEST or DEST is missing\n  -v, --verbose                explain what is being done",
     help: Help::Anywhere,
     run,
 };
@@ -108,9 +108,9 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                 }
                 _ if opt.is('l', "link") => o.link = true,
                 _ if opt.is('p', "preserve") => o.preserve = true,
-                _ if opt.is('d', "no-dereference") || opt.is('P', "\0") => {
-                    o.deref = Some(Deref::Never)
-                }
+                // -d is --no-dereference --preserve=links, as in GNU.
+                _ if opt.is('d', "\0") => (o.deref, o.preserve_links) = (Some(Deref::Never), true),
+                _ if opt.is('P', "no-dereference") => o.deref = Some(Deref::Never),
                 _ if opt.is('H', "\0") => o.deref = Some(Deref::Operands),
                 _ if opt.is('L', "dereference") => o.deref = Some(Deref::Always),
                 _ if opt.is('\0', "parents") => o.parents = true,
@@ -691,6 +691,13 @@ mod tests {
         let args = ["-r", "--preserve=links", "d", "p"];
         assert_eq!(run_in(&vfs, "cp", &args, ""), ok(""));
         assert_eq!(links("p/g").map(|l| l.1), Ok(2));
+        // -d keeps the links between operands too; -P alone does not.
+        let _ = vfs.borrow_mut().mkdir("/workspace", "k");
+        assert_eq!(run_in(&vfs, "cp", &["-d", "d/f", "d/g", "k"], ""), ok(""));
+        assert_eq!(links("k/f"), links("k/g"));
+        let _ = vfs.borrow_mut().mkdir("/workspace", "q");
+        assert_eq!(run_in(&vfs, "cp", &["-P", "d/f", "d/g", "q"], ""), ok(""));
+        assert_eq!(links("q/f").map(|l| l.1), Ok(1));
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod rm;
 mod rmdir;
 mod sleep;
 mod stat;
+mod sum;
 mod system;
 mod tar;
 mod timeout;
@@ -56,6 +57,8 @@ pub static APPLETS: &[&Applet] = &[
     &checksum::SHA256SUM,
     &checksum::SHA384SUM,
     &checksum::SHA512SUM,
+    &sum::APPLET,
+    &sum::CKSUM,
     &gzip::GZIP,
     &gzip::GUNZIP,
     &gzip::ZCAT,

@@ -1,4 +1,6 @@
-//! `expand [-i] [-t N | -t LIST] [FILE]...`: turn tabs into spaces (columns count bytes).
+//! `expand [-i] [-t N | -t LIST] [FILE]...`: turn tabs into spaces (columns count bytes);
+//! `unexpand [-a] [-t N | -t LIST] [FILE]...`: turn runs of blanks that reach a tab stop back
+//! into tabs (leading blanks only, unless `-a` or `-t`), as GNU does.
 
 use crate::applets::common::inputs_or_stdin;
 use crate::applets::common::{finish, open, parse_args, quote_if_needed};
@@ -12,6 +14,23 @@ pub const APPLET: Applet = Applet {
     usage: "expand [OPTION]... [FILE]...\n  -t, --tabs=N     tab stops every N columns (default 8); also -N\n  -t, --tabs=LIST  explicit stops, e.g. 4,8,12; a last /N or +N repeats every N\n  -i, --initial    only convert tabs before the first non-blank",
     help: Help::Anywhere,
     run,
+};
+
+/// The `unexpand` applet.
+pub const UNEXPAND: Applet = Applet {
+    name: "unexpand",
+    usage: "unexpand [OPTION]... [FILE]...\n  -a, --all        convert every run of blanks, not only leading ones\n  -t, --tabs=N     tab stops every N columns (default 8; implies -a); also -N\n  -t, --tabs=LIST  explicit stops, as for expand\n      --first-only convert only leading blanks, even with -t",
+    help: Help::Anywhere,
+    run,
+};
+
+const UNEXPAND_SPEC: OptSpec = OptSpec {
+    short: "a",
+    short_val: "t",
+    long: &["all", "first-only"],
+    long_val: &["tabs"],
+    digits: Some('t'),
+    stop_at_operand: false,
 };
 
 const SPEC: OptSpec = OptSpec {
@@ -57,7 +76,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 async fn main(mut ctx: Ctx) -> i32 {
-    let (opts, operands) = match parse_args(&mut ctx, &SPEC, 1).await {
+    let unexpand = ctx.name == "unexpand";
+    let spec = if unexpand { &UNEXPAND_SPEC } else { &SPEC };
+    let (opts, operands) = match parse_args(&mut ctx, spec, 1).await {
         Ok(parsed) => parsed,
         Err(status) => return status,
     };
@@ -65,14 +86,22 @@ async fn main(mut ctx: Ctx) -> i32 {
         list: Vec::new(),
         every: Some((8, true)),
     };
-    let mut initial = false;
+    // unexpand converts leading blanks only, unless -a, or -t without --first-only.
+    let (mut initial, mut all, mut first_only) = (false, false, false);
     let mut specs = Vec::new();
     for opt in &opts {
-        if opt.is('i', "initial") {
+        if opt.is('i', "initial") && !unexpand {
             initial = true;
+        } else if opt.is('a', "all") && unexpand {
+            all = true;
+        } else if opt.is('\0', "first-only") {
+            first_only = true;
         } else if opt.is('t', "tabs") {
             specs.push(opt.value().to_string());
         }
+    }
+    if unexpand {
+        initial = first_only || (!all && specs.is_empty());
     }
     if !specs.is_empty() {
         match parse_stops(&specs.join(",")) {
@@ -84,7 +113,8 @@ async fn main(mut ctx: Ctx) -> i32 {
         }
     }
     let paths = inputs_or_stdin(operands);
-    let result = expand_all(&mut ctx, &paths, &stops, initial).await;
+    let convert = if unexpand { unexpand_line } else { expand_line };
+    let result = expand_all(&mut ctx, &paths, &stops, initial, convert).await;
     finish(&mut ctx, result).await
 }
 
@@ -125,6 +155,7 @@ async fn expand_all(
     paths: &[String],
     stops: &Stops,
     initial: bool,
+    convert: fn(&[u8], &Stops, bool, &mut Vec<u8>),
 ) -> Result<i32, WriteError> {
     let mut status = 0;
     let (mut line, mut out) = (Vec::new(), Vec::new());
@@ -142,7 +173,7 @@ async fn expand_all(
             input.read_line_into(&mut line).await
         } {
             out.clear();
-            expand_line(&line, stops, initial, &mut out);
+            convert(&line, stops, initial, &mut out);
             ctx.stdout.write(&out).await?;
         }
     }
@@ -179,6 +210,51 @@ fn expand_line(line: &[u8], stops: &Stops, initial: bool, out: &mut Vec<u8>) {
             }
         }
     }
+}
+
+/// A run of two or more blanks that reaches a tab stop becomes a tab; a lone space reaching
+/// one does too when another blank follows, as in GNU; a tab swallows the spaces before it.
+/// With `initial`, only the leading blanks.
+fn unexpand_line(line: &[u8], stops: &Stops, initial: bool, out: &mut Vec<u8>) {
+    let (mut column, mut spaces, mut lone) = (0, 0, false);
+    for (at, &b) in line.iter().enumerate() {
+        if lone && matches!(b, b' ' | b'\t') {
+            out.push(b'\t');
+            (spaces, lone) = (0, false);
+        }
+        match b {
+            b' ' => {
+                let stop = stops.next(column);
+                column += 1;
+                spaces += 1;
+                if column == stop && spaces > 1 {
+                    out.push(b'\t');
+                    spaces = 0;
+                }
+                lone = column == stop && spaces == 1;
+            }
+            b'\t' => {
+                column = stops.next(column);
+                out.push(b'\t');
+                spaces = 0;
+            }
+            _ => {
+                out.resize(out.len() + spaces, b' ');
+                (spaces, lone) = (0, false);
+                if initial {
+                    out.extend_from_slice(&line[at..]);
+                    return;
+                }
+                column = if b == b'\x08' {
+                    column.saturating_sub(1)
+                } else {
+                    column + 1
+                };
+                out.push(b);
+            }
+        }
+    }
+    out.resize(out.len() + spaces, b' ');
 }
 
 #[cfg(test)]
@@ -234,14 +310,38 @@ mod tests {
         ],
     };
 
+    const UNEXPAND: Table = Table {
+        name: "unexpand",
+        files: &[],
+        ok: &[
+            (&[], "        x\n         y\n", "\tx\n\t y\n"),
+            (&[], "       \tx  \t y\n", "\tx  \t y\n"),
+            (&["-a"], "1234567 8\n123456  8\n", "1234567 8\n123456\t8\n"),
+            (&["-a"], "ab  \t  c       d\n", "ab\t  c\t  d\n"),
+            (&["-a"], "1234567 \tx 1234  z\n", "1234567\t\tx 1234\tz\n"),
+            (&["-t", "4"], "        a   b\n", "\t\ta\tb\n"),
+            (&["-t4", "--first-only"], "    a    b\n", "\ta    b\n"),
+            (&["--all", "-2"], "a   b", "a\t\tb"),
+        ],
+        err: &[(
+            &["-i"],
+            "",
+            "",
+            "unexpand: invalid option -- 'i'\nTry 'unexpand --help' for more information.\n",
+            1,
+        )],
+    };
+
     #[test]
     fn cases() {
         TABLE.check();
+        UNEXPAND.check();
     }
 
     #[test]
     #[ignore = "compares the tables with the real GNU tools"]
     fn gnu() {
         TABLE.check_gnu();
+        UNEXPAND.check_gnu();
     }
 }

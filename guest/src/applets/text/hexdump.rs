@@ -1,5 +1,6 @@
-//! `hexdump [-Cv] [-n LENGTH] [-s OFFSET] [FILE]...`: util-linux's hex dump, in its default
-//! format (16-bit little-endian words) or canonical hex+ASCII (`-C`); repeated lines become `*`.
+//! `hexdump [-Cv] [-e FORMAT]... [-n LENGTH] [-s OFFSET] [FILE]...`: util-linux's hex dump, in
+//! its default format (16-bit little-endian words), canonical hex+ASCII (`-C`) or the formats
+//! given with `-e` (see `hexfmt`); repeated lines become `*`.
 
 use crate::applets::common::inputs_or_stdin;
 use crate::applets::common::{open, parse_args, parse_size, write_and_finish};
@@ -10,16 +11,16 @@ use crate::task::LocalFuture;
 /// The `hexdump` applet.
 pub const APPLET: Applet = Applet {
     name: "hexdump",
-    usage: "hexdump [options] <file>...\nDisplay file contents in hexadecimal.\n -C, --canonical           canonical hex+ASCII display\n -n, --length <length>     interpret only length bytes of input\n -s, --skip <offset>       skip offset bytes from the beginning\n -v, --no-squeezing        output identical lines\nWithout -C: two-byte hexadecimal words (little-endian), 8 to a line.",
+    usage: "hexdump [options] <file>...\nDisplay file contents in hexadecimal.\n -C, --canonical           canonical hex+ASCII display\n -e, --format <format>     format string to be used for displaying data\n -n, --length <length>     interpret only length bytes of input\n -s, --skip <offset>       skip offset bytes from the beginning\n -v, --no-squeezing        output identical lines\nWithout -C: two-byte hexadecimal words (little-endian), 8 to a line.",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
     short: "Cv",
-    short_val: "ns",
+    short_val: "nse",
     long: &["canonical", "no-squeezing"],
-    long_val: &["length", "skip"],
+    long_val: &["length", "skip", "format"],
     digits: None,
     stop_at_operand: false,
 };
@@ -34,8 +35,11 @@ async fn main(mut ctx: Ctx) -> i32 {
         Err(status) => return status,
     };
     let (mut canonical, mut squeeze, mut length, mut skip) = (false, true, None, 0);
+    let mut formats = Vec::new();
     for opt in &opts {
-        if opt.is('C', "canonical") {
+        if opt.is('e', "format") {
+            formats.push(opt.value().to_string());
+        } else if opt.is('C', "canonical") {
             canonical = true;
         } else if opt.is('v', "no-squeezing") {
             squeeze = false;
@@ -51,6 +55,16 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
         }
     }
+    let formats = match formats.is_empty() {
+        true => None,
+        false => match super::hexfmt::parse(&formats) {
+            Ok(parsed) => Some(parsed),
+            Err(message) => {
+                warn(&mut ctx, message).await;
+                return 1;
+            }
+        },
+    };
     // The files are read as one stream, as util-linux does.
     let (mut data, mut status) = (Vec::new(), 0);
     let names = inputs_or_stdin(operands);
@@ -68,8 +82,11 @@ async fn main(mut ctx: Ctx) -> i32 {
     if let Some(n) = length {
         bytes = &bytes[..usize::try_from(n).unwrap_or(usize::MAX).min(bytes.len())];
     }
-    let text = dump(bytes, start, canonical, squeeze);
-    write_and_finish(&mut ctx, text.as_bytes(), status).await
+    let text = match formats {
+        Some(formats) => formats.dump(bytes, start, !squeeze),
+        None => dump(bytes, start, canonical, squeeze).into_bytes(),
+    };
+    write_and_finish(&mut ctx, &text, status).await
 }
 
 fn dump(bytes: &[u8], start: usize, canonical: bool, squeeze: bool) -> String {

@@ -25,6 +25,7 @@ mod fold;
 mod head;
 mod headtail;
 mod hexdump;
+mod hexfmt;
 mod join;
 mod nl;
 mod od;
@@ -62,6 +63,7 @@ pub static APPLETS: &[&Applet] = &[
     &expr::APPLET,
     &echo::APPLET,
     &expand::APPLET,
+    &expand::UNEXPAND,
     &fold::APPLET,
     &head::APPLET,
     &hexdump::APPLET,

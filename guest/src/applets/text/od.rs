@@ -34,6 +34,8 @@ enum Kind {
     Char,
     /// `a`: the character or its ASCII name.
     Named,
+    /// `f`: a float (size 4) or a double (8), in the shortest form that reads back.
+    Float,
 }
 
 /// One `-t` type: `x2`, `d4`, `c`... and whether the `z` trailer follows.
@@ -54,6 +56,7 @@ impl Format {
             Kind::Signed => [4, 6, 11, 20][index],
             Kind::Unsigned => [3, 5, 10, 20][index],
             Kind::Char | Kind::Named => 3,
+            Kind::Float => [0, 0, 15, 24][index],
         }
     }
 
@@ -73,8 +76,56 @@ impl Format {
             Kind::Signed => (((value << (64 - bits)) as i64) >> (64 - bits)).to_string(),
             Kind::Char => char_name(bytes[0]),
             Kind::Named => ascii_name(bytes[0]),
+            Kind::Float if self.size == 4 => {
+                let x = f32::from_bits(value as u32);
+                shortest(f64::from(x), &format!("{x:e}"), x.is_subnormal(), 6)
+            }
+            Kind::Float => {
+                let x = f64::from_bits(value);
+                shortest(x, &format!("{x:e}"), x.is_subnormal(), 15)
+            }
         }
     }
+}
+
+/// A float as GNU `od` shows it: `%.*g` with the fewest digits (at least `min_digits` for a
+/// normal number) that read back as the same value. `sci` is Rust's shortest `{:e}` form.
+fn shortest(x: f64, sci: &str, subnormal: bool, min_digits: usize) -> String {
+    if !x.is_finite() {
+        let sign = if x.is_sign_negative() { "-" } else { "" };
+        return format!("{sign}{}", if x.is_nan() { "nan" } else { "inf" });
+    }
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits = mantissa.replace('.', "");
+    let precision = if subnormal {
+        digits.len()
+    } else {
+        digits.len().max(min_digits)
+    };
+    if exp < -4 || exp >= precision as i32 {
+        let (first, rest) = digits.split_at(1);
+        let dot = if rest.is_empty() { "" } else { "." };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{dot}{rest}e{esign}{:02}", exp.abs());
+    }
+    let text = if exp < 0 {
+        format!("0.{}{digits}", "0".repeat((-exp - 1) as usize))
+    } else {
+        let whole = exp as usize + 1;
+        let padded = format!("{digits:0<whole$}");
+        let (int, frac) = padded.split_at(whole);
+        if frac.is_empty() {
+            int.to_string()
+        } else {
+            format!("{int}.{frac}")
+        }
+    };
+    format!("{sign}{text}")
 }
 
 /// `-t c`: printable characters as themselves, C escapes, else three octal digits.
@@ -121,7 +172,7 @@ fn parse_types(text: &str) -> Result<Vec<Format>, String> {
             'u' => Kind::Unsigned,
             'c' => Kind::Char,
             'a' => Kind::Named,
-            'f' => return Err("floating-point types are not supported".into()),
+            'f' => Kind::Float,
             _ => {
                 return Err(format!(
                     "invalid character '{c}' in type string {}",
@@ -131,23 +182,30 @@ fn parse_types(text: &str) -> Result<Vec<Format>, String> {
         };
         let mut size = 1;
         if !matches!(kind, Kind::Char | Kind::Named) {
+            let float = kind == Kind::Float;
             let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-            size = match rest.chars().next() {
-                Some('C') => 1,
-                Some('S') => 2,
-                Some('I') => 4,
-                Some('L') => 8,
-                _ if digits == 0 => 4,
-                _ => rest[..digits].parse().unwrap_or(0),
+            let letter = match (rest.chars().next(), float) {
+                (Some('C'), false) => Some(1),
+                (Some('S'), false) => Some(2),
+                (Some('I'), false) | (Some('F'), true) => Some(4),
+                (Some('L'), false) | (Some('D'), true) => Some(8),
+                (Some('L'), true) => Some(16),
+                _ => None,
             };
-            let taken = if digits == 0 && rest.starts_with(['C', 'S', 'I', 'L']) {
-                1
+            size = match letter {
+                Some(size) => size,
+                None if digits == 0 => 4 << usize::from(float),
+                None => rest[..digits].parse().unwrap_or(0),
+            };
+            let taken = if letter.is_some() { 1 } else { digits };
+            let (sizes, what): (&[usize], _) = if float {
+                (&[4, 8], "floating point")
             } else {
-                digits
+                (&[1, 2, 4, 8], "integral")
             };
-            if ![1, 2, 4, 8].contains(&size) {
+            if !sizes.contains(&size) {
                 return Err(format!(
-                    "invalid type string {};\nthis system doesn't provide a {size}-byte integral type",
+                    "invalid type string {};\nthis system doesn't provide a {size}-byte {what} type",
                     quote(&format!("{c}{}", &rest[..taken]))
                 ));
             }
@@ -623,6 +681,17 @@ mod tests {
         assert_eq!(f(Kind::Char, 1).field(&[0o377]), "377");
         assert_eq!(f(Kind::Named, 1).field(&[0xff]), "del");
         assert_eq!(f(Kind::Named, 1).field(b" "), "sp");
+        let float = |bits: u32| f(Kind::Float, 4).field(&bits.to_le_bytes());
+        assert_eq!(float(0x3dcc_cccd), "0.1");
+        assert_eq!(float(0x42c8_0000), "100");
+        assert_eq!(float(0x0a03_0201), "6.3077975e-33");
+        assert_eq!(float(0xfe43_4241), "-6.4885867e+37");
+        assert_eq!(float(0x8000_0000), "-0");
+        assert_eq!(float(0x7f80_0000), "inf");
+        assert_eq!(float(0xffc0_0000), "-nan");
+        let double = |x: f64| f(Kind::Float, 8).field(&x.to_bits().to_le_bytes());
+        assert_eq!(double(1e-5), "1e-05");
+        assert_eq!(double(123456.5), "123456.5");
     }
 
     #[test]
@@ -692,6 +761,9 @@ mod tests {
             (&["--traditional", "-c", "f", "1", "10"], "", "0000001 (0000010)   b   c\n0000003 (0000012)\n"),
             (&["--traditional", "-c", "+1"], "xyz", "0000001   y   z\n0000003\n"),
             (&["--traditional", "-c", "f"], "", "0000000   a   b   c\n0000003\n"),
+            (&["-tf4", "-tf"], "ABCDEFGH", "0000000        781.0352       204057.08\n                 1.5839800103804824e+40\n0000010\n"),
+            (&["-f", "-An"], "\0\0\u{0}\0\0\0\0\0", "               0               0\n"),
+            (&["-tfF", "-w4", "-An"], "\0\0HB\u{1}\0\0\0", "              50\n           1e-45\n"),
         ],
         err: &[
             (&["-j", "5"], "abc", "", "od: cannot skip past end of combined input\n", 1),
@@ -699,6 +771,7 @@ mod tests {
             (&["-w5", "-tx2"], "abcd", "0000000 6261\n0000002 6463\n0000004\n", "od: warning: invalid width 5; using 2 instead\n", 0),
             (&["-Aq"], "", "", "od: invalid output address radix 'q'; it must be one character from [doxn]\n", 1),
             (&["-tq"], "", "", "od: invalid character 'q' in type string 'q'\n", 1),
+            (&["-tf2"], "", "", "od: invalid type string 'f2';\nthis system doesn't provide a 2-byte floating point type\n", 1),
             (&["nope"], "", "", "od: nope: No such file or directory\n", 1),
             (&["nope", "f", "-c"], "", "0000000   a   b   c\n0000003\n", "od: nope: No such file or directory\n", 1),
             (&["-c", "-tx1", "f", "1"], "", "0000000   a   b   c\n         61  62  63\n0000003\n", "od: 1: No such file or directory\n", 1),

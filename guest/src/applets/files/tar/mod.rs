@@ -14,14 +14,14 @@ use crate::task::LocalFuture;
 /// The `tar` applet.
 pub const APPLET: Applet = Applet {
     name: "tar",
-    usage: "tar -c|-x|-t [OPTION]... [FILE]...\nStore files in an archive, list it, or extract from it.\n  -c, --create             create a new archive\n  -t, --list               list the contents of an archive\n  -x, --extract, --get     extract files from an archive\n  -f, --file=ARCHIVE       use archive file ARCHIVE (`-` = stdin/stdout, the default)\n  -z, --gzip               filter the archive through gzip (automatic when reading)\n  -a, --auto-compress      use the archive suffix (.tgz, .tar.gz) to decide on gzip\n  -C, --directory=DIR      change to directory DIR (for all FILEs)\n  -v, --verbose            list files processed (-tv: long listing)\n  -O, --to-stdout          extract files to standard output\n  -m, --touch              don't extract file modified time\n  -k, --keep-old-files     don't replace existing files when extracting\n  -h, --dereference        follow symlinks; archive the files they point to\n      --strip-components=N strip N leading components from file names on extraction\n      --exclude=PATTERN    exclude files matching PATTERN (a wildcard)\nBzip2 and xz (-j, -J) are not available.",
+    usage: "tar -c|-x|-t [OPTION]... [FILE]...\nStore files in an archive, list it, or extract from it.\n  -c, --create             create a new archive\n  -t, --list               list the contents of an archive\n  -x, --extract, --get     extract files from an archive\n  -f, --file=ARCHIVE       use archive file ARCHIVE (`-` = stdin/stdout, the default)\n  -z, --gzip               filter the archive through gzip (automatic when reading)\n  -a, --auto-compress      use the archive suffix (.tgz, .tar.gz) to decide on gzip\n  -C, --directory=DIR      change to directory DIR (for all FILEs)\n  -v, --verbose            list files processed (-tv: long listing)\n  -O, --to-stdout          extract files to standard output\n  -m, --touch              don't extract file modified time\n  -k, --keep-old-files     don't replace existing files when extracting\n  -h, --dereference        follow symlinks; archive the files they point to\n      --strip-components=N strip N leading components from file names on extraction\n      --exclude=PATTERN    exclude files matching PATTERN (a wildcard)\n  -X, --exclude-from=FILE  exclude the patterns listed in FILE, one a line\nBzip2 and xz (-j, -J) are not available.",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
     short: "ctxzvOmkhpaoPjJZrud",
-    short_val: "fCT",
+    short_val: "fCTX",
     long: &[
         "create",
         "list",
@@ -52,6 +52,7 @@ const SPEC: OptSpec = OptSpec {
         "directory",
         "strip-components",
         "exclude",
+        "exclude-from",
         "owner",
         "group",
         "mode",
@@ -124,7 +125,7 @@ fn expand_bundle(args: &[String]) -> Vec<String> {
     let mut rest = args[1..].iter();
     for c in first.chars() {
         out.push(format!("-{c}"));
-        if "fCT".contains(c) {
+        if "fCTX".contains(c) {
             if let Some(value) = rest.next() {
                 out.push(value.clone());
             }
@@ -189,6 +190,24 @@ async fn options(ctx: &mut Ctx, opts: &[crate::applets::common::Opt]) -> Result<
             _ if opt.is('h', "dereference") => o.dereference = true,
             _ if opt.is('P', "absolute-names") => o.absolute = true,
             _ if opt.is('\0', "exclude") => o.exclude.push(Glob::new(opt.value(), false)),
+            _ if opt.is('X', "exclude-from") => {
+                let path = opt.value();
+                let read = ctx.vfs.borrow().read(&ctx.cwd, path).map(<[u8]>::to_vec);
+                match read {
+                    Ok(bytes) => o.exclude.extend(
+                        String::from_utf8_lossy(&bytes)
+                            .lines()
+                            .filter(|line| !line.is_empty())
+                            .map(|line| Glob::new(line, false)),
+                    ),
+                    Err(e) => {
+                        let message = format!("{path}: {}", e.code.description());
+                        warn(ctx, message).await;
+                        warn(ctx, "Error is not recoverable: exiting now").await;
+                        return Err(2);
+                    }
+                }
+            }
             _ if opt.is('\0', "strip-components") => match parse_count(opt.value()) {
                 Some(n) => o.strip = usize::try_from(n).unwrap_or(usize::MAX),
                 None => {
