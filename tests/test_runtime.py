@@ -78,7 +78,6 @@ def test_the_guest_imports_only_a_few_wasi_functions() -> None:
         "corral_inbox",
         "corral_init",
         "corral_reseed",
-        "corral_prepare",
         "corral_submit",
         "corral_step",
         "corral_resume",

@@ -119,14 +119,6 @@ impl Guest {
         self.vfs.borrow_mut().restamp();
     }
 
-    /// Builds the next JavaScript realm while idle (see [`crate::corral_prepare`]).
-    pub fn prepare(&mut self) -> Result<(), GuestError> {
-        if self.busy() {
-            return Err(GuestError("an execution is running".into()));
-        }
-        Ok(self.js.prepare()?)
-    }
-
     /// A host request (see [`crate::host::requests`]); refused while an execution runs.
     pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
         if self.busy() {
@@ -239,6 +231,8 @@ impl Guest {
         let status = if outcome.is_some() { "done" } else { "blocked" };
         if outcome.is_some() {
             self.exec = None;
+            // Everything the execution left in the JavaScript heap goes now, not at the next.
+            self.js.rewind();
         }
         let mut output = self.js.shared.output.borrow_mut();
         let stdout = writer.push(&output.stdout.take());

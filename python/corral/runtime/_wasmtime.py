@@ -24,7 +24,6 @@ import hashlib
 import math
 import os
 import platform
-import queue
 import sys
 import threading
 import time
@@ -40,7 +39,6 @@ from ..results import ErrorKind
 from ._base import (
     WASM_PAGE,
     GuestTrap,
-    Later,
     Wasm,
     content_digest,
     file_identity,
@@ -60,9 +58,6 @@ BOUNDED_RESERVATION = 0
 current memory (plus :data:`GROWTH_RESERVE` and the guard); it moves when it outgrows that."""
 GROWTH_RESERVE = 64 * MiB
 """Room to grow in place reserved beyond a bounded memory (without it, every growth copies)."""
-IDLE_AFTER = 0.1
-"""Seconds a sandbox must stay unused before its next JavaScript realm is built in the
-background (see :class:`_Worker`)."""
 # Describes every engine setting that changes compiled code; part of the cache key.
 ENGINE_SETTINGS = "epoch_interruption=1;opt=speed"
 
@@ -169,50 +164,6 @@ class _EpochTicker:
             return min(MAX_TICKS, max(1, due - self._epoch))
 
 
-class _Worker:
-    """One daemon thread that does work handed to it (started on first use), once no work has
-    been handed to it for :data:`IDLE_AFTER` seconds.
-
-    Guest calls release the GIL while WebAssembly runs, so the work goes on while the caller's
-    thread runs Python or waits for the network. A caller that comes back sooner (executions
-    back to back) finds the work unstarted and does it itself (:meth:`Later.wait`): handing
-    it to a thread and waiting for that thread would only add thread switches.
-    """
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[tuple[float, Later]] = queue.SimpleQueue()
-        self._pid = 0  # the process the thread runs in (a forked child starts its own)
-        self._lock = threading.Lock()
-
-    def submit(self, work: Callable[[], None]) -> Later:
-        later = Later(work)
-        with self._lock:
-            if self._pid != os.getpid():
-                self._pid = os.getpid()
-                self._jobs = queue.SimpleQueue()
-                threading.Thread(
-                    target=self._loop, args=(self._jobs,), name="corral-idle", daemon=True
-                ).start()
-            self._jobs.put((time.monotonic() + IDLE_AFTER, later))
-        return later
-
-    @staticmethod
-    def _loop(jobs_queue: queue.SimpleQueue[tuple[float, Later]]) -> None:
-        while True:
-            jobs = [jobs_queue.get()]  # asleep until there is work
-            while True:  # ... and until every sandbox with work was left alone long enough
-                with contextlib.suppress(queue.Empty):
-                    while True:
-                        jobs.append(jobs_queue.get_nowait())
-                wait = max(due for due, _ in jobs) - time.monotonic()
-                if wait <= 0:
-                    break
-                time.sleep(wait)
-            for _, later in jobs:
-                later.run()  # nothing to do if its sandbox came back and did it itself
-            del jobs
-
-
 class WasmtimeBackend:
     """Compiles with one shared engine (epoch interruption on) and caches compiled modules."""
 
@@ -238,7 +189,6 @@ class WasmtimeBackend:
         instance running)."""
         self._modules: dict[str, wasmtime.Module] = {}
         self._lock = threading.Lock()
-        self._worker = _Worker()
         # Free the compiled modules and the linker while wasmtime can still do it: at
         # interpreter shutdown its bindings may be torn down before this backend, and deleting
         # them then fails noisily.
@@ -285,10 +235,6 @@ class WasmtimeBackend:
         with contextlib.suppress(OSError):  # a read-only cache only costs speed
             _store(path, module.serialize())
         return module
-
-    def in_background(self, work: Callable[[], None]) -> Later:
-        """``work``, handed to this backend's worker thread."""
-        return self._worker.submit(work)
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
