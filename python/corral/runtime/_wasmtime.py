@@ -22,6 +22,7 @@ import ctypes
 import functools
 import hashlib
 import math
+import mmap
 import os
 import platform
 import sys
@@ -427,9 +428,12 @@ class WasmtimeInstance:
         return ctypes.string_at(self._base(ptr, length), length) if length else b""
 
     def write(self, ptr: int, data: bytes) -> None:
-        """Copy bytes into linear memory."""
+        """Copy bytes into linear memory (a large copy faults its pages in first, at once)."""
         if data:
-            ctypes.memmove(self._base(ptr, len(data)), data, len(data))
+            address = self._base(ptr, len(data))
+            if len(data) >= POPULATE_FROM:
+                _populate(address, len(data))
+            ctypes.memmove(address, data, len(data))
 
     def memory_size(self) -> int:
         """The current (and, since memory never shrinks, peak) linear-memory size in bytes."""
@@ -445,6 +449,39 @@ class WasmtimeInstance:
                 raise GuestTrap(
                     ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
                 ) from error
+
+
+POPULATE_FROM = 64 * 1024
+"""A write into linear memory this large first has the kernel fault in its pages in one call
+(``madvise(MADV_POPULATE_WRITE)``, Linux 5.14+): a fresh instance's memory has none yet, and
+faulting them one at a time made copying a sandbox's init image a third slower."""
+_MADV_POPULATE_WRITE = 23
+
+
+@functools.cache
+def _madvise() -> Callable[[int, int, int], int] | None:
+    """libc's ``madvise``, where the kernel has ``MADV_POPULATE_WRITE``; else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):  # pragma: no cover - no libc symbols to find
+        return None
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    madvise.restype = ctypes.c_int
+    probe = ctypes.create_string_buffer(2 * mmap.PAGESIZE)
+    start = -(-ctypes.addressof(probe) // mmap.PAGESIZE) * mmap.PAGESIZE
+    if madvise(start, mmap.PAGESIZE, _MADV_POPULATE_WRITE) != 0:  # pragma: no cover - old
+        return None
+    return madvise
+
+
+def _populate(address: int, length: int) -> None:
+    """Fault in the pages of ``[address, address + length)`` for writing (best effort)."""
+    madvise = _madvise()
+    if madvise is not None:
+        start = address - address % mmap.PAGESIZE
+        madvise(start, address + length - start, _MADV_POPULATE_WRITE)
 
 
 def _classify(trap: wasmtime.Trap) -> GuestTrap:
