@@ -313,4 +313,4 @@ def test_a_large_write_into_fresh_memory_faults_its_pages_in_first() -> None:
         data = bytes(range(256)) * 1024  # 256 KiB, not page-aligned below
         instance.write(top + 100, data)
         assert instance.read(top + 100, len(data)) == data
-        assert _wasmtime.POPULATE_FROM <= len(data)  # the path that populates first
+        assert len(data) >= _wasmtime.POPULATE_FROM  # the path that populates first
