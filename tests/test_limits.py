@@ -292,3 +292,33 @@ def test_a_shell_writer_past_the_output_cap_stops_instead_of_running_to_the_time
         "[output truncated: more than 1000 bytes; print less or return a summary]\n"
     )
     assert sandbox.execute("echo fresh", "shell").stdout == "fresh\n"
+
+
+def test_a_short_execution_reads_no_clock() -> None:
+    # The deadline starts at the first look at the clock (a call out to the host).
+    with Sandbox() as sandbox:
+        for code, language in (("return 1 + 2", "javascript"), ("echo hi", "shell")):
+            start = len(sandbox.trace.events)
+            sandbox.execute(code, language)
+            assert [e for e in sandbox.trace.events[start:] if e["t"] == "clock"] == []
+
+
+@pytest.mark.parametrize("language", ["javascript", "shell"])
+def test_time_waiting_on_a_tool_counts_against_the_limit(language: str) -> None:
+    # The guest reads the clock before it waits on the host, so the loop after the tool is
+    # stopped by the guest's own check at the limit, not by the host's backstop after it.
+    def slow() -> int:
+        """Take 0.25 s."""
+        time.sleep(0.25)
+        return 1
+
+    sandbox = Sandbox(tools=[slow], limits=Limits(timeout=0.4))
+    code = {
+        "javascript": "await slow(); while (true) {}",
+        "shell": "tool slow; while true; do :; done",
+    }[language]
+    started = time.monotonic()
+    result = sandbox.execute(code, language)
+    assert (result.exit_code, result.error_kind) == (124, "timeout"), result.error
+    assert time.monotonic() - started < 0.4 + TIMEOUT_SLACK
+    assert result.error.startswith("TimeoutError: execution exceeded the 0.4 s time limit")

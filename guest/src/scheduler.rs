@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::host::guesthost::GuestHost;
 use crate::host::ops::{HostQueue, OpKind, Owner};
@@ -154,11 +154,10 @@ impl Guest {
         let timeout = Duration::from_millis(job.timeout_ms);
         let task = match job.language.as_str() {
             "javascript" => {
-                let deadline = Instant::now() + timeout;
-                self.deadline.set(Some(deadline));
+                self.deadline.start_lazily(timeout);
                 *self.js.shared.stdin.borrow_mut() = String::from_utf8_lossy(&stdin).into_owned();
                 let _running = self.deadline.enter();
-                self.js.start(code, deadline)?;
+                self.js.start(code)?;
                 Task::Js
             }
             "shell" => {
@@ -229,6 +228,10 @@ impl Guest {
             self.bound_session(done);
         }
         let status = if outcome.is_some() { "done" } else { "blocked" };
+        if outcome.is_none() {
+            // The wait on the host counts against the time limit.
+            self.deadline.arm();
+        }
         if outcome.is_some() {
             self.exec = None;
             // Everything the execution left in the JavaScript heap goes now, not at the next.

@@ -9,7 +9,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::time::Instant;
 
 use crate::limits::{Limits, MAX_RETURN};
 use rquickjs::context::EvalOptions;
@@ -49,14 +48,22 @@ pub struct Shared {
 }
 
 /// Why QuickJS was interrupted.
-#[derive(Default)]
 pub struct Interrupt {
-    deadline: Cell<Option<Instant>>,
+    /// The execution's deadline (shared with the shell).
+    deadline: Rc<Deadline>,
     fired: Cell<bool>,
     calls: Cell<u32>,
 }
 
 impl Interrupt {
+    fn new(deadline: Rc<Deadline>) -> Self {
+        Interrupt {
+            deadline,
+            fired: Cell::new(false),
+            calls: Cell::new(0),
+        }
+    }
+
     fn check(&self) -> bool {
         if self.fired.get() {
             return true;
@@ -66,7 +73,7 @@ impl Interrupt {
         if !calls.is_multiple_of(CLOCK_EVERY) {
             return false;
         }
-        let late = self.deadline.get().is_some_and(|d| Instant::now() >= d);
+        let late = self.deadline.expired_now();
         self.fired.set(late);
         late
     }
@@ -165,7 +172,7 @@ impl JsEngine {
         deadline: &Rc<Deadline>,
     ) -> Result<Self, EngineError> {
         let memory_limit = usize::try_from(limits.memory).unwrap_or(usize::MAX);
-        let interrupt = Rc::new(Interrupt::default());
+        let interrupt = Rc::new(Interrupt::new(Rc::clone(deadline)));
         let (rt, heap) = new_runtime(memory_limit, &interrupt)?;
         let shared = Rc::new(Shared {
             output,
@@ -241,8 +248,7 @@ impl JsEngine {
 
     /// Starts `code` as the body of an async function in a fresh realm; returns once it
     /// first blocks.
-    pub fn start(&mut self, code: &str, deadline: Instant) -> Result<(), EngineError> {
-        self.interrupt.deadline.set(Some(deadline));
+    pub fn start(&mut self, code: &str) -> Result<(), EngineError> {
         self.interrupt.fired.set(false);
         self.rewind();
         if !self.heap.has_snapshot() {
