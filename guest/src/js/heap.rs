@@ -45,6 +45,9 @@ const PINNED: usize = usize::MAX;
 /// system allocator's smallest block is 16 bytes plus its own header, so nothing else fits in
 /// such a gap, and the gap holds only the headers of two blocks that both stay allocated.
 const MERGE_GAP: usize = 16;
+/// Snapshot bytes are looked at in chunks this large: a chunk of zeros is kept as a length
+/// only (nearly half of a fresh realm's bytes are zeros).
+const ZERO_CHUNK: usize = 64;
 /// A list of live blocks with room for more than this many is freed at a rewind.
 const LIVE_KEPT: usize = 1 << 16;
 
@@ -67,6 +70,8 @@ struct Snapshot {
     /// Runs of memory as `(address, length)`; their bytes lie back to back in `bytes`.
     ranges: Vec<(usize, usize)>,
     bytes: Vec<u8>,
+    /// Runs of memory that held only zeros, as `(address, length)`.
+    zeros: Vec<(usize, usize)>,
     /// [`Heap::current`] at the snapshot.
     current: usize,
 }
@@ -93,22 +98,36 @@ impl Heap {
         let blocks = std::mem::take(&mut *self.live.borrow_mut());
         let mut starts: Vec<usize> = blocks.iter().map(|&block| block as usize).collect();
         starts.sort_unstable();
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        let mut merged: Vec<(usize, usize)> = Vec::new();
         for start in starts {
             // SAFETY: every address in `starts` is a live block's header.
             let end = start + HEADER + unsafe { (*(start as *mut Header)).size };
-            match ranges.last_mut() {
+            match merged.last_mut() {
                 Some((first, len)) if start - (*first + *len) < MERGE_GAP => *len = end - *first,
-                _ => ranges.push((start, end - start)),
+                _ => merged.push((start, end - start)),
             }
         }
         for &block in &blocks {
             // SAFETY: a live block's header (marked before the copy, so the copy says so too).
             unsafe { (*block).slot = PINNED };
         }
+        let (mut ranges, mut zeros) = (Vec::new(), Vec::new());
+        for &(start, len) in &merged {
+            // SAFETY: a range covers live blocks and the allocator's headers between them.
+            let memory = unsafe { std::slice::from_raw_parts(start as *const u8, len) };
+            for (i, chunk) in memory.chunks(ZERO_CHUNK).enumerate() {
+                let zero = chunk.len() == ZERO_CHUNK && chunk.iter().all(|&b| b == 0);
+                let runs: &mut Vec<(usize, usize)> = if zero { &mut zeros } else { &mut ranges };
+                let at = start + i * ZERO_CHUNK;
+                match runs.last_mut() {
+                    Some((first, run)) if *first + *run == at => *run += chunk.len(),
+                    _ => runs.push((at, chunk.len())),
+                }
+            }
+        }
         let mut bytes = Vec::with_capacity(ranges.iter().map(|(_, len)| len).sum());
         for &(start, len) in &ranges {
-            // SAFETY: a range covers live blocks and the allocator's headers between them.
+            // SAFETY: a part of one of the ranges above.
             bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(start as *const u8, len) });
         }
         let current = self.current.get();
@@ -116,12 +135,13 @@ impl Heap {
             blocks,
             ranges,
             bytes,
+            zeros,
             current,
         });
     }
 
     /// Puts the heap back as it was at the snapshot: frees every block allocated since and
-    /// copies the pinned blocks' bytes back. False (and nothing done) without a snapshot.
+    /// writes the pinned blocks' bytes back. False (and nothing done) without a snapshot.
     pub fn rewind(&self) -> bool {
         let snapshot = self.snapshot.borrow();
         let Some(snapshot) = snapshot.as_ref() else {
@@ -148,6 +168,10 @@ impl Heap {
                 );
             }
             offset += len;
+        }
+        for &(start, len) in &snapshot.zeros {
+            // SAFETY: as above, for memory that held zeros.
+            unsafe { std::ptr::write_bytes(start as *mut u8, 0, len) };
         }
         self.current.set(snapshot.current);
         self.peak.set(snapshot.current);
@@ -341,9 +365,11 @@ mod tests {
                 p
             })
             .collect();
+        let zeroed = a.calloc(1, 4096);
         let before = heap.current.get();
         heap.snapshot();
         for _ in 0..3 {
+            fill(zeroed, 0x11, 4096);
             // Change, free and move pinned blocks, and leave new ones allocated.
             fill(kept[0], 0xEE, 24);
             // SAFETY: blocks of this heap, each freed or moved once per round.
@@ -361,6 +387,7 @@ mod tests {
             for (i, &p) in kept.iter().enumerate() {
                 assert_eq!(bytes(p, 24), vec![i as u8; 24]);
             }
+            assert_eq!(bytes(zeroed, 4096), vec![0; 4096]);
         }
     }
 
