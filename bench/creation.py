@@ -6,8 +6,8 @@
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
 ``corral._image``), made without one (the first sandbox of a configuration), and followed by a
 first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``); then
-executions in a live sandbox, back to back and after a little idle time (in which the next
-JavaScript realm is built: ``Driver._prepare_realm``).
+executions in a live sandbox, back to back and after a little idle time (an agent's sandbox
+idles while the model thinks: the caches go cold).
 ``memory`` keeps N sandboxes alive and prints how the process's memory grew, in total and per
 sandbox: VmRSS, and its parts RssAnon (private to the process) and RssFile or RssShmem (pages
 of the compiled module's memory image, mapped from the cached file, or from a memory file when
@@ -34,7 +34,7 @@ from lifecycle import status
 
 IDLE = 0.15
 """Seconds between samples in the rows "after idle time" (untimed): an agent's sandbox is idle
-between executions (the model thinks), and a JavaScript execution's next realm is built then."""
+between executions (the model thinks), and its caches go cold meanwhile."""
 
 
 def median_ms(action: Callable[[], object], runs: int, idle: float = 0.0) -> float:

@@ -3,8 +3,8 @@
     PYTHONPATH=python python bench/steps.py create|return|tool|echo [--runs N] [--idle S]
 
 Times the operation ``--runs`` times (after a warm-up), each time also timing its steps: every
-call into the guest by export name (``corral_submit``, ``corral_prepare``...), and the host
-steps around them (instantiating, copying the init image, waiting for a realm in preparation).
+call into the guest by export name (``corral_submit``, ``corral_resume``...), and the host
+steps around them (instantiating, copying the init image).
 Prints each step's median per operation; what is left of the total is the host's Python.
 ``--idle S`` sleeps S seconds (untimed) before each sample, as an agent's sandbox idles while
 the model thinks. Nothing is asserted (see bench/README.md).
@@ -19,7 +19,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-import corral.protocol as protocol
 import corral.runtime._wasmtime as native
 from corral import Sandbox
 from corral._image import InitImage
@@ -46,7 +45,6 @@ def _instrument() -> None:
     _timed(native.WasmtimeInstance, "call", lambda _self, export, *_: f"guest call {export}")
     _timed(native.WasmtimeBackend, "instantiate", lambda *_: "instantiate (incl. _initialize)")
     _timed(InitImage, "apply", lambda *_: "copy the init image")
-    _timed(protocol.Driver, "_settle", lambda *_: "wait for the realm in preparation")
 
 
 def echo(x: int) -> dict[str, int]:

@@ -318,3 +318,33 @@ def test_running_out_of_heap_in_a_promise_all_is_out_of_memory_not_a_deadlock() 
         assert result.error_kind == "exception", (calls, result.error)
         assert "out of memory" in (result.error or ""), (calls, result.error)
     assert sandbox.execute("return 1").return_value == 1
+
+
+def test_a_short_execution_reads_no_clock() -> None:
+    # The deadline starts at the first look at the clock (a call out to the host).
+    with Sandbox() as sandbox:
+        for code, language in (("return 1 + 2", "javascript"), ("echo hi", "shell")):
+            start = len(sandbox.trace.events)
+            sandbox.execute(code, language)
+            assert [e for e in sandbox.trace.events[start:] if e["t"] == "clock"] == []
+
+
+@pytest.mark.parametrize("language", ["javascript", "shell"])
+def test_time_waiting_on_a_tool_counts_against_the_limit(language: str) -> None:
+    # The guest reads the clock before it waits on the host, so the loop after the tool is
+    # stopped by the guest's own check at the limit, not by the host's backstop after it.
+    def slow() -> int:
+        """Take 0.25 s."""
+        time.sleep(0.25)
+        return 1
+
+    sandbox = Sandbox(tools=[slow], limits=Limits(timeout=0.4))
+    code = {
+        "javascript": "await slow(); while (true) {}",
+        "shell": "tool slow; while true; do :; done",
+    }[language]
+    started = time.monotonic()
+    result = sandbox.execute(code, language)
+    assert (result.exit_code, result.error_kind) == (124, "timeout"), result.error
+    assert time.monotonic() - started < 0.4 + TIMEOUT_SLACK
+    assert result.error.startswith("TimeoutError: execution exceeded the 0.4 s time limit")

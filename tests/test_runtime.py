@@ -79,7 +79,6 @@ def test_the_guest_imports_only_a_few_wasi_functions() -> None:
         "corral_inbox",
         "corral_init",
         "corral_reseed",
-        "corral_prepare",
         "corral_submit",
         "corral_step",
         "corral_resume",
@@ -324,3 +323,17 @@ def test_exports_are_called_through_the_c_api_with_the_same_results() -> None:
     assert sandbox.execute("echo hi", language="shell").stdout == "hi\n"
     with pytest.raises(TypeError, match="expected 1 arguments"):
         direct()
+
+
+@pytest.mark.needs_native("the wasmtime backend's page population")
+def test_a_large_write_into_fresh_memory_faults_its_pages_in_first() -> None:
+    from corral.runtime import _wasmtime
+
+    with Sandbox() as sandbox:
+        instance = sandbox._driver.instance
+        top = instance.memory_size()
+        instance.grow(top + (1 << 20))
+        data = bytes(range(256)) * 1024  # 256 KiB, not page-aligned below
+        instance.write(top + 100, data)
+        assert instance.read(top + 100, len(data)) == data
+        assert len(data) >= _wasmtime.POPULATE_FROM  # the path that populates first

@@ -113,15 +113,6 @@ pub extern "C" fn corral_reseed() -> u64 {
     }))
 }
 
-/// Builds the next execution's JavaScript realm now, if the last one was used: the host calls
-/// it while the sandbox is idle, so that the next execution does not wait for it. Refused while
-/// an execution runs. Replies with an [`Ack`].
-#[no_mangle]
-pub extern "C" fn corral_prepare() -> u64 {
-    release_reply();
-    ack(with_guest(Guest::prepare))
-}
-
 /// Submits one execution and runs it until blocked or done: replies like [`corral_step`].
 #[no_mangle]
 pub extern "C" fn corral_submit(len: u32) -> u64 {

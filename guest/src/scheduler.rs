@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::host::guesthost::GuestHost;
 use crate::host::ops::{HostQueue, OpKind, Owner};
@@ -119,14 +119,6 @@ impl Guest {
         self.vfs.borrow_mut().restamp();
     }
 
-    /// Builds the next JavaScript realm while idle (see [`crate::corral_prepare`]).
-    pub fn prepare(&mut self) -> Result<(), GuestError> {
-        if self.busy() {
-            return Err(GuestError("an execution is running".into()));
-        }
-        Ok(self.js.prepare()?)
-    }
-
     /// A host request (see [`crate::host::requests`]); refused while an execution runs.
     pub fn host_request(&mut self, frame: &Frame<'_>) -> Result<Vec<u8>, GuestError> {
         if self.busy() {
@@ -162,11 +154,10 @@ impl Guest {
         let timeout = Duration::from_millis(job.timeout_ms);
         let task = match job.language.as_str() {
             "javascript" => {
-                let deadline = Instant::now() + timeout;
-                self.deadline.set(Some(deadline));
+                self.deadline.start_lazily(timeout);
                 *self.js.shared.stdin.borrow_mut() = String::from_utf8_lossy(&stdin).into_owned();
                 let _running = self.deadline.enter();
-                self.js.start(code, deadline)?;
+                self.js.start(code)?;
                 Task::Js
             }
             "shell" => {
@@ -237,8 +228,14 @@ impl Guest {
             self.bound_session(done);
         }
         let status = if outcome.is_some() { "done" } else { "blocked" };
+        if outcome.is_none() {
+            // The wait on the host counts against the time limit.
+            self.deadline.arm();
+        }
         if outcome.is_some() {
             self.exec = None;
+            // Everything the execution left in the JavaScript heap goes now, not at the next.
+            self.js.rewind();
         }
         let mut output = self.js.shared.output.borrow_mut();
         let stdout = writer.push(&output.stdout.take());

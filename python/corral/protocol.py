@@ -20,7 +20,6 @@ import enum
 import json
 import struct
 import time
-import weakref
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +28,7 @@ from . import _json
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
 from ._wasi import WasiShim
 from .results import ErrorKind, timeout_message
-from .runtime import Backend, GuestTrap, Instance, Later
+from .runtime import Backend, GuestTrap, Instance
 
 __all__ = [
     "CallErrorKind",
@@ -187,15 +186,7 @@ class Driver:
         self._files_generation = 0
         self._closed = False
         self._instance: Instance | None = None
-        self._preparing: Later | None = None  # the next realm, being built
         self._fresh_instance()
-
-    def __del__(self) -> None:
-        # A realm being prepared holds the instance until it is built: wait for that (or drop
-        # it), so that dropping a sandbox still releases its instance at once.
-        preparing = getattr(self, "_preparing", None)
-        if preparing is not None:
-            preparing.cancel()
 
     @property
     def instance(self) -> Instance:
@@ -206,8 +197,6 @@ class Driver:
         """
         if self._closed:
             raise SandboxClosedError()
-        if self._preparing is not None:
-            self._settle()
         return self._instance or self._fresh_instance()
 
     @property
@@ -223,9 +212,6 @@ class Driver:
         self._files = self._session = None
 
     def _release(self) -> None:
-        preparing, self._preparing = self._preparing, None
-        if preparing is not None:
-            preparing.cancel()
         instance, self._instance = self._instance, None
         if instance is not None:
             instance.close()
@@ -268,38 +254,6 @@ class Driver:
                 _ack(self._send("corral_init", config))
             images.put(config, InitImage.capture(before, instance, self._inbox))
         _ack(_reply(instance, instance.call("corral_reseed")))
-
-    def _prepare_realm(self) -> None:
-        """Have the guest build the next execution's JavaScript realm now, in the background
-        where the backend can (see :meth:`~corral.runtime.Backend.in_background`): an idle
-        sandbox's next execution then starts at once. Every later use of the instance waits
-        for it first (:meth:`_settle`). It runs with :func:`~corral._image.throwaway_entropy`,
-        like initialization, so the trace does not depend on where or when it ran."""
-        if self._instance is None:
-            return
-        # Weakly: a sandbox dropped meanwhile is released at once, not after the work.
-        target, shim = weakref.ref(self._instance), self.shim
-
-        def prepare() -> None:
-            instance = target()
-            if instance is not None:
-                with entropy_of(shim, throwaway_entropy()):
-                    _ack(_reply(instance, instance.call("corral_prepare")))
-
-        self._preparing = self._backend.in_background(prepare)
-
-    def _settle(self) -> None:
-        """Wait for the realm in preparation. If that failed, the execution builds its realm
-        itself (and reports what goes wrong); a trapped instance is replaced on next use."""
-        preparing, self._preparing = self._preparing, None
-        if preparing is None:
-            return
-        try:
-            preparing.wait()
-        except GuestTrap:
-            self._release()
-        except ProtocolError:
-            pass
 
     def request(
         self, request: dict[str, Any], data: bytes | None = None
@@ -385,8 +339,6 @@ class Driver:
                 output.stderr += step.stderr
                 if step.outcome is not None:
                     self.checkpoint(step.outcome.fs_generation, step.outcome.session)
-                    if language == "javascript":
-                        self._prepare_realm()
                     return _finish(step.outcome, output)
                 answer = yield step.ops
                 reply = self._resume(answer, backstop)

@@ -1,5 +1,6 @@
-//! JavaScript on QuickJS: one runtime per sandbox, and a fresh realm (context) for every
-//! execution, so that nothing one execution does to the built-ins or the globals (a replaced
+//! JavaScript on QuickJS: one runtime and one realm (context) per sandbox, and every execution
+//! starts in that realm as it was before the first one (the heap is rewound, see [`heap`]), so
+//! that nothing one execution does to the built-ins or the globals (a replaced
 //! `Promise.prototype.then`, a deleted `fs`) reaches the next one.
 //!
 //! The Rust side is deliberately thin: it evaluates the code as the body of an async function,
@@ -8,16 +9,15 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::time::Instant;
 
 use crate::limits::{Limits, MAX_RETURN};
-use rquickjs::allocator::{Allocator, RustAllocator};
 use rquickjs::context::EvalOptions;
 use rquickjs::module::WriteOptions;
 use rquickjs::{Context, Ctx, Function, Module, Object, Persistent, Runtime, Value};
 use serde::Serialize;
 
 pub mod fs;
+pub mod heap;
 pub mod shell;
 
 use crate::host::ops::{HostQueue, OpKind, Owner};
@@ -26,6 +26,7 @@ use crate::protocol::{js_name, namespace_path, ToolSpec};
 use crate::shell::interp::Shell;
 use crate::task::Deadline;
 use crate::vfs::Vfs;
+use heap::{Heap, HeapAllocator};
 use shell::ShellTasks;
 
 const PRELUDE: &str = include_str!("prelude.js");
@@ -47,17 +48,24 @@ pub struct Shared {
 }
 
 /// Why QuickJS was interrupted.
-#[derive(Default)]
 pub struct Interrupt {
-    deadline: Cell<Option<Instant>>,
+    /// The execution's deadline (shared with the shell).
+    deadline: Rc<Deadline>,
     fired: Cell<bool>,
-    force: Cell<bool>,
     calls: Cell<u32>,
 }
 
 impl Interrupt {
+    fn new(deadline: Rc<Deadline>) -> Self {
+        Interrupt {
+            deadline,
+            fired: Cell::new(false),
+            calls: Cell::new(0),
+        }
+    }
+
     fn check(&self) -> bool {
-        if self.force.get() || self.fired.get() {
+        if self.fired.get() {
             return true;
         }
         let calls = self.calls.get().wrapping_add(1);
@@ -65,7 +73,7 @@ impl Interrupt {
         if !calls.is_multiple_of(CLOCK_EVERY) {
             return false;
         }
-        let late = self.deadline.get().is_some_and(|d| Instant::now() >= d);
+        let late = self.deadline.expired_now();
         self.fired.set(late);
         late
     }
@@ -109,8 +117,11 @@ impl From<rquickjs::Error> for EngineError {
 
 /// One realm: a QuickJS context with the prelude installed, and the prelude's hooks.
 struct Realm {
-    // Field order is drop order: the persistent handle must go before its context.
+    // Field order is drop order: the persistent handles must go before their context.
     hooks: Persistent<Object<'static>>,
+    /// The native bindings, held so that none of them is ever finalized: a finalizer frees
+    /// Rust memory, which no rewind of the heap could bring back (see [`heap`]).
+    _native: Persistent<Object<'static>>,
     ctx: Context,
 }
 
@@ -129,12 +140,12 @@ struct Setup {
     prelude: &'static [u8],
 }
 
-/// A QuickJS runtime and the realm of the current (or next) execution.
+/// A QuickJS runtime and its realm.
 pub struct JsEngine {
     // Field order is drop order: the realm must go before its runtime.
     realm: Option<Realm>,
-    /// Whether an execution has run in `realm` (the next one then gets a fresh realm).
-    used: bool,
+    /// Whether an execution has run since the heap was last rewound.
+    dirty: bool,
     setup: Setup,
     rt: Runtime,
     /// Output and pending calls, shared with the native bindings.
@@ -143,14 +154,14 @@ pub struct JsEngine {
     pub interrupt: Rc<Interrupt>,
     /// `shell.exec` commands in flight.
     pub shell_tasks: Rc<ShellTasks>,
-    /// Allocation statistics of the JavaScript heap.
-    heap: Rc<HeapStats>,
+    /// The JavaScript heap: its accounting and its snapshot.
+    heap: Rc<Heap>,
     /// `Limits.memory`: the heap limit in bytes.
     memory_limit: usize,
 }
 
 impl JsEngine {
-    /// Creates the runtime, applies the limits and builds the first realm.
+    /// Creates the runtime, applies the limits and builds the realm.
     pub fn new(
         tools: &[ToolSpec],
         limits: &Limits,
@@ -161,7 +172,7 @@ impl JsEngine {
         deadline: &Rc<Deadline>,
     ) -> Result<Self, EngineError> {
         let memory_limit = usize::try_from(limits.memory).unwrap_or(usize::MAX);
-        let interrupt = Rc::new(Interrupt::default());
+        let interrupt = Rc::new(Interrupt::new(Rc::clone(deadline)));
         let (rt, heap) = new_runtime(memory_limit, &interrupt)?;
         let shared = Rc::new(Shared {
             output,
@@ -178,7 +189,7 @@ impl JsEngine {
         };
         let mut engine = JsEngine {
             realm: None,
-            used: false,
+            dirty: false,
             setup,
             rt,
             shared,
@@ -199,55 +210,21 @@ impl JsEngine {
     /// A new context with the prelude installed.
     fn new_realm(&self) -> Result<Realm, EngineError> {
         let ctx = Context::full(&self.rt)?;
-        let hooks = ctx.with(|ctx| install(&ctx, self))?;
-        Ok(Realm { hooks, ctx })
+        let (hooks, native) = ctx.with(|ctx| install(&ctx, self))?;
+        Ok(Realm {
+            hooks,
+            _native: native,
+            ctx,
+        })
     }
 
-    /// Builds the next execution's realm now if the current one was used (see
-    /// [`crate::corral_prepare`]); no deadline applies meanwhile.
-    pub fn prepare(&mut self) -> Result<(), EngineError> {
-        self.interrupt.deadline.set(None);
-        self.fresh_realm()?;
-        self.used = false;
-        Ok(())
-    }
-
-    /// The realm for a new execution: the current one if no execution has run in it yet,
-    /// else a fresh one (the old one is dropped and collected first, so that what it held
-    /// does not count against the memory limit of the new one).
-    fn fresh_realm(&mut self) -> Result<&Realm, EngineError> {
-        if self.used || self.realm.is_none() {
-            self.drop_realm();
-            self.realm = Some(self.new_realm()?);
-        }
-        self.used = true;
-        self.realm()
-    }
-
-    /// Drops the current realm and collects everything it held. The exception left pending
-    /// by an interrupt (which the runtime, not the realm, holds) is cleared first: it would
-    /// keep the whole realm, and all it reached, alive against the next realm's memory limit.
-    fn drop_realm(&mut self) {
-        if let Some(realm) = self.realm.take() {
-            realm.ctx.with(|ctx| drop(ctx.catch()));
-            drop(realm);
-            self.rt.run_gc();
-            if self.heap.current.get() > self.memory_limit / 4 {
-                self.replace_runtime();
-            }
-        }
-    }
-
-    /// Moves to a new runtime when the old one kept much of its heap with no realm left:
-    /// QuickJS can lose track of objects when it runs out of memory half-way through an
-    /// operation (then nothing frees them, and the next realm would not fit in the memory
-    /// limit). The old runtime cannot be freed either (QuickJS checks that every object is
-    /// gone), so its memory stays allocated, unused, until the host replaces the instance; a
-    /// second such run would find the instance's memory short and end in a restart.
-    fn replace_runtime(&mut self) {
-        if let Ok((rt, heap)) = new_runtime(self.memory_limit, &self.interrupt) {
-            std::mem::forget(std::mem::replace(&mut self.rt, rt));
-            self.heap = heap;
+    /// Makes the realm what it was before the first execution, if one ran since: the heap is
+    /// rewound to the snapshot taken then. Call only while no JavaScript value is held
+    /// outside the realm.
+    pub fn rewind(&mut self) {
+        if self.dirty {
+            self.heap.rewind();
+            self.dirty = false;
         }
     }
 
@@ -271,11 +248,14 @@ impl JsEngine {
 
     /// Starts `code` as the body of an async function in a fresh realm; returns once it
     /// first blocks.
-    pub fn start(&mut self, code: &str, deadline: Instant) -> Result<(), EngineError> {
-        self.interrupt.deadline.set(Some(deadline));
+    pub fn start(&mut self, code: &str) -> Result<(), EngineError> {
         self.interrupt.fired.set(false);
-        self.interrupt.force.set(false);
-        self.fresh_realm()?;
+        self.rewind();
+        if !self.heap.has_snapshot() {
+            // The realm as built, before any execution touched it.
+            self.heap.snapshot();
+        }
+        self.dirty = true;
         self.heap.start_execution();
         let source = format!("{WRAP_PREFIX}{code}\n}})");
         self.with_realm(|ctx, hooks| {
@@ -417,23 +397,13 @@ impl JsEngine {
         Ok(!done.is_empty())
     }
 
-    /// Discards what an abandoned execution left behind: queued jobs, pending calls and its
-    /// realm, so that none of it weighs on the next execution. (A job that queues another
-    /// without end outlives the bound below, and what it holds of its realm with it.)
+    /// Discards what an abandoned execution left behind: pending calls, `shell.exec` commands
+    /// and, with the rewind, its queued jobs and everything its realm held.
     pub fn reset(&mut self) {
-        self.interrupt.force.set(true);
-        // Each job stops at its next interrupt check; the bound stops a job that queues others.
-        for _ in 0..10_000 {
-            if !self.rt.is_job_pending() {
-                break;
-            }
-            let _ = self.rt.execute_pending_job();
-        }
-        self.interrupt.force.set(false);
         self.interrupt.fired.set(false);
         self.shared.queue.clear();
         self.shell_tasks.clear();
-        self.drop_realm();
+        self.rewind();
     }
 }
 
@@ -473,9 +443,9 @@ fn return_out_of_memory(limit: usize) -> String {
 fn new_runtime(
     memory_limit: usize,
     interrupt: &Rc<Interrupt>,
-) -> Result<(Runtime, Rc<HeapStats>), EngineError> {
-    let heap = Rc::new(HeapStats::default());
-    let rt = Runtime::new_with_alloc(CountingAllocator(Rc::clone(&heap)))?;
+) -> Result<(Runtime, Rc<Heap>), EngineError> {
+    let heap = Rc::new(Heap::default());
+    let rt = Runtime::new_with_alloc(HeapAllocator(Rc::clone(&heap)))?;
     rt.set_memory_limit(memory_limit);
     let handler = Rc::clone(interrupt);
     rt.set_interrupt_handler(Some(Box::new(move || handler.check())));
@@ -507,8 +477,12 @@ fn tools_json(tools: &[ToolSpec]) -> Result<String, EngineError> {
     serde_json::to_string(&specs).map_err(|e| EngineError(e.to_string()))
 }
 
-/// Defines the native bindings and evaluates the prelude; returns its hooks object.
-fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<Persistent<Object<'static>>, EngineError> {
+/// A handle on a realm's object that outlives the borrow of the realm.
+type Held = Persistent<Object<'static>>;
+
+/// Defines the native bindings and evaluates the prelude; returns its hooks object and the
+/// object holding the native bindings.
+fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<(Held, Held), EngineError> {
     let (setup, shared, shell_tasks) = (&engine.setup, &engine.shared, &engine.shell_tasks);
     let native = Object::new(ctx.clone())?;
     let session = setup.shell.clone();
@@ -575,12 +549,12 @@ fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<Persistent<Object<'static
     let prelude: Function = module.namespace()?.get("default")?;
     let specs_value = ctx.json_parse(setup.tools_json.as_str())?;
     let hooks: Object = prelude
-        .call((native, specs_value, WRAP_PREFIX.len()))
+        .call((native.clone(), specs_value, WRAP_PREFIX.len()))
         .map_err(|e| match e {
             rquickjs::Error::Exception => EngineError(format!("prelude failed: {:?}", ctx.catch())),
             other => other.into(),
         })?;
-    Ok(Persistent::save(ctx, hooks))
+    Ok((Persistent::save(ctx, hooks), Persistent::save(ctx, native)))
 }
 
 /// `Math.random`: sfc32, a small 128-bit generator, seeded once per sandbox from the host's
@@ -596,91 +570,4 @@ fn sfc32(state: &Cell<[u32; 4]>) -> f64 {
     let c = c.rotate_left(21).wrapping_add(t);
     state.set([a, b, c, d]);
     f64::from(t) / 4_294_967_296.0
-}
-
-/// What the JavaScript heap's allocator has seen.
-#[derive(Default)]
-pub struct HeapStats {
-    /// Bytes allocated now.
-    current: Cell<usize>,
-    /// The most bytes allocated at once since the execution started.
-    peak: Cell<usize>,
-}
-
-impl HeapStats {
-    fn start_execution(&self) {
-        self.peak.set(self.current.get());
-    }
-
-    fn grew(&self, bytes: usize) {
-        let current = self.current.get() + bytes;
-        self.current.set(current);
-        self.peak.set(self.peak.get().max(current));
-    }
-
-    fn shrank(&self, bytes: usize) {
-        self.current.set(self.current.get().saturating_sub(bytes));
-    }
-
-    /// Whether the execution came within `slack` bytes of `limit`.
-    fn was_full(&self, limit: usize, slack: usize) -> bool {
-        self.peak.get().saturating_add(slack) >= limit
-    }
-}
-
-/// Rust's allocator, counting the bytes QuickJS holds (QuickJS enforces the limit itself;
-/// the count tells an out-of-memory failure apart from a thrown `null`).
-struct CountingAllocator(Rc<HeapStats>);
-
-// SAFETY: every call is passed on to `RustAllocator`, which upholds the contract; the counts
-// only read the sizes of live allocations.
-unsafe impl Allocator for CountingAllocator {
-    fn alloc(&mut self, size: usize) -> *mut u8 {
-        let ptr = RustAllocator.alloc(size);
-        self.count_new(ptr);
-        ptr
-    }
-
-    fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
-        let ptr = RustAllocator.calloc(count, size);
-        self.count_new(ptr);
-        ptr
-    }
-
-    unsafe fn dealloc(&mut self, ptr: *mut u8) {
-        // SAFETY: `ptr` comes from this allocator (the caller's contract).
-        self.0.shrank(unsafe { RustAllocator::usable_size(ptr) });
-        // SAFETY: as above.
-        unsafe { RustAllocator.dealloc(ptr) }
-    }
-
-    unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
-        // SAFETY: `ptr` is null or comes from this allocator (the caller's contract).
-        let old = if ptr.is_null() {
-            0
-        } else {
-            unsafe { RustAllocator::usable_size(ptr) }
-        };
-        // SAFETY: as above.
-        let new = unsafe { RustAllocator.realloc(ptr, new_size) };
-        if !new.is_null() {
-            self.0.shrank(old);
-            self.count_new(new);
-        }
-        new
-    }
-
-    unsafe fn usable_size(ptr: *mut u8) -> usize {
-        // SAFETY: the caller's contract.
-        unsafe { RustAllocator::usable_size(ptr) }
-    }
-}
-
-impl CountingAllocator {
-    fn count_new(&self, ptr: *mut u8) {
-        if !ptr.is_null() {
-            // SAFETY: `ptr` was just returned by `RustAllocator`.
-            self.0.grew(unsafe { RustAllocator::usable_size(ptr) });
-        }
-    }
 }

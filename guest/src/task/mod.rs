@@ -66,6 +66,14 @@ impl Deadline {
         self.budget.set(Some(budget));
     }
 
+    /// Starts a lazily armed deadline now (reads the clock) if it has not started yet: before
+    /// the execution waits on the host, so that the wait counts against its time.
+    pub fn arm(&self) {
+        if self.budget.get().is_some() {
+            self.look();
+        }
+    }
+
     /// Whether [`Deadline::expired`] has found the execution out of time.
     pub fn fired(&self) -> bool {
         self.expired.get()

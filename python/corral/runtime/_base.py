@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,7 +17,6 @@ __all__ = [
     "Backend",
     "GuestTrap",
     "Instance",
-    "Later",
     "Wasm",
     "content_digest",
     "file_identity",
@@ -129,64 +127,8 @@ class Backend(Protocol):
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> Instance:
         """Instantiate ``module`` with ``shim``'s imports and a linear-memory cap in bytes."""
 
-    def in_background(self, work: Callable[[], None]) -> Later:
-        """``work`` as a :class:`Later`, started off the calling thread if this backend can
-        (natively: by a worker thread, while the caller goes on). Without threads (Pyodide)
-        it runs when it is first waited for."""
-
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run the awaitable ``make()`` builds to completion from synchronous code (a sync
         ``execute()`` whose tools are async): natively on a fresh event loop, in a helper
         thread when this thread already runs one; under Pyodide by suspending on the page's
         event loop (WebAssembly stack switching)."""
-
-
-class Later:
-    """Work to be done once, by whoever comes first: a worker thread (:meth:`run`), or the
-    first caller of :meth:`wait`, which does it on its own thread if nobody started it (so a
-    caller never waits for a thread that has not even begun)."""
-
-    def __init__(self, work: Callable[[], None]) -> None:
-        self._work: Callable[[], None] | None = work
-        self._lock = threading.Lock()
-        self._done = threading.Event()
-        self._error: BaseException | None = None
-
-    def _claim(self) -> Callable[[], None] | None:
-        with self._lock:
-            work, self._work = self._work, None
-            return work
-
-    @property
-    def pending(self) -> bool:
-        """Whether nobody started (or cancelled) the work yet."""
-        return self._work is not None
-
-    def run(self) -> None:
-        """Do the work unless it was started (or cancelled) already; what it raises is kept
-        for :meth:`wait`."""
-        work = self._claim()
-        if work is None:
-            return
-        try:
-            work()
-        except BaseException as error:  # noqa: BLE001 - raised by wait()
-            self._error = error
-        finally:
-            self._done.set()
-
-    def wait(self) -> None:
-        """Do the work now if nobody started it, else wait until it is done; raise what it
-        raised."""
-        self.run()
-        self._done.wait()
-        error, self._error = self._error, None
-        if error is not None:
-            raise error
-
-    def cancel(self) -> None:
-        """Drop the work if nobody started it, else wait until it is done (ignoring how it
-        ended)."""
-        if self._claim() is not None:
-            self._done.set()
-        self._done.wait()

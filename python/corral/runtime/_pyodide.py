@@ -23,7 +23,7 @@ from typing import Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
-from ._base import GuestTrap, Later, Wasm, content_digest, file_identity, module_bytes
+from ._base import GuestTrap, Wasm, content_digest, file_identity, module_bytes
 
 __all__ = [
     "CompiledModule",
@@ -215,10 +215,6 @@ class PyodideBackend:
             module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))
             compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
         return compiled
-
-    def in_background(self, work: Callable[[], None]) -> Later:
-        """No threads here: ``work`` runs when it is first waited for."""
-        return Later(work)
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Wait for ``make()`` on the page's event loop, suspending this call (JSPI); needs
