@@ -8,6 +8,8 @@
 //!   last one's error stands;
 //! - `{$name: PATTERN}` in an object pattern becomes `{$name, name: PATTERN}`;
 //! - a number written with a leading dot (`.5`) gets its `0`;
+//! - `..` becomes `_recurse_all`, which walks values without recursion (jaq-core's own `..`
+//!   overflows the guest's stack thousands of levels before jq's 10,000);
 //! - `$name::name`, how jq names the data of `import "file" as $name`, becomes `$name`;
 //! - the source of `reduce`/`foreach` written with binary operators (`reduce .[] / .[] as
 //!   $x (...)`, which jq's grammar takes) gets parentheses (jaq's takes one term there).
@@ -193,6 +195,9 @@ fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range,
         if let Some(found) = data_import_name(code, token) {
             return Some(found);
         }
+        if let Some(found) = recurse_all(code, token) {
+            return Some(found);
+        }
         if matches!(token.1, Tok::Word) && matches!(token.0, "reduce" | "foreach") {
             if let Some(found) = fold_source(code, &tokens[i + 1..]) {
                 return Some(found);
@@ -307,6 +312,26 @@ fn leading_dot(
     adjacent.then(|| (at, "0.".to_string()))
 }
 
+/// `..`: `_recurse_all`, spaced from a word it would otherwise run into.
+fn recurse_all(code: &str, token: &Token<&str>) -> Option<(Range, String)> {
+    if !(matches!(token.1, Tok::Sym) && token.0 == "..") {
+        return None;
+    }
+    let at = span(code, token.0);
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$');
+    let before = if code[..at.start].ends_with(word) {
+        " "
+    } else {
+        ""
+    };
+    let after = if code[at.end..].starts_with(word) {
+        " "
+    } else {
+        ""
+    };
+    Some((at, format!("{before}_recurse_all{after}")))
+}
+
 /// The end of the last token of `body`, which ends its enclosing block or the program.
 fn block_end(code: &str, body: &[Token<&str>]) -> usize {
     body.last().map_or(code.len(), |t| span(code, t.0).end)
@@ -367,6 +392,14 @@ fn named_pattern(code: &str, pattern: &Token<&str>) -> Option<(Range, String)> {
 #[cfg(test)]
 mod tests {
     use super::rewrite;
+
+    #[test]
+    fn recursion_becomes_a_native() {
+        assert_eq!(rewrite("[..]"), "[_recurse_all]");
+        assert_eq!(rewrite("..|.a?, \"..\""), "_recurse_all|.a?, \"..\"");
+        assert_eq!(rewrite("1 as $x|..?"), "1 as $x|_recurse_all?");
+        assert_eq!(rewrite("true and.."), "true and _recurse_all");
+    }
 
     #[test]
     fn alternatives_become_try_chains() {

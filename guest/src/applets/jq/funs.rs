@@ -30,6 +30,7 @@ pub fn all() -> Vec<NativeFun> {
         .chain(math::funs().into_vec())
         .map(run::<JqData>)
         .collect();
+    funs.extend(super::recurse::funs());
     funs.extend(jaq_core::funs::<JqData>());
     let limit = jaq_core::funs::<JqData>().find(|(name, _, _)| *name == "limit");
     funs.extend(limit.map(|(_, args, f)| ("_limit", args, f)));
