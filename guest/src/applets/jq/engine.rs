@@ -45,6 +45,8 @@ pub struct Shared {
     pub input_ok: bool,
     /// The module files (`modulemeta`).
     pub modules: Modules,
+    /// The local time zone (`TZ`): `localtime`, `strflocaltime`.
+    pub zone: crate::applets::common::Zone,
 }
 
 /// The run-time environment handed to natives.
