@@ -23,12 +23,21 @@ use jaq_core::load::span;
 
 /// `code` with every `?//` chain and `$name:` pattern rewritten (or unchanged).
 pub fn rewrite(code: &str) -> String {
+    rewrite_with(code, true)
+}
+
+/// `code` rewritten as [`rewrite`] does, but with `..` kept: what compile errors quote.
+pub fn rewrite_keeping_recursion(code: &str) -> String {
+    rewrite_with(code, false)
+}
+
+fn rewrite_with(code: &str, recursion: bool) -> String {
     let mut code = code.to_string();
     for n in 0..MAX_JQ_REWRITES {
         let Ok(tokens) = Lexer::new(&code).lex() else {
             return code;
         };
-        let Some((range, text)) = first_rewrite(&code, &tokens, n) else {
+        let Some((range, text)) = first_rewrite(&code, &tokens, n, recursion) else {
             return code;
         };
         code.replace_range(range, &text);
@@ -187,7 +196,12 @@ fn constant_kind(token: &Token<&str>) -> Option<&'static str> {
 
 /// The first rewrite in `tokens` (searching nested blocks too): the byte range to replace and
 /// its replacement.
-fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range, String)> {
+fn first_rewrite(
+    code: &str,
+    tokens: &[Token<&str>],
+    n: usize,
+    recursion: bool,
+) -> Option<(Range, String)> {
     for (i, token) in tokens.iter().enumerate() {
         if let Some(found) = leading_dot(code, token, tokens.get(i + 1)) {
             return Some(found);
@@ -195,7 +209,7 @@ fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range,
         if let Some(found) = data_import_name(code, token) {
             return Some(found);
         }
-        if let Some(found) = recurse_all(code, token) {
+        if let Some(found) = recurse_all(code, token).filter(|_| recursion) {
             return Some(found);
         }
         if matches!(token.1, Tok::Word) && matches!(token.0, "reduce" | "foreach") {
@@ -209,7 +223,7 @@ fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range,
             }
         }
         if let Tok::Block(inner) = &token.1 {
-            if let Some(found) = first_rewrite(code, inner, n) {
+            if let Some(found) = first_rewrite(code, inner, n, recursion) {
                 return Some(found);
             }
         }
@@ -399,6 +413,7 @@ mod tests {
         assert_eq!(rewrite("..|.a?, \"..\""), "_recurse_all|.a?, \"..\"");
         assert_eq!(rewrite("1 as $x|..?"), "1 as $x|_recurse_all?");
         assert_eq!(rewrite("true and.."), "true and _recurse_all");
+        assert_eq!(super::rewrite_keeping_recursion("[..] | .5"), "[..] | 0.5");
     }
 
     #[test]
