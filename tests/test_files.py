@@ -162,6 +162,21 @@ def test_files_roll_back_to_the_last_completed_execution_after_a_trap() -> None:
     assert sandbox.fs.read_text("kept.txt") == "before"
 
 
+def test_large_host_writes_keep_quotas_and_the_inbox_working() -> None:
+    # A write larger than the inbox the guest keeps hands the inbox to the file.
+    big = 6 << 20
+    sandbox = Sandbox(limits=Limits(max_file_size=big))
+    sandbox.fs.write("a", b"1" * big)
+    with pytest.raises(OSError, match="File too large"):
+        sandbox.fs.write("a", b"2" * (big + 1))
+    assert sandbox.fs.read("a") == b"1" * big
+    sandbox.fs.write("b", b"3" * (big - 1))
+    sandbox.fs.write("c", b"small")
+    result = sandbox.execute("wc -c < a; wc -c < b; cat c", language="shell")
+    assert result.stdout == f"{big}\n{big - 1}\nsmall"
+    assert sandbox.fs.read("b") == b"3" * (big - 1)
+
+
 def test_the_execution_after_a_trap_sees_files_larger_than_the_inbox() -> None:
     # The fresh instance restores the files through its inbox, which then moves: the next
     # execution used to be written where the old inbox was (a "protocol" restart).

@@ -1,4 +1,5 @@
-"""The nesting bound on JSON from outside the host (``corral._json``)."""
+"""The nesting bound on JSON from outside the host (``corral._json``), and JSON nested as deep
+as jq allows (10,000 levels) inside the sandbox's ``jq``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from corral import _json
+from corral import Limits, Sandbox, _json
 
 
 def _nesting(value: Any) -> int:
@@ -98,3 +99,48 @@ def test_decoding_is_strict(text: str, reason: str) -> None:
 def test_large_finite_numbers_decode() -> None:
     text = "[1.7e308, -1e-999, 1e99, " + "9" * 250 + ".0e-5, " + "1" * 300 + "]"
     assert _json.loads(text) == [1.7e308, -0.0, 1e99, float("9" * 250 + ".0e-5"), int("1" * 300)]
+
+
+@pytest.fixture
+def sandbox() -> Sandbox:
+    """A sandbox with time for 10,000 levels on a busy machine."""
+    return Sandbox(limits=Limits(timeout=30))
+
+
+def _deep_file(sandbox: Sandbox, levels: int) -> None:
+    sandbox.fs.write("deep.json", "[" * levels + "[1,2]" + "]" * levels + "\n")
+
+
+@pytest.mark.parametrize(
+    ("program", "output"),
+    [
+        ("[..] | length", "10002"),
+        ('[paths(type == "number") | length]', "[10000,10000]"),
+        ("[leaf_paths | length]", "[10000,10000]"),
+        ("[limit(3; paths)]", "[[0],[0,0],[0,0,0]]"),
+        ("[leaf_paths as $p | getpath($p)]", "[1,2]"),
+        ("[.. | numbers] | add", "3"),
+        ("del(.. | numbers?) | [..] | length", "10000"),
+        ('walk(if type == "number" then . * 10 else . end) | [.. | numbers]', "[10,20]"),
+        ("(.. | numbers) |= . + 1 | [.. | numbers]", "[2,3]"),
+        ("[any(..; . == 2), all(..; . != 3)]", "[true,true]"),
+    ],
+)
+def test_jq_recursion_reaches_jqs_depth_limit(sandbox: Sandbox, program: str, output: str) -> None:
+    # 10,000 levels of arrays, the most jq parses (an object takes two of its levels).
+    _deep_file(sandbox, 9_999)
+    result = sandbox.execute(f"jq -c '{program}' deep.json", language="shell")
+    assert (result.stdout, result.stderr, result.exit_code) == (output + "\n", "", 0)
+
+
+def test_jq_refuses_input_past_its_depth_limit(sandbox: Sandbox) -> None:
+    _deep_file(sandbox, 10_000)
+    result = sandbox.execute("jq -c '[..] | length' deep.json", language="shell")
+    assert result.exit_code != 0
+    assert "Exceeds depth limit for parsing" in result.stderr
+    built = "reduce range(10001) as $_ (1; [.])"
+    program = (
+        "([..] | length), (walk(.) | [..] | length), (try getpath([range(10001) | 0]) catch .)"
+    )
+    result = sandbox.execute(f"jq -n -c '{built} | {program}'", language="shell")
+    assert (result.stdout, result.exit_code) == ('10002\n10002\n"Path too deep"\n', 0)

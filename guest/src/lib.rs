@@ -145,14 +145,42 @@ pub extern "C" fn corral_step() -> u64 {
 /// refused while an execution runs.
 #[no_mangle]
 pub extern "C" fn corral_request(len: u32) -> u64 {
-    let result = with_inbox(len, |input| {
-        let frame = Frame::decode(input)?;
-        with_guest(|g| g.host_request(&frame))
+    let result = large_write(len).unwrap_or_else(|| {
+        with_inbox(len, |input| {
+            let frame = Frame::decode(input)?;
+            with_guest(|g| g.host_request(&frame))
+        })
     });
     match result {
         Ok(frame) => reply(frame),
         Err(e) => ack(Err(e)),
     }
+}
+
+/// A host `write` of a file larger than the inbox kept between calls: the inbox (freed after
+/// the call anyway) becomes the file's buffer, its contents moved to its start, so linear
+/// memory holds the file once. `None` for any other request.
+fn large_write(len: u32) -> Option<Result<Vec<u8>, GuestError>> {
+    let found = INBOX.with(|inbox| -> Result<_, protocol::ProtocolError> {
+        let inbox = inbox.borrow();
+        if inbox.len() <= INBOX_KEPT {
+            return Ok(None);
+        }
+        let base = inbox.as_ptr() as usize;
+        let frame = Frame::decode(inbox.get(..len as usize).unwrap_or_default())?;
+        let write = host::files::large_write(&frame, INBOX_KEPT)?;
+        Ok(write.map(|(path, data)| (path, data.as_ptr() as usize - base, data.len())))
+    });
+    let (path, start, size) = match found {
+        Ok(found) => found?,
+        Err(e) => return Some(Err(GuestError::from(e))),
+    };
+    release_reply();
+    let mut contents = INBOX.with(|inbox| std::mem::take(&mut *inbox.borrow_mut()));
+    contents.copy_within(start..start + size, 0);
+    contents.truncate(size);
+    contents.shrink_to_fit();
+    Some(with_guest(|g| g.host_write(&path, contents)))
 }
 
 fn step_after(previous: Result<(), GuestError>) -> u64 {

@@ -133,6 +133,21 @@ impl Guest {
         )?)
     }
 
+    /// A host `write` of `contents` the guest owns already (see
+    /// [`crate::host::files::large_write`]); refused while an execution runs.
+    pub fn host_write(&mut self, path: &str, contents: Vec<u8>) -> Result<Vec<u8>, GuestError> {
+        if self.busy() {
+            return Err(GuestError(
+                "the sandbox cannot be changed while an execution runs".into(),
+            ));
+        }
+        Ok(crate::host::files::write_owned(
+            &mut self.vfs.borrow_mut(),
+            path,
+            contents,
+        ))
+    }
+
     /// Whether an execution is in flight (the host must not touch files meanwhile).
     pub fn busy(&self) -> bool {
         self.exec.is_some()

@@ -120,6 +120,36 @@ pub fn handle(vfs: &mut Vfs, frame: &Frame<'_>) -> Result<Vec<u8>, ProtocolError
     Ok(writer.finish(&reply))
 }
 
+/// A `write` request whose contents are at least `from` bytes long: the path and the contents
+/// (inside the request's bytes). The caller moves the contents into a buffer of their own
+/// and hands it to [`write_owned`], so that the file is not held twice in linear memory (the
+/// host's message, then the file's copy).
+pub fn large_write<'a>(
+    frame: &Frame<'a>,
+    from: usize,
+) -> Result<Option<(String, &'a [u8])>, ProtocolError> {
+    let request: Request = frame.parse()?;
+    match request.data {
+        Some(range) if request.op == "write" && range.1 as usize >= from => {
+            Ok(Some((request.path, frame.bytes(range)?)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `write` with contents the guest owns already: kept as the file's buffer, not copied.
+pub fn write_owned(vfs: &mut Vfs, path: &str, contents: Vec<u8>) -> Vec<u8> {
+    let mut reply = Reply::default();
+    if let Err(error) = vfs.write_shared(CWD, path, std::rc::Rc::new(contents)) {
+        reply.error = Some(ErrorReply {
+            code: error.code.name(),
+            message: error.to_string(),
+        });
+    }
+    reply.generation = vfs.generation();
+    FrameWriter::default().finish(&reply)
+}
+
 /// Performs the request; the outer error is a malformed request, the inner a VFS refusal.
 fn apply(
     vfs: &mut Vfs,

@@ -31,7 +31,9 @@ pub use output::{
 };
 pub use records::{split_lines, Records};
 pub use targets::{plan_targets, Placing};
-pub use time::{civil, days_from_civil, parse_date, parse_date_in, strftime, strftime_in};
+pub use time::{
+    civil, days_from_civil, parse_date, parse_date_in, strftime, strftime_in, DAYS, MONTHS,
+};
 pub use zone::Zone;
 
 use std::fmt::Display;

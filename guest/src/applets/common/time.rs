@@ -67,7 +67,8 @@ pub fn civil(secs: i64) -> Civil {
     }
 }
 
-const DAYS: [&str; 7] = [
+/// The names of the days of the week, Sunday first (the C locale's).
+pub const DAYS: [&str; 7] = [
     "Sunday",
     "Monday",
     "Tuesday",
@@ -76,7 +77,8 @@ const DAYS: [&str; 7] = [
     "Friday",
     "Saturday",
 ];
-const MONTHS: [&str; 12] = [
+/// The names of the months (the C locale's).
+pub const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",

@@ -11,6 +11,7 @@ use super::input::{Inputs, Next, Source};
 use super::json::{self, Format};
 use super::map::Map;
 use super::val::Val;
+use crate::applets::common::Zone;
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture, WriteError};
 
@@ -538,6 +539,7 @@ async fn execute(
         now: ctx.host.now_ms() / 1000.0,
         input_ok,
         modules,
+        zone: Zone::from_tz(ctx.env.get("TZ").map(String::as_str)),
     });
     let env = Env {
         lut: &filter.lut,

@@ -8,6 +8,8 @@
 //!   last one's error stands;
 //! - `{$name: PATTERN}` in an object pattern becomes `{$name, name: PATTERN}`;
 //! - a number written with a leading dot (`.5`) gets its `0`;
+//! - `..` becomes `_recurse_all`, which walks values without recursion (jaq-core's own `..`
+//!   overflows the guest's stack thousands of levels before jq's 10,000);
 //! - `$name::name`, how jq names the data of `import "file" as $name`, becomes `$name`;
 //! - the source of `reduce`/`foreach` written with binary operators (`reduce .[] / .[] as
 //!   $x (...)`, which jq's grammar takes) gets parentheses (jaq's takes one term there).
@@ -21,12 +23,21 @@ use jaq_core::load::span;
 
 /// `code` with every `?//` chain and `$name:` pattern rewritten (or unchanged).
 pub fn rewrite(code: &str) -> String {
+    rewrite_with(code, true)
+}
+
+/// `code` rewritten as [`rewrite`] does, but with `..` kept: what compile errors quote.
+pub fn rewrite_keeping_recursion(code: &str) -> String {
+    rewrite_with(code, false)
+}
+
+fn rewrite_with(code: &str, recursion: bool) -> String {
     let mut code = code.to_string();
     for n in 0..MAX_JQ_REWRITES {
         let Ok(tokens) = Lexer::new(&code).lex() else {
             return code;
         };
-        let Some((range, text)) = first_rewrite(&code, &tokens, n) else {
+        let Some((range, text)) = first_rewrite(&code, &tokens, n, recursion) else {
             return code;
         };
         code.replace_range(range, &text);
@@ -185,12 +196,20 @@ fn constant_kind(token: &Token<&str>) -> Option<&'static str> {
 
 /// The first rewrite in `tokens` (searching nested blocks too): the byte range to replace and
 /// its replacement.
-fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range, String)> {
+fn first_rewrite(
+    code: &str,
+    tokens: &[Token<&str>],
+    n: usize,
+    recursion: bool,
+) -> Option<(Range, String)> {
     for (i, token) in tokens.iter().enumerate() {
         if let Some(found) = leading_dot(code, token, tokens.get(i + 1)) {
             return Some(found);
         }
         if let Some(found) = data_import_name(code, token) {
+            return Some(found);
+        }
+        if let Some(found) = recurse_all(code, token).filter(|_| recursion) {
             return Some(found);
         }
         if matches!(token.1, Tok::Word) && matches!(token.0, "reduce" | "foreach") {
@@ -204,7 +223,7 @@ fn first_rewrite(code: &str, tokens: &[Token<&str>], n: usize) -> Option<(Range,
             }
         }
         if let Tok::Block(inner) = &token.1 {
-            if let Some(found) = first_rewrite(code, inner, n) {
+            if let Some(found) = first_rewrite(code, inner, n, recursion) {
                 return Some(found);
             }
         }
@@ -307,6 +326,26 @@ fn leading_dot(
     adjacent.then(|| (at, "0.".to_string()))
 }
 
+/// `..`: `_recurse_all`, spaced from a word it would otherwise run into.
+fn recurse_all(code: &str, token: &Token<&str>) -> Option<(Range, String)> {
+    if !(matches!(token.1, Tok::Sym) && token.0 == "..") {
+        return None;
+    }
+    let at = span(code, token.0);
+    let word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$');
+    let before = if code[..at.start].ends_with(word) {
+        " "
+    } else {
+        ""
+    };
+    let after = if code[at.end..].starts_with(word) {
+        " "
+    } else {
+        ""
+    };
+    Some((at, format!("{before}_recurse_all{after}")))
+}
+
 /// The end of the last token of `body`, which ends its enclosing block or the program.
 fn block_end(code: &str, body: &[Token<&str>]) -> usize {
     body.last().map_or(code.len(), |t| span(code, t.0).end)
@@ -367,6 +406,15 @@ fn named_pattern(code: &str, pattern: &Token<&str>) -> Option<(Range, String)> {
 #[cfg(test)]
 mod tests {
     use super::rewrite;
+
+    #[test]
+    fn recursion_becomes_a_native() {
+        assert_eq!(rewrite("[..]"), "[_recurse_all]");
+        assert_eq!(rewrite("..|.a?, \"..\""), "_recurse_all|.a?, \"..\"");
+        assert_eq!(rewrite("1 as $x|..?"), "1 as $x|_recurse_all?");
+        assert_eq!(rewrite("true and.."), "true and _recurse_all");
+        assert_eq!(super::rewrite_keeping_recursion("[..] | .5"), "[..] | 0.5");
+    }
 
     #[test]
     fn alternatives_become_try_chains() {

@@ -45,6 +45,8 @@ pub struct Shared {
     pub input_ok: bool,
     /// The module files (`modulemeta`).
     pub modules: Modules,
+    /// The local time zone (`TZ`): `localtime`, `strflocaltime`.
+    pub zone: crate::applets::common::Zone,
 }
 
 /// The run-time environment handed to natives.
@@ -107,7 +109,23 @@ pub fn compile(
         )]);
     }
     let rewritten = super::desugar::rewrite(code);
-    let code = rewritten.as_str();
+    compile_rewritten(&rewritten, names, modules).or_else(|errors| {
+        // Messages quote the program: compile it again with `..` as written (the errors are
+        // the same, `_recurse_all` being a defined name), so that they quote what was written.
+        let as_written = super::desugar::rewrite_keeping_recursion(code);
+        if as_written == rewritten {
+            return Err(errors);
+        }
+        compile_rewritten(&as_written, names, modules)
+    })
+}
+
+/// [`compile`] after the checks and rewrites of `desugar`.
+fn compile_rewritten(
+    code: &str,
+    names: &[String],
+    modules: &Modules,
+) -> Result<(Filter, Vec<Val>), Vec<CompileError>> {
     let arena = Arena::default();
     let defs = prelude();
     let loader =

@@ -15,6 +15,7 @@ use super::paths;
 use super::strings;
 use super::time;
 use super::val::{err, split_str, subarray_indices, Array, Res, Val};
+use crate::applets::common::Zone;
 use crate::limits::MAX_JQ_DEPTH;
 
 /// Our jq-language definitions (loaded after jaq's, so they take precedence).
@@ -30,6 +31,7 @@ pub fn all() -> Vec<NativeFun> {
         .chain(math::funs().into_vec())
         .map(run::<JqData>)
         .collect();
+    funs.extend(super::recurse::funs());
     funs.extend(jaq_core::funs::<JqData>());
     let limit = jaq_core::funs::<JqData>().find(|(name, _, _)| *name == "limit");
     funs.extend(limit.map(|(_, args, f)| ("_limit", args, f)));
@@ -140,13 +142,20 @@ fn ours() -> Box<[Filter<RunPtr<JqData>>]> {
         ("_halt_error", v(1), halt_error),
         ("now", v(0), now),
         ("mktime", v(0), |cv| bome(time::mktime(&cv.1))),
-        ("gmtime", v(0), |cv| bome(time::gmtime(&cv.1))),
-        ("localtime", v(0), |cv| bome(time::gmtime(&cv.1))),
+        ("gmtime", v(0), |cv| {
+            bome(time::gmtime(&cv.1, &Zone::utc(), "gmtime"))
+        }),
+        ("localtime", v(0), |cv| {
+            bome(time::gmtime(&cv.1, &shared(&cv).borrow().zone, "localtime"))
+        }),
         ("strftime", v(1), |cv| {
-            unary(cv, |v, f| time::strftime(&v, &f, "strftime"))
+            unary(cv, |v, f| time::strftime(&v, &f, "strftime", &Zone::utc()))
         }),
         ("strflocaltime", v(1), |cv| {
-            unary(cv, |v, f| time::strftime(&v, &f, "strflocaltime"))
+            let shared = shared(&cv);
+            unary(cv, move |v, f| {
+                time::strftime(&v, &f, "strflocaltime", &shared.borrow().zone)
+            })
         }),
         ("strptime", v(1), |cv| {
             unary(cv, |v, f| time::strptime(&v, &f))

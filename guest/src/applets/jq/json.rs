@@ -93,6 +93,20 @@ impl Parser {
         }
         while i < data.len() {
             let ch = data[i];
+            if self.state == State::Normal {
+                // A number or literal: its bytes go to the token at once (what `scan_normal`
+                // does byte by byte).
+                let run = data[i..]
+                    .iter()
+                    .position(|&b| is_delimiter(b))
+                    .unwrap_or(data.len() - i);
+                if run > 0 {
+                    self.token.extend_from_slice(&data[i..i + run]);
+                    self.column += run;
+                    i += run;
+                    continue;
+                }
+            }
             if self.state == State::Str {
                 let run = data[i..]
                     .iter()
@@ -200,7 +214,7 @@ impl Parser {
 
     fn scan_normal(&mut self, ch: u8) -> Result<(), String> {
         let structural = matches!(ch, b'[' | b'{' | b':' | b',' | b']' | b'}');
-        if !(structural || matches!(ch, b' ' | b'\t' | b'\r' | b'\n' | b'"')) {
+        if !is_delimiter(ch) {
             self.token.push(ch);
             return Ok(());
         }
@@ -773,6 +787,14 @@ pub fn write_string(out: &mut Vec<u8>, s: &str, ascii: bool) {
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// Whether `b` ends a number or literal: structure, whitespace or a string's quote.
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b'[' | b'{' | b':' | b',' | b']' | b'}' | b' ' | b'\t' | b'\r' | b'\n' | b'"'
+    )
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod math;
 mod modules;
 mod num;
 mod paths;
+mod recurse;
 mod strings;
 mod time;
 mod val;

@@ -559,6 +559,7 @@ const FAIL: &[(&[&str], &str, &str, &str, i32)] = &[
     (&["-c", "{(.):2}"], "1", "", "jq: error (at <stdin>:0): Cannot use number (1) as object key\n", 5),
     (&[".a |"], "1", "", "jq: error: syntax error, unexpected end of file at <top-level>, line 1, column 4:\n    .a |\n       ^\njq: 1 compile error\n", 3),
     (&["foo"], "1", "", "jq: error: foo/0 is not defined at <top-level>, line 1, column 1:\n    foo\n    ^^^\njq: 1 compile error\n", 3),
+    (&["[..] | foo"], "1", "", "jq: error: foo/0 is not defined at <top-level>, line 1, column 8:\n    [..] | foo\n           ^^^\njq: 1 compile error\n", 3),
     (&[".a | foo(1)"], "1", "", "jq: error: foo/1 is not defined at <top-level>, line 1, column 6:\n    .a | foo(1)\n         ^^^\njq: 1 compile error\n", 3),
     (&["$x"], "1", "", "jq: error: $x is not defined at <top-level>, line 1, column 1:\n    $x\n    ^^\njq: 1 compile error\n", 3),
     (&[". as [$a] | $b"], "1", "", "jq: error: $b is not defined at <top-level>, line 1, column 13:\n    . as [$a] | $b\n                ^^\njq: 1 compile error\n", 3),

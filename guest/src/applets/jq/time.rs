@@ -1,33 +1,13 @@
-//! jq's date functions in UTC: `gmtime`, `mktime`, `strftime`, `strptime` on "broken down
-//! time" arrays `[year, month0, mday, hours, minutes, seconds, wday, yday]`.
+//! jq's date functions: `gmtime`, `localtime`, `mktime`, `strftime`, `strflocaltime` and
+//! `strptime` on "broken down time" arrays `[year, month0, mday, hours, minutes, seconds,
+//! wday, yday]`. The calendar, the formats (`strftime` as the C library's) and the zone (`TZ`,
+//! as the C library reads it) are the applets' shared ones; `mktime` is UTC, as jq's is
+//! (`timegm`).
 
 use super::val::{err, Res, Val};
+use crate::applets::common::{civil, days_from_civil, strftime_in, Zone, DAYS, MONTHS};
 
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// A broken-down UTC time.
+/// A broken-down time.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tm {
     year: i64,
@@ -40,50 +20,26 @@ struct Tm {
     yday: i64,
 }
 
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn tm_from_secs(t: f64) -> Tm {
+/// The broken-down time of `t` seconds since the epoch in `zone` (fractions of a second kept).
+fn tm_from_secs(t: f64, zone: &Zone) -> Tm {
     let secs = t.floor() as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, mon, mday) = civil_from_days(days);
+    let c = civil(secs + zone.at(secs).offset);
     Tm {
-        year,
-        mon: mon - 1,
-        mday,
-        hour: rem / 3600,
-        min: rem % 3600 / 60,
-        sec: (rem % 60) as f64 + (t - t.floor()),
-        wday: (days + 4).rem_euclid(7),
-        yday: days - days_from_civil(year, 1, 1),
+        year: c.year,
+        mon: i64::from(c.month) - 1,
+        mday: c.day.into(),
+        hour: c.hour.into(),
+        min: c.minute.into(),
+        sec: f64::from(c.second) + (t - t.floor()),
+        wday: c.weekday.into(),
+        yday: c.yday.into(),
     }
 }
 
-fn secs_from_tm(tm: &Tm) -> f64 {
+/// Seconds since the epoch of a broken-down UTC time (`timegm`: fields out of range carry).
+fn secs_from_tm(tm: &Tm) -> i64 {
     let days = days_from_civil(tm.year, tm.mon + 1, tm.mday);
-    (days * 86_400 + tm.hour * 3600 + tm.min * 60) as f64 + tm.sec.floor()
+    days * 86_400 + tm.hour * 3600 + tm.min * 60 + tm.sec.floor() as i64
 }
 
 fn tm_to_val(tm: &Tm) -> Val {
@@ -125,120 +81,38 @@ fn tm_from_val(v: &Val, what: &str) -> Res<Tm> {
     }
 }
 
-/// `gmtime` (and `localtime`: the sandbox runs in UTC).
-pub fn gmtime(v: &Val) -> Res<Val> {
+/// `gmtime`, or `localtime` (named `name`) in `zone`.
+pub fn gmtime(v: &Val, zone: &Zone, name: &str) -> Res<Val> {
     match v {
-        Val::Num(n) => Ok(tm_to_val(&tm_from_secs(n.f))),
-        _ => Err(err("gmtime() requires numeric inputs")),
+        Val::Num(n) => Ok(tm_to_val(&tm_from_secs(n.f, zone))),
+        _ => Err(err(format!("{name}() requires numeric inputs"))),
     }
 }
 
-/// `mktime`.
+/// `mktime`: a broken-down time as UTC.
 pub fn mktime(v: &Val) -> Res<Val> {
     let tm = tm_from_val(v, "mktime")?;
-    Ok(Val::num(secs_from_tm(&tm)))
+    Ok(Val::num(secs_from_tm(&tm) as f64))
 }
 
-/// `strftime(fmt)` (or `strflocaltime`, named `name`) on a number or a broken-down time.
-pub fn strftime(v: &Val, fmt: &Val, name: &str) -> Res<Val> {
+/// `strftime(fmt)`, or `strflocaltime` (named `name`) in `zone`, on a number or a broken-down
+/// time (a time in `zone`).
+pub fn strftime(v: &Val, fmt: &Val, name: &str, zone: &Zone) -> Res<Val> {
+    if !matches!(v, Val::Num(_) | Val::Arr(_)) {
+        return Err(err(format!("{name}/1 requires parsed datetime inputs")));
+    }
     let Val::Str(fmt) = fmt else {
         return Err(err(format!("{name}/1 requires a string format")));
     };
-    let tm = match v {
-        Val::Num(n) => tm_from_secs(n.f),
-        Val::Arr(_) => {
-            let tm = tm_from_val(v, &format!("{name}/1"))?;
-            tm_from_secs(secs_from_tm(&tm))
+    let secs = match v {
+        Val::Num(n) => n.f.floor() as i64,
+        _ => {
+            let local = secs_from_tm(&tm_from_val(v, &format!("{name}/1"))?);
+            zone.to_utc(local)
+                .unwrap_or_else(|| local - zone.at(local).offset)
         }
-        _ => return Err(err(format!("{name}/1 requires parsed datetime inputs"))),
     };
-    Ok(Val::from(format_tm(&tm, fmt)))
-}
-
-fn format_tm(tm: &Tm, fmt: &str) -> String {
-    let mut out = String::new();
-    let mut chars = fmt.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some(spec) => format_spec(&mut out, tm, spec),
-            None => out.push('%'),
-        }
-    }
-    out
-}
-
-fn format_spec(out: &mut String, tm: &Tm, spec: char) {
-    let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
-    let sec = tm.sec.floor() as i64;
-    let text = match spec {
-        'Y' => tm.year.to_string(),
-        'C' => format!("{:02}", tm.year.div_euclid(100)),
-        'y' => format!("{:02}", tm.year.rem_euclid(100)),
-        'm' => format!("{:02}", tm.mon + 1),
-        'd' => format!("{:02}", tm.mday),
-        'e' => format!("{:2}", tm.mday),
-        'H' => format!("{:02}", tm.hour),
-        'k' => format!("{:2}", tm.hour),
-        'I' => format!("{hour12:02}"),
-        'l' => format!("{hour12:2}"),
-        'M' => format!("{:02}", tm.min),
-        'S' => format!("{sec:02}"),
-        'j' => format!("{:03}", tm.yday + 1),
-        'a' => DAYS[tm.wday.rem_euclid(7) as usize][..3].to_string(),
-        'A' => DAYS[tm.wday.rem_euclid(7) as usize].to_string(),
-        'b' | 'h' => MONTHS[tm.mon.rem_euclid(12) as usize][..3].to_string(),
-        'B' => MONTHS[tm.mon.rem_euclid(12) as usize].to_string(),
-        'p' => if tm.hour < 12 { "AM" } else { "PM" }.to_string(),
-        'P' => if tm.hour < 12 { "am" } else { "pm" }.to_string(),
-        'Z' => "UTC".to_string(),
-        'z' => "+0000".to_string(),
-        's' => (secs_from_tm(tm) as i64).to_string(),
-        'u' => (if tm.wday == 0 { 7 } else { tm.wday }).to_string(),
-        'w' => tm.wday.to_string(),
-        'n' => "\n".to_string(),
-        't' => "\t".to_string(),
-        '%' => "%".to_string(),
-        'D' => format_tm(tm, "%m/%d/%y"),
-        'F' => format_tm(tm, "%Y-%m-%d"),
-        'T' => format_tm(tm, "%H:%M:%S"),
-        'R' => format_tm(tm, "%H:%M"),
-        'r' => format_tm(tm, "%I:%M:%S %p"),
-        'c' => format_tm(tm, "%a %b %e %H:%M:%S %Y"),
-        'x' => format_tm(tm, "%m/%d/%y"),
-        'X' => format_tm(tm, "%H:%M:%S"),
-        'G' => iso_week(tm).0.to_string(),
-        'g' => format!("{:02}", iso_week(tm).0.rem_euclid(100)),
-        'V' => format!("{:02}", iso_week(tm).1),
-        'U' => format!("{:02}", (tm.yday + 7 - tm.wday) / 7),
-        'W' => format!("{:02}", (tm.yday + 7 - (tm.wday + 6) % 7) / 7),
-        other => format!("%{other}"),
-    };
-    out.push_str(&text);
-}
-
-/// The ISO 8601 week-based year and week number.
-fn iso_week(tm: &Tm) -> (i64, i64) {
-    let weekday = (tm.wday + 6).rem_euclid(7); // Monday = 0
-    let week = (tm.yday - weekday + 10) / 7;
-    if week < 1 {
-        let prev = tm.year - 1;
-        let prev_days = days_from_civil(tm.year, 1, 1) - days_from_civil(prev, 1, 1);
-        let prev_tm = Tm {
-            year: prev,
-            yday: tm.yday + prev_days,
-            ..*tm
-        };
-        return iso_week(&prev_tm);
-    }
-    let year_days = days_from_civil(tm.year + 1, 1, 1) - days_from_civil(tm.year, 1, 1);
-    if week == 53 && tm.yday - weekday + 3 >= year_days {
-        return (tm.year + 1, 1);
-    }
-    (tm.year, week)
+    Ok(Val::from(strftime_in(fmt, secs, 0, zone)))
 }
 
 /// `strptime(fmt)`: parses a date string into a broken-down time.
@@ -259,8 +133,7 @@ pub fn strptime(v: &Val, fmt: &Val) -> Res<Val> {
     }
     // like glibc's timegm, the parsed %z offset does not shift the time
     let _ = offset;
-    let secs = secs_from_tm(&tm);
-    let mut norm = tm_from_secs(secs);
+    let mut norm = tm_from_secs(secs_from_tm(&tm) as f64, &Zone::utc());
     norm.sec = tm.sec;
     Ok(tm_to_val(&norm))
 }
@@ -351,7 +224,7 @@ fn parse_with<'a>(s: &'a str, fmt: &str, tm: &mut Tm, offset: &mut i64) -> Optio
             'z' => parse_zone(s, offset)?,
             's' => {
                 let r = take_num(s, 20, &mut n)?;
-                let t = tm_from_secs(n as f64);
+                let t = tm_from_secs(n as f64, &Zone::utc());
                 *tm = t;
                 r
             }
@@ -399,15 +272,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn civil_dates_round_trip() {
-        for days in [-1_000_000, -1, 0, 16_500, 2_000_000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-        }
-        let tm = tm_from_secs(1_425_599_507.0);
+    fn broken_down_times() {
+        let tm = tm_from_secs(1_425_599_507.5, &Zone::utc());
         assert_eq!(
-            (tm.year, tm.mon, tm.mday, tm.wday, tm.yday),
-            (2015, 2, 5, 4, 63)
+            (tm.year, tm.mon, tm.mday, tm.wday, tm.yday, tm.sec),
+            (2015, 2, 5, 4, 63, 47.5)
         );
+        assert_eq!(secs_from_tm(&tm), 1_425_599_507);
+        let tokyo = tm_from_secs(0.0, &Zone::from_tz(Some("JST-9")));
+        assert_eq!((tokyo.year, tokyo.hour), (1970, 9));
     }
 }
