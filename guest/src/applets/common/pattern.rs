@@ -1,6 +1,8 @@
 //! Shell patterns: `*`, `?`, `[...]` (ranges, `!`/`^`, `[:class:]`), backslash escapes and
-//! the extended forms `?(…) *(…) +(…) @(…) !(…)`, as `case`, `[[ == ]]`, `${x#pat}` and
-//! pathname expansion use them.
+//! the extended forms `?(…) *(…) +(…) @(…) !(…)`, as the shell's `case`, `[[ == ]]`,
+//! `${x#pat}` and pathname expansion use them, and the applets' wildcards through [`Glob`].
+//!
+//! [`Glob`]: super::Glob
 //!
 //! A pattern is compiled from characters that each remember whether they were quoted: quoted
 //! characters always match themselves. Matching is bounded (a step budget and a depth limit),
