@@ -6,8 +6,9 @@ Two toolchains are supported, tried in this order:
    (``$WASI_SDK``, or ``/opt/wasi-sdk``) for the QuickJS C sources.
 2. **Debian**: ``rustc-web``/``cargo-web`` (Rust 1.96 with ``rust-web-src``, the std sources),
    ``clang-16``/``lld-16``/``llvm-16`` and Debian's ``wasi-libc``. The standard library is
-   compiled from source with ``-Zbuild-std``. Missing packages are installed with ``apt-get``
-   when running as root (set ``CORRAL_NO_INSTALL=1`` to forbid that).
+   compiled from source with ``-Zbuild-std`` (and ``panic=immediate-abort``). Missing packages
+   are installed with ``apt-get`` when running as root (set ``CORRAL_NO_INSTALL=1`` to forbid
+   that).
 
 After cargo, binaryen's ``wasm-opt`` shrinks the module (``-Oz``, names and producers
 stripped); its output is cached by the input's hash. ``wasm-opt`` comes from the ``binaryen``
@@ -71,6 +72,14 @@ DEBIAN_PROBES = {
 # Node since 2021): the memchr crate's searches, which grep, cut, sort and the other line-based
 # applets spend most of their time in, are 3-8x faster with it than with its scalar fallback.
 RUSTFLAGS = ("-C target-feature=+simd128",)
+
+# With the standard library built from source (the Debian toolchain's -Zbuild-std), a panic
+# traps at once instead of formatting its message and location first: the formatting code,
+# messages, locations and the Debug impls only panics used were 169 KB (64 KB gzipped) of the
+# module. A panic is a guest bug either way (the host restarts the instance and reports an
+# InternalError); it loses only its diagnostic line. The one such line the host reads, a failed
+# allocation's, the guest's allocator writes itself (task/backstop.rs).
+IMMEDIATE_ABORT = ("-Zunstable-options", "-Cpanic=immediate-abort")
 
 # -Oz: the module's size is what users download and compile; the hot paths are in QuickJS (C,
 # compiled -O2 by clang) and in Rust code compiled at the profile's opt-level.
@@ -192,6 +201,7 @@ def debian_toolchain() -> Toolchain:
             "-L /usr/lib/wasm32-wasi",
             "-C link-arg=/usr/lib/wasm32-wasi/crt1-reactor.o",
             f"-C link-arg={builtins}",
+            *IMMEDIATE_ABORT,
         ]
     )
     env = {

@@ -2,7 +2,8 @@
 //! step/resume protocol.
 //!
 //! Layers, in the only direction they may depend: `lib.rs` (exports) → `scheduler` →
-//! `js` / `shell` → `applets` → `task` (executor, pipes) → `vfs`, `output`, `protocol`.
+//! `js` / `shell` → `applets` → `task` (executor, pipes) → `vfs`, `output`, `protocol`
+//! (and `sort`, used by all).
 //! This file only translates exports into scheduler calls.
 //!
 //! Calling convention: the host writes a frame (see [`protocol`]) into the inbox
@@ -19,6 +20,7 @@ pub mod output;
 pub mod protocol;
 pub mod scheduler;
 pub mod shell;
+pub mod sort;
 pub mod task;
 pub mod vfs;
 

@@ -32,7 +32,11 @@ def test_sup_1_the_module_imports_only_these_wasi_calls() -> None:
 
     module = wasmtime.Module(wasmtime.Engine(), wasm_bytes())
     imports = {(i.module, i.name) for i in module.imports}
-    assert imports == {("wasi_snapshot_preview1", name) for name in IMPORTS}
+    # At most these: a guest whose standard library panics with immediate-abort (the Debian
+    # build, guest/toolchain.py) reads no environment and never exits, so it imports neither
+    # environ_* nor proc_exit; a rustup build does.
+    assert imports <= {("wasi_snapshot_preview1", name) for name in IMPORTS}
+    assert ("wasi_snapshot_preview1", "fd_write") in imports
 
 
 def test_sup_1_the_shim_defines_no_filesystem_or_socket_call() -> None:

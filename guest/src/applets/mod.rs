@@ -220,7 +220,7 @@ mod tests {
     fn registry_names_are_unique() {
         let mut names: Vec<_> = all().map(|a| a.name).collect();
         let count = names.len();
-        names.sort_unstable();
+        crate::sort::sort(&mut names);
         names.dedup();
         assert_eq!(names.len(), count);
     }

@@ -61,7 +61,7 @@ pub fn handle(
 fn commands() -> Vec<String> {
     let mut names: Vec<String> = crate::applets::all().map(|a| a.name.to_string()).collect();
     names.extend(crate::shell::builtins::all().map(|b| b.name.to_string()));
-    names.sort_unstable();
+    crate::sort::sort(&mut names);
     names.dedup();
     names
 }

@@ -110,7 +110,7 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            unsafe { System.alloc(layout) }
+            checked(unsafe { System.alloc(layout) }, layout.size())
         }
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
@@ -118,7 +118,7 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            unsafe { System.alloc_zeroed(layout) }
+            checked(unsafe { System.alloc_zeroed(layout) }, layout.size())
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -131,7 +131,42 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            unsafe { System.realloc(ptr, layout, new_size) }
+            checked(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
+        }
+    }
+
+    /// `ptr`, after saying on stderr that an allocation of `size` bytes failed when it is
+    /// null: the guest is built with `panic=immediate-abort` (guest/toolchain.py), so the
+    /// standard library traps on a failed allocation without a word, and the host tells an
+    /// out-of-memory trap from others by this line (`memory allocation of`, std's wording).
+    fn checked(ptr: *mut u8, size: usize) -> *mut u8 {
+        if ptr.is_null() {
+            out_of_memory(size);
+        }
+        ptr
+    }
+
+    #[cold]
+    fn out_of_memory(size: usize) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = size;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let parts: [&[u8]; 3] = [
+            b"corral: memory allocation of ",
+            &digits[at..],
+            b" bytes failed\n",
+        ];
+        for part in parts {
+            // SAFETY: a valid buffer of `part.len()` bytes; a failed write changes nothing.
+            unsafe { write(2, part.as_ptr(), part.len()) };
         }
     }
 

@@ -162,35 +162,30 @@ impl Vfs {
 
     /// Removes a file or symlink (not what it points to); EISDIR for a directory.
     pub fn remove_file(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
-        self.generation += 1;
-        let removed =
-            self.removable(cwd, path)
-                .and_then(|(loc, ino)| match self.tree.node(ino)?.is_dir() {
-                    true => Err(Errno::EISDIR),
-                    false => self.unlink(&loc, ino),
-                });
-        removed.map_err(at(path))
+        self.unlink_at(cwd, path, Removal::File)
     }
 
     /// Removes an empty directory: ENOTDIR for anything else, ENOTEMPTY when it has entries.
     pub fn remove_dir(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
-        self.generation += 1;
-        let removed = self.removable(cwd, path).and_then(|(loc, ino)| {
-            match self.tree.entries(ino)?.is_empty() {
-                true => self.unlink(&loc, ino),
-                false => Err(Errno::ENOTEMPTY),
-            }
-        });
-        removed.map_err(at(path))
+        self.unlink_at(cwd, path, Removal::EmptyDir)
     }
 
     /// Removes a file, symlink or whole directory tree (`rm -r`; ENOENT when missing, which
     /// `rm -f` ignores).
     pub fn remove_all(&mut self, cwd: &str, path: &str) -> Result<(), VfsError> {
+        self.unlink_at(cwd, path, Removal::Tree)
+    }
+
+    /// Removes the entry `path` names if it is of the kind `removal` accepts.
+    fn unlink_at(&mut self, cwd: &str, path: &str, removal: Removal) -> Result<(), VfsError> {
         self.generation += 1;
         let removed = self
             .removable(cwd, path)
-            .and_then(|(loc, ino)| self.unlink(&loc, ino));
+            .and_then(|(loc, ino)| match removal {
+                Removal::File if self.tree.node(ino)?.is_dir() => Err(Errno::EISDIR),
+                Removal::EmptyDir if !self.tree.entries(ino)?.is_empty() => Err(Errno::ENOTEMPTY),
+                _ => self.unlink(&loc, ino),
+            });
         removed.map_err(at(path))
     }
 
@@ -286,6 +281,17 @@ fn prefixes(path: &str) -> impl Iterator<Item = &str> {
     ends.chain([path.len()])
         .filter_map(|end| path.get(..end))
         .filter(|prefix| !prefix.ends_with('/'))
+}
+
+/// What a removal accepts: the one difference between `unlink`, `rmdir` and `rm -r`.
+#[derive(Clone, Copy)]
+enum Removal {
+    /// Anything but a directory.
+    File,
+    /// An empty directory only.
+    EmptyDir,
+    /// Anything, a directory with everything below it.
+    Tree,
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What applets share, below all of them: GNU-style option parsing and the `--help` rule,
 //! messages, opening inputs, writing output and exit statuses, reading records, numbers
-//! with size suffixes, names and paths, modes, file listings, time and dates, globbing, POSIX
-//! regular expressions, and running a child command.
+//! with size suffixes, names and paths, modes, file listings, time and dates, wildcard
+//! patterns (the shell's too), POSIX regular expressions, and running a child command.
 
 mod args;
 mod child;
@@ -11,6 +11,7 @@ mod mode;
 mod names;
 mod numbers;
 mod output;
+pub mod pattern;
 mod records;
 pub mod regex;
 mod targets;

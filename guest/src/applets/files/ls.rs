@@ -359,7 +359,7 @@ fn sort(entries: &mut [Entry], o: &Options) {
         Sort::Size => b.stat.size.cmp(&a.stat.size).then_with(|| by_name(a, b)),
     };
     if o.sort != Sort::None {
-        entries.sort_by(compare);
+        crate::sort::sort_by(entries, compare);
     }
     if o.reverse {
         entries.reverse();

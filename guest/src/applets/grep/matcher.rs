@@ -111,7 +111,7 @@ pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
     }
     if spec.syntax == Syntax::Fixed {
         // Longer strings first: the first alternative that matches is then the longest.
-        all.parts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        crate::sort::sort_by_key(&mut all.parts, |p| std::cmp::Reverse(p.len()));
     }
     let joined = join(&all.parts);
     let regex = compile(&joined, spec)?;

@@ -200,7 +200,7 @@ pub fn builtin_names() -> Vec<String> {
         .filter(|(name, _)| !name.starts_with(['_', '@', '!']))
         .map(|(name, arity)| format!("{name}/{arity}"))
         .collect();
-    names.sort();
+    crate::sort::sort(&mut names);
     names.dedup();
     names
 }

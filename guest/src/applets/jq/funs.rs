@@ -369,7 +369,7 @@ fn items(v: Val, what: &str) -> Res<Vec<Val>> {
 
 fn sort(v: Val) -> Res<Val> {
     let mut items = items(v, "sorted")?;
-    deep::comparing(|| items.sort())?;
+    deep::comparing(|| crate::sort::sort(&mut items))?;
     Ok(Val::arr(items))
 }
 
@@ -387,13 +387,13 @@ fn keyed(v: Val, keys: &Val, what: &str) -> Res<Vec<(Val, Val)>> {
 
 fn sort_by(v: Val, keys: &Val) -> Res<Val> {
     let mut pairs = keyed(v, keys, "sorted")?;
-    deep::comparing(|| pairs.sort_by(|a, b| a.0.cmp(&b.0)))?;
+    deep::comparing(|| crate::sort::sort_by(&mut pairs, |a, b| a.0.cmp(&b.0)))?;
     Ok(Val::arr(pairs.into_iter().map(|(_, v)| v).collect()))
 }
 
 fn group_by(v: Val, keys: &Val) -> Res<Val> {
     let mut pairs = keyed(v, keys, "grouped")?;
-    deep::comparing(|| pairs.sort_by(|a, b| a.0.cmp(&b.0)))?;
+    deep::comparing(|| crate::sort::sort_by(&mut pairs, |a, b| a.0.cmp(&b.0)))?;
     let mut groups: Vec<Val> = Vec::new();
     let mut current: Vec<Val> = Vec::new();
     let mut last_key: Option<Val> = None;

@@ -111,7 +111,7 @@ impl Map {
     /// Key-value pairs sorted by key (jq's `keys` order and `-S` output).
     pub fn sorted(&self) -> Vec<(&Rc<str>, &Val)> {
         let mut pairs: Vec<_> = self.iter().collect();
-        pairs.sort_by(|a, b| a.0.cmp(b.0));
+        crate::sort::sort_by(&mut pairs, |a, b| a.0.cmp(b.0));
         pairs
     }
 }

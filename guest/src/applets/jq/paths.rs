@@ -134,7 +134,7 @@ fn open_level<'p>(root: Val, mut paths: Vec<&'p [Val]>, stack: &mut Vec<Level<'p
     if paths.iter().any(|p| p.is_empty()) {
         return Some(Val::Null);
     }
-    paths.sort();
+    crate::sort::sort(&mut paths);
     let (here, deeper): (Vec<&[Val]>, Vec<&[Val]>) = paths.into_iter().partition(|p| p.len() == 1);
     let groups: Vec<(&Val, Vec<&[Val]>)> = deeper
         .chunk_by(|a, b| a[0] == b[0])

@@ -186,7 +186,7 @@ fn parse_list(text: &str, mode: Mode) -> Result<Vec<Range>, String> {
         };
         ranges.push(range);
     }
-    ranges.sort_by_key(|r| (r.lo, r.hi));
+    crate::sort::sort_by_key(&mut ranges, |r| (r.lo, r.hi));
     let mut merged: Vec<Range> = Vec::new();
     for range in ranges {
         match merged.last_mut() {

@@ -799,7 +799,7 @@ fn action_matches(ctx: &Ctx, action: &str, word: &str) -> Vec<String> {
         "helptopic" => {
             let mut topics = builtins();
             topics.extend(owned(TOPICS));
-            topics.sort();
+            crate::sort::sort(&mut topics);
             starts(topics)
         }
         "keyword" => starts(owned(KEYWORDS)),
@@ -828,7 +828,7 @@ fn builtins() -> Vec<String> {
         .map(str::to_string)
         .collect();
     names.extend(BASH_ONLY_BUILTINS.iter().map(|n| (*n).to_string()));
-    names.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    crate::sort::sort_by(&mut names, |a, b| a.as_bytes().cmp(b.as_bytes()));
     names
 }
 
@@ -840,7 +840,7 @@ fn variables(ctx: &Ctx, keep: impl Fn(&crate::shell::interp::state::Var) -> bool
         .into_iter()
         .filter(|n| s.var(n).is_some_and(&keep))
         .collect();
-    names.sort();
+    crate::sort::sort(&mut names);
     names.dedup();
     names
 }
@@ -865,7 +865,7 @@ fn commands(ctx: &Ctx, word: &str) -> Vec<String> {
                 crate::applets::all().map(|a| a.name.to_string()).collect();
             let programs = crate::shell::interp::path::BUILTIN_FILES.iter();
             names.extend(programs.map(|p| (*p).to_string()));
-            names.sort();
+            crate::sort::sort(&mut names);
             names.dedup();
             names
         } else {

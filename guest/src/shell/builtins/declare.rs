@@ -291,7 +291,9 @@ fn declare_one(
                     ));
                 }
                 Some(Value::Str(s)) => {
-                    var.value = Some(Value::Indexed(Rc::new([(0, s)].into_iter().collect())))
+                    let mut map = std::collections::BTreeMap::new();
+                    map.insert(0, s);
+                    var.value = Some(Value::Indexed(Rc::new(map)))
                 }
                 Some(Value::Indexed(map)) => var.value = Some(Value::Indexed(map)),
                 None => {}
@@ -404,7 +406,7 @@ async fn list_locals(ctx: &Ctx) -> Flow {
         .cloned()
         .unwrap_or_default();
     let mut names: Vec<&String> = frame.keys().collect();
-    names.sort();
+    crate::sort::sort(&mut names);
     let text: String = names
         .into_iter()
         .filter_map(|name| Some(quote::declaration(name, frame.get(name)?)))

@@ -129,7 +129,7 @@ fn overview() -> String {
         out.push_str(&format!("  {}\n", b.synopsis));
     }
     let mut applets: Vec<&str> = crate::applets::all().map(|a| a.name).collect();
-    applets.sort_unstable();
+    crate::sort::sort(&mut applets);
     out.push_str("\nCommands (NAME --help for usage):\n");
     let mut line = String::from(" ");
     for name in applets {

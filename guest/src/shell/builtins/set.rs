@@ -132,7 +132,7 @@ async fn print_options(ctx: &Ctx, on: bool) -> Flow {
             matches!(*n, "braceexpand" | "hashall" | "interactive-comments"),
         )
     }));
-    names.sort_unstable();
+    crate::sort::sort(&mut names);
     let mut out = String::new();
     for (name, value) in names {
         if on {

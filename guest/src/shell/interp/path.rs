@@ -64,7 +64,7 @@ pub fn bash_table_order<T>(items: Vec<T>, buckets: u32, name: impl Fn(&T) -> &st
         .enumerate()
         .map(|(i, item)| (bucket(name(&item)), std::cmp::Reverse(i), item))
         .collect();
-    keyed.sort_by_key(|(b, i, _)| (*b, *i));
+    crate::sort::sort_by_key(&mut keyed, |(b, i, _)| (*b, *i));
     keyed.into_iter().map(|(_, _, item)| item).collect()
 }
 

@@ -133,7 +133,7 @@ fn saved(state: &State) -> Saved<'_> {
         .map(|n| n.to_string())
         .collect();
     let mut vars: Vec<SavedVar<'_>> = state.globals.iter().map(saved_var).collect();
-    vars.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::sort::sort_by(&mut vars, |a, b| a.name.cmp(&b.name));
     let functions = state
         .funcs
         .iter()
@@ -213,7 +213,7 @@ pub fn bound(state: &mut State) -> Option<String> {
     if total <= MAX_SESSION {
         return None;
     }
-    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    crate::sort::sort_by(&mut sizes, |a, b| b.cmp(a));
     let mut dropped = Vec::new();
     for (bytes, name) in sizes {
         if total <= MAX_SESSION {
@@ -264,12 +264,12 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
         let attrs = attrs_parse(&v.attrs)?;
         let value = match (v.scalar, v.indexed, v.assoc) {
             (Some(s), None, None) => Some(Value::Str(s.into_owned())),
-            (None, Some(items), None) => Some(Value::Indexed(Rc::new(
-                items
-                    .into_iter()
-                    .map(|(k, v)| (k, v.into_owned()))
-                    .collect(),
-            ))),
+            (None, Some(items), None) => {
+                // `extend`, not `collect`: collecting into a map compiles a sort per call site.
+                let mut map = BTreeMap::new();
+                map.extend(items.into_iter().map(|(k, v)| (k, v.into_owned())));
+                Some(Value::Indexed(Rc::new(map)))
+            }
             (None, None, Some(items)) => {
                 let mut map = Assoc::default();
                 for (k, val) in items {

@@ -449,11 +449,14 @@ impl State {
             self.put_global(name, value, false);
         }
         let versinfo = ["5", "2", "15", "1", "release", "wasm32-unknown-linux-gnu"];
-        let map = versinfo
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as i64, v.to_string()))
-            .collect();
+        // `extend`, not `collect`: collecting into a map compiles a sort per call site.
+        let mut map = BTreeMap::new();
+        map.extend(
+            versinfo
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as i64, v.to_string())),
+        );
         self.globals.insert(
             "BASH_VERSINFO".into(),
             Var {
@@ -604,7 +607,7 @@ impl State {
                 on.push(name);
             }
         }
-        on.sort_unstable();
+        crate::sort::sort(&mut on);
         on.join(":")
     }
 
@@ -1027,7 +1030,7 @@ impl State {
         for frame in &self.frames {
             names.extend(frame.keys().cloned());
         }
-        names.sort_unstable();
+        crate::sort::sort(&mut names);
         names.dedup();
         names
     }

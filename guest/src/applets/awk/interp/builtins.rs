@@ -275,7 +275,7 @@ impl Interp {
             }
         };
         let convfmt = self.convfmt.clone();
-        items.sort_by(|a, b| sort_order(a, b, &convfmt));
+        crate::sort::sort_by(&mut items, |a, b| sort_order(a, b, &convfmt));
         let target = match dest {
             Some(d) => self.array(d)?,
             None => source,

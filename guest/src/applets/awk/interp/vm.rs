@@ -679,9 +679,9 @@ impl Interp {
                 k.clone()
             }
         };
-        // One comparator for every order: each `sort_by` call site is a separate copy of the
-        // sorting code in the module.
-        items.sort_by(|a, b| {
+        // One comparator for every order (and the crate's shared sort): each `sort_by` call
+        // site is a separate copy of the sorting code in the module.
+        crate::sort::sort_by(&mut items, |a, b| {
             let primary = if numeric {
                 num(a)
                     .partial_cmp(&num(b))

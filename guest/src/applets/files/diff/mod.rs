@@ -238,7 +238,7 @@ impl Frame {
         };
         let (n0, n1) = (list(d0), list(d1));
         let mut todo: Vec<String> = n0.iter().chain(n1.iter()).cloned().collect();
-        todo.sort_unstable_by(|x, y| y.as_bytes().cmp(x.as_bytes()));
+        crate::sort::sort_by(&mut todo, |x, y| y.as_bytes().cmp(x.as_bytes()));
         todo.dedup();
         Frame {
             d0: d0.to_string(),

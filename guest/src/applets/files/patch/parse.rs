@@ -251,35 +251,21 @@ impl Parser<'_> {
                 index = Some(name.trim().to_string());
             }
             let mut fp = None;
-            if s.starts_with("--- ") && self.starts(1, "+++ ") && self.starts(2, "@@ ") {
-                leading.extend([s.clone(), text(&self.lines[self.at + 1])]);
-                let mut p = FilePatch::new(std::mem::take(&mut leading));
-                p.headers = (
-                    s[4..].to_string(),
-                    text(&self.lines[self.at + 1])[4..].to_string(),
-                );
-                p.old = Some(name_of(&p.headers.0));
-                p.new = Some(name_of(&p.headers.1));
-                self.at += 2;
-                p.hunk_line = self.at + 1;
-                self.unified_hunks(&mut p);
-                fp = Some(p);
-            } else if s.starts_with("*** ")
+            let unified = s.starts_with("--- ") && self.starts(1, "+++ ") && self.starts(2, "@@ ");
+            let context = s.starts_with("*** ")
                 && self.starts(1, "--- ")
-                && self.starts(2, "***************")
-            {
-                leading.extend([s.clone(), text(&self.lines[self.at + 1])]);
-                let mut p = FilePatch::new(std::mem::take(&mut leading));
-                p.format = Format::Context;
-                p.headers = (
-                    s[4..].to_string(),
-                    text(&self.lines[self.at + 1])[4..].to_string(),
-                );
-                p.old = Some(name_of(&p.headers.0));
-                p.new = Some(name_of(&p.headers.1));
-                self.at += 2;
-                p.hunk_line = self.at + 1;
-                self.context_hunks(&mut p);
+                && self.starts(2, "***************");
+            if unified || context {
+                let format = if unified {
+                    Format::Unified
+                } else {
+                    Format::Context
+                };
+                let mut p = self.named(&s, &mut leading, format);
+                match format {
+                    Format::Context => self.context_hunks(&mut p),
+                    _ => self.unified_hunks(&mut p),
+                }
                 fp = Some(p);
             } else if unified_header(&s).is_some() {
                 // Hunks without file names: only a named file (`patch FILE`) takes them.
@@ -317,6 +303,21 @@ impl Parser<'_> {
             out.push(self.bare_git(g, git_leading));
         }
         out
+    }
+
+    /// The patch of a file whose two name lines (`---`/`+++` unified, `***`/`---` context)
+    /// start at the cursor with `first`; the cursor moves past them to the hunks.
+    fn named(&mut self, first: &str, leading: &mut Vec<String>, format: Format) -> FilePatch {
+        let second = text(&self.lines[self.at + 1]);
+        leading.extend([first.to_string(), second.clone()]);
+        let mut p = FilePatch::new(std::mem::take(leading));
+        p.format = format;
+        p.headers = (first[4..].to_string(), second[4..].to_string());
+        p.old = Some(name_of(&p.headers.0));
+        p.new = Some(name_of(&p.headers.1));
+        self.at += 2;
+        p.hunk_line = self.at + 1;
+        p
     }
 
     fn bare_git(&self, g: Git, leading: Vec<String>) -> FilePatch {

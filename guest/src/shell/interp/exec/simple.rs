@@ -561,11 +561,9 @@ impl Sh {
             self.state.borrow_mut().globals.remove("FUNCNAME");
             return;
         }
-        let map: BTreeMap<i64, String> = names
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| (i as i64, n))
-            .collect();
+        // `extend`, not `collect`: collecting into a map compiles a sort per call site.
+        let mut map = BTreeMap::new();
+        map.extend(names.into_iter().enumerate().map(|(i, n)| (i as i64, n)));
         self.state.borrow_mut().globals.insert(
             "FUNCNAME".into(),
             Var {

@@ -122,7 +122,7 @@ pub fn expand(
         found.retain(|f| vfs.lstat(cwd, &f.shown).is_ok());
     }
     let mut out: Vec<String> = found.into_iter().map(|f| f.shown).collect();
-    out.sort_unstable();
+    crate::sort::sort(&mut out);
     out.dedup();
     Ok(out)
 }
