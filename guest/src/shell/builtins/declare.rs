@@ -304,6 +304,16 @@ fn declare_one(
         if off.upper {
             var.attrs.upper = false;
         }
+        if on.assoc && var.value.is_none() && var.attrs.array {
+            return Err(format!(
+                "{name}: cannot convert indexed to associative array"
+            ));
+        }
+        if on.array && var.value.is_none() && var.attrs.assoc {
+            return Err(format!(
+                "{name}: cannot convert associative to indexed array"
+            ));
+        }
         if on.assoc {
             match var.value.take() {
                 Some(Value::Indexed(map)) if !map.is_empty() => {

@@ -195,7 +195,10 @@ async fn read_line(
         for c in text.chars() {
             if escaped {
                 escaped = false;
-                out.push((c, true));
+                // A backslash-newline is a line continuation, whatever the delimiter.
+                if c != '\n' {
+                    out.push((c, true));
+                }
             } else if c == '\\' && !raw {
                 escaped = true;
             } else {

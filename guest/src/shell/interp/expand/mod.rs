@@ -231,7 +231,14 @@ impl Sh {
                 let matches = self.glob(&chars)?;
                 if matches.is_empty() {
                     if failglob {
-                        return Err(ExpandError::Discard(format!("no match: {}", f.text())));
+                        // A failed command for `set -e` (which exits), else the line ends.
+                        let message = format!("no match: {}", f.text());
+                        let s = self.state.borrow();
+                        return Err(if s.opts.errexit && s.errexit_off == 0 {
+                            ExpandError::Exit(message)
+                        } else {
+                            ExpandError::Discard(message)
+                        });
                     }
                     if !nullglob {
                         out.push(f.text());
@@ -568,6 +575,48 @@ fn read_only_redirect(program: &crate::shell::ast::Program) -> Option<&Word> {
     }
 }
 
+/// The patterns of a colon-separated list (`GLOBIGNORE`): a `:` inside a bracket expression
+/// (`[[:alnum:]]`) or after a backslash does not separate.
+fn split_pattern_list(list: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = list.chars().peekable();
+    let mut bracket = false;
+    while let Some(c) = chars.next() {
+        let current = out
+            .last_mut()
+            .expect("the list always has a current pattern");
+        match c {
+            ':' if !bracket => {
+                out.push(String::new());
+                continue;
+            }
+            '\\' => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+                continue;
+            }
+            '[' if bracket && chars.peek() == Some(&':') => {
+                // A class name `[:alnum:]`, whose colons belong to it.
+                current.push(c);
+                for d in chars.by_ref() {
+                    current.push(d);
+                    if d == ']' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            '[' => bracket = true,
+            ']' => bracket = false,
+            _ => {}
+        }
+        current.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -613,46 +662,4 @@ mod tests {
         );
         assert!(split(&[("   ", false, true)], " ").is_empty());
     }
-}
-
-/// The patterns of a colon-separated list (`GLOBIGNORE`): a `:` inside a bracket expression
-/// (`[[:alnum:]]`) or after a backslash does not separate.
-fn split_pattern_list(list: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut chars = list.chars().peekable();
-    let mut bracket = false;
-    while let Some(c) = chars.next() {
-        let current = out
-            .last_mut()
-            .expect("the list always has a current pattern");
-        match c {
-            ':' if !bracket => {
-                out.push(String::new());
-                continue;
-            }
-            '\\' => {
-                current.push(c);
-                if let Some(next) = chars.next() {
-                    current.push(next);
-                }
-                continue;
-            }
-            '[' if bracket && chars.peek() == Some(&':') => {
-                // A class name `[:alnum:]`, whose colons belong to it.
-                current.push(c);
-                for d in chars.by_ref() {
-                    current.push(d);
-                    if d == ']' {
-                        break;
-                    }
-                }
-                continue;
-            }
-            '[' => bracket = true,
-            ']' => bracket = false,
-            _ => {}
-        }
-        current.push(c);
-    }
-    out
 }
