@@ -231,10 +231,10 @@ impl Sh {
                 let matches = self.glob(&chars)?;
                 if matches.is_empty() {
                     if failglob {
-                        // A failed command for `set -e` (which exits), else the line ends.
+                        // Under `set -e` the shell exits (even in a condition, as bash
+                        // does); else the line ends.
                         let message = format!("no match: {}", f.text());
-                        let s = self.state.borrow();
-                        return Err(if s.opts.errexit && s.errexit_off == 0 {
+                        return Err(if self.state.borrow().opts.errexit {
                             ExpandError::Exit(message)
                         } else {
                             ExpandError::Discard(message)
