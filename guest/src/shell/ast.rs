@@ -453,6 +453,9 @@ pub struct Redirect {
     /// The descriptor written before the operator (`2>`); `None` means the operator's default
     /// (0 for the input forms, 1 for the output forms; both 1 and 2 for `&>`).
     pub fd: Option<u32>,
+    /// `{name}>file`: the shell picks a free descriptor (10 or more) and stores its number in
+    /// the variable `name`; `{name}>&-` closes the descriptor `$name`.
+    pub var: Option<String>,
     /// The operator and its target.
     pub kind: RedirectKind,
 }

@@ -8,6 +8,7 @@
 
 use super::ast::{Word, WordPart};
 use super::parser::assign::split_assignment;
+use super::parser::word::is_name;
 use super::parser::ParseError;
 use crate::limits::MAX_SYNTAX_DEPTH;
 
@@ -126,6 +127,8 @@ pub enum Tok {
     ArrayAssign(Word, Vec<Word>),
     /// Digits directly before `<` or `>`: the descriptor of a redirection.
     IoNumber(u32),
+    /// `{name}` directly before `<` or `>`: a variable to hold the redirection's descriptor.
+    IoVar(String),
     /// `(( ... ))` read at the start of a token: the text inside.
     DParen(Word),
     /// An operator.
@@ -391,6 +394,10 @@ impl<'a> Lexer<'a> {
                     .flatten()
                 {
                     return Ok(Tok::IoNumber(fd));
+                }
+                let name = digits.strip_prefix('{').and_then(|d| d.strip_suffix('}'));
+                if let Some(name) = name.filter(|n| is_name(n)) {
+                    return Ok(Tok::IoVar(name.to_string()));
                 }
             }
         }

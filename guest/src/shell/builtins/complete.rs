@@ -773,7 +773,9 @@ async fn run_command(ctx: &Ctx, command: &str, word: &str) -> Result<Vec<String>
 async fn failed<T>(ctx: &Ctx, result: Expanded<T>) -> Result<T, Flow> {
     match result {
         Ok(value) => Ok(value),
-        Err(ExpandError::Fatal(m) | ExpandError::Failed(m)) => Err(ctx.fail(&m, 1).await),
+        Err(ExpandError::Discard(m) | ExpandError::Exit(m) | ExpandError::Failed(m)) => {
+            Err(ctx.fail(&m, 1).await)
+        }
         Err(ExpandError::Flow(flow)) => Err(flow),
     }
 }

@@ -149,7 +149,8 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
     if operands.is_empty() {
         return list_all(ctx, mode, flags).await;
     }
-    if flags.print {
+    // `export -p name` and `readonly -p name` ignore `-p` and act on the names, as bash does.
+    if flags.print && matches!(mode, Mode::Declare | Mode::Local) {
         return print_named(ctx, operands).await;
     }
     let scope = match mode {
@@ -163,6 +164,10 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
         let assign = match arg {
             ArgValue::Assign(a) => Some(a.clone()),
             ArgValue::Word(w) => parse_word_assignment(w),
+        };
+        let assign = match assign {
+            Some(a) if flags.on.array || flags.on.assoc => Some(list_from_text(ctx, a).await),
+            other => other,
         };
         let name = match (&assign, arg) {
             (Some(a), _) => a.name.clone(),
@@ -181,6 +186,40 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
         }
     }
     Flow::Normal(status)
+}
+
+/// `declare -a name='(1 2 3)'`: a value written as a parenthesized list, even quoted, is read
+/// as the list (its words expanded as in `name=(...)`), as bash does with `-a` and `-A`.
+async fn list_from_text(ctx: &Ctx, a: AssignArg) -> AssignArg {
+    let AssignVal::Scalar(text) = &a.value else {
+        return a;
+    };
+    if a.index.is_some() || !(text.starts_with('(') && text.ends_with(')')) {
+        return a;
+    }
+    let Ok(program) = crate::shell::parse(&format!("{}={text}", a.name)) else {
+        return a;
+    };
+    let parsed =
+        program
+            .items
+            .first()
+            .and_then(|item| match &item.and_or.first.commands.first()?.kind {
+                crate::shell::ast::CommandKind::Simple(simple) => {
+                    simple.assignments.first().cloned()
+                }
+                _ => None,
+            });
+    match parsed {
+        Some(assignment) => match ctx.sh.expand_assignment(&assignment, &ctx.fds).await {
+            Ok(list) => AssignArg {
+                append: a.append,
+                ..list
+            },
+            Err(_) => a,
+        },
+        None => a,
+    }
 }
 
 /// `name=value` written as one quoted word (`declare "$k=$v"`).
@@ -265,6 +304,16 @@ fn declare_one(
         if off.upper {
             var.attrs.upper = false;
         }
+        if on.assoc && var.value.is_none() && var.attrs.array {
+            return Err(format!(
+                "{name}: cannot convert indexed to associative array"
+            ));
+        }
+        if on.array && var.value.is_none() && var.attrs.assoc {
+            return Err(format!(
+                "{name}: cannot convert associative to indexed array"
+            ));
+        }
         if on.assoc {
             match var.value.take() {
                 Some(Value::Indexed(map)) if !map.is_empty() => {
@@ -279,7 +328,9 @@ fn declare_one(
                     var.value = Some(Value::Assoc(Rc::new(map)));
                 }
                 Some(Value::Assoc(map)) => var.value = Some(Value::Assoc(map)),
-                _ => var.value = Some(Value::Assoc(Rc::default())),
+                Some(Value::Indexed(_)) => var.value = Some(Value::Assoc(Rc::default())),
+                // `declare -A a` alone: an associative array without a value yet.
+                None => {}
             }
             var.attrs.assoc = true;
         } else if on.array {
@@ -429,6 +480,9 @@ async fn list_all(ctx: &Ctx, mode: Mode, flags: Flags) -> Flow {
                 (!on.export || var.attrs.export)
                     && (!on.readonly || var.attrs.readonly)
                     && (!on.integer || var.attrs.integer)
+                    && (!on.nameref || var.attrs.nameref)
+                    && (!on.lower || var.attrs.lower)
+                    && (!on.upper || var.attrs.upper)
                     && (!on.array || matches!(var.value, Some(Value::Indexed(_))))
                     && (!on.assoc || matches!(var.value, Some(Value::Assoc(_))))
             }

@@ -57,7 +57,7 @@ pub(crate) async fn run_code(ctx: &Ctx, code: &str, context: Option<&str>) -> Fl
         s.depth += 1;
         (s.line, s.enter_unit())
     };
-    let flow = ctx.sh.run_list(&program, &ctx.fds).await;
+    let flow = ctx.sh.run_lines(&program, &ctx.fds).await;
     let mut s = ctx.sh.state.borrow_mut();
     s.code_unit = unit;
     s.depth = s.depth.saturating_sub(1);

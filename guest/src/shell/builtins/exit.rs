@@ -29,7 +29,12 @@ pub(crate) fn status_operand(arg: &str) -> Result<i32, String> {
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
-        let last = ctx.sh.state.borrow().status;
+        let last = {
+            let mut state = ctx.sh.state.borrow_mut();
+            // A real exit, not a discarded line going up (see `State::discarding`).
+            state.discarding = false;
+            state.status
+        };
         match ctx.operands() {
             [] => Flow::Exit(last),
             [n] => match status_operand(n) {

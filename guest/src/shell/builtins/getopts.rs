@@ -20,11 +20,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .await;
             return Flow::Normal(2);
         };
-        if !crate::shell::interp::state::is_name(name) {
-            return ctx
-                .fail(&format!("`{name}': not a valid identifier"), 1)
-                .await;
-        }
+        // An invalid name still consumes the option (bash sets OPTIND and OPTARG first).
+        let valid = crate::shell::interp::state::is_name(name);
         let args: Vec<String> = if rest.is_empty() {
             ctx.sh.state.borrow().positional.clone()
         } else {
@@ -50,7 +47,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         };
         {
             let mut s = ctx.sh.state.borrow_mut();
-            let _ = s.assign(name, value, false);
+            if valid {
+                let _ = s.assign(name, value, false);
+            }
             match optarg {
                 Some(a) => {
                     let _ = s.assign("OPTARG", a, false);
@@ -59,6 +58,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     let _ = s.unset("OPTARG");
                 }
             }
+        }
+        if !valid {
+            return ctx
+                .fail(&format!("`{name}': not a valid identifier"), 1)
+                .await;
         }
         // `OPTERR=0` silences the messages as a leading `:` does.
         let quiet = ctx.sh.state.borrow().get("OPTERR").as_deref() == Some("0");
@@ -100,6 +104,10 @@ fn next(ctx: &Ctx, spec: &str, args: &[String]) -> Step {
         pos = 0;
     }
     let Some(arg) = args.get(index - 1) else {
+        // Past the end (the arguments were reset): OPTIND points just after the last one.
+        if index > args.len() + 1 {
+            store(&mut s, args.len() + 1, 0);
+        }
         return Step::Done;
     };
     let chars: Vec<char> = arg.chars().collect();

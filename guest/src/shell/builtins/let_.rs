@@ -22,7 +22,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 Ok(n) => last = n,
                 Err(e) => {
                     let message = match e {
-                        crate::shell::interp::expand::ExpandError::Fatal(m)
+                        crate::shell::interp::expand::ExpandError::Discard(m)
+                        | crate::shell::interp::expand::ExpandError::Exit(m)
                         | crate::shell::interp::expand::ExpandError::Failed(m) => m,
                         crate::shell::interp::expand::ExpandError::Flow(f) => return f,
                     };

@@ -83,7 +83,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 continue;
             }
             let mut bytes = chunk.bytes;
-            if chunk.delimited && !trim {
+            // A NUL delimiter never stays: bash's strings cannot hold it.
+            if chunk.delimited && !trim && delim != 0 {
                 bytes.push(delim);
             }
             let line = crate::shell::bytes::decode(&bytes);

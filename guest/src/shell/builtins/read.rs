@@ -142,6 +142,15 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .state
                 .borrow_mut()
                 .assign_array(array, elements, false)
+        } else if opts.exact && !names.is_empty() {
+            // `-N`: the characters read go to the first name whole, unsplit.
+            let text: String = chars.iter().map(|c| c.0).collect();
+            let mut state = ctx.sh.state.borrow_mut();
+            let mut result = state.assign(&names[0], text, false);
+            for name in &names[1..] {
+                result = result.and(state.assign(name, String::new(), false));
+            }
+            result
         } else if names.is_empty() {
             let line: String = chars.iter().map(|c| c.0).collect();
             ctx.sh.state.borrow_mut().assign("REPLY", line, false)
@@ -170,6 +179,9 @@ async fn read_line(
     raw: bool,
 ) -> (Vec<(char, bool)>, bool) {
     let mut out: Vec<(char, bool)> = Vec::new();
+    // A backslash ended the last chunk: the next character is escaped (`-n` counts
+    // characters after escapes, so a chunk may end between the two).
+    let mut escaped = false;
     loop {
         let want = count.map(|n| n.saturating_sub(out.len()));
         if want == Some(0) {
@@ -179,23 +191,35 @@ async fn read_line(
             return (out, false);
         };
         let text = crate::shell::bytes::decode(&chunk.bytes);
-        let mut chars = text.chars().peekable();
-        let mut continued = false;
-        while let Some(c) = chars.next() {
-            if c == '\\' && !raw {
-                match chars.next() {
-                    Some(next) => out.push((next, true)),
-                    None => continued = chunk.delimited && delim == Some(b'\n'),
+        let got = text.chars().count();
+        for c in text.chars() {
+            if escaped {
+                escaped = false;
+                // A backslash-newline is a line continuation, whatever the delimiter.
+                if c != '\n' {
+                    out.push((c, true));
                 }
+            } else if c == '\\' && !raw {
+                escaped = true;
+            } else {
+                out.push((c, false));
+            }
+        }
+        if chunk.delimited {
+            if escaped && delim == Some(b'\n') {
+                // A line continuation: the backslash and the newline vanish.
+                escaped = false;
                 continue;
             }
-            out.push((c, false));
+            return (out, true);
         }
-        if continued {
-            continue;
+        if count.is_some_and(|n| out.len() >= n) {
+            return (out, true);
         }
-        let complete = chunk.delimited || count.is_some_and(|n| out.len() >= n);
-        return (out, complete);
+        if want.is_none_or(|w| got < w) && !escaped {
+            // Short of what was asked: the input ended.
+            return (out, false);
+        }
     }
 }
 

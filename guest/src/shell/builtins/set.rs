@@ -57,8 +57,15 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 s.opts.xtrace = false;
                 s.opts.verbose = false;
                 drop(s);
-                positional = Some(args[i + 1..].to_vec());
+                // `set -` alone keeps the positional parameters (`set --` clears them).
+                let rest = &args[i + 1..];
+                positional = (!rest.is_empty()).then(|| rest.to_vec());
                 break;
+            }
+            if arg == "+" {
+                // A lone `+` is an ignored flag.
+                i += 1;
+                continue;
             }
             let on = match arg.chars().next() {
                 Some('-') if arg.len() > 1 => true,

@@ -73,18 +73,29 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let mut mode = None;
         let mut quiet = false;
         let mut set_o = false;
+        let mut print = false;
         let mut names = Vec::new();
         for arg in ctx.operands() {
-            match arg.as_str() {
-                "-s" => mode = Some(true),
-                "-u" => mode = Some(false),
-                "-p" => {}
-                "-q" => quiet = true,
-                "-o" => set_o = true,
-                a if a.starts_with('-') => {
-                    return ctx.bad_option(a, "shopt [-pqsu] [-o] [optname ...]").await
+            // Letters combine (`shopt -po name`) until the first name.
+            let letters = arg
+                .strip_prefix('-')
+                .filter(|l| !l.is_empty() && names.is_empty());
+            let Some(letters) = letters else {
+                names.push(arg.to_string());
+                continue;
+            };
+            for c in letters.chars() {
+                match c {
+                    's' => mode = Some(true),
+                    'u' => mode = Some(false),
+                    'p' => print = true,
+                    'q' => quiet = true,
+                    'o' => set_o = true,
+                    _ => {
+                        let usage = "shopt [-pqsu] [-o] [optname ...]";
+                        return ctx.bad_option(&format!("-{c}"), usage).await;
+                    }
                 }
-                a => names.push(a.to_string()),
             }
         }
         let known = |n: &str| {
@@ -130,8 +141,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     if quiet {
                         continue;
                     }
-                    let flag = if value { "-s" } else { "-u" };
-                    if ctx.operands().iter().any(|a| a == "-p") {
+                    if print && set_o {
+                        let sign = if value { '-' } else { '+' };
+                        out.push_str(&format!("set {sign}o {name}\n"));
+                    } else if print {
+                        let flag = if value { "-s" } else { "-u" };
                         out.push_str(&format!("shopt {flag} {name}\n"));
                     } else {
                         out.push_str(&format!(

@@ -96,7 +96,7 @@ fn binary(sh: &Sh, l: &str, op: &str, r: &str) -> Result<bool, String> {
         (t, _) => t,
     };
     sh.binary(test, l, r, false).map_err(|e| match e {
-        ExpandError::Fatal(m) | ExpandError::Failed(m) => m,
+        ExpandError::Discard(m) | ExpandError::Exit(m) | ExpandError::Failed(m) => m,
         ExpandError::Flow(_) => "invalid expression".into(),
     })
 }

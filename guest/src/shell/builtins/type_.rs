@@ -68,6 +68,8 @@ pub(crate) fn kinds(sh: &Sh, name: &str, how: Lookup) -> Vec<Kind> {
         }
     }
     if !how.all && !out.is_empty() {
+        // `time` is a keyword and a builtin here: only the first counts.
+        out.truncate(1);
         return out;
     }
     if name.contains('/') {

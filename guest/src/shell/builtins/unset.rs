@@ -49,6 +49,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 }
                 continue;
             }
+            if !is_name(name) && !variables {
+                // Not a variable's name, but a function may have it: no error.
+                ctx.sh.state.borrow_mut().funcs.remove(name);
+                continue;
+            }
             if !is_name(name) {
                 status = ctx
                     .fail(&format!("`{name}': not a valid identifier"), 1)

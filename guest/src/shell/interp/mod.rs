@@ -14,8 +14,10 @@
 //! - `cmd &` runs `cmd` concurrently in a copy of the shell (see [`jobs`]); a script's run
 //!   ends once its background jobs have ended too (`bash -c` would leave them running).
 //! - The whole script is parsed before anything runs: a syntax error anywhere runs nothing.
-//! - Fatal expansion errors (`set -u`, `${x?}`, bad arithmetic) end the script with status 1,
-//!   as a bash script file does (`bash -c` says 127).
+//! - Fatal expansion errors (`set -u`, `${x?}`) end the script with status 1, as a bash
+//!   script file does (`bash -c` says 127). Errors bash "discards" the line for (a readonly
+//!   assignment, bad arithmetic, a bad substitution) end the rest of the line being run and
+//!   the shell goes on, as in bash (see `State::discarding`).
 //! - `trap` runs `EXIT`, `ERR` and `DEBUG` traps (inside functions and subshells under
 //!   `set -E` / `set -T`, as in bash); no signal ever arrives; `extglob` is always on;
 //!   strings are UTF-8 (`${#x}` counts characters, as bash does in a UTF-8 locale).

@@ -348,6 +348,10 @@ pub struct State {
     pub traced: std::collections::BTreeSet<String>,
     /// Resource limits `ulimit` changed: (soft, hard) by resource, None for unlimited.
     pub ulimits: BTreeMap<usize, (Option<u64>, Option<u64>)>,
+    /// The `Flow::Exit(1)` going up is bash's "discard": an error (assigning a readonly
+    /// variable, bad arithmetic, a bad substitution) that abandons the rest of the line being
+    /// run, not the shell (see [`super::Sh::run_lines`]).
+    pub discarding: bool,
 }
 
 /// A completion specification (`complete`): `-o` options and actions as indices into the
@@ -407,6 +411,7 @@ impl State {
             last_job: None,
             job_owner: 0,
             xtrace_level: 0,
+            discarding: false,
             hash: super::path::HashTable::default(),
             completions: Vec::new(),
             traced: std::collections::BTreeSet::new(),
@@ -857,6 +862,17 @@ impl State {
                 _ => Assoc::default(),
             };
             let mut result = Ok(());
+            // `A=(k1 v1 k2 v2)` without any `[key]=`: keys and values alternate (bash 5.1).
+            let elements = if elements.iter().all(|(k, _)| k.is_none()) {
+                let mut words = elements.into_iter().map(|(_, v)| v);
+                let mut pairs = Vec::new();
+                while let Some(key) = words.next() {
+                    pairs.push((Some(Key::Assoc(key)), words.next().unwrap_or_default()));
+                }
+                pairs
+            } else {
+                elements
+            };
             for (key, value) in elements {
                 let key = key.map(Key::text).unwrap_or_default();
                 match self.transform(name, value, None) {
@@ -1011,9 +1027,10 @@ impl State {
         let scopes = std::iter::once(&self.globals).chain(self.frames.iter());
         for scope in scopes {
             for (name, var) in scope {
-                match (var.attrs.export, var.scalar()) {
-                    (true, Some(value)) => {
-                        env.insert(name.clone(), value);
+                // Arrays are never exported, even with the attribute (as in bash).
+                match (var.attrs.export, &var.value) {
+                    (true, Some(Value::Str(value))) => {
+                        env.insert(name.clone(), value.clone());
                     }
                     _ => {
                         env.remove(name);

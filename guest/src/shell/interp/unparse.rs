@@ -404,7 +404,9 @@ impl Printer {
             RedirectKind::DupWrite(_) => Some(1),
             _ => None,
         };
-        if let Some(fd) = r.fd.or(dup) {
+        if let Some(name) = &r.var {
+            self.out.push_str(&format!("{{{name}}}"));
+        } else if let Some(fd) = r.fd.or(dup) {
             self.out.push_str(&fd.to_string());
         }
         let (op, target) = match &r.kind {

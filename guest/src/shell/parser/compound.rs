@@ -242,14 +242,7 @@ struct PartialArm {
     terminator: Option<CaseTerminator>,
 }
 
-/// Whether `name` is a valid variable name.
-pub(super) fn is_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-}
+pub(super) use super::word::is_name;
 
 type ArithParts = [Option<Word>; 3];
 

@@ -14,7 +14,7 @@ impl Parser<'_> {
         let tok = self.next()?;
         match keyword(&tok) {
             Some("]]") => Ok(CommandKind::Cond(expr)),
-            _ if matches!(tok.tok, Tok::Word(_)) => {
+            _ if matches!(tok.tok, Tok::Word(_) | Tok::IoNumber(_)) => {
                 Err(self.cond_error(&tok, "conditional binary operator expected"))
             }
             _ => Err(self.unexpected(&tok)),
@@ -43,7 +43,8 @@ impl Parser<'_> {
         let mut left = first;
         let mut links = 0;
         let result = loop {
-            match self.peek_op() {
+            // `[[ a == a` newline `&& b == b ]]`: newlines may come before an operator.
+            match self.skip_newlines().and_then(|_| self.peek_op()) {
                 Ok(Some(found)) if found == op => {}
                 Ok(_) => break Ok(left),
                 Err(e) => break Err(e),
@@ -78,7 +79,12 @@ impl Parser<'_> {
         let word = match tok.tok {
             Tok::Op(Op::LParen) => return self.cond_group(),
             Tok::Word(ref word) if keyword(&tok) != Some("]]") => word.clone(),
-            _ => return Err(self.unexpected(&tok)),
+            Tok::Eof | Tok::Newline => return Err(self.unexpected(&tok)),
+            _ => {
+                let text = self.token_text(&tok);
+                let message = format!("unexpected token `{text}' in conditional command");
+                return Err(self.cond_error(&tok, &message));
+            }
         };
         let word = cond_word(word);
         if let Some(test) = word.as_literal().and_then(UnaryTest::from_op) {
@@ -163,7 +169,8 @@ impl Parser<'_> {
             let message = format!("unexpected argument `{text}' to conditional binary operator");
             return Err(self.lex.error_at(start, line, message));
         }
-        Ok(Word { parts })
+        // `[[ $HOME =~ ~ ]]`: a leading tilde is expanded here too.
+        Ok(cond_word(Word { parts }))
     }
 
     fn cond_error(&self, tok: &Token, message: &str) -> ParseError {

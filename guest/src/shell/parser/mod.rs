@@ -156,7 +156,7 @@ impl<'a> Parser<'a> {
             Tok::Op(op) => format!("syntax error near unexpected token `{}'", op.as_str()),
             Tok::DParen(_) => "syntax error near unexpected token `(('".to_string(),
             Tok::ArrayAssign(..) => "syntax error near unexpected token `('".to_string(),
-            Tok::Word(_) | Tok::IoNumber(_) => format!(
+            Tok::Word(_) | Tok::IoNumber(_) | Tok::IoVar(_) => format!(
                 "syntax error near unexpected token `{}'",
                 self.lex.text(tok.start, tok.end)
             ),
@@ -300,6 +300,7 @@ impl<'a> Parser<'a> {
                 // `a |& b` is `a 2>&1 | b`, applied after a's own redirections.
                 last.redirects.push(Redirect {
                     fd: Some(2),
+                    var: None,
                     kind: RedirectKind::DupWrite(Word::literal("1")),
                 });
             }
@@ -348,7 +349,7 @@ impl<'a> Parser<'a> {
         let mut redirects = Vec::new();
         loop {
             match &self.peek()?.tok {
-                Tok::IoNumber(_) => redirects.push(self.parse_redirect()?),
+                Tok::IoNumber(_) | Tok::IoVar(_) => redirects.push(self.parse_redirect()?),
                 Tok::Op(op) if op.is_redirect() => redirects.push(self.parse_redirect()?),
                 Tok::Word(_) | Tok::ArrayAssign(..) => {
                     let tok = self.next()?;
@@ -507,7 +508,7 @@ impl<'a> Parser<'a> {
         let mut redirects = Vec::new();
         loop {
             match self.peek()?.tok {
-                Tok::IoNumber(_) => redirects.push(self.parse_redirect()?),
+                Tok::IoNumber(_) | Tok::IoVar(_) => redirects.push(self.parse_redirect()?),
                 Tok::Op(op) if op.is_redirect() => redirects.push(self.parse_redirect()?),
                 _ => return Ok(redirects),
             }
@@ -515,12 +516,18 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_redirect(&mut self) -> Result<Redirect, ParseError> {
-        let fd = match self.peek()?.tok {
+        let (fd, var) = match &self.peek()?.tok {
             Tok::IoNumber(fd) => {
+                let fd = *fd;
                 self.next()?;
-                Some(fd)
+                (Some(fd), None)
             }
-            _ => None,
+            Tok::IoVar(name) => {
+                let name = name.clone();
+                self.next()?;
+                (None, Some(name))
+            }
+            _ => (None, None),
         };
         let tok = self.next()?;
         let op = match tok.tok {
@@ -528,7 +535,9 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unexpected(&tok)),
         };
         if let Op::DLess | Op::DLessDash = op {
-            return self.parse_heredoc(fd, op == Op::DLessDash);
+            let mut heredoc = self.parse_heredoc(fd, op == Op::DLessDash)?;
+            heredoc.var = var;
+            return Ok(heredoc);
         }
         let target = self.expect_word()?;
         let target = Word {
@@ -546,7 +555,7 @@ impl<'a> Parser<'a> {
             Op::AndDGreat => RedirectKind::AppendBoth(target),
             _ => RedirectKind::HereString(target),
         };
-        Ok(Redirect { fd, kind })
+        Ok(Redirect { fd, var, kind })
     }
 
     /// After `<<` / `<<-`: the delimiter. The body is read by the lexer after the next newline
@@ -561,6 +570,7 @@ impl<'a> Parser<'a> {
         let body = Word::default();
         Ok(Redirect {
             fd,
+            var: None,
             kind: RedirectKind::HereDoc(HereDoc {
                 delimiter,
                 strip_tabs,

@@ -346,6 +346,12 @@ impl Lexer<'_> {
                 '"' => parts.push(super::super::ast::WordPart::DoubleQuoted(
                     self.read_double_quoted()?,
                 )),
+                // `$'...'` is ANSI-C quoting in an operand even inside double quotes.
+                '$' if self.peek_at(1) == Some('\'') => {
+                    self.bump();
+                    let text = self.read_ansi_c()?;
+                    parts.quoted(&text);
+                }
                 '$' => self.read_dollar(&mut parts, operand.in_double_quotes)?,
                 '`' => parts.push(self.read_backquote(operand.in_double_quotes)?),
                 _ => {

@@ -156,7 +156,10 @@ fn cond(e: &CondExpr) -> String {
 }
 
 fn redirect(r: &Redirect) -> String {
-    let fd = r.fd.map(|fd| fd.to_string()).unwrap_or_default();
+    let fd = match (&r.var, r.fd) {
+        (Some(name), _) => format!("{{{name}}}"),
+        (None, fd) => fd.map(|fd| fd.to_string()).unwrap_or_default(),
+    };
     let (op, target) = match &r.kind {
         RedirectKind::Read(w) => ("<", word(w)),
         RedirectKind::Write(w) => (">", word(w)),

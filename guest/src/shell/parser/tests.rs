@@ -350,7 +350,7 @@ parses! {
     error_cond_binary_missing_operand: "[[ a == ]]" => "error: unexpected argument `]]' to conditional binary operator";
     error_cond_two_words: "[[ a b ]]" => "error: conditional binary operator expected";
     error_cond_unclosed_paren: "[[ ( a ]]" => "error: unexpected token `]]', expected `)'";
-    error_cond_empty: "[[ ]]" => "error: syntax error near unexpected token `]]'";
+    error_cond_empty: "[[ ]]" => "error: unexpected token `]]' in conditional command";
     error_cond_unclosed: "[[ a" => "error: syntax error: unexpected end of file";
     error_arith_for_two_parts: "for ((i=0; i<3)); do :; done" => "error: syntax error: arithmetic for needs `((init; cond; step))'";
     error_dparen_as_argument: "echo ((a))" => "error: syntax error near unexpected token `(('";
@@ -410,6 +410,7 @@ fn heredoc_body_is_double_quoted_word() {
     let redirect = &program.items[0].and_or.first.commands[0].redirects[0];
     let expected = Redirect {
         fd: None,
+        var: None,
         kind: RedirectKind::HereDoc(HereDoc {
             delimiter: "EOF".into(),
             strip_tabs: false,

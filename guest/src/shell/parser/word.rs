@@ -83,6 +83,12 @@ pub fn special_param(c: char) -> Option<SpecialParam> {
     })
 }
 
+/// Whether `name` is a valid variable name.
+pub fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(is_name_start) && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
 /// Whether `c` may start a variable name.
 pub fn is_name_start(c: char) -> bool {
     c == '_' || c.is_ascii_alphabetic()
@@ -396,7 +402,7 @@ impl Lexer<'_> {
 
     /// `$'...'`, at the quote: the decoded text, which ends at a NUL (`\0`, `\x00`) as in
     /// bash.
-    fn read_ansi_c(&mut self) -> Result<String, ParseError> {
+    pub(super) fn read_ansi_c(&mut self) -> Result<String, ParseError> {
         self.bump();
         let mut text = String::new();
         let mut bytes = Vec::new();

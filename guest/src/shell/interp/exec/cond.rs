@@ -205,7 +205,7 @@ impl Sh {
 /// Arithmetic errors inside `[[ ]]` are reported with a `[[: ` prefix and fail with 1.
 fn cond_arith(e: ExpandError) -> ExpandError {
     match e {
-        ExpandError::Fatal(m) | ExpandError::Failed(m) => ExpandError::Failed(format!("[[: {m}")),
+        ExpandError::Discard(m) | ExpandError::Failed(m) => ExpandError::Failed(format!("[[: {m}")),
         other => other,
     }
 }

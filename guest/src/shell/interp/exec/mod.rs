@@ -24,18 +24,25 @@ impl Sh {
     /// Parses and runs a whole script (the body of [`super::Shell::run`], `bash -c`, `eval`,
     /// `source`). A syntax error prints bash's message and is status 2.
     pub async fn run_script_text(&self, script: &str, fds: Fds) -> i32 {
+        self.state.borrow_mut().discarding = false;
         let (program, error) = match crate::shell::parse(script) {
             Ok(program) => (program, None),
             // Like bash, which reads a script command by command: the commands on the lines
             // before the one that does not parse run first.
             Err(e) => (complete_lines_before(script, e.line), Some(e)),
         };
-        let flow = self.run_list(&program, &fds).await;
+        let flow = self.run_lines(&program, &fds).await;
         let status = match (flow, error) {
             (Flow::Exit(s), _) => s,
             (_, Some(e)) if !self.world.deadline_hit() => {
                 self.syntax_error(script, &e, &fds, "").await;
-                2
+                // bash ends a script on an error inside `[[ ]]` (or an unclosed `((`) with
+                // the status of the command before it; on other syntax errors with 2.
+                if e.message.starts_with("syntax error") {
+                    2
+                } else {
+                    self.state.borrow().status
+                }
             }
             (Flow::Normal(s) | Flow::Return(s), _) => s,
             (Flow::Break(_) | Flow::Continue(_), _) => 0,
@@ -98,12 +105,28 @@ impl Sh {
 
     /// Runs the items of a list in order.
     pub fn run_list<'a>(&'a self, list: &'a List, fds: &'a Fds) -> LocalFuture<'a, Flow> {
+        self.run_items(list, fds, false)
+    }
+
+    /// Runs a script, an `eval`'s or a sourced file's code as bash reads it, line by line:
+    /// an error that discards (see [`super::state::State::discarding`]) abandons the rest
+    /// of its line, and the next line runs with `$?` 1.
+    pub fn run_lines<'a>(&'a self, list: &'a List, fds: &'a Fds) -> LocalFuture<'a, Flow> {
+        self.run_items(list, fds, true)
+    }
+
+    fn run_items<'a>(&'a self, list: &'a List, fds: &'a Fds, lines: bool) -> LocalFuture<'a, Flow> {
         Box::pin(async move {
             let mut status = 0;
             let mut fds = std::borrow::Cow::Borrowed(fds);
+            let mut discarded_line = None;
             for item in &list.items {
                 if self.world.deadline_hit() {
                     return Flow::Exit(TIMEOUT_STATUS);
+                }
+                let line = item.and_or.first.commands.first().map(|c| c.line);
+                if discarded_line.is_some() && discarded_line == line {
+                    continue;
                 }
                 let flow = if item.background {
                     self.start_job(&item.and_or, &fds).await
@@ -117,6 +140,13 @@ impl Sh {
                     Flow::Normal(s) => {
                         status = s;
                         self.state.borrow_mut().status = s;
+                    }
+                    Flow::Exit(s) if lines && self.state.borrow().discarding => {
+                        let mut state = self.state.borrow_mut();
+                        state.discarding = false;
+                        state.status = s;
+                        status = s;
+                        discarded_line = line;
                     }
                     other => return other,
                 }
@@ -441,6 +471,11 @@ impl Sh {
                 }
                 let fds = match self.redirect(&command.redirects, fds).await {
                     Ok(fds) => fds,
+                    // A group or loop whose redirection fails has no command inside to
+                    // fail in its place: `set -e` applies to it (`{ cat; } < missing`).
+                    Err(Flow::Normal(s)) if s != 0 && self.errexit_applies() => {
+                        break 'run Flow::Exit(s)
+                    }
                     Err(flow) => break 'run flow,
                 };
                 let flow = self.run_compound(&command.kind, &fds).await;
@@ -642,6 +677,8 @@ impl Sh {
             }
         };
         let trace_items = items.clone();
+        // Each iteration starts at the `for` line again (`$LINENO` in a DEBUG trap).
+        let line = self.state.borrow().line;
         self.in_loop(async {
             let mut status = 0;
             let mut iterations = 0;
@@ -655,6 +692,7 @@ impl Sh {
                     self.trace_line(fds, &format!("for {} in {}", c.var, shown.join(" ")))
                         .await;
                 }
+                self.state.borrow_mut().line = line;
                 if let Some(flow) = self.debug_trap(Some(&for_text(c)), fds).await {
                     return flow;
                 }
@@ -689,15 +727,17 @@ impl Sh {
             .await;
         match self.arith_text(&text) {
             Ok(n) => Ok(n),
-            Err(ExpandError::Fatal(m)) | Err(ExpandError::Failed(m)) => {
+            Err(ExpandError::Discard(m)) | Err(ExpandError::Failed(m)) => {
                 self.report(fds, &format!("((: {m}")).await;
                 Err(Flow::Normal(1))
             }
+            Err(e @ ExpandError::Exit(_)) => Err(self.expand_failed(e, fds, 1).await),
             Err(ExpandError::Flow(f)) => Err(f),
         }
     }
 
     async fn run_arith_for(&self, c: &ArithForCommand, fds: &Fds) -> Flow {
+        let line = self.state.borrow().line;
         if let Some(init) = &c.init {
             if let Err(flow) = self.arith_part(&Some(init.clone()), fds).await {
                 return flow;
@@ -710,6 +750,7 @@ impl Sh {
                 if let Some(flow) = self.loop_tick(&mut iterations).await {
                     return flow;
                 }
+                self.state.borrow_mut().line = line;
                 match self.arith_part(&c.cond, fds).await {
                     Ok(0) => return Flow::Normal(status),
                     Ok(_) => {}
@@ -720,6 +761,7 @@ impl Sh {
                     return done;
                 }
                 if c.step.is_some() {
+                    self.state.borrow_mut().line = line;
                     if let Err(flow) = self.arith_part(&c.step, fds).await {
                         return flow;
                     }
@@ -782,7 +824,7 @@ impl Sh {
         self.trace_line(fds, &format!("(( {text} ))")).await;
         match self.arith_text(&text) {
             Ok(n) => Flow::Normal(i32::from(n == 0)),
-            Err(ExpandError::Fatal(m)) | Err(ExpandError::Failed(m)) => {
+            Err(ExpandError::Discard(m)) | Err(ExpandError::Failed(m)) => {
                 let m = if m.contains("unbound variable") {
                     m
                 } else {
@@ -791,17 +833,22 @@ impl Sh {
                 self.report(fds, &m).await;
                 Flow::Normal(1)
             }
+            Err(e @ ExpandError::Exit(_)) => self.expand_failed(e, fds, 1).await,
             Err(ExpandError::Flow(f)) => f,
         }
     }
 
-    /// Reports an expansion failure: fatal ones stop the shell (status 1), others fail the
-    /// command with `status`.
+    /// Reports an expansion failure: fatal ones stop the shell (status 1), discarding ones
+    /// abandon the line ([`Sh::discard`]), others fail the command with `status`.
     pub async fn expand_failed(&self, e: ExpandError, fds: &Fds, status: i32) -> Flow {
         match e {
-            ExpandError::Fatal(m) => {
+            ExpandError::Exit(m) => {
                 self.report(fds, &m).await;
                 Flow::Exit(1)
+            }
+            ExpandError::Discard(m) => {
+                self.report(fds, &m).await;
+                self.discard()
             }
             ExpandError::Failed(m) => {
                 self.report(fds, &m).await;
@@ -809,6 +856,13 @@ impl Sh {
             }
             ExpandError::Flow(f) => f,
         }
+    }
+
+    /// Abandons the rest of the line being run (bash's "discard"): status 1, see
+    /// [`Sh::run_lines`].
+    pub fn discard(&self) -> Flow {
+        self.state.borrow_mut().discarding = true;
+        Flow::Exit(1)
     }
 
     /// Sets an indexed array variable (used for `BASH_REMATCH`, `PIPESTATUS`, `mapfile`).

@@ -26,7 +26,11 @@ impl Sh {
             if let Err(e) = self.redirect_one(r, &mut fds).await {
                 return Err(match e {
                     ExpandError::Flow(f) => f,
-                    ExpandError::Fatal(m) => {
+                    ExpandError::Discard(m) => {
+                        self.report(&fds, &m).await;
+                        self.discard()
+                    }
+                    ExpandError::Exit(m) => {
                         self.report(&fds, &m).await;
                         Flow::Exit(1)
                     }
@@ -41,8 +45,12 @@ impl Sh {
     }
 
     async fn redirect_one(&self, r: &Redirect, fds: &mut Fds) -> Result<(), ExpandError> {
-        let input_fd = r.fd.unwrap_or(0);
-        let output_fd = r.fd.unwrap_or(1);
+        let explicit = match &r.var {
+            Some(name) => Some(self.named_fd(name, r, fds)?),
+            None => r.fd,
+        };
+        let input_fd = explicit.unwrap_or(0);
+        let output_fd = explicit.unwrap_or(1);
         if input_fd > MAX_FD || output_fd > MAX_FD {
             return Err(ExpandError::Failed(format!(
                 "{}: Bad file descriptor",
@@ -97,8 +105,13 @@ impl Sh {
                     fds.set(fd, None);
                     return Ok(());
                 }
+                // `N>&M-` moves M to N: a copy, then M is closed.
+                let (text, close) = match text.strip_suffix('-') {
+                    Some(n) if n.parse::<u32>().is_ok() => (n.to_string(), true),
+                    _ => (text, false),
+                };
                 let Ok(source) = text.parse::<u32>() else {
-                    if output && r.fd.is_none() {
+                    if output && matches!(explicit, None | Some(1)) {
                         // `>& file` is `&> file`.
                         let handle = self.open_write(&text, Mode::Truncate { clobber: false })?;
                         fds.set(1, Some(Fd::Out(Rc::clone(&handle))));
@@ -108,6 +121,9 @@ impl Sh {
                     return Err(ExpandError::Failed(format!("{text}: ambiguous redirect")));
                 };
                 dup(fds, &[fd], source)?;
+                if close && source != fd {
+                    fds.set(source, None);
+                }
             }
             RedirectKind::HereDoc(h) => {
                 let text = if h.expand {
@@ -134,6 +150,28 @@ impl Sh {
             }
         }
         Ok(())
+    }
+
+    /// The descriptor of `{name}>...`: for `{name}>&-` the one `$name` holds, else the first
+    /// free one from 10, which `name` is set to.
+    fn named_fd(&self, name: &str, r: &Redirect, fds: &Fds) -> Result<u32, ExpandError> {
+        let closing = matches!(&r.kind, RedirectKind::DupRead(w) | RedirectKind::DupWrite(w)
+            if w.as_literal() == Some("-"));
+        if closing {
+            let value = self.state.borrow().get(name).unwrap_or_default();
+            return value
+                .trim()
+                .parse()
+                .map_err(|_| ExpandError::Failed(format!("{value}: ambiguous redirect")));
+        }
+        let fd = (10..=MAX_FD)
+            .find(|&fd| fds.get(fd).is_none())
+            .ok_or_else(|| ExpandError::Failed(format!("{name}: Too many open files")))?;
+        self.state
+            .borrow_mut()
+            .assign(name, fd.to_string(), false)
+            .map_err(ExpandError::Failed)?;
+        Ok(fd)
     }
 
     /// A redirection target: expanded, and exactly one word.

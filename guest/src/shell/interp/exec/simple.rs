@@ -143,7 +143,13 @@ impl Sh {
                 self.trace(std::slice::from_ref(&t), &args, &fds).await;
                 if let Err(message) = self.apply_assignment(&t, Scope::Normal) {
                     self.report(&fds, &message).await;
-                    return Flow::Exit(1);
+                    // A failed assignment is a failed command for `set -e`, which bash
+                    // checks before it abandons the line.
+                    return if self.errexit_applies() {
+                        Flow::Exit(1)
+                    } else {
+                        self.discard()
+                    };
                 }
             }
             let status = self.state.borrow().subst_status.unwrap_or(0);
@@ -366,6 +372,9 @@ impl Sh {
             return result;
         }
         match (&a.index, &a.value) {
+            (Some(index), _) if index.is_empty() && self.state.borrow().is_assoc(&a.name) => {
+                Err(format!("{}[{index}]: bad array subscript", a.name))
+            }
             (Some(index), AssignVal::Scalar(v)) => {
                 let key = self.key_for(&a.name, index)?;
                 self.state
@@ -375,7 +384,11 @@ impl Sh {
             (None, AssignVal::Scalar(v)) => {
                 self.state.borrow_mut().assign(&a.name, v.clone(), a.append)
             }
-            (_, AssignVal::Array(items)) => {
+            (Some(index), AssignVal::Array(_)) => Err(format!(
+                "{}[{index}]: cannot assign list to array member",
+                a.name
+            )),
+            (None, AssignVal::Array(items)) => {
                 let mut elements = Vec::new();
                 for (k, v) in items {
                     let key = match k {

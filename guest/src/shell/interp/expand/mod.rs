@@ -56,8 +56,12 @@ impl Field {
 /// Why an expansion failed. The message is printed as `bash: line N: message`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExpandError {
-    /// The shell must stop (unbound variable, `${x?}`, bad arithmetic): exit status 1.
-    Fatal(String),
+    /// The shell must stop (unbound variable, `${x?}`, an expansion too large): exit
+    /// status 1.
+    Exit(String),
+    /// The rest of the line is abandoned (bad arithmetic, a bad substitution): status 1,
+    /// and the shell goes on with the next line, as bash does.
+    Discard(String),
     /// The command fails with status 1 (ambiguous redirect, failglob...).
     Failed(String),
     /// Stopped by control flow (the deadline inside a substitution).
@@ -81,7 +85,7 @@ impl Builder {
     fn push(&mut self, text: &str, quoted: bool, split: bool) -> Expanded<()> {
         self.size += text.len();
         if self.size > MAX_VALUE {
-            return Err(ExpandError::Fatal(too_large("expansion")));
+            return Err(ExpandError::Exit(too_large("expansion")));
         }
         if quoted {
             self.cur.keep = true;
@@ -198,7 +202,7 @@ impl Sh {
                 self.finish_fields(fields, &mut out)?;
                 continue;
             }
-            let braced = brace::expand(word).map_err(ExpandError::Fatal)?;
+            let braced = brace::expand(word).map_err(ExpandError::Discard)?;
             for w in &braced {
                 let fields = self.expand_word(w, false, fds).await?;
                 self.finish_fields(fields, &mut out)?;
@@ -227,7 +231,14 @@ impl Sh {
                 let matches = self.glob(&chars)?;
                 if matches.is_empty() {
                     if failglob {
-                        return Err(ExpandError::Fatal(format!("no match: {}", f.text())));
+                        // Under `set -e` the shell exits (even in a condition, as bash
+                        // does); else the line ends.
+                        let message = format!("no match: {}", f.text());
+                        return Err(if self.state.borrow().opts.errexit {
+                            ExpandError::Exit(message)
+                        } else {
+                            ExpandError::Discard(message)
+                        });
                     }
                     if !nullglob {
                         out.push(f.text());
@@ -257,8 +268,8 @@ impl Sh {
         let vfs = self.world.vfs.borrow();
         let mut found = glob::expand(&vfs, &cwd, chars, opts).map_err(ExpandError::Failed)?;
         if let Some(ignore) = ignore {
-            let patterns: Vec<Pattern> = ignore
-                .split(':')
+            let patterns: Vec<Pattern> = split_pattern_list(&ignore)
+                .iter()
                 .map(|p| Pattern::new(&p.chars().map(|c| (c, false)).collect::<Vec<_>>()))
                 .collect();
             found.retain(|path| {
@@ -376,7 +387,7 @@ impl Sh {
                 b.push(&text, true, false)
             }
             WordPart::BadSubstitution(text) => {
-                Err(ExpandError::Fatal(format!("{text}: bad substitution")))
+                Err(ExpandError::Discard(format!("{text}: bad substitution")))
             }
             WordPart::BraceList(_) | WordPart::BraceSeq(_) => {
                 let text = super::unparse::word(&Word {
@@ -420,7 +431,14 @@ impl Sh {
     /// Evaluates arithmetic text.
     pub fn arith_text(&self, text: &str) -> Expanded<i64> {
         let result = self.state.borrow_mut().eval_arith(text);
-        result.map_err(|e| ExpandError::Fatal(e.to_string()))
+        result.map_err(|e| {
+            // `set -u` and an unset variable end the shell; other errors, the line.
+            if e.expr.is_empty() && e.message.ends_with(": unbound variable") {
+                ExpandError::Exit(e.to_string())
+            } else {
+                ExpandError::Discard(e.to_string())
+            }
+        })
     }
 
     /// Runs `$(...)` in a subshell, capturing stdout; trailing newlines removed.
@@ -432,7 +450,7 @@ impl Sh {
         if let Some(word) = read_only_redirect(program) {
             return self.read_file_subst(word, fds).await;
         }
-        let sub = self.subshell().map_err(ExpandError::Fatal)?;
+        let sub = self.subshell().map_err(ExpandError::Discard)?;
         {
             let mut s = sub.state.borrow_mut();
             s.opts.errexit = false;
@@ -500,7 +518,7 @@ impl Sh {
         let text = if output {
             Vec::new()
         } else {
-            let sub = self.subshell().map_err(ExpandError::Fatal)?;
+            let sub = self.subshell().map_err(ExpandError::Discard)?;
             let buf = Rc::new(std::cell::RefCell::new(Vec::new()));
             let mut sub_fds = fds.clone();
             sub_fds.set(
@@ -555,6 +573,48 @@ fn read_only_redirect(program: &crate::shell::ast::Program) -> Option<&Word> {
         }
         _ => None,
     }
+}
+
+/// The patterns of a colon-separated list (`GLOBIGNORE`): a `:` inside a bracket expression
+/// (`[[:alnum:]]`) or after a backslash does not separate.
+fn split_pattern_list(list: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = list.chars().peekable();
+    let mut bracket = false;
+    while let Some(c) = chars.next() {
+        let current = out
+            .last_mut()
+            .expect("the list always has a current pattern");
+        match c {
+            ':' if !bracket => {
+                out.push(String::new());
+                continue;
+            }
+            '\\' => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+                continue;
+            }
+            '[' if bracket && chars.peek() == Some(&':') => {
+                // A class name `[:alnum:]`, whose colons belong to it.
+                current.push(c);
+                for d in chars.by_ref() {
+                    current.push(d);
+                    if d == ']' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            '[' => bracket = true,
+            ']' => bracket = false,
+            _ => {}
+        }
+        current.push(c);
+    }
+    out
 }
 
 #[cfg(test)]

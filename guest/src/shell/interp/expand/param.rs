@@ -95,12 +95,12 @@ impl Sh {
                 _ => String::new(),
             };
             if value == PVal::Unset {
-                return Err(ExpandError::Fatal(format!(
+                return Err(ExpandError::Discard(format!(
                     "{shown}: invalid indirect expansion"
                 )));
             }
             let param = parse_param(&target)
-                .ok_or_else(|| ExpandError::Fatal(format!("{target}: invalid variable name")))?;
+                .ok_or_else(|| ExpandError::Discard(format!("{target}: invalid variable name")))?;
             (value, base, shown) = self.lookup(&param, fds).await?;
         }
         self.apply(pe, value, base, &shown, quoted, fds).await
@@ -235,7 +235,7 @@ impl Sh {
     }
 
     fn unbound(&self, shown: &str) -> ExpandError {
-        ExpandError::Fatal(format!("{shown}: unbound variable"))
+        ExpandError::Exit(format!("{shown}: unbound variable"))
     }
 
     async fn apply(
@@ -291,7 +291,7 @@ impl Sh {
                     None => "parameter not set".into(),
                 };
                 let shown = shown.strip_prefix('$').unwrap_or(shown);
-                return Err(ExpandError::Fatal(format!("{shown}: {message}")));
+                return Err(ExpandError::Exit(format!("{shown}: {message}")));
             }
             _ => {}
         }
@@ -377,7 +377,7 @@ impl Sh {
             }
             _ => Err(format!("{shown}: cannot assign in this way")),
         };
-        result.map_err(ExpandError::Fatal)
+        result.map_err(ExpandError::Discard)
     }
 
     fn substring(&self, value: PVal, base: Base, off: i64, len: Option<i64>) -> Expanded<PVal> {
@@ -385,7 +385,9 @@ impl Sh {
             PVal::List { items, star } => {
                 // A list cannot be cut from its end, unlike a string.
                 if let Some(l) = len.filter(|&l| l < 0) {
-                    return Err(ExpandError::Fatal(format!("{l}: substring expression < 0")));
+                    return Err(ExpandError::Discard(format!(
+                        "{l}: substring expression < 0"
+                    )));
                 }
                 let items = match base {
                     Base::Positional => {
@@ -423,7 +425,7 @@ impl Sh {
                     Some(l) if l < 0 => {
                         let end = n + l;
                         if end < start {
-                            return Err(ExpandError::Fatal(format!(
+                            return Err(ExpandError::Discard(format!(
                                 "{l}: substring expression < 0"
                             )));
                         }
