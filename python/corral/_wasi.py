@@ -178,7 +178,8 @@ def _no_path_open(*_: int) -> int:
 # Lines the host turns into an execution's own error (kind ``out_of_memory`` or ``timeout``):
 # the result already says what happened, so they are not worth a warning in the host's log.
 _HANDLED_DIAGNOSTICS = (
-    b"memory allocation of ",
+    b"corral: memory allocation of ",  # the guest's allocator (a panic=immediate-abort build)
+    b"memory allocation of ",  # std's message (a build that unwinds on panic)
     b"note: run with `RUST_BACKTRACE=1`",
     b"corral: the execution ran past its deadline",
 )
