@@ -81,6 +81,32 @@ RUSTFLAGS = ("-C target-feature=+simd128",)
 # allocation's, the guest's allocator writes itself (task/backstop.rs).
 IMMEDIATE_ABORT = ("-Zunstable-options", "-Cpanic=immediate-abort")
 
+
+def with_remapped_paths(env: dict[str, str], rust_src: str) -> dict[str, str]:
+    """``env`` with rustc and C flags that write build-machine paths into the module relatively.
+
+    Source locations that survive into the module (a crate's ``file!()``, QuickJS's
+    ``__FILE__``) would otherwise name this machine's cargo home, its registry's directory,
+    the standard library's sources and the target directory. The prefixes are the same for
+    every checkout on a machine, so the flags do not invalidate the shared build cache when a
+    different clone builds. Call it after ``cargo fetch``: the registries' directories exist.
+    """
+    cargo_home = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+    rust = [f"--remap-path-prefix={cargo_home}=/cargo"]
+    registries = cargo_home / "registry" / "src"
+    if registries.is_dir():  # later flags win: each registry's directory becomes /crates
+        rust += [f"--remap-path-prefix={d}=/crates" for d in sorted(registries.iterdir())]
+    rust.append(f"--remap-path-prefix={rust_src}=/rustc")
+    c = [f"-ffile-prefix-map={target_dir()}=/target", f"-ffile-prefix-map={cargo_home}=/cargo"]
+    flags = {
+        "CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS": rust,
+        "CFLAGS_wasm32_wasip1": c,
+    }
+    return env | {
+        name: " ".join([env.get(name, ""), *more]).strip() for name, more in flags.items()
+    }
+
+
 # -Oz: the module's size is what users download and compile; the hot paths are in QuickJS (C,
 # compiled -O2 by clang) and in Rust code compiled at the profile's opt-level.
 WASM_OPT_FLAGS = ("-Oz", "--strip-debug", "--strip-producers", "--strip-target-features")
@@ -97,6 +123,7 @@ class Toolchain:
     kind: str
     cargo: list[str]
     env: dict[str, str] = field(default_factory=dict)
+    rust_src: str = ""  # where the standard library's sources are (remapped in the module)
 
 
 def _run_quiet(cmd: list[str]) -> str:
@@ -124,7 +151,9 @@ def rustup_toolchain() -> Toolchain | None:
     if sdk is None:
         return None
     env = {"WASI_SDK": str(sdk), "CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS": " ".join(RUSTFLAGS)}
-    return Toolchain("rustup", ["cargo", "build", "--release", "--target", TARGET], env)
+    sysroot = _run_quiet(["rustc", "--print", "sysroot"]).strip()
+    cargo = ["cargo", "build", "--release", "--target", TARGET]
+    return Toolchain("rustup", cargo, env, f"{sysroot}/lib/rustlib/src/rust")
 
 
 def missing_debian_packages() -> list[str]:
@@ -217,7 +246,7 @@ def debian_toolchain() -> Toolchain:
     }
     cargo = ["/usr/bin/cargo", "build", "--release", "--target", TARGET]
     cargo += ["-Zbuild-std=std,panic_abort"]
-    return Toolchain("debian", cargo, env)
+    return Toolchain("debian", cargo, env, "/usr/lib/rustlib/src/rust")
 
 
 def find_wasm_opt() -> str | None:
@@ -297,6 +326,8 @@ def build(out: Path | None = None) -> Path:
         # Checkouts share the target directory, and with it the path cargo writes the module
         # to: hold a lock until this checkout's module is copied out under its own hash.
         with _target_lock():
+            subprocess.run([tc.cargo[0], "fetch", "--quiet"], cwd=GUEST_DIR, env=env, check=True)
+            env = with_remapped_paths(env, tc.rust_src)
             subprocess.run(tc.cargo, cwd=GUEST_DIR, env=env, check=True)
             built = target_dir() / TARGET / "release" / "corral_guest.wasm"
             built = shrink(built, wasm_opt) if wasm_opt is not None else _by_content(built)

@@ -46,3 +46,14 @@ def test_a_crossed_ceiling_is_reported_loudly() -> None:
         "1.700 MB (ceiling 1.800 MB) ok; first compile not measured (ceiling 2.50 s).",
         False,
     )
+
+
+def test_the_module_names_no_path_of_the_machine_that_built_it() -> None:
+    # Source locations left in the module (a crate's file!(), QuickJS's __FILE__) are written
+    # relative to /cargo, /crates, /rustc and /target by guest/toolchain.py's remap flags.
+    module = wasm_path().read_bytes()
+    leaks = [b"/.cargo/", b"/registry/src/", b"/.rustup/", b"/lib/rustlib/src/"]
+    home = str(Path.home()).rstrip("/")
+    if home:
+        leaks.append(home.encode() + b"/")
+    assert [leak for leak in leaks if leak in module] == []
