@@ -348,3 +348,19 @@ def test_time_waiting_on_a_tool_counts_against_the_limit(language: str) -> None:
     assert (result.exit_code, result.error_kind) == (124, "timeout"), result.error
     assert time.monotonic() - started < 0.4 + TIMEOUT_SLACK
     assert result.error.startswith("TimeoutError: execution exceeded the 0.4 s time limit")
+
+
+def test_a_printf_field_too_large_for_memory_fails_that_command_only() -> None:
+    sandbox = Sandbox()
+    sandbox.execute("KEPT=yes", "shell")
+    huge = sandbox.execute("printf '%0*d' 200000000 1 | wc -c; echo \"$KEPT\"", "shell")
+    assert (huge.stdout, huge.exit_code, huge.error_kind) == ("0\nyes\n", 0, None)
+    assert huge.stderr == (
+        "bash: line 1: printf: 200000000: field width too large (at most 16777216 in this "
+        "sandbox)\n"
+    )
+    precision = sandbox.execute("printf '%.*f' 300000000 1; echo \" $?\"", "shell")
+    assert (precision.stdout, precision.error_kind) == (" 1\n", None)
+    # A large field within the bound, and a long argument list, stream through a pipe.
+    fine = "printf '%*s' 10000000 x | wc -c; printf '%s\\n' {1..200000} | tail -1"
+    assert sandbox.execute(fine, "shell").stdout == "10000000\n200000\n"

@@ -76,6 +76,33 @@ def test_tool_from_the_shell(sandbox: Sandbox) -> None:
     )
 
 
+def test_tool_arguments_from_stdin(sandbox: Sandbox) -> None:
+    weather = '{\n  "city": "Oslo",\n  "temp": 72,\n  "days": 2\n}\n'
+    assert sh(sandbox, """echo '{"city": "Oslo", "days": 2}' | tool get_weather""") == (
+        weather,
+        "",
+        0,
+    )
+    # `--json -` reads the object from stdin, and flags after it still add to it.
+    piped = """echo '{"city": "Oslo"}' | tool get_weather --json - --days 2"""
+    assert sh(sandbox, piped) == (weather, "", 0)
+    assert sh(sandbox, """tool get_weather --json='{"city": "Oslo", "days": 2}'""") == (
+        weather,
+        "",
+        0,
+    )
+    assert sh(sandbox, "echo '[1]' | tool get_weather --json -") == (
+        "",
+        "tool: get_weather: stdin must hold a JSON object of arguments\n",
+        1,
+    )
+    assert sh(sandbox, "echo '{' | tool get_weather --json -") == (
+        "",
+        "tool: get_weather: stdin: invalid JSON: EOF while parsing an object at line 2 column 0\n",
+        1,
+    )
+
+
 def test_javascript_shell_functions(sandbox: Sandbox) -> None:
     sh(sandbox, "cd /tmp")
     code = """

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::{warn, SIGPIPE_STATUS};
 use crate::applets::{Commands, Ctx};
 use crate::task::{join_all, pipe, Input, LocalFuture, Output, PipeReader, Sink, WriteError};
 
@@ -82,6 +83,20 @@ pub async fn run_forwarded(
     match failure {
         Some(e) => Err(e),
         None => Ok(status),
+    }
+}
+
+/// Our exit status after running a child: its own, 141 when our reader went away, or
+/// `failed` (after a `write error:` message) when our output refused its bytes; the way
+/// `env`, `timeout`, `nice`, `nohup` and `xargs` end.
+pub async fn status_after(ctx: &mut Ctx, ran: Result<i32, WriteError>, failed: i32) -> i32 {
+    match ran {
+        Ok(status) => status,
+        Err(WriteError::BrokenPipe) => SIGPIPE_STATUS,
+        Err(WriteError::Refused(message)) => {
+            warn(ctx, format_args!("write error: {message}")).await;
+            failed
+        }
     }
 }
 

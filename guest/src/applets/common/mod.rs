@@ -19,7 +19,7 @@ mod time;
 mod zone;
 
 pub use args::{getopt, parse_args, print_help, print_version, Help, Opt, OptSpec};
-pub use child::{run_child, run_child_in, run_forwarded, Child};
+pub use child::{run_child, run_child_in, run_forwarded, status_after, Child};
 pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
 pub use glob::Glob;
 pub use mode::{ModeChange, UMASK};
@@ -91,6 +91,19 @@ pub fn open_input(ctx: &mut Ctx, path: &str) -> Result<Input, String> {
         return Ok(std::mem::replace(&mut ctx.stdin, Input::empty()));
     }
     open_path(&ctx.vfs.borrow(), &ctx.cwd, path).map_err(|e| e.to_string())
+}
+
+/// Opens an input operand as [`open_input`] does, or prints why not (`tool: FILE: reason`)
+/// and sets `status` to 1: one step of the FILE... loop of `cat`, `sum`, `md5sum`...
+pub async fn open_each(ctx: &mut Ctx, path: &str, status: &mut i32) -> Option<Input> {
+    match open_input(ctx, path) {
+        Ok(input) => Some(input),
+        Err(message) => {
+            warn(ctx, message).await;
+            *status = 1;
+            None
+        }
+    }
 }
 
 /// Opens `path` or prints `tool: path: reason` (the most common GNU wording).

@@ -4,7 +4,7 @@
 use md5::Digest;
 
 use crate::applets::common::{conclude, out_str, parse_args, quote_if_needed, Res};
-use crate::applets::common::{inputs_or_stdin, open_input, warn, OptSpec};
+use crate::applets::common::{inputs_or_stdin, open_each, open_input, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture};
 
@@ -222,13 +222,8 @@ fn escape_name(name: &str) -> (bool, String) {
 async fn print_all(ctx: &mut Ctx, algo: Algo, operands: &[String], o: &Options) -> Res<i32> {
     let mut status = 0;
     for path in inputs_or_stdin(operands.to_vec()) {
-        let mut input = match open_input(ctx, &path) {
-            Ok(input) => input,
-            Err(message) => {
-                warn(ctx, message).await;
-                status = 1;
-                continue;
-            }
+        let Some(mut input) = open_each(ctx, &path, &mut status).await else {
+            continue;
         };
         let hex = digest(&mut input, algo).await;
         let (escaped, name) = if o.zero {
@@ -262,13 +257,8 @@ struct Tally {
 async fn check_all(ctx: &mut Ctx, algo: Algo, operands: &[String], o: &Options) -> Res<i32> {
     let mut status = 0;
     for list in inputs_or_stdin(operands.to_vec()) {
-        let mut input = match open_input(ctx, &list) {
-            Ok(input) => input,
-            Err(message) => {
-                warn(ctx, message).await;
-                status = 1;
-                continue;
-            }
+        let Some(mut input) = open_each(ctx, &list, &mut status).await else {
+            continue;
         };
         let shown = if list == "-" {
             "standard input".to_string()

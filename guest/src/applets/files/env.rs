@@ -1,9 +1,9 @@
 //! `env [-i] [-u NAME] [NAME=VALUE]... [COMMAND [ARG]...]` and `printenv [NAME]...`.
 
 use crate::applets::common::{conclude, out, parse_args, Res};
-use crate::applets::common::{run_forwarded, warn, Child, OptSpec};
+use crate::applets::common::{run_forwarded, status_after, Child, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
-use crate::task::{Input, LocalFuture, WriteError};
+use crate::task::{Input, LocalFuture};
 use std::collections::BTreeMap;
 
 /// The `env` applet.
@@ -84,14 +84,8 @@ fn run_env(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             &mut ctx.stdout,
             &mut ctx.stderr,
         );
-        match ran.await {
-            Ok(status) => status,
-            Err(WriteError::BrokenPipe) => 141,
-            Err(WriteError::Refused(message)) => {
-                warn(&mut ctx, format_args!("write error: {message}")).await;
-                125
-            }
-        }
+        let ran = ran.await;
+        status_after(&mut ctx, ran, 125).await
     })
 }
 

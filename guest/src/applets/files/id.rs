@@ -1,6 +1,7 @@
 //! `id [-ugGnr] [USER]` and `whoami`: the sandbox's one user. Code here runs as `user`
 //! (uid 1000) in group `user` (gid 1000), the same identity `$USER`, `$UID` and `ls -l` show.
 
+use super::system::print_alone;
 use crate::applets::common::{conclude, out_str, parse_args};
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
@@ -82,17 +83,7 @@ fn run_id(mut ctx: Ctx) -> LocalFuture<'static, i32> {
 }
 
 fn run_whoami(mut ctx: Ctx) -> LocalFuture<'static, i32> {
-    Box::pin(async move {
-        let (_, operands) = match parse_args(&mut ctx, &OptSpec::default(), 1).await {
-            Ok(parsed) => parsed,
-            Err(status) => return status,
-        };
-        if let Some(extra) = operands.first() {
-            return usage_error(&mut ctx, format!("extra operand '{extra}'"), 1).await;
-        }
-        let result = out_str(&mut ctx, &format!("{USER}\n")).await;
-        conclude(&mut ctx, result.map(|()| 0)).await
-    })
+    Box::pin(async move { print_alone(&mut ctx, &OptSpec::default(), format!("{USER}\n")).await })
 }
 
 #[cfg(test)]

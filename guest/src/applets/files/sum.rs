@@ -3,7 +3,7 @@
 //! `cksum [FILE]...`: the POSIX CRC-32 of each file and its length.
 
 use crate::applets::common::{conclude, out_str, parse_args, Res};
-use crate::applets::common::{inputs_or_stdin, open_input, warn, OptSpec};
+use crate::applets::common::{inputs_or_stdin, open_each, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
@@ -86,13 +86,8 @@ async fn sum_all(ctx: &mut Ctx, operands: Vec<String>, kind: Kind) -> Res<i32> {
     let named = !operands.is_empty();
     let mut status = 0;
     for path in inputs_or_stdin(operands) {
-        let mut input = match open_input(ctx, &path) {
-            Ok(input) => input,
-            Err(message) => {
-                warn(ctx, message).await;
-                status = 1;
-                continue;
-            }
+        let Some(mut input) = open_each(ctx, &path, &mut status).await else {
+            continue;
         };
         let (mut bsd, mut total, mut bytes, mut cyclic) = (0u16, 0u32, 0u64, 0u32);
         while let Some(chunk) = input.read_chunk().await {

@@ -99,8 +99,8 @@ fn run_uname(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     })
 }
 
-/// Prints `line` after checking that there are no operands (`arch`, `nproc`).
-async fn print_alone(ctx: &mut Ctx, spec: &OptSpec, line: String) -> i32 {
+/// Prints `line` after checking that there are no operands (`arch`, `nproc`, `whoami`).
+pub(crate) async fn print_alone(ctx: &mut Ctx, spec: &OptSpec, line: String) -> i32 {
     let operands = match parse_args(ctx, spec, 1).await {
         Ok((_, operands)) => operands,
         Err(status) => return status,

@@ -7,10 +7,10 @@
 use std::future::{poll_fn, Future};
 use std::task::Poll;
 
-use crate::applets::common::{parse_args, run_child, usage_error, warn, OptSpec};
+use crate::applets::common::{parse_args, run_child, status_after, usage_error, warn, OptSpec};
 use crate::applets::files::sleep::parse_interval;
 use crate::applets::{Applet, Ctx, Help};
-use crate::task::{Input, LocalFuture, WriteError};
+use crate::task::{Input, LocalFuture};
 
 /// The `timeout` applet.
 pub const TIMEOUT: Applet = Applet {
@@ -120,7 +120,7 @@ fn run_timeout(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             }
         };
         match ran {
-            Some(ran) => status_of(&mut ctx, ran).await,
+            Some(ran) => status_after(&mut ctx, ran, TIMEOUT_FAILED).await,
             None => {
                 if opts.iter().any(|o| o.is('v', "verbose")) {
                     let message = format!("sending signal {} to command '{name}'", signal.0);
@@ -213,20 +213,7 @@ fn run_nohup(mut ctx: Ctx) -> LocalFuture<'static, i32> {
 async fn run_plain(ctx: &mut Ctx, argv: Vec<String>) -> i32 {
     let stdin = std::mem::replace(&mut ctx.stdin, Input::empty());
     let ran = run_child(ctx, argv, stdin).await;
-    status_of(ctx, ran).await
-}
-
-/// Our exit status after running a command: its own, or ours for failing to pass its output on
-/// (as `env`'s).
-async fn status_of(ctx: &mut Ctx, ran: Result<i32, WriteError>) -> i32 {
-    match ran {
-        Ok(status) => status,
-        Err(WriteError::BrokenPipe) => 141,
-        Err(WriteError::Refused(message)) => {
-            warn(ctx, format_args!("write error: {message}")).await;
-            TIMEOUT_FAILED
-        }
-    }
+    status_after(ctx, ran, TIMEOUT_FAILED).await
 }
 
 async fn print_line(ctx: &mut Ctx, line: &str) -> i32 {

@@ -5,10 +5,10 @@
 use crate::applets::common::{
     conclude, err_str, open_input, parse_args, parse_count, run_child, Exit, Res,
 };
-use crate::applets::common::{usage_error, warn, OptSpec};
+use crate::applets::common::{status_after, usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::limits::MAX_XARGS_CHARS;
-use crate::task::{Input, LocalFuture, WriteError};
+use crate::task::{Input, LocalFuture};
 
 /// The `xargs` applet.
 pub const APPLET: Applet = Applet {
@@ -525,11 +525,7 @@ async fn execute(ctx: &mut Ctx, argv: Vec<String>, verbose: bool) -> Res<i32> {
     }
     match run_child(ctx, argv, Input::empty()).await {
         Ok(status) => Ok(status),
-        Err(WriteError::BrokenPipe) => Err(Exit(141)),
-        Err(WriteError::Refused(message)) => {
-            warn(ctx, format_args!("write error: {message}")).await;
-            Err(Exit(1))
-        }
+        failed => Err(Exit(status_after(ctx, failed, 1).await)),
     }
 }
 

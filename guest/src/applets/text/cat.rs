@@ -1,7 +1,7 @@
 //! `cat [-nbsAET] [FILE]...`: concatenate files (or stdin) to stdout.
 
 use crate::applets::common::{finish, parse_args};
-use crate::applets::common::{inputs_or_stdin, open_input, warn, OptSpec};
+use crate::applets::common::{inputs_or_stdin, open_each, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
@@ -82,13 +82,8 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
         let mut status = 0;
         let mut state = LineState::default();
         for path in inputs_or_stdin(operands) {
-            let input = match open_input(&mut ctx, &path) {
-                Ok(input) => input,
-                Err(message) => {
-                    warn(&mut ctx, message).await;
-                    status = 1;
-                    continue;
-                }
+            let Some(input) = open_each(&mut ctx, &path, &mut status).await else {
+                continue;
             };
             if let Err(e) = copy(&mut ctx, input, &options, &mut state).await {
                 return finish(&mut ctx, Err(e)).await;

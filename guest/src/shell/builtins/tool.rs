@@ -1,8 +1,8 @@
 //! `tool NAME --key value ...`: call a host tool from the shell.
 //!
 //! Arguments are coerced by the tool's JSON Schema (integer, number, boolean, array, object,
-//! string); `--key=value`, repeated keys for arrays, `--json '{...}'`, or a JSON object on
-//! stdin when there are no flags. The result prints as indented JSON (like `jq .`). Errors are
+//! string); `--key=value`, repeated keys for arrays, `--json '{...}'` (`--json -` reads it from
+//! stdin), or a JSON object on stdin when there are no flags. The result prints as indented JSON (like `jq .`). Errors are
 //! one line on stderr, `tool: NAME: message`, status 1.
 
 use serde_json::{Map, Value};
@@ -20,8 +20,9 @@ pub(crate) const TOOL: Builtin = Builtin {
     run,
 };
 
-const USAGE: &str = "usage: tool NAME [--key value ...] [--json '{...}']\n       tool --list\n       tool --help NAME\n\
-Arguments are converted by the tool's schema; with no flags a JSON object is read from stdin.\n";
+const USAGE: &str = "usage: tool NAME [--key value ...] [--json '{...}' | --json -]\n       tool --list\n       tool --help NAME\n\
+Arguments are converted by the tool's schema; with no flags or with --json -, a JSON object\n\
+is read from stdin.\n";
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
@@ -52,23 +53,20 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         if flags.iter().any(|a| a == "--help" || a == "-h") {
             return ctx.print_status(&describe(tool)).await;
         }
-        let params = if flags.is_empty() {
+        // stdin holds the arguments when there are no flags, or where `--json -` says so.
+        let stdin = if flags.is_empty() || json_from_stdin(flags) {
             let text = match ctx.fds.input(0) {
                 Some(input) => input.read_all().await,
                 None => Vec::new(),
             };
-            let text = String::from_utf8_lossy(&text);
-            if text.trim().is_empty() {
-                Ok(Map::new())
-            } else {
-                match serde_json::from_str::<Value>(&text) {
-                    Ok(Value::Object(map)) => Ok(map),
-                    Ok(_) => Err("stdin must hold a JSON object of arguments".to_string()),
-                    Err(e) => Err(format!("stdin is not valid JSON: {e}")),
-                }
-            }
+            Some(String::from_utf8_lossy(&text).into_owned())
         } else {
-            build(tool, flags)
+            None
+        };
+        let params = match (&stdin, flags.is_empty()) {
+            (Some(text), true) if text.trim().is_empty() => Ok(Map::new()),
+            (Some(text), true) => object(text, "stdin"),
+            _ => build(tool, flags, stdin.as_deref()),
         };
         let params = match params {
             Ok(p) => p,
@@ -192,8 +190,27 @@ fn property<'a>(tool: &'a ToolInfo, key: &str) -> (String, Option<&'a Value>) {
     (key.to_string(), None)
 }
 
-/// The JSON object of arguments from the flags.
-fn build(tool: &ToolInfo, flags: &[String]) -> Result<Map<String, Value>, String> {
+/// Whether the flags say `--json -` (or `--json=-`): the arguments are on stdin.
+fn json_from_stdin(flags: &[String]) -> bool {
+    flags.iter().any(|f| f == "--json=-")
+        || flags.windows(2).any(|w| w[0] == "--json" && w[1] == "-")
+}
+
+/// `text` as a JSON object of arguments; `source` names where it came from in errors.
+fn object(text: &str, source: &str) -> Result<Map<String, Value>, String> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(format!("{source} must hold a JSON object of arguments")),
+        Err(e) => Err(format!("{source}: invalid JSON: {e}")),
+    }
+}
+
+/// The JSON object of arguments from the flags; `stdin` is what `--json -` reads.
+fn build(
+    tool: &ToolInfo,
+    flags: &[String],
+    stdin: Option<&str>,
+) -> Result<Map<String, Value>, String> {
     let mut params = Map::new();
     let mut i = 0;
     while i < flags.len() {
@@ -202,14 +219,16 @@ fn build(tool: &ToolInfo, flags: &[String]) -> Result<Map<String, Value>, String
             return Err(format!("unexpected argument '{flag}' (use --key value)"));
         };
         i += 1;
+        if let Some(inline) = body.strip_prefix("json=") {
+            params.extend(json_argument(inline, stdin)?);
+            continue;
+        }
         if body == "json" {
-            let text = flags.get(i).ok_or("--json needs a JSON object")?;
+            let text = flags
+                .get(i)
+                .ok_or("--json needs a JSON object (or - to read stdin)")?;
             i += 1;
-            match serde_json::from_str::<Value>(text) {
-                Ok(Value::Object(map)) => params.extend(map),
-                Ok(_) => return Err("--json needs a JSON object".into()),
-                Err(e) => return Err(format!("--json: invalid JSON: {e}")),
-            }
+            params.extend(json_argument(text, stdin)?);
             continue;
         }
         let (key, inline) = match body.split_once('=') {
@@ -242,6 +261,14 @@ fn build(tool: &ToolInfo, flags: &[String]) -> Result<Map<String, Value>, String
         }
     }
     Ok(params)
+}
+
+/// The arguments a `--json` flag's text gives: the object itself, or stdin's for `-`.
+fn json_argument(text: &str, stdin: Option<&str>) -> Result<Map<String, Value>, String> {
+    match (text, stdin) {
+        ("-", Some(input)) => object(input, "stdin"),
+        _ => object(text, "--json"),
+    }
 }
 
 fn primary_type(schema: &Value) -> &str {
@@ -335,7 +362,26 @@ mod tests {
 
     fn args(flags: &[&str]) -> Result<Value, String> {
         let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
-        build(&tool(), &flags).map(Value::Object)
+        build(&tool(), &flags, None).map(Value::Object)
+    }
+
+    #[test]
+    fn json_flag_reads_inline_text_or_stdin() {
+        let flags: Vec<String> = ["--json", "-", "--limit", "2"].map(String::from).to_vec();
+        assert!(json_from_stdin(&flags));
+        assert_eq!(
+            build(&tool(), &flags, Some(r#"{"query": "q"}"#)).map(Value::Object),
+            Ok(json!({"query": "q", "limit": 2}))
+        );
+        assert_eq!(
+            args(&[r#"--json={"query": "q"}"#]),
+            Ok(json!({"query": "q"}))
+        );
+        assert!(!json_from_stdin(&[r#"--json={"query": "-"}"#.to_string()]));
+        assert_eq!(
+            args(&["--json"]),
+            Err("--json needs a JSON object (or - to read stdin)".into())
+        );
     }
 
     #[test]

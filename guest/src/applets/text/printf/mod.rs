@@ -6,8 +6,8 @@
 /// C-style number parsing and formatting, shared with `seq -f`.
 pub mod number;
 
+use crate::applets::common::finish;
 use crate::applets::common::warn;
-use crate::applets::common::write_and_finish;
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
@@ -52,11 +52,23 @@ async fn main(mut ctx: Ctx) -> i32 {
         .contains("%(")
         .then(|| ctx.host.now_ms().div_euclid(1000.0) as i64);
     let mut printer = Printer::new(rest, now.unwrap_or(0));
-    printer.run(format.as_bytes());
-    for message in &printer.errors {
-        warn(&mut ctx, message).await;
+    // Each pass over the format is written out before the next: the output of a long
+    // argument list streams instead of piling up in memory.
+    let mut more = true;
+    let mut written = Ok(());
+    while more && written.is_ok() {
+        more = printer.pass(format.as_bytes());
+        // Like bash, a pass's warnings come before its (buffered) output.
+        for message in std::mem::take(&mut printer.errors) {
+            warn(&mut ctx, message).await;
+        }
+        written = ctx.stdout.write(&printer.out).await;
+        printer.out.clear();
     }
-    write_and_finish(&mut ctx, &printer.out, printer.status).await
+    if printer.status == STOP_STATUS {
+        printer.status = 1;
+    }
+    finish(&mut ctx, written.map(|()| printer.status)).await
 }
 
 /// The option letter of a first argument like `-x` (not `-` alone).
@@ -95,20 +107,14 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Applies the format once, then again while arguments remain and some were used.
-    fn run(&mut self, format: &[u8]) {
-        loop {
-            let before = self.next;
-            if self.once(format) == Flow::Stop || self.status == STOP_STATUS {
-                break;
-            }
-            if self.next >= self.args.len() || self.next == before {
-                break;
-            }
+    /// Applies the format once; true if it should be applied again (arguments remain and
+    /// this pass used some).
+    fn pass(&mut self, format: &[u8]) -> bool {
+        let before = self.next;
+        if self.once(format) == Flow::Stop || self.status == STOP_STATUS {
+            return false;
         }
-        if self.status == STOP_STATUS {
-            self.status = 1;
-        }
+        self.next < self.args.len() && self.next != before
     }
 
     fn arg(&mut self) -> Option<&'a str> {
@@ -168,6 +174,17 @@ impl<'a> Printer<'a> {
                 p => Some(p.unwrap_or(0)),
             };
             at = next;
+        }
+        for (what, value) in [("width", spec.width), ("precision", spec.precision)] {
+            let value = value.map_or(0, i64::unsigned_abs);
+            if value > MAX_FIELD {
+                // bash would print it; the sandbox's memory could not hold it.
+                self.errors.push(format!(
+                    "{value}: field {what} too large (at most {MAX_FIELD} in this sandbox)"
+                ));
+                self.status = STOP_STATUS;
+                return None;
+            }
         }
         if format.get(at) == Some(&b'(') {
             return self.time(format, at + 1, &spec);
@@ -339,6 +356,9 @@ impl<'a> Printer<'a> {
         }
     }
 }
+
+/// The largest field width or precision: a directive's text is built in memory (16 MiB).
+const MAX_FIELD: u64 = 1 << 24;
 
 /// Status marking "stop formatting" after an invalid directive (reported as 1).
 const STOP_STATUS: i32 = -1;
