@@ -42,7 +42,8 @@ def overload() -> float:
     loadavg = getattr(os, "getloadavg", None)
     if loadavg is None:  # Pyodide
         return 1.0
-    return max(1.0, loadavg()[0] / (os.cpu_count() or 1))
+    load: float = loadavg()[0]
+    return max(1.0, load / (os.cpu_count() or 1))
 
 
 CANARY = b"canary: files survive hostile code\n"
