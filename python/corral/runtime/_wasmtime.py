@@ -8,9 +8,11 @@ the file's identity (``file_identity`` in ``corral.runtime._base``: one ``stat``
 deadline is the backstop for guest code that the guest's own interrupt checks cannot stop.
 
 Each instance reserves address space for its linear memory up front (see
-:func:`memory_settings`). Nothing the engine keeps refers back to an instance: the import
-functions that wasmtime-py registers hold the WASI shim, and the shim holds only a weak
-reference to the instance, so a dropped instance is freed with its store.
+:func:`memory_settings`); on Linux, a sandbox made from an init image maps the image's memory
+file over its linear memory, copy-on-write (see ``WasmtimeInstance.load_image``). Nothing the
+engine keeps refers back to an instance: the import functions that wasmtime-py registers hold
+the WASI shim, and the shim holds only a weak reference to the instance, so a dropped instance
+is freed with its store.
 """
 
 from __future__ import annotations
@@ -530,7 +532,9 @@ class _ImageFile:
         if mapped != address:
             raise GuestTrap(
                 ErrorKind.TRAP,
-                f"cannot map the init image into a new instance (errno {ctypes.get_errno()})",
+                f"cannot map the init image into a new instance (errno {ctypes.get_errno()}: "
+                "out of memory, or of memory mappings, see vm.max_map_count): close the "
+                "sandboxes you no longer use",
             )
 
 
