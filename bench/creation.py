@@ -10,9 +10,10 @@ executions in a live sandbox, back to back and after a little idle time (an agen
 idles while the model thinks: the caches go cold).
 ``memory`` keeps N sandboxes alive and prints how the process's memory grew, in total and per
 sandbox: VmRSS, and its parts RssAnon (private to the process) and RssFile or RssShmem (pages
-of the compiled module's memory image, mapped from the cached file, or from a memory file when
-the module was compiled in this process: shared copy-on-write by every instance but counted
-once per instance by VmRSS), Pss (which counts those shared pages once), and the address space
+of the compiled module's memory image, mapped from the cached file, and of the configuration's
+init image, mapped from a memory file on Linux (see ``corral._image``): shared copy-on-write by
+every instance but counted once per instance by VmRSS), Pss (which counts those shared pages
+once), and the address space
 reserved (VmSize); then creates and drops ``--cycles`` sandboxes and prints VmRSS against the
 start. ``--reservation BYTES`` bounds each
 instance's address-space reservation (``corral.configure_runtime(memory_reservation=...)``;

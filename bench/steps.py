@@ -43,8 +43,8 @@ def _timed(owner: Any, name: str, label: Callable[..., str]) -> None:
 
 def _instrument() -> None:
     _timed(native.WasmtimeInstance, "call", lambda _self, export, *_: f"guest call {export}")
-    _timed(native.WasmtimeBackend, "instantiate", lambda *_: "instantiate (incl. _initialize)")
-    _timed(InitImage, "apply", lambda *_: "copy the init image")
+    _timed(native.WasmtimeBackend, "instantiate", lambda *_: "instantiate (store, instance)")
+    _timed(InitImage, "apply", lambda *_: "load the init image (natively: map it)")
 
 
 def echo(x: int) -> dict[str, int]:

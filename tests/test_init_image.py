@@ -3,8 +3,12 @@ afresh: their own randomness and times, their configuration, exact replay."""
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from corral import Sandbox, replay_all
 from corral._image import IMAGES_PER_MODULE, images_for
@@ -121,3 +125,23 @@ def test_a_trap_restarts_from_the_image_with_files_and_session_intact() -> None:
         after = sandbox.execute("echo $greeting $PWD; cat /workspace/keep.txt", language="shell")
         assert after.stdout == "hello /tmp\nkept"
         assert sandbox.execute("return 1 + 1").stdout == "2"
+
+
+@pytest.mark.needs_native("maps the image's memory file (Linux)")
+def test_natively_sandboxes_map_the_image_and_own_only_what_they_write() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("memory files are Linux's (elsewhere the image is copied)")
+    _forget_all()
+    with Sandbox() as first, Sandbox() as second:  # the image made, then its memory file
+        first.execute("return 1")
+        second.execute("return 1")
+        with Sandbox() as third, Sandbox() as fourth:
+            maps = Path("/proc/self/maps").read_text()
+            assert maps.count("memfd:corral-image") >= 2  # both map the one file
+            third.execute("globalThis.seen = 1", language="javascript")
+            third.fs.write("/workspace/mine.txt", "third's")
+            third.execute("export MINE=1", language="shell")
+            assert fourth.execute("return typeof seen").stdout == "undefined"
+            assert not fourth.fs.exists("/workspace/mine.txt")
+            assert fourth.execute("echo ${MINE:-unset}", language="shell").stdout == "unset\n"
+            assert third.fs.read("/workspace/mine.txt") == b"third's"

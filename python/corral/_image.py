@@ -1,13 +1,14 @@
-"""Pre-initialized guest images: a new sandbox copies the memory an initialized one had.
+"""Pre-initialized guest images: a new sandbox starts from the memory an initialized one had.
 
-Initializing the guest (``corral_init``: the QuickJS runtime, its first realm, the compiled
-prelude, the shell, the file tree) costs milliseconds and leaves only a few hundred KiB of
-memory changed. The first sandbox of a configuration records those pages (an :class:`InitImage`,
-the difference from a freshly instantiated module); later sandboxes with the same
-configuration write them into a fresh instance instead of running the guest's initialization:
-a page copy, tens of microseconds.
+Initializing the guest (``_initialize``, then ``corral_init``: the QuickJS runtime, its first
+realm, the compiled prelude, the shell, the file tree) costs milliseconds and leaves only a few
+hundred KiB of memory changed. The first sandbox of a configuration records those pages (an
+:class:`InitImage`, the difference from a freshly instantiated module); later sandboxes with
+the same configuration start from them instead of running the guest's initialization. The
+native backend maps the image's pages copy-on-write into the new instance (one ``mmap``: the
+pages are shared by every sandbox until one writes to them); the browser's copies them.
 
-So that both ways end in the same state, initialization always runs with :data:`THROWAWAY`
+So that both ways end in the same state, initialization always runs with throwaway
 entropy (fixed bytes, a fixed clock), and every sandbox then draws its own seeds and times with
 ``corral_reseed`` from its own entropy, which is what a trace records and a fixed seed fixes.
 A consequence, kept on purpose: the guest's hash-table keys come from the fixed bytes, so they
@@ -21,7 +22,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._wasi import Entropy, WasiShim
 from .runtime import Instance
@@ -54,6 +55,8 @@ class InitImage:
     size: int
     runs: tuple[tuple[int, bytes], ...]
     inbox: tuple[int, int]  # the host's view of the guest's inbox at that moment
+    prepared: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+    """A backend's own form of the image, made on first use (natively: a memory file)."""
 
     @classmethod
     def capture(cls, before: bytes, instance: Instance, inbox: tuple[int, int]) -> InitImage:
@@ -82,6 +85,11 @@ class InitImage:
 
     def apply(self, instance: Instance) -> None:
         """Make a freshly instantiated ``instance`` what the initialized one was."""
+        instance.load_image(self)
+
+    def copy_into(self, instance: Instance) -> None:
+        """:meth:`apply` by copying the changed pages (what a backend does without a better
+        way)."""
         instance.grow(self.size)
         for offset, data in self.runs:
             instance.write(offset, data)

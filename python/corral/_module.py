@@ -3,6 +3,7 @@ disk cache); configuring the engine that runs it."""
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -18,15 +19,20 @@ def wasm_path() -> Path:
 
     Backends take the path, not the bytes: with the compiled module in the disk cache, a fresh
     process never reads the file (see :mod:`corral.runtime._wasmtime`)."""
-    explicit = os.environ.get("CORRAL_WASM")
-    path = Path(explicit) if explicit else Path(__file__).with_name("corral.wasm")
-    if not path.is_file():
+    path = _path(os.environ.get("CORRAL_WASM"))
+    if not os.path.isfile(path):
         raise FileNotFoundError(
             f"corral guest module not found at {path}: install corral with pip, or build the "
             "module with `nox -s build` (or `python guest/toolchain.py build --out "
             "python/corral/corral.wasm`), or point CORRAL_WASM at a built corral.wasm"
         )
     return path
+
+
+@functools.lru_cache(maxsize=4)
+def _path(explicit: str | None) -> Path:
+    # Remembered: every Sandbox() asks, and making paths costs microseconds.
+    return Path(explicit) if explicit else Path(__file__).with_name("corral.wasm")
 
 
 def wasm_bytes() -> bytes:

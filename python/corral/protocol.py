@@ -251,6 +251,7 @@ class Driver:
         else:
             before = instance.read(0, instance.memory_size())
             with entropy_of(self.shim, throwaway_entropy()):
+                instance.call("_initialize")  # the reactor's constructors
                 _ack(self._send("corral_init", config))
             images.put(config, InitImage.capture(before, instance, self._inbox))
         _ack(_reply(instance, instance.call("corral_reseed")))

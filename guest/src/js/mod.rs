@@ -155,7 +155,7 @@ pub struct JsEngine {
     /// `shell.exec` commands in flight.
     pub shell_tasks: Rc<ShellTasks>,
     /// The JavaScript heap: its accounting and its snapshot.
-    heap: Rc<Heap>,
+    pub(crate) heap: Rc<Heap>,
     /// `Limits.memory`: the heap limit in bytes.
     memory_limit: usize,
 }
@@ -199,6 +199,9 @@ impl JsEngine {
             memory_limit,
         };
         engine.realm = Some(engine.new_realm()?);
+        // The realm as built, before any execution touched it: taken now, so that it is part
+        // of the host's init image (natively shared by every sandbox: only a rewind reads it).
+        engine.heap.snapshot();
         Ok(engine)
     }
 
@@ -251,10 +254,6 @@ impl JsEngine {
     pub fn start(&mut self, code: &str) -> Result<(), EngineError> {
         self.interrupt.fired.set(false);
         self.rewind();
-        if !self.heap.has_snapshot() {
-            // The realm as built, before any execution touched it.
-            self.heap.snapshot();
-        }
         self.dirty = true;
         self.heap.start_execution();
         let source = format!("{WRAP_PREFIX}{code}\n}})");

@@ -7,10 +7,13 @@ import functools
 import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .._wasi import WasiShim
 from ..results import ErrorKind
+
+if TYPE_CHECKING:
+    from .._image import InitImage
 
 __all__ = [
     "WASM_PAGE",
@@ -104,6 +107,10 @@ class Instance(Protocol):
     def grow(self, size: int) -> None:
         """Grow linear memory to at least ``size`` bytes (a multiple of 64 KiB)."""
 
+    def load_image(self, image: InitImage) -> None:
+        """Make a fresh instance's memory what ``image`` recorded (see :mod:`corral._image`):
+        grown to its size, with its changed pages; nothing runs in the guest."""
+
     def close(self) -> None:
         """Release the instance (its memory and address-space reservation) now; idempotent.
 
@@ -125,7 +132,10 @@ class Backend(Protocol):
         only compile large modules this way); later :meth:`load` calls hit the cache."""
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> Instance:
-        """Instantiate ``module`` with ``shim``'s imports and a linear-memory cap in bytes."""
+        """Instantiate ``module`` with ``shim``'s imports and a linear-memory cap in bytes.
+
+        No guest code runs: the caller either calls ``_initialize`` (the reactor's
+        constructors) or loads an image of an instance that did."""
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run the awaitable ``make()`` builds to completion from synchronous code (a sync

@@ -19,11 +19,14 @@ import gc
 import importlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
 from ._base import GuestTrap, Wasm, content_digest, file_identity, module_bytes
+
+if TYPE_CHECKING:
+    from .._image import InitImage
 
 __all__ = [
     "CompiledModule",
@@ -332,7 +335,6 @@ class PyodideInstance:
             ) from error
         self._exports = instance.exports
         shim.bind(self._memory)
-        self.call("_initialize")
 
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
         """Call an export. ``deadline`` is ignored: there is no epoch backstop in the browser;
@@ -371,6 +373,10 @@ class PyodideInstance:
                 raise GuestTrap(
                     ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
                 ) from error
+
+    def load_image(self, image: InitImage) -> None:
+        """Copy the image's changed pages in (a browser cannot map memory)."""
+        image.copy_into(self)
 
     def close(self) -> None:
         """Drop the instance; the engine frees the memory."""

@@ -8,9 +8,11 @@ the file's identity (``file_identity`` in ``corral.runtime._base``: one ``stat``
 deadline is the backstop for guest code that the guest's own interrupt checks cannot stop.
 
 Each instance reserves address space for its linear memory up front (see
-:func:`memory_settings`). Nothing the engine keeps refers back to an instance: the import
-functions that wasmtime-py registers hold the WASI shim, and the shim holds only a weak
-reference to the instance, so a dropped instance is freed with its store.
+:func:`memory_settings`); on Linux, a sandbox made from an init image maps the image's memory
+file over its linear memory, copy-on-write (see ``WasmtimeInstance.load_image``). Nothing the
+engine keeps refers back to an instance: the import functions that wasmtime-py registers hold
+the WASI shim, and the shim holds only a weak reference to the instance, so a dropped instance
+is freed with its store.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import wasmtime
 
@@ -45,6 +47,9 @@ from ._base import (
     file_identity,
     module_bytes,
 )
+
+if TYPE_CHECKING:
+    from .._image import InitImage
 
 __all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
 
@@ -95,15 +100,23 @@ def _address_space_limited() -> bool:
 
 def cache_dir() -> Path:
     """Where compiled modules are cached: ``$CORRAL_CACHE_DIR`` or the user cache directory."""
-    explicit = os.environ.get("CORRAL_CACHE_DIR")
+    env = os.environ.get
+    return _cache_dir(
+        env("CORRAL_CACHE_DIR"), env("LOCALAPPDATA"), env("XDG_CACHE_HOME"), env("HOME")
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _cache_dir(explicit: str | None, local: str | None, xdg: str | None, home: str | None) -> Path:
+    # By the environment variables it depends on: every Sandbox() asks, and paths cost µs.
     if explicit:
         return Path(explicit)
     if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+        base = Path(local or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     else:
-        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+        base = Path(xdg or Path.home() / ".cache")
     return base / "corral"
 
 
@@ -369,22 +382,19 @@ class WasmtimeInstance:
         self._store.set_limits(memory_size=memory_limit)
         self._store.set_epoch_deadline(MAX_TICKS)
         self._wasi = shim.functions()
-        instance = backend.linker.instantiate(self._store, module)
-        exports = instance.exports(self._store)
-        memory = exports["memory"]
+        self._instance: wasmtime.Instance | None = backend.linker.instantiate(self._store, module)
+        memory = self._extern("memory")
         assert isinstance(memory, wasmtime.Memory)
         self._memory = memory
         # Callers of the exports, made on first use (a sandbox calls a few of them).
-        self._extern: Any = exports  # wasmtime._instance.InstanceExports
         self._exports: dict[str, Callable[..., Any]] = {}
         # Weakly: wasmtime-py's function registry holds the shim until the store is deleted.
         shim.bind(weakref.proxy(self))
-        self.call("_initialize")
 
     def _export(self, name: str) -> Callable[..., Any]:
         func = self._exports.get(name)
         if func is None:
-            found = self._extern.get(name) if self._extern is not None else None
+            found = self._extern(name)
             if not isinstance(found, wasmtime.Func):
                 raise ValueError(f"no export {name!r}, or the instance is closed")
             func = self._exports[name] = _direct_call(self._store, found, found.type(self._store))
@@ -393,11 +403,13 @@ class WasmtimeInstance:
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
         """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
         func = self._export(name)
-        ticker = self._backend._ticker
-        ticker.enter()
+        # Without a deadline the epoch need not tick (and its thread need not wake).
+        ticker = self._backend._ticker if deadline is not None else None
+        if ticker is not None:
+            ticker.enter()
         outer, _RUNNING.wasi = getattr(_RUNNING, "wasi", None), self._wasi
         try:
-            self._store.set_epoch_deadline(ticker.ticks_until(deadline))
+            self._store.set_epoch_deadline(ticker.ticks_until(deadline) if ticker else MAX_TICKS)
             result = func(*args)
         except wasmtime.Trap as trap:
             raise _classify(trap) from trap
@@ -409,14 +421,36 @@ class WasmtimeInstance:
             raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
             _RUNNING.wasi = outer
-            ticker.leave()
+            if ticker is not None:
+                ticker.leave()
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
 
     def close(self) -> None:
         """Delete the store: the instance, its memory and its reservation go at once."""
         self._exports.clear()
-        self._extern = None
+        self._instance = None
         self._store.close()
+
+    def _extern(self, name: str) -> object:
+        """Export ``name`` (None if there is none, or the instance is closed), looked up alone:
+        wasmtime-py's ``Instance.exports`` wraps every export of the module first."""
+        if self._instance is None:
+            return None
+        try:
+            from wasmtime import _ffi as ffi
+            from wasmtime._extern import wrap_extern
+        except ImportError:  # pragma: no cover - depends on the wasmtime release
+            return self._instance.exports(self._store).get(name)
+        item = ffi.wasmtime_extern_t()
+        raw = name.encode()
+        found = ffi.wasmtime_instance_export_get(
+            self._store._context(),
+            ctypes.byref(self._instance._instance),
+            ctypes.create_string_buffer(raw),
+            len(raw),
+            ctypes.byref(item),
+        )
+        return wrap_extern(item) if found else None
 
     def _base(self, ptr: int, length: int) -> int:
         if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
@@ -449,6 +483,84 @@ class WasmtimeInstance:
                 raise GuestTrap(
                     ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
                 ) from error
+
+    def load_image(self, image: InitImage) -> None:
+        """Map the image's memory copy-on-write over this fresh instance's (one ``mmap`` of a
+        memory file made from the first instance that copied it in): its pages are shared by
+        every instance until one writes to them. Copied where there are no memory files."""
+        self.grow(image.size)
+        source = image.prepared.get(self._backend.name)
+        if isinstance(source, _ImageFile):
+            source.map(self._base(0, image.size), image.size)
+            return
+        image.copy_into(self)
+        if source is None:
+            image.prepared[self._backend.name] = _ImageFile.create(self.read(0, image.size))
+
+
+class _ImageFile:
+    """An init image's whole memory in an anonymous memory file (Linux ``memfd_create``),
+    which instances map privately: each reads the shared pages and copies only those it
+    writes. The file is closed when the image is forgotten; mappings keep what they use."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        weakref.finalize(self, os.close, fd)
+
+    @classmethod
+    def create(cls, memory: bytes) -> _ImageFile | bool:
+        """A file holding ``memory`` (its zero pages left as holes), or False where memory
+        files or ``mmap`` are missing."""
+        if _mmap() is None or not hasattr(os, "memfd_create"):
+            return False
+        fd = os.memfd_create("corral-image", os.MFD_CLOEXEC)
+        try:
+            os.ftruncate(fd, len(memory))
+            zero = bytes(mmap.PAGESIZE)
+            for offset in range(0, len(memory), mmap.PAGESIZE):
+                page = memory[offset : offset + mmap.PAGESIZE]
+                if page != zero[: len(page)]:
+                    os.pwrite(fd, page, offset)
+        except OSError:
+            os.close(fd)
+            return False
+        return cls(fd)
+
+    def map(self, address: int, size: int) -> None:
+        """Replace the memory at ``address`` (page-aligned) with a private mapping of the file."""
+        mapped = _mmap()(address, size, _PROT_RW, _MAP_PRIVATE_FIXED, self.fd, 0)  # type: ignore[misc]
+        if mapped != address:
+            raise GuestTrap(
+                ErrorKind.TRAP,
+                f"cannot map the init image into a new instance (errno {ctypes.get_errno()}: "
+                "out of memory, or of memory mappings, see vm.max_map_count): close the "
+                "sandboxes you no longer use",
+            )
+
+
+_PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
+_MAP_PRIVATE_FIXED = mmap.MAP_PRIVATE | 0x10  # MAP_FIXED: the same value on Linux and macOS
+
+
+@functools.cache
+def _mmap() -> Callable[[int, int, int, int, int, int], int | None] | None:
+    """libc's ``mmap`` on Linux, else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        mmap_ = ctypes.CDLL(None, use_errno=True).mmap
+    except (OSError, AttributeError):  # pragma: no cover - no libc symbols to find
+        return None
+    mmap_.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int64,
+    ]
+    mmap_.restype = ctypes.c_void_p
+    return mmap_
 
 
 POPULATE_FROM = 64 * 1024
