@@ -63,11 +63,11 @@ class Interrupted extends Error {}
 
 // The active worker and a standby booted ahead: corral's own WorkerRelay (the mechanism under
 // createWorkerSandbox), driving this page's worker script. A standby boots a second after the
-// sandbox opens, and also stores Pyodide's memory snapshot if there is none yet.
+// sandbox opens, and keeps Pyodide's memory snapshot in Cache Storage for the next visit.
 const relay = new WorkerRelay({
   url: new URL("worker.js", location.href),
   first: window.corralFirstWorker, // started by index.html
-  boot: (thread, { standby }) => thread.call("boot", { makeSnapshot: standby }),
+  boot: (thread, { standby }) => thread.call("boot", { store: standby }),
   open: (thread) => {
     state.openedFrom = state.snapshot; // its trace leaves the snapshot's files out: replayLast
     const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
@@ -585,9 +585,10 @@ async function main() {
   window.corralDemo.promptMs = performance.now();
   try {
     const { timings } = await state.ready;
-    timings.workerStartedMs = Math.round(timings.startedAt - performance.timeOrigin);
-    delete timings.startedAt;
-    window.corralDemo.timings = timings;
+    for (const [stage, at] of Object.entries(timings)) {
+      if (typeof at === "number") timings[stage] = Math.round(at - performance.timeOrigin);
+    }
+    window.corralDemo.timings = timings; // when each stage of booting ended (ms since navigation)
   } catch (error) {
     return fatal(error);
   }
