@@ -12,7 +12,7 @@ from conftest import MEASUREMENTS, Demo, new_demo, screenshot
 
 def last_round_trip(demo: Demo) -> int:
     """How long the last command took, Enter to the next prompt (ms)."""
-    return round(demo.page.evaluate("window.corralDemo.roundTrips.at(-1)"))
+    return round(float(demo.page.evaluate("window.corralDemo.roundTrips.at(-1)")))
 
 
 @pytest.fixture(scope="module")
