@@ -365,7 +365,6 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
     """
     sys.path.insert(0, str(ROOT / "python"))
     try:
-        from corral.limits import Limits
         from corral.runtime._pyodide import import_memory
     finally:
         sys.path.pop(0)
@@ -403,8 +402,6 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
         "module": f"{DEMO_DIR}/corral.wasm",
         "min_pages": min_pages,
         "snapshot": f"{DEMO_DIR}/{SNAPSHOT}",
-        # The guest's default limits, for the worker's warm-up instance (static/worker.js).
-        "warm_limits": Limits().to_guest(),
     }
 
 

@@ -106,42 +106,6 @@ def adopt(data, module, min_pages):
 adopt
 `;
 
-// V8 compiles a WebAssembly function when it is first called, and a sandbox's first calls into
-// the guest (its initialization, its first command of each language) would wait for that. So a
-// throwaway instance, with imports that do nothing, runs them while Python is being restored:
-// the compiled code belongs to the module, which the sandbox's instances share. The frames are
-// the host protocol's (a 4-byte header length, the JSON header, the blob: see
-// corral/protocol.py); `limits` are the guest's defaults (manifest.json). Any failure here only
-// means less was compiled ahead.
-function warmGuest(module, minPages, limits) {
-  const memory = new WebAssembly.Memory({ initial: minPages });
-  const imports = { corral: { memory } };
-  for (const { module: from, name, kind } of WebAssembly.Module.imports(module)) {
-    if (kind === "function") (imports[from] ??= {})[name] = () => 0;
-  }
-  imports.wasi_snapshot_preview1.proc_exit = () => {
-    throw new Error("the guest exited");
-  };
-  const guest = new WebAssembly.Instance(module, imports).exports;
-  const send = (name, header, blob = new Uint8Array()) => {
-    const head = new TextEncoder().encode(JSON.stringify(header));
-    const frame = new Uint8Array(4 + head.length + blob.length);
-    new DataView(frame.buffer).setUint32(0, head.length, true);
-    frame.set(head, 4);
-    frame.set(blob, 4 + head.length);
-    const at = guest.corral_inbox(frame.length);
-    new Uint8Array(memory.buffer, at, frame.length).set(frame);
-    guest[name](frame.length);
-  };
-  guest._initialize();
-  send("corral_init", { tools: [], limits });
-  guest.corral_reseed();
-  for (const [language, source] of [["shell", "echo hi | wc -c"], ["javascript", "[1, 2].map((x) => x + 1)"]]) {
-    const code = new TextEncoder().encode(source);
-    send("corral_submit", { language, code: [0, code.length], timeout_ms: 1000 }, code);
-  }
-}
-
 // What booting needs, started as soon as the worker loads (index.html starts the first worker
 // before the page's own modules have loaded, so this overlaps with them): Python (above), the
 // demo's Python files and the guest module (compiled meanwhile with compileStreaming, off this
@@ -158,14 +122,6 @@ const fetched = (async () => {
     module: response.then((r) => WebAssembly.compileStreaming(r.clone())).finally(() => reached("moduleCompiled")),
     moduleBytes: response.then((r) => r.arrayBuffer()),
   };
-  files.warm = files.module.then((module) => {
-    try {
-      warmGuest(module, manifest.demo.min_pages, manifest.demo.warm_limits);
-      reached("moduleWarm");
-    } catch (error) {
-      console.warn("could not warm the guest module up", error);
-    }
-  });
   for (const promise of Object.values(files)) promise.catch?.(() => {}); // awaited in boot
   return files;
 })();
@@ -176,7 +132,7 @@ fetched.catch(() => {}); // awaited in boot
 // standby worker, off the prompt's path).
 async function boot({ store = false } = {}) {
   reached("boot");
-  const { manifest, python, app, module, moduleBytes, warm } = await fetched;
+  const { manifest, python, app, module, moduleBytes } = await fetched;
   progress("Starting Python (Pyodide)", 0.05, 0.7, 1);
   const { snapshot } = await python;
   ({ pyodide } = await python);
@@ -192,7 +148,6 @@ async function boot({ store = false } = {}) {
   adopt(new Uint8Array(await moduleBytes), await module, manifest.demo.min_pages);
   adopt.destroy();
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
-  await warm;
   reached("adopted");
   if (store && snapshot && !snapshot.stored && "caches" in self) {
     await storeSnapshot(manifest, snapshot.bytes).catch((error) => console.warn("could not store the Pyodide snapshot", error));
