@@ -55,24 +55,28 @@ def test_typing_is_accepted_while_loading(context: BrowserContext, base_url: str
     demo.page.close()
 
 
-def test_a_returning_visitor_starts_from_the_pyodide_snapshot(
+def test_every_visit_starts_from_the_pyodide_snapshot_of_the_build(
     browser: Browser, base_url: str, outside: OutsideRequests
 ) -> None:
-    """The first visit's standby worker stores Pyodide's memory snapshot (corral and the demo
-    imported) in Cache Storage; the next visit restores it and works; a snapshot that does not
-    load (here: garbage under the key) is dropped and Python starts afresh."""
+    """A first visit restores Python from the snapshot the site was built with (corral and the
+    demo imported); its standby worker keeps that snapshot in Cache Storage, which the next
+    visit reads instead of the network; a snapshot that does not load (here: garbage under the
+    key) is dropped and Python starts afresh."""
     context = browser.new_context(viewport=VIEWPORT)
     context.route("**/*", outside.route)
     try:
         demo = new_demo(context)
         demo.open(base_url)
-        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is False
+        timings = demo.page.evaluate("window.corralDemo.timings")
+        assert timings["snapshot"] is True and "snapshotFetched" in timings, timings
+        assert "corral" not in timings  # nothing imported: the snapshot holds it
         demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=90_000)
         demo.page.close()
 
         demo = new_demo(context)
         demo.open(base_url)
-        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is True
+        timings = demo.page.evaluate("window.corralDemo.timings")
+        assert timings["snapshot"] is True and "snapshotStored" in timings, timings
         assert demo.run("x=41; echo $((x + 1)) | tr 4 X") == "X2\n"
         demo.mode("javascript")
         assert demo.run("[1, 2, 3].map((n) => n * 2)") == "[2,4,6]\n"
@@ -89,8 +93,27 @@ def test_a_returning_visitor_starts_from_the_pyodide_snapshot(
 
         demo = new_demo(context)
         demo.open(base_url)
-        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is False
+        timings = demo.page.evaluate("window.corralDemo.timings")
+        assert timings["snapshot"] is False and "corral" in timings, timings
         assert demo.run("echo still works") == "still works\n"
+        demo.page.close()
+    finally:
+        context.close()
+
+
+def test_without_the_snapshot_python_starts_afresh(
+    browser: Browser, base_url: str, outside: OutsideRequests
+) -> None:
+    """A host that lost the snapshot (404): the page still works, importing corral itself."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.route("**/*", outside.route)
+    context.route("**/app/pyodide.snapshot", lambda route: route.fulfill(status=404))
+    try:
+        demo = new_demo(context)
+        demo.open(base_url)
+        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is False
+        assert demo.run("echo afresh") == "afresh\n"
+        assert not demo.errors
         demo.page.close()
     finally:
         context.close()
@@ -122,7 +145,13 @@ def test_assets_come_pre_compressed_and_the_cold_transfer_is_measured(
         demo.page.close()
     finally:
         context.close()
-    for name in ("pyodide/pyodide.asm.wasm", "app/python_stdlib.zip", "app/corral.wasm", "app.js"):
+    for name in (
+        "pyodide/pyodide.asm.wasm",
+        "app/pyodide.snapshot",
+        "app/python_stdlib.zip",
+        "app/corral.wasm",
+        "app.js",
+    ):
         assert encodings.get(name) == "br", (name, encodings)
     assert "favicon.svg" in sizes  # no 404 for the icon
     MEASUREMENTS["cold_transfer_bytes"] = sum(sizes.values())

@@ -10,6 +10,11 @@ from playwright.sync_api import BrowserContext
 from conftest import MEASUREMENTS, Demo, new_demo, screenshot
 
 
+def last_round_trip(demo: Demo) -> int:
+    """How long the last command took, Enter to the next prompt (ms)."""
+    return round(float(demo.page.evaluate("window.corralDemo.roundTrips.at(-1)")))
+
+
 @pytest.fixture(scope="module")
 def quick(context: BrowserContext, base_url: str) -> Iterator[Demo]:
     """The demo page with a 2 s time limit."""
@@ -27,11 +32,14 @@ def test_the_time_limit_stops_a_loop_and_the_terminal_keeps_working(quick: Demo)
         "execution or raise Limits(timeout=...)\n[exit 124]\n"
     )
     assert quick.page.evaluate("window.corralDemo.restarts") == 0  # no restart was needed
+    MEASUREMENTS["shell_loop_stopped_after_ms (limit 2000)"] = last_round_trip(quick)
     screenshot(quick.page, "09-timeout")
     assert quick.run("echo after") == "after\n"
     quick.mode("javascript")
     out = quick.run("while (true) {}", timeout=30_000)
     assert out.startswith("TimeoutError: execution exceeded the 2 s time limit")
+    assert quick.page.evaluate("window.corralDemo.restarts") == 0
+    MEASUREMENTS["js_loop_stopped_after_ms (limit 2000)"] = last_round_trip(quick)
     assert quick.run("return 6 * 7") == "42\n"
 
 
@@ -39,7 +47,9 @@ def test_code_the_guest_cannot_interrupt_is_stopped_by_the_page_within_a_second(
     quick: Demo,
 ) -> None:
     """``join`` on a huge array-like is not polled by QuickJS's interrupt handler: the page
-    terminates the worker one second past the limit and goes on in the standby."""
+    terminates the worker half a second past the limit and goes on in the standby, so the
+    command ends within a second of its limit (the figure is recorded: under heavy load the
+    switch alone can take longer)."""
     quick.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
     restarts = quick.page.evaluate("window.corralDemo.restarts")
     quick.mode("javascript")
@@ -48,9 +58,9 @@ def test_code_the_guest_cannot_interrupt_is_stopped_by_the_page_within_a_second(
     assert out.startswith("TimeoutError: the command ran past the 2 s time limit and did not stop")
     assert out.endswith("[exit 124]\n")
     assert quick.page.evaluate("window.corralDemo.restarts") == restarts + 1
-    MEASUREMENTS["uninterruptible_js_stopped_after_ms (limit 2000)"] = round(
-        quick.page.evaluate("window.corralDemo.roundTrips.at(-1)")
-    )
+    stopped = last_round_trip(quick)
+    MEASUREMENTS["uninterruptible_js_stopped_after_ms (limit 2000)"] = stopped
+    assert stopped >= 2500  # not before the page's grace
     assert quick.run("kept") == "42\n"  # the REPL's bindings came back with the page
     quick.mode("shell")
 
@@ -59,7 +69,5 @@ def test_a_fork_bomb_shape_is_stopped_by_the_time_limit(quick: Demo) -> None:
     quick.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
     out = quick.run("f() { f | f & }; f", timeout=60_000)
     assert "TimeoutError" in out and out.endswith("[exit 124]\n")
-    MEASUREMENTS["fork_bomb_stopped_after_ms (limit 2000)"] = round(
-        quick.page.evaluate("window.corralDemo.roundTrips.at(-1)")
-    )
+    MEASUREMENTS["fork_bomb_stopped_after_ms (limit 2000)"] = last_round_trip(quick)
     assert quick.run("echo after") == "after\n"

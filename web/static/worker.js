@@ -8,6 +8,10 @@
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const here = (path) => new URL(path, self.location.href).href;
+// When each stage of booting ended (ms since the epoch; the page makes them its own clock's).
+const stages = {};
+const reached = (stage) => (stages[stage] = performance.timeOrigin + performance.now());
+reached("worker");
 let pyodide = null;
 let DemoApp = null;
 let app = null;
@@ -24,57 +28,64 @@ function takeBytes(proxy) {
   return array.buffer;
 }
 
-// Pyodide's memory snapshot: its memory once Python has started and imported corral and the
-// demo, kept in the browser's Cache Storage under the site's build (manifest.json's "build":
-// the wheel, the demo, the standard library and Pyodide's version), so a returning visitor skips Python's start-up.
-// A standby worker makes it on the first visit, off the critical path; without Cache Storage
-// (a page not served from localhost or HTTPS) every start is a full one.
+// The build's memory snapshot of Python with corral and the demo imported (build.py:
+// tools/pyodide_snapshot.mjs), ~31 MB: from the browser's Cache Storage when a standby worker
+// stored it on an earlier visit (read as it is, where the HTTP cache would decode its brotli
+// body again), else fetched. Kept under the site's build (manifest.json's "build"), so a new
+// build never restores an old one; without Cache Storage (a page not served from localhost or
+// HTTPS) it is fetched every time.
 const SNAPSHOTS = "corral-demo-pyodide-snapshot";
-const snapshotKey = (build) => here(`pyodide-snapshot-${build}`);
+const snapshotKey = (manifest) => here(`${manifest.demo.snapshot}?build=${manifest.build}`);
 
-// The stored snapshot's Response (its body not read yet), or null.
-async function storedSnapshot(build) {
-  try {
-    return (await (await caches.open(SNAPSHOTS)).match(snapshotKey(build))) ?? null;
-  } catch {
-    return null;
-  }
+async function snapshotBytes(manifest) {
+  const stored = await caches.open(SNAPSHOTS).then((cache) => cache.match(snapshotKey(manifest))).catch(() => null);
+  const response = stored ?? (await fetch(here(manifest.demo.snapshot)));
+  if (!response.ok) throw new Error(`${manifest.demo.snapshot}: HTTP ${response.status}`);
+  const bytes = await response.arrayBuffer();
+  reached(stored ? "snapshotStored" : "snapshotFetched");
+  return { bytes, stored: Boolean(stored) };
 }
 
-async function storeSnapshot(build, snapshot) {
+async function storeSnapshot(manifest, bytes) {
   const cache = await caches.open(SNAPSHOTS);
   for (const old of await cache.keys()) await cache.delete(old); // earlier builds'
-  await cache.put(snapshotKey(build), new Response(snapshot));
+  await cache.put(snapshotKey(manifest), new Response(bytes));
 }
 
-// Python with corral and the demo imported: from the stored snapshot when there is one (then
-// Python's random generator is seeded afresh, not shared by every restored worker), else
-// started and imported, and with `makeSnapshot` the snapshot is taken and stored. Either way
-// from the demo's own standard library (build.py: the modules the page imports as bytecode).
-async function startPython(manifest, stored, makeSnapshot) {
-  const options = { indexURL: here("pyodide/"), stdLibURL: here(manifest.demo.stdlib), packages: [] };
-  const snapshot = await stored;
-  progress("Starting Python (Pyodide)", 0.05, 0.7, snapshot ? 0.8 : 2.5);
-  if (snapshot) {
-    try {
-      // Its 30 MB are read while Pyodide loads its own JavaScript.
-      const restored = await loadPyodide({ ...options, _loadSnapshot: snapshot.arrayBuffer() });
-      restored.runPython("import random; random.seed()");
-      return { pyodide: restored, restored: true };
-    } catch (error) {
-      console.warn("the stored Pyodide snapshot did not load; starting Python afresh", error);
-      caches.delete(SNAPSHOTS).catch(() => {});
-    }
+// Python with corral and the demo imported, started at once: from the snapshot, read while
+// Pyodide loads its own JavaScript and WebAssembly, so Python's start-up is a memory copy (then
+// Python's random generator is seeded afresh, not shared by every visitor); if it does not
+// load, started and imported afresh (IMPORT, in boot). Either way from the demo's own standard
+// library (build.py: the modules the page imports as bytecode) and with a lockfile naming no
+// package (the page loads none), so Pyodide fetches neither its full standard library nor its
+// lockfile.
+async function startPython(manifest) {
+  const options = {
+    indexURL: here("pyodide/"),
+    stdLibURL: here(manifest.demo.stdlib),
+    lockFileContents: manifest.lockfile,
+    packages: [],
+  };
+  const snapshot = snapshotBytes(manifest);
+  const bytes = snapshot.then((s) => s.bytes);
+  bytes.catch(() => {}); // Pyodide awaits it once its own files are in
+  try {
+    const restored = await loadPyodide({ ...options, _loadSnapshot: bytes });
+    restored.runPython("import random; random.seed()");
+    return { pyodide: restored, snapshot: await snapshot };
+  } catch (error) {
+    console.warn("the Pyodide snapshot did not load; starting Python afresh", error);
+    caches.delete(SNAPSHOTS).catch(() => {});
   }
-  const started = await loadPyodide({ ...options, _makeSnapshot: makeSnapshot });
-  return { pyodide: started, restored: false };
+  return { pyodide: await loadPyodide(options), snapshot: null };
 }
 
 // Python's half of booting. The demo's Python files (corral-app.zip: the wheel's files but its
 // module, and corral_demo.py; each module the page imports as bytecode) are imported from the
 // zip itself, written to APP (a snapshot holds memory, not files: it is written again after a
 // restore, the same bytes, whose index the snapshot's zipimport cache holds). Started afresh,
-// the zip goes on sys.path and the modules a memory snapshot should hold are imported.
+// the zip goes on sys.path and the modules the snapshot holds are imported (as
+// tools/pyodide_snapshot.mjs does: keep the two the same).
 const APP = "/home/pyodide/corral-app.zip";
 const IMPORT = `
 import sys
@@ -95,20 +106,21 @@ def adopt(data, module, min_pages):
 adopt
 `;
 
-// What booting needs, fetched as soon as the worker loads (index.html starts the first worker
-// before the page's own modules have loaded, so this overlaps with them), and while Pyodide
-// starts: the manifest, the demo's Python files, the guest module (compiled meanwhile with
-// compileStreaming, off this thread) and the stored snapshot. They come from the same wheel a
-// user installs with micropip.install (build.py); micropip is not needed.
+// What booting needs, started as soon as the worker loads (index.html starts the first worker
+// before the page's own modules have loaded, so this overlaps with them): Python (above), the
+// demo's Python files and the guest module (compiled meanwhile with compileStreaming, off this
+// thread). They come from the same wheel a user installs with micropip.install (build.py);
+// micropip is not needed.
 const fetched = (async () => {
   const manifest = await (await fetch(here("manifest.json"))).json();
+  reached("manifest");
   const response = fetch(here(manifest.demo.module));
   const files = {
     manifest,
+    python: startPython(manifest),
     app: fetch(here(manifest.demo.app)).then((r) => r.arrayBuffer()),
-    module: response.then((r) => WebAssembly.compileStreaming(r.clone())),
+    module: response.then((r) => WebAssembly.compileStreaming(r.clone())).finally(() => reached("moduleCompiled")),
     moduleBytes: response.then((r) => r.arrayBuffer()),
-    snapshot: storedSnapshot(manifest.build),
   };
   for (const promise of Object.values(files)) promise.catch?.(() => {}); // awaited in boot
   return files;
@@ -116,42 +128,32 @@ const fetched = (async () => {
 fetched.catch(() => {}); // awaited in boot
 
 // Everything but the sandbox itself.
-async function boot({ makeSnapshot = false } = {}) {
-  const started = performance.now();
-  const timings = {};
-  const mark = (name) => (timings[name] = Math.round(performance.now() - started));
-  timings.startedAt = performance.timeOrigin + started; // the page turns it into its own clock
-  const { manifest, app, module, moduleBytes, snapshot } = await fetched;
-  const snapshotting = makeSnapshot && "caches" in self;
-  const python = await startPython(manifest, snapshot, snapshotting);
-  pyodide = python.pyodide;
-  timings.snapshot = python.restored;
-  mark("pyodide");
+// `store`: keep the snapshot in Cache Storage if it came from the network (the page asks its
+// standby worker, off the prompt's path).
+async function boot({ store = false } = {}) {
+  reached("boot");
+  const { manifest, python, app, module, moduleBytes } = await fetched;
+  progress("Starting Python (Pyodide)", 0.05, 0.7, 1);
+  const { snapshot } = await python;
+  ({ pyodide } = await python);
+  reached("python");
   progress("Installing the corral wheel", 0.7, 0.8, 0.3);
   pyodide.FS.writeFile(APP, new Uint8Array(await app));
-  let stored = null;
-  if (!python.restored) {
+  if (!snapshot) {
     pyodide.runPython(IMPORT);
-    if (snapshotting) {
-      try {
-        stored = storeSnapshot(manifest.build, pyodide.makeMemorySnapshot());
-      } catch (error) {
-        stored = Promise.reject(error);
-      }
-    }
-    mark("corral");
+    reached("corral");
   }
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);
   const adopt = pyodide.runPython(ADOPT);
   adopt(new Uint8Array(await moduleBytes), await module, manifest.demo.min_pages);
   adopt.destroy();
   DemoApp = pyodide.pyimport("corral_demo").DemoApp; // the module stays alive with it
-  mark("module");
-  if (stored) {
-    await stored.catch((error) => console.warn("could not store the Pyodide snapshot", error));
-    mark("stored");
+  reached("adopted");
+  if (store && snapshot && !snapshot.stored && "caches" in self) {
+    await storeSnapshot(manifest, snapshot.bytes).catch((error) => console.warn("could not store the Pyodide snapshot", error));
+    reached("stored");
   }
-  return { timings, version: manifest };
+  return { timings: { snapshot: Boolean(snapshot), ...stages }, version: manifest };
 }
 
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
