@@ -60,8 +60,13 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
         raise RecursionError(f"JSON nested deeper than {max_depth} levels")
     # Checking each float costs a Python call per number: only when one could overflow.
     shape = raw.translate(_DIGITS_AS_ZERO)
-    parse_float = _finite_float if any(sign in shape for sign in _OVERFLOW_SIGNS) else float
-    return json.loads(raw, parse_constant=_refuse_constant, parse_float=parse_float)
+    exponent, signed, digits = _OVERFLOW_SIGNS
+    careful = exponent in shape or signed in shape or digits in shape  # no generator: faster
+    decoder = _CAREFUL if careful else _DECODER
+    text = raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads does
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return decoder.decode(text)
 
 
 def too_deep(raw: bytes, max_depth: int = MAX_DEPTH) -> bool:
@@ -80,6 +85,11 @@ def _finite_float(text: str) -> float:
             f"{text} is too large for a JSON number here (the largest is about 1.8e308)"
         )
     return value
+
+
+# Made once: ``json.loads`` with any option builds a new decoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_CAREFUL = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def _depth(raw: bytes) -> int:
