@@ -12,6 +12,7 @@ import pytest
 
 from corral import (
     AuditLog,
+    AuditRecord,
     Limits,
     MethodCapability,
     Param,
@@ -91,6 +92,34 @@ def test_audit_jsonl_sink_with_redaction(tmp_path: Path) -> None:
     stream = io.StringIO()
     Sandbox(audit_sink=stream).execute("return 1")
     assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_audit_log_records_a_batch_in_order_with_one_flush() -> None:
+    class Sink(io.StringIO):
+        flushes = 0
+
+        def flush(self) -> None:
+            self.flushes += 1
+            super().flush()
+
+    sink = Sink()
+    log = AuditLog(sink, redact=lambda method, params: {"n": params["n"] * 10})
+    seen: list[AuditRecord] = []
+    log.subscribe(seen.append)
+    batch = [
+        AuditRecord(1.0 + n, "tool_call", "s", 1, call_id=n, method="t", params={"n": n})
+        for n in range(3)
+    ]
+    kept = log.record_all(batch)
+    assert [record.params for record in kept] == [{"n": 0}, {"n": 10}, {"n": 20}]
+    assert list(log) == kept == seen
+    lines = [json.loads(line) for line in sink.getvalue().splitlines()]
+    assert [(line["call_id"], line["params"]) for line in lines] == [
+        (0, {"n": 0}),
+        (1, {"n": 10}),
+        (2, {"n": 20}),
+    ]
+    assert sink.flushes == 1
 
 
 def test_replay_is_exact_without_calling_tools_or_clocks() -> None:
