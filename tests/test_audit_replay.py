@@ -122,6 +122,31 @@ def test_audit_log_records_a_batch_in_order_with_one_flush() -> None:
     assert sink.flushes == 1
 
 
+def test_a_trace_read_between_executions_holds_each_batch_once_as_json() -> None:
+    sandbox = Sandbox(tools=[transfer], capabilities=[MethodCapability("transfer", max_calls=2)])
+    sandbox.execute("return await Promise.all([transfer({amount: 1}), transfer({amount: 2})])")
+    first = sandbox.trace
+    sandbox.execute("try { await transfer({amount: 3}) } catch (e) { return e.name }")
+    second = sandbox.trace
+    assert second.events[: len(first.events)] == first.events
+    batches = [(e["t"], e.get("ops") or e.get("results")) for e in second.events]
+    denied = "transfer denied: max_calls=2 for 'transfer' exhausted (2 calls made)"
+    assert [b for b in batches if b[0] in ("ops", "answer")] == [
+        ("ops", [_transfer_op(1, 1), _transfer_op(2, 2)]),
+        ("answer", [{"id": 1, "ok": '"moved 1"'}, {"id": 2, "ok": '"moved 2"'}]),
+        ("ops", [_transfer_op(3, 3)]),
+        ("answer", [{"id": 3, "error_kind": "capability", "error": denied}]),
+    ]
+    assert [r.return_value for r in replay_all(Trace.from_jsonl(second.to_jsonl()))] == [
+        ["moved 1", "moved 2"],
+        "CapabilityError",
+    ]
+
+
+def _transfer_op(call_id: int, amount: int) -> dict[str, Any]:
+    return {"id": call_id, "kind": "call", "tool": "transfer", "args": f'{{"amount":{amount}}}'}
+
+
 def test_replay_is_exact_without_calling_tools_or_clocks() -> None:
     sandbox = Sandbox(tools=[lookup])
     code = """
