@@ -19,7 +19,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from . import _json
 from .audit import now
@@ -400,8 +400,18 @@ def _decode_arguments(args: bytes) -> tuple[Any, str | None]:
         )
 
 
+_STR: Final = frozenset({str})
+_SCALARS: Final = frozenset({str, int, bool, type(None)})  # floats are checked for finiteness
+
+
 def _plain_json(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is already exactly what JSON decoding would give (the common case)."""
+    kind = type(value)
+    if kind is dict and _STR.issuperset(map(type, value)):
+        if _SCALARS.issuperset(map(type, value.values())):
+            return True  # a flat object of plain values, the commonest result: all in C
+    elif kind is list and _SCALARS.issuperset(map(type, value)):
+        return True
     if value is None or isinstance(value, (str, bool, int)):
         return True
     if isinstance(value, float):
