@@ -10,7 +10,9 @@ host steps around them (instantiating, copying the init image). ``batch`` is a
 Prints each step's median per operation and how many times it ran; what is left of the total
 is the host's Python.
 ``--idle S`` sleeps S seconds (untimed) before each sample, as an agent's sandbox idles while
-the model thinks. Nothing is asserted (see bench/README.md).
+the model thinks. ``--perfmap`` lets ``perf record -e cpu-clock`` attribute the time spent in
+guest code, by function name if the module kept its names (``wasm-opt -Oz -g`` on cargo's
+output, given as ``CORRAL_WASM``). Nothing is asserted (see bench/README.md).
 """
 
 from __future__ import annotations
@@ -75,6 +77,20 @@ def _instrument(live: Sandbox) -> None:
         imports[name] = dataclasses.replace(function, func=_timed_import(name, function.func))
 
 
+def _perfmap() -> None:
+    """Every wasmtime engine made from now on writes a perf map of the code it compiles (a
+    different engine configuration: the first run compiles the module, and caches it apart)."""
+    import wasmtime
+
+    original = wasmtime.Config.__init__
+
+    def init(self: wasmtime.Config) -> None:
+        original(self)
+        self.profiler = "perfmap"
+
+    wasmtime.Config.__init__ = init  # type: ignore[method-assign]
+
+
 def echo(x: int) -> dict[str, int]:
     """Return the argument."""
     return {"x": x}
@@ -85,7 +101,14 @@ def main() -> None:
     parser.add_argument("operation", choices=["create", "return", "tool", "batch", "echo"])
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--idle", type=float, default=0.0)
+    parser.add_argument(
+        "--perfmap",
+        action="store_true",
+        help="have wasmtime write /tmp/perf-PID.map, so that `perf record` names guest code",
+    )
     args = parser.parse_args()
+    if args.perfmap:
+        _perfmap()
     live = Sandbox(tools=[echo], record=False)
     live.execute("return 1")
     operations: dict[str, Callable[[], object]] = {
