@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,17 @@ def test_a_trace_read_between_executions_holds_each_batch_once_as_json() -> None
         ["moved 1", "moved 2"],
         "CapabilityError",
     ]
+
+
+def test_a_trace_keeps_the_returned_value_as_it_was() -> None:
+    sandbox = Sandbox(tools=[transfer])
+    result = sandbox.execute("return {paid: await transfer({amount: 5}), items: [1]}")
+    result.return_value["items"].append(threading.Lock())  # the caller's copy to change
+    result.return_value["paid"] = "changed"
+    [end] = [e for e in sandbox.trace.events if e["t"] == "end"]
+    assert end["result"]["return_value"] == {"paid": "moved 5", "items": [1]}
+    assert end["result"]["tool_calls"][0]["result"] == "moved 5"
+    assert replay(sandbox.trace).return_value == {"paid": "moved 5", "items": [1]}
 
 
 def _transfer_op(call_id: int, amount: int) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def _shallow(value: Any) -> bool:
     in C once per level (which, under Pyodide, can exhaust the JavaScript stack before Python
     notices: fatal to the interpreter). Anything else goes through :func:`_convert`, which
     refuses values nested too deeply or holding themselves."""
-    if type(value) in _FLAT and all(map(_SCALARS.__contains__, map(type, _items(value)))):
+    if type(value) in _FLAT and _SCALARS.issuperset(map(type, _items(value))):
         return True  # the common case, a flat dict or list of plain values: all in C
     level = [value]
     seen: set[int] = set()

@@ -369,7 +369,7 @@ class Sandbox:
         duration = (time.perf_counter() - current.started) * 1000
         result = _result(raw, current.records, duration)
         if self._recorder:
-            self._recorder.end(result.to_dict())
+            self._recorder.end(result)
         detail = {"exit_code": result.exit_code, "error_kind": result.error_kind}
         self._audit(
             "execution_end",

@@ -12,6 +12,8 @@ names the first difference.
 from __future__ import annotations
 
 import base64
+import copy
+import dataclasses
 import json
 import random
 from collections.abc import Callable, Iterable
@@ -21,7 +23,7 @@ from typing import Any
 
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import CallErrorKind, Cancel, HostOp, OpResult
-from .results import ErrorKind
+from .results import ErrorKind, ExecutionResult
 
 __all__ = [
     "Cursor",
@@ -180,6 +182,11 @@ class Recorder:
                 events[index] = {"t": "ops", "ops": encode_ops(event["ops"])}
             elif event["t"] == "answer" and "raw" in event:
                 events[index] = encode_answer(event["raw"])
+            elif event["t"] == "end" and "raw" in event:
+                # Not the result's value now: the one copied when it was recorded.
+                result = dataclasses.replace(event["raw"], return_value=None).to_dict()
+                result["return_value"] = event["value"]
+                events[index] = {"t": "end", "result": result}
         self._encoded = len(events)
         return self._trace
 
@@ -228,9 +235,11 @@ class Recorder:
         """The host answered the last batch."""
         self._add({"t": "answer", "raw": answer if isinstance(answer, Cancel) else list(answer)})
 
-    def end(self, result: dict[str, Any]) -> None:
-        """The execution ended with ``result`` (an ``ExecutionResult`` as a dict)."""
-        self._add({"t": "end", "result": result})
+    def end(self, result: ExecutionResult) -> None:
+        """The execution ended with ``result``. Its returned value is copied now (the caller
+        may change it); the rest is immutable, or shared with the trace as it always was (the
+        calls' parameters and results), so the dict of it is made when the trace is read."""
+        self._add({"t": "end", "raw": result, "value": copy.deepcopy(result.return_value)})
 
 
 class Cursor:
