@@ -123,6 +123,23 @@ def test_audit_log_records_a_batch_in_order_with_one_flush() -> None:
     assert sink.flushes == 1
 
 
+def test_an_audit_log_subclass_sees_every_call_of_a_batch_through_record() -> None:
+    calls: list[int | None] = []
+
+    class Counting(AuditLog):
+        def record(self, entry: AuditRecord) -> AuditRecord:
+            entry = super().record(entry)
+            if entry.kind == "tool_call":
+                calls.append(entry.call_id)
+            return entry
+
+    log = Counting()
+    sandbox = Sandbox(tools=[transfer], audit_sink=log)
+    sandbox.execute("await Promise.all([transfer({amount: 1}), transfer({amount: 2})])")
+    assert calls == [1, 2]
+    assert [e.kind for e in log] == ["execution_start", "tool_call", "tool_call", "execution_end"]
+
+
 def test_a_trace_read_between_executions_holds_each_batch_once_as_json() -> None:
     sandbox = Sandbox(tools=[transfer], capabilities=[MethodCapability("transfer", max_calls=2)])
     sandbox.execute("return await Promise.all([transfer({amount: 1}), transfer({amount: 2})])")

@@ -100,11 +100,17 @@ class AuditLog:
 
     def record(self, entry: AuditRecord) -> AuditRecord:
         """Keep ``entry`` (redacting its parameters) and write it to the sink."""
-        return self.record_all([entry])[0]
+        return self._keep([entry])[0]
 
     def record_all(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
         """:meth:`record` each of ``entries`` in order, taking the lock and flushing the sink
-        once for all of them (a batch of tool calls)."""
+        once for all of them (a batch of tool calls). A subclass that overrides :meth:`record`
+        gets each entry through it."""
+        if type(self).record is not AuditLog.record:
+            return [self.record(entry) for entry in entries]
+        return self._keep(entries)
+
+    def _keep(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
         kept = [self._redacted(entry) for entry in entries]
         with self._lock:
             self._entries.extend(kept)
