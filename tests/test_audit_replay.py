@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from corral import (
     AuditLog,
+    AuditRecord,
     Limits,
     MethodCapability,
     Param,
@@ -91,6 +93,87 @@ def test_audit_jsonl_sink_with_redaction(tmp_path: Path) -> None:
     stream = io.StringIO()
     Sandbox(audit_sink=stream).execute("return 1")
     assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_audit_log_records_a_batch_in_order_with_one_flush() -> None:
+    class Sink(io.StringIO):
+        flushes = 0
+
+        def flush(self) -> None:
+            self.flushes += 1
+            super().flush()
+
+    sink = Sink()
+    log = AuditLog(sink, redact=lambda method, params: {"n": params["n"] * 10})
+    seen: list[AuditRecord] = []
+    log.subscribe(seen.append)
+    batch = [
+        AuditRecord(1.0 + n, "tool_call", "s", 1, call_id=n, method="t", params={"n": n})
+        for n in range(3)
+    ]
+    kept = log.record_all(batch)
+    assert [record.params for record in kept] == [{"n": 0}, {"n": 10}, {"n": 20}]
+    assert list(log) == kept == seen
+    lines = [json.loads(line) for line in sink.getvalue().splitlines()]
+    assert [(line["call_id"], line["params"]) for line in lines] == [
+        (0, {"n": 0}),
+        (1, {"n": 10}),
+        (2, {"n": 20}),
+    ]
+    assert sink.flushes == 1
+
+
+def test_an_audit_log_subclass_sees_every_call_of_a_batch_through_record() -> None:
+    calls: list[int | None] = []
+
+    class Counting(AuditLog):
+        def record(self, entry: AuditRecord) -> AuditRecord:
+            entry = super().record(entry)
+            if entry.kind == "tool_call":
+                calls.append(entry.call_id)
+            return entry
+
+    log = Counting()
+    sandbox = Sandbox(tools=[transfer], audit_sink=log)
+    sandbox.execute("await Promise.all([transfer({amount: 1}), transfer({amount: 2})])")
+    assert calls == [1, 2]
+    assert [e.kind for e in log] == ["execution_start", "tool_call", "tool_call", "execution_end"]
+
+
+def test_a_trace_read_between_executions_holds_each_batch_once_as_json() -> None:
+    sandbox = Sandbox(tools=[transfer], capabilities=[MethodCapability("transfer", max_calls=2)])
+    sandbox.execute("return await Promise.all([transfer({amount: 1}), transfer({amount: 2})])")
+    first = sandbox.trace
+    sandbox.execute("try { await transfer({amount: 3}) } catch (e) { return e.name }")
+    second = sandbox.trace
+    assert second.events[: len(first.events)] == first.events
+    batches = [(e["t"], e.get("ops") or e.get("results")) for e in second.events]
+    denied = "transfer denied: max_calls=2 for 'transfer' exhausted (2 calls made)"
+    assert [b for b in batches if b[0] in ("ops", "answer")] == [
+        ("ops", [_transfer_op(1, 1), _transfer_op(2, 2)]),
+        ("answer", [{"id": 1, "ok": '"moved 1"'}, {"id": 2, "ok": '"moved 2"'}]),
+        ("ops", [_transfer_op(3, 3)]),
+        ("answer", [{"id": 3, "error_kind": "capability", "error": denied}]),
+    ]
+    assert [r.return_value for r in replay_all(Trace.from_jsonl(second.to_jsonl()))] == [
+        ["moved 1", "moved 2"],
+        "CapabilityError",
+    ]
+
+
+def test_a_trace_keeps_the_returned_value_as_it_was() -> None:
+    sandbox = Sandbox(tools=[transfer])
+    result = sandbox.execute("return {paid: await transfer({amount: 5}), items: [1]}")
+    result.return_value["items"].append(threading.Lock())  # the caller's copy to change
+    result.return_value["paid"] = "changed"
+    [end] = [e for e in sandbox.trace.events if e["t"] == "end"]
+    assert end["result"]["return_value"] == {"paid": "moved 5", "items": [1]}
+    assert end["result"]["tool_calls"][0]["result"] == "moved 5"
+    assert replay(sandbox.trace).return_value == {"paid": "moved 5", "items": [1]}
+
+
+def _transfer_op(call_id: int, amount: int) -> dict[str, Any]:
+    return {"id": call_id, "kind": "call", "tool": "transfer", "args": f'{{"amount":{amount}}}'}
 
 
 def test_replay_is_exact_without_calling_tools_or_clocks() -> None:

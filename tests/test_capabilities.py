@@ -24,6 +24,7 @@ from corral.capabilities import (
     Decision,
     MethodCapability,
     Param,
+    _authorizer,
     capabilities_from_dict,
     constraint_from_json,
     constraint_from_spec,
@@ -772,6 +773,31 @@ def test_allowed_decision_has_no_error() -> None:
     decision = transfer_authorizer().authorize("get_x", {})
     raise_for(decision)
     assert value_error(decision.error) == "get_x allowed: get_*; there is no error to raise"
+
+
+def test_patterns_are_matched_once_per_tool_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    matched: list[str] = []
+
+    class Counted(MethodCapability):
+        def matches(self, method: str) -> bool:
+            matched.append(method)
+            return super().matches(method)
+
+    auth = Authorizer([Counted("get_*"), Counted("put", [amount <= 5])])
+    calls = [("get_a", {}), ("put", {"amount": 9}), ("get_a", {}), ("del", {}), ("put", {})]
+    assert [message(auth, method, params) for method, params in calls] == [
+        "get_a allowed: get_*",
+        "put denied: amount <= 5 failed (amount = 9)",
+        "get_a allowed: get_*",
+        "del denied: no capability matches 'del'",
+        "put denied: amount <= 5 failed (amount is missing)",
+    ]
+    assert matched == ["get_a", "get_a", "put", "put", "del", "del"]
+    # Names past the remembered ones are matched every time.
+    monkeypatch.setattr(_authorizer, "MATCHES_KEPT", 3)
+    matched.clear()
+    assert [message(auth, "get_b", {}) for _ in range(2)] == ["get_b allowed: get_*"] * 2
+    assert matched == ["get_b"] * 4
 
 
 @pytest.mark.needs_native("starts threads, which Pyodide cannot")

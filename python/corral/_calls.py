@@ -12,13 +12,14 @@ fifth of ``import corral`` in a fresh process).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from . import _json
 from .audit import now
@@ -150,12 +151,14 @@ class CallDispatcher:
         batch = _Batch()
         timers.add(ops)
         calls = self._check_all(ops, batch, deadline)
-        async_calls = [call for call in calls if self._is_async(call)]
+        sync_calls: list[_Pending] = []
+        async_calls: list[_Pending] = []
         for call in calls:
+            (async_calls if self._is_async(call) else sync_calls).append(call)
+        for call in sync_calls:
             if time.monotonic() >= deadline:
                 break  # the rest are recorded as cancelled, and the execution ends
-            if call not in async_calls:
-                self._invoke_sync(call, batch)
+            self._invoke_sync(call, batch)
         finished = not async_calls or run_coroutine(
             lambda: self._run_concurrently(async_calls, batch, deadline)
         )
@@ -337,11 +340,8 @@ class CallDispatcher:
             return False
 
     def _succeeded(self, call: _Pending, batch: _Batch, started: float, outcome: Any) -> None:
-        # Imported at the first result: its encoders pull in decimal, datetime and uuid.
-        from ._tool_result import encode_result
-
         try:
-            payload = encode_result(outcome)
+            payload = _encode_result()(outcome)
         except Exception as error:  # noqa: BLE001 - what a tool returns never escapes
             self._failed(call, batch, started, error)
             return
@@ -370,6 +370,15 @@ class CallDispatcher:
         batch.records[call.op.id] = _record(call, error=message, duration_ms=elapsed)
 
 
+@functools.cache
+def _encode_result() -> Callable[[Any], bytes]:
+    """:func:`corral._tool_result.encode_result`, imported at the first result (its encoders
+    pull in decimal, datetime and uuid), then kept (an import statement per call costs)."""
+    from ._tool_result import encode_result
+
+    return encode_result
+
+
 def _describe(error: BaseException) -> str:
     """``ExceptionType: message``, even when the exception's ``__str__`` itself fails."""
     try:
@@ -391,8 +400,18 @@ def _decode_arguments(args: bytes) -> tuple[Any, str | None]:
         )
 
 
+_STR: Final = frozenset({str})
+_SCALARS: Final = frozenset({str, int, bool, type(None)})  # floats are checked for finiteness
+
+
 def _plain_json(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is already exactly what JSON decoding would give (the common case)."""
+    kind = type(value)
+    if kind is dict and _STR.issuperset(map(type, value)):
+        if _SCALARS.issuperset(map(type, value.values())):
+            return True  # a flat object of plain values, the commonest result: all in C
+    elif kind is list and _SCALARS.issuperset(map(type, value)):
+        return True
     if value is None or isinstance(value, (str, bool, int)):
         return True
     if isinstance(value, float):

@@ -48,6 +48,9 @@ _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))
 _DIGITS_AS_ZERO = bytes.maketrans(b"0123456789E", b"0000000000e")
 _OVERFLOW_SIGNS = (b"e000", b"e+000", b"0" * 200)
 _ONE_BRACKET = bytes.maketrans(b"{}", b"[]")
+# A text that starts with one of these bytes (or is empty) may be UTF-16 or -32, or start with
+# a byte order mark: ``json.detect_encoding`` decides.
+_NOT_UTF8_FIRST = b"\x00\xef\xfe\xff"
 _QUICK_PASSES = 16  # deeper data is measured bracket by bracket
 
 
@@ -60,8 +63,15 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
         raise RecursionError(f"JSON nested deeper than {max_depth} levels")
     # Checking each float costs a Python call per number: only when one could overflow.
     shape = raw.translate(_DIGITS_AS_ZERO)
-    parse_float = _finite_float if any(sign in shape for sign in _OVERFLOW_SIGNS) else float
-    return json.loads(raw, parse_constant=_refuse_constant, parse_float=parse_float)
+    exponent, signed, digits = _OVERFLOW_SIGNS
+    careful = exponent in shape or signed in shape or digits in shape  # no generator: faster
+    decoder = _CAREFUL if careful else _DECODER
+    # As json.loads decodes bytes; UTF-8 unless the first two bytes say otherwise.
+    plain = raw[:1] not in _NOT_UTF8_FIRST and raw[1:2] != b"\x00"
+    text = raw.decode("utf-8" if plain else json.detect_encoding(raw), "surrogatepass")
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return decoder.decode(text)
 
 
 def too_deep(raw: bytes, max_depth: int = MAX_DEPTH) -> bool:
@@ -80,6 +90,11 @@ def _finite_float(text: str) -> float:
             f"{text} is too large for a JSON number here (the largest is about 1.8e308)"
         )
     return value
+
+
+# Made once: ``json.loads`` with any option builds a new decoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_CAREFUL = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
 
 
 def _depth(raw: bytes) -> int:

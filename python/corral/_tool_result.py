@@ -63,8 +63,12 @@ def encode_result(value: Any) -> bytes:
     return data
 
 
+_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""Made once: ``json.dumps`` with any option builds a new encoder on every call."""
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def _shallow(value: Any) -> bool:
@@ -73,6 +77,8 @@ def _shallow(value: Any) -> bool:
     in C once per level (which, under Pyodide, can exhaust the JavaScript stack before Python
     notices: fatal to the interpreter). Anything else goes through :func:`_convert`, which
     refuses values nested too deeply or holding themselves."""
+    if type(value) in _FLAT and _SCALARS.issuperset(map(type, _items(value))):
+        return True  # the common case, a flat dict or list of plain values: all in C
     level = [value]
     seen: set[int] = set()
     for _ in range(_json.MAX_DEPTH + 1):
@@ -88,6 +94,14 @@ def _shallow(value: Any) -> bool:
         # ... and the items inside them, the next level.
         level = [*chain.from_iterable(sequences), *chain.from_iterable(map(dict.values, mappings))]
     return False
+
+
+_FLAT: Final = frozenset({dict, list, tuple})
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def _items(value: dict[Any, Any] | list[Any] | tuple[Any, ...]) -> Any:
+    return value.values() if type(value) is dict else value
 
 
 def _plain_dumps(value: Any) -> str | None:

@@ -100,16 +100,33 @@ class AuditLog:
 
     def record(self, entry: AuditRecord) -> AuditRecord:
         """Keep ``entry`` (redacting its parameters) and write it to the sink."""
-        if entry.kind == "tool_call" and self._redact is not None and entry.method is not None:
-            entry = _replace_params(entry, self._redact(entry.method, entry.params))
+        return self._keep([entry])[0]
+
+    def record_all(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
+        """:meth:`record` each of ``entries`` in order, taking the lock and flushing the sink
+        once for all of them (a batch of tool calls). A subclass that overrides :meth:`record`
+        gets each entry through it."""
+        if type(self).record is not AuditLog.record:
+            return [self.record(entry) for entry in entries]
+        return self._keep(entries)
+
+    def _keep(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
+        kept = [self._redacted(entry) for entry in entries]
         with self._lock:
-            self._entries.append(entry)
+            self._entries.extend(kept)
             if self._sink is not None:
-                self._sink.write(entry.to_json() + "\n")
+                self._sink.write("".join(entry.to_json() + "\n" for entry in kept))
                 self._sink.flush()
             listeners = list(self._listeners)
-        for listener in listeners:
-            listener(entry)
+        if listeners:
+            for entry in kept:
+                for listener in listeners:
+                    listener(entry)
+        return kept
+
+    def _redacted(self, entry: AuditRecord) -> AuditRecord:
+        if entry.kind == "tool_call" and self._redact is not None and entry.method is not None:
+            return _replace_params(entry, self._redact(entry.method, entry.params))
         return entry
 
     def subscribe(self, listener: Callable[[AuditRecord], object]) -> None:

@@ -70,14 +70,18 @@ class SandboxClosedError(ValueError):
         )
 
 
+_HEADER = json.JSONEncoder(separators=(",", ":"))
+"""Made once: ``json.dumps`` with any option builds a new encoder on every call."""
+
+
 def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes:
     """Frame ``header``; each ``blobs`` entry goes into the blob and its range into the header."""
     blob = bytearray()
     for key, data in (blobs or {}).items():
         header[key] = [len(blob), len(data)]
         blob += data
-    head = json.dumps(header, separators=(",", ":")).encode()
-    return struct.pack("<I", len(head)) + head + bytes(blob)
+    head = _HEADER.encode(header).encode()
+    return struct.pack("<I", len(head)) + head + blob
 
 
 def decode_frame(frame: bytes) -> tuple[dict[str, Any], bytes]:
@@ -482,5 +486,5 @@ def _results_frame(results: list[OpResult]) -> bytes:
             kind = result.error_kind or CallErrorKind.TOOL
             item["error"] = {"kind": kind, "message": result.error or ""}
         items.append(item)
-    head = json.dumps({"results": items}, separators=(",", ":")).encode()
-    return struct.pack("<I", len(head)) + head + bytes(blob)
+    head = _HEADER.encode({"results": items}).encode()
+    return struct.pack("<I", len(head)) + head + blob

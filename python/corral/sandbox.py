@@ -358,8 +358,8 @@ class Sandbox:
         self, current: _Run, ops: list[HostOp], answer: Any, records: list[ToolCall]
     ) -> Any:
         current.records.extend(records)
-        for call in records:
-            self._log.record(_call_entry(self.id, current.execution_id, call))
+        if records:
+            self._log.record_all([_call_entry(self.id, current.execution_id, c) for c in records])
         if self._recorder:
             self._recorder.ops(ops)
             self._recorder.answer(answer)
@@ -369,7 +369,7 @@ class Sandbox:
         duration = (time.perf_counter() - current.started) * 1000
         result = _result(raw, current.records, duration)
         if self._recorder:
-            self._recorder.end(result.to_dict())
+            self._recorder.end(result)
         detail = {"exit_code": result.exit_code, "error_kind": result.error_kind}
         self._audit(
             "execution_end",

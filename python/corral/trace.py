@@ -12,6 +12,8 @@ names the first difference.
 from __future__ import annotations
 
 import base64
+import copy
+import dataclasses
 import json
 import random
 from collections.abc import Callable, Iterable
@@ -21,7 +23,7 @@ from typing import Any
 
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import CallErrorKind, Cancel, HostOp, OpResult
-from .results import ErrorKind
+from .results import ErrorKind, ExecutionResult
 
 __all__ = [
     "Cursor",
@@ -158,14 +160,38 @@ def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
 
 
 class Recorder:
-    """Appends the events of a live sandbox to its :class:`Trace`."""
+    """Appends the events of a live sandbox to its :class:`Trace`.
+
+    A batch of calls and its answer are kept as the (immutable) objects the sandbox has, and
+    made trace JSON only when :attr:`trace` is read: recording costs a tool call nothing more
+    than a reference.
+    """
 
     def __init__(self, config: dict[str, Any], entropy: Entropy) -> None:
-        self.trace = Trace([{"t": "sandbox", "v": TRACE_VERSION, **config}])
+        self._trace = Trace([{"t": "sandbox", "v": TRACE_VERSION, **config}])
         self._entropy = entropy
+        self._encoded = 1  # the events before this one are trace JSON
+
+    @property
+    def trace(self) -> Trace:
+        """The trace so far (the events recorded since the last read are encoded now)."""
+        events = self._trace.events
+        for index in range(self._encoded, len(events)):
+            event = events[index]
+            if event["t"] == "ops":
+                events[index] = {"t": "ops", "ops": encode_ops(event["ops"])}
+            elif event["t"] == "answer" and "raw" in event:
+                events[index] = encode_answer(event["raw"])
+            elif event["t"] == "end" and "raw" in event:
+                # Not the result's value now: the one copied when it was recorded.
+                result = dataclasses.replace(event["raw"], return_value=None).to_dict()
+                result["return_value"] = event["value"]
+                events[index] = {"t": "end", "result": result}
+        self._encoded = len(events)
+        return self._trace
 
     def _add(self, event: dict[str, Any]) -> None:
-        self.trace.events.append(event)
+        self._trace.events.append(event)
 
     def shim(self) -> WasiShim:
         """A WASI shim for a new guest instance whose clock and randomness are recorded."""
@@ -203,15 +229,17 @@ class Recorder:
 
     def ops(self, ops: list[HostOp]) -> None:
         """The guest issued a batch of host operations."""
-        self._add({"t": "ops", "ops": encode_ops(ops)})
+        self._add({"t": "ops", "ops": list(ops)})
 
     def answer(self, answer: list[OpResult] | Cancel) -> None:
         """The host answered the last batch."""
-        self._add(encode_answer(answer))
+        self._add({"t": "answer", "raw": answer if isinstance(answer, Cancel) else list(answer)})
 
-    def end(self, result: dict[str, Any]) -> None:
-        """The execution ended with ``result`` (an ``ExecutionResult`` as a dict)."""
-        self._add({"t": "end", "result": result})
+    def end(self, result: ExecutionResult) -> None:
+        """The execution ended with ``result``. Its returned value is copied now (the caller
+        may change it); the rest is immutable, or shared with the trace as it always was (the
+        calls' parameters and results), so the dict of it is made when the trace is read."""
+        self._add({"t": "end", "raw": result, "value": copy.deepcopy(result.return_value)})
 
 
 class Cursor:

@@ -167,6 +167,11 @@ class Authorizer:
             _Budget(f"max_calls={cap.max_calls} for {cap.method_pattern!r}", cap.max_calls)
             for cap in self._capabilities
         ]
+        # Worked out once, not per call: what each capability says when it allows a call,
+        # and which capabilities match each tool name called so far (capabilities are
+        # immutable, and a sandbox calls the same few tools over and over).
+        self._descriptions = [cap.describe() for cap in self._capabilities]
+        self._matching: dict[str, tuple[int, ...]] = {}
         self._sandbox = _sandbox_budget(max_calls)
         self._tools = _tool_budgets(max_calls_per_tool)
         self._execution = _execution_budget(None)
@@ -262,7 +267,7 @@ class Authorizer:
         problem = _request_problem(method, params)
         if problem is not None:
             return Decision(False, problem, None, method), None
-        matching = [i for i, cap in enumerate(self._capabilities) if cap.matches(method)]
+        matching = self._matching_indices(method)
         if not matching:
             return Decision(False, f"no capability matches {method!r}", None, method), None
         shared = self._shared_denial(method)
@@ -274,11 +279,26 @@ class Authorizer:
             reason = self._denial_reason(index, params)
             if reason is None:
                 allowed = Decision(
-                    True, capability.describe(), capability, method, capability.requires_approval
+                    True,
+                    self._descriptions[index],
+                    capability,
+                    method,
+                    capability.requires_approval,
                 )
                 return allowed, index
             denials.append(Decision(False, reason, capability, method))
         return denials[0], None
+
+    def _matching_indices(self, method: str) -> tuple[int, ...]:
+        """The indices of the capabilities whose pattern matches ``method`` (a valid name),
+        remembered for up to :data:`MATCHES_KEPT` names."""
+        matching = self._matching.get(method)
+        if matching is None:
+            caps = self._capabilities
+            matching = tuple(i for i, cap in enumerate(caps) if cap.matches(method))
+            if len(self._matching) < MATCHES_KEPT:
+                self._matching[method] = matching
+        return matching
 
     def _shared_denial(self, method: str) -> str | None:
         """Why the sandbox, tool or execution budget denies any call of ``method``, or None."""
@@ -299,6 +319,10 @@ class Authorizer:
         except Exception as error:  # noqa: BLE001 - any surprise while checking must deny
             kind = type(error).__name__
             return f"{capability.constraints.describe()} failed (error while checking: {kind})"
+
+
+MATCHES_KEPT = 4096
+"""How many tool names an :class:`Authorizer` remembers the matching capabilities of."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -34,7 +34,11 @@ class ConstraintSet:
 
     def check(self, params: Mapping[str, Any]) -> str | None:
         """None if every constraint holds, else the first failing one's message."""
-        return next((m for m in (c.check(params) for c in self.constraints) if m), None)
+        for constraint in self.constraints:  # a loop, not generators: run for every call
+            message = constraint.check(params)
+            if message:
+                return message
+        return None
 
     def is_empty(self) -> bool:
         """Whether there are no constraints."""
