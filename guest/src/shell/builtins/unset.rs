@@ -39,7 +39,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 let result = if sub == "@" || sub == "*" {
                     ctx.sh.state.borrow_mut().unset(array)
                 } else {
-                    match ctx.sh.key_for(array, sub) {
+                    match ctx.sh.element_key(array, sub, &ctx.fds).await {
                         Ok(key) => ctx.sh.state.borrow_mut().unset_element(array, &key),
                         Err(message) => Err(message),
                     }

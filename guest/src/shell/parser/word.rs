@@ -69,6 +69,33 @@ pub fn parse_heredoc_body(chars: &[char], line: usize, depth: usize) -> Result<W
     })
 }
 
+/// A subscript given as text at run time (`unset 'a[$k]'`, `declare -n r='A["k"]'`,
+/// `${!ref}`): quotes, backslashes, `$` expansions and backquotes as in a word, blanks kept.
+pub fn parse_subscript(text: &str) -> Result<Word, ParseError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut lex = Lexer::new(&chars, 0, 0, 0);
+    let mut parts = Parts::default();
+    while let Some(c) = lex.peek() {
+        match c {
+            '\\' => lex.read_unquoted_backslash(&mut parts),
+            '\'' => {
+                let text = lex.read_single_quoted()?;
+                parts.quoted(&text);
+            }
+            '"' => parts.push(WordPart::DoubleQuoted(lex.read_double_quoted()?)),
+            '$' => lex.read_dollar(&mut parts, false)?,
+            '`' => parts.push(lex.read_backquote(false)?),
+            _ => {
+                lex.bump();
+                parts.literal(c);
+            }
+        }
+    }
+    Ok(Word {
+        parts: parts.finish(),
+    })
+}
+
 /// The special parameter a character names.
 pub fn special_param(c: char) -> Option<SpecialParam> {
     Some(match c {

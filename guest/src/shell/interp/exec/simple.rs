@@ -34,6 +34,15 @@ impl ArgValue {
             ArgValue::Assign(a) => a.text(),
         }
     }
+
+    /// What `$_` becomes when this is a command's last argument (an array assignment
+    /// leaves just the name, as in bash).
+    fn last_arg(&self) -> String {
+        match self {
+            ArgValue::Assign(a) if matches!(a.value, AssignVal::Array(_)) => a.name.clone(),
+            arg => arg.text(),
+        }
+    }
 }
 
 /// An expanded assignment.
@@ -141,7 +150,11 @@ impl Sh {
                     Err(e) => return self.expand_failed(e, &fds, 1).await,
                 };
                 self.trace(std::slice::from_ref(&t), &args, &fds).await;
-                if let Err(message) = self.apply_assignment(&t, Scope::Normal) {
+                let applied = match self.through_nameref(t, &fds).await {
+                    Ok(t) => self.apply_assignment(&t, Scope::Normal),
+                    Err(message) => Err(message),
+                };
+                if let Err(message) = applied {
                     self.report(&fds, &message).await;
                     // A failed assignment is a failed command for `set -e`, which bash
                     // checks before it abandons the line.
@@ -153,6 +166,7 @@ impl Sh {
                 }
             }
             let status = self.state.borrow().subst_status.unwrap_or(0);
+            self.state.borrow_mut().set_last_arg("");
             return match self.redirect(&command.redirects, fds).await {
                 Ok(_) => Flow::Normal(status),
                 Err(flow) => flow,
@@ -167,7 +181,10 @@ impl Sh {
             Ok(fds) => fds,
             Err(flow) => return flow,
         };
-        self.dispatch_with(args, temps, fds, true).await
+        let last = args.last().map(ArgValue::last_arg).unwrap_or_default();
+        let flow = self.dispatch_with(args, temps, fds, true).await;
+        self.state.borrow_mut().set_last_arg(&last);
+        flow
     }
 
     /// The command with its aliases expanded, as source text, if its name is an alias that
@@ -346,6 +363,26 @@ impl Sh {
             index,
             append: a.append,
             value,
+        })
+    }
+
+    /// An assignment to a name reference that refers to an array element
+    /// (`declare -n r='A[$k]'; r=v`), made an assignment to that element, its subscript
+    /// expanded now; a subscript or a list cannot be assigned through such a reference.
+    async fn through_nameref(&self, a: AssignArg, fds: &Fds) -> Result<AssignArg, String> {
+        let target = self.state.borrow().nameref_element_text(&a.name);
+        let Some((base, text)) = target else {
+            return Ok(a);
+        };
+        if a.index.is_some() || matches!(a.value, AssignVal::Array(_)) || text == "@" || text == "*"
+        {
+            return Err(format!("`{base}[{text}]': not a valid identifier"));
+        }
+        let key = self.element_key(&base, &text, fds).await?;
+        Ok(AssignArg {
+            name: base,
+            index: Some(key.text()),
+            ..a
         })
     }
 

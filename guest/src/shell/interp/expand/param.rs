@@ -12,7 +12,7 @@ use crate::shell::interp::io::Fds;
 use crate::shell::interp::quote;
 use crate::shell::interp::state::{is_name, Key, State, Value};
 use crate::shell::interp::Sh;
-use crate::shell::parser::word::parse_heredoc_body;
+use crate::shell::parser::word::{parse_heredoc_body, parse_subscript};
 
 /// The value of a parameter while operators apply to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,9 +126,12 @@ impl Sh {
                     let items = s().var(&array).map(|v| v.elements()).unwrap_or_default();
                     return Ok((PVal::List { items, star }, Base::Other, name.clone()));
                 }
-                let element = s().nameref_element(name);
+                let element = s().nameref_element_text(name);
                 let value = match element {
-                    Some((base, key)) => s().element(&base, &key),
+                    Some((base, text)) => {
+                        let key = self.key_from_text(&base, &text, fds).await?;
+                        s().element(&base, &key)
+                    }
                     None => s().get(name),
                 };
                 let value = value.map_or(PVal::Unset, PVal::Str);
@@ -232,6 +235,24 @@ impl Sh {
             return Ok(Key::Assoc(text));
         }
         Ok(Key::Index(self.arith_text(&text)?))
+    }
+
+    /// Resolves a subscript given as text at run time (`unset 'A[$k]'`, `printf -v`, a name
+    /// reference, `${!ref}`): expanded as the subscript of `${name[...]}` would be.
+    pub async fn key_from_text(&self, name: &str, text: &str, fds: &Fds) -> Expanded<Key> {
+        let word = parse_subscript(text)
+            .map_err(|_| ExpandError::Discard(format!("{name}[{text}]: bad substitution")))?;
+        self.subscript(name, &word, fds).await
+    }
+
+    /// [`Sh::key_from_text`] for builtins, which report a failure and go on.
+    pub async fn element_key(&self, name: &str, text: &str, fds: &Fds) -> Result<Key, String> {
+        self.key_from_text(name, text, fds)
+            .await
+            .map_err(|e| match e {
+                ExpandError::Exit(m) | ExpandError::Discard(m) | ExpandError::Failed(m) => m,
+                ExpandError::Flow(_) => format!("{name}[{text}]: interrupted"),
+            })
     }
 
     fn unbound(&self, shown: &str) -> ExpandError {
@@ -765,7 +786,7 @@ fn parse_param(text: &str) -> Option<Param> {
         let index = match sub {
             "@" => Subscript::All,
             "*" => Subscript::Star,
-            s => Subscript::Index(Word::literal(s)),
+            s => Subscript::Index(parse_subscript(s).ok()?),
         };
         return Some(Param::Element {
             name: name.into(),
