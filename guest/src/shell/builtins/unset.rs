@@ -61,7 +61,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     .status();
                 continue;
             }
-            let is_var = ctx.sh.state.borrow().var(name).is_some();
+            let is_var = ctx.sh.state.borrow().raw_var(name).is_some();
             if !is_var && !variables {
                 ctx.sh.state.borrow_mut().funcs.remove(name);
                 continue;

@@ -536,7 +536,8 @@ impl State {
     /// Whether the name references from `name` go round in a loop (`declare -n a=b b=a`):
     /// bash then reads nothing and refuses to assign.
     pub fn is_circular(&self, name: &str) -> bool {
-        self.reference_target(&self.resolve(name)).is_some()
+        self.reference_target(name).is_some()
+            && self.reference_target(&self.resolve(name)).is_some()
     }
 
     /// The array and subscript text a name reference to an element (`declare -n r='a[2]'`,
@@ -582,6 +583,10 @@ impl State {
 
     /// The variable `name` as the current scope sees it.
     pub fn var(&self, name: &str) -> Option<&Var> {
+        let var = self.raw_var(name)?;
+        if !var.attrs.nameref {
+            return Some(var);
+        }
         let end = self.resolve(name);
         if self.reference_target(&end).is_some() {
             return None;
@@ -1147,7 +1152,8 @@ pub struct ArithEnv<'a> {
 impl ArithEnv<'_> {
     fn key(&self, name: &str, index: ArrayIndex<'_>) -> Key {
         match index {
-            ArrayIndex::Key(k) => Key::Assoc(k.to_string()),
+            // `(( A['k'] ))`: quotes around a key are removed, as bash does.
+            ArrayIndex::Key(k) => Key::Assoc(k.replace(['\'', '"'], "")),
             ArrayIndex::Int(i) if self.state.is_assoc(name) => Key::Assoc(i.to_string()),
             ArrayIndex::Int(i) => Key::Index(i),
         }

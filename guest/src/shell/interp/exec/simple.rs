@@ -277,7 +277,13 @@ impl Sh {
         let mut failure = None;
         for a in assignments {
             match self.expand_assignment(a, fds).await {
-                Ok(t) => {
+                Ok(mut t) => {
+                    // `A+=x cmd`: the command sees the old value with `x` appended.
+                    if let (true, None, AssignVal::Scalar(v)) = (t.append, &t.index, &mut t.value) {
+                        let old = self.state.borrow().get(&t.name).unwrap_or_default();
+                        v.insert_str(0, &old);
+                        t.append = false;
+                    }
                     if let Some(frame) = self.state.borrow_mut().frames.get_mut(depth - 1) {
                         frame.insert(t.name.clone(), temp_var(&t));
                     }
@@ -425,6 +431,9 @@ impl Sh {
                 "{}[{index}]: cannot assign list to array member",
                 a.name
             )),
+            (None, AssignVal::Array(items)) if self.subscripts_read_variables(a, items) => {
+                self.assign_one_by_one(a, items)
+            }
             (None, AssignVal::Array(items)) => {
                 let mut elements = Vec::new();
                 for (k, v) in items {
@@ -439,6 +448,53 @@ impl Sh {
                     .assign_array(&a.name, elements, a.append)
             }
         }
+    }
+
+    /// Whether an indexed array's list has a subscript that is not a number
+    /// (`a=([0]=5 [a[0]]=x)`): it may read the elements stored before it.
+    fn subscripts_read_variables(&self, a: &AssignArg, items: &[(Option<String>, String)]) -> bool {
+        let numeric = |k: &str| k.trim().parse::<i64>().is_ok();
+        !self.state.borrow().is_assoc(&a.name)
+            && items
+                .iter()
+                .any(|(k, _)| k.as_deref().is_some_and(|k| !numeric(k)))
+    }
+
+    /// `a=(...)` stored element by element, as bash does, so that each subscript is worked
+    /// out with the elements before it in place.
+    fn assign_one_by_one(
+        &self,
+        a: &AssignArg,
+        items: &[(Option<String>, String)],
+    ) -> Result<(), String> {
+        self.state
+            .borrow_mut()
+            .assign_array(&a.name, Vec::new(), a.append)?;
+        let last = match self
+            .state
+            .borrow()
+            .var(&a.name)
+            .and_then(|v| v.value.as_ref())
+        {
+            Some(Value::Indexed(map)) => map.keys().next_back().copied(),
+            _ => None,
+        };
+        let mut next = last.map_or(0, |i| i + 1);
+        for (k, v) in items {
+            let index = match k {
+                Some(k) => match self.key_for(&a.name, k)? {
+                    Key::Index(i) => i,
+                    Key::Assoc(_) => next,
+                },
+                None => next,
+            };
+            let element = vec![(Some(Key::Index(index)), v.clone())];
+            self.state
+                .borrow_mut()
+                .assign_array(&a.name, element, true)?;
+            next = index + 1;
+        }
+        Ok(())
     }
 
     /// Runs expanded arguments: a function, a builtin, an applet or a script.
@@ -637,7 +693,8 @@ impl Sh {
         let (env, cwd) = {
             let s = self.state.borrow();
             let mut env = s.environment();
-            for t in temps {
+            // `a[0]=x cmd` puts nothing in the command's environment (bash).
+            for t in temps.iter().filter(|t| t.index.is_none()) {
                 env.insert(t.name.clone(), t.scalar());
             }
             (env, s.cwd.clone())
