@@ -61,7 +61,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let result = match name.split_once('[') {
             Some((base, rest)) => {
                 let index = rest.trim_end_matches(']');
-                match ctx.sh.key_for(base, index) {
+                match ctx.sh.element_key(base, index, &ctx.fds).await {
                     Ok(key) => ctx
                         .sh
                         .state

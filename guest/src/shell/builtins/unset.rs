@@ -39,7 +39,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 let result = if sub == "@" || sub == "*" {
                     ctx.sh.state.borrow_mut().unset(array)
                 } else {
-                    match ctx.sh.key_for(array, sub) {
+                    match ctx.sh.element_key(array, sub, &ctx.fds).await {
                         Ok(key) => ctx.sh.state.borrow_mut().unset_element(array, &key),
                         Err(message) => Err(message),
                     }
@@ -61,7 +61,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     .status();
                 continue;
             }
-            let is_var = ctx.sh.state.borrow().var(name).is_some();
+            let is_var = ctx.sh.state.borrow().raw_var(name).is_some();
             if !is_var && !variables {
                 ctx.sh.state.borrow_mut().funcs.remove(name);
                 continue;

@@ -449,6 +449,7 @@ impl State {
             ("EUID", "1000"),
             ("PPID", "999"),
             ("OPTIND", "1"),
+            ("_", "/bin/bash"),
         ];
         for (name, value) in plain {
             self.put_global(name, value, false);
@@ -487,6 +488,21 @@ impl State {
         );
     }
 
+    /// Sets `$_`, the last argument of the previous simple command (in place: this runs
+    /// after every command).
+    pub fn set_last_arg(&mut self, arg: &str) {
+        match self.globals.get_mut("_") {
+            Some(Var {
+                value: Some(Value::Str(s)),
+                ..
+            }) => {
+                s.clear();
+                s.push_str(arg);
+            }
+            _ => self.put_global("_", arg, false),
+        }
+    }
+
     /// Forgets variables, functions and options; back to `/workspace`.
     pub fn reset(&mut self) {
         let fresh = State::new(Rc::clone(&self.clock));
@@ -498,31 +514,51 @@ impl State {
     pub fn resolve<'a>(&self, name: &'a str) -> Cow<'a, str> {
         let mut name = Cow::Borrowed(name);
         for _ in 0..MAX_NAMEREF_HOPS {
-            match self.raw_var(&name) {
-                Some(Var {
-                    value: Some(Value::Str(target)),
-                    attrs,
-                }) if attrs.nameref && is_name(target) && *target != *name => {
-                    name = Cow::Owned(target.clone());
-                }
-                _ => break,
+            match self.reference_target(&name) {
+                Some(target) => name = Cow::Owned(target.to_string()),
+                None => break,
             }
         }
         name
     }
 
-    /// Where `name` leads when a name reference ends at an array element
-    /// (`declare -n r='a[2]'`): the array and its key, worked out now (an index may name a
-    /// variable that holds it).
-    pub fn nameref_element(&self, name: &str) -> Option<(String, Key)> {
+    /// The name the name reference `name` refers to, when that is another variable's name.
+    fn reference_target(&self, name: &str) -> Option<&str> {
+        match self.raw_var(name) {
+            Some(Var {
+                value: Some(Value::Str(target)),
+                attrs,
+            }) if attrs.nameref && is_name(target) && target != name => Some(target),
+            _ => None,
+        }
+    }
+
+    /// Whether the name references from `name` go round in a loop (`declare -n a=b b=a`):
+    /// bash then reads nothing and refuses to assign.
+    pub fn is_circular(&self, name: &str) -> bool {
+        self.reference_target(name).is_some()
+            && self.reference_target(&self.resolve(name)).is_some()
+    }
+
+    /// The array and subscript text a name reference to an element (`declare -n r='a[2]'`,
+    /// `'A[$k]'`) names, the subscript not yet expanded.
+    pub fn nameref_element_text(&self, name: &str) -> Option<(String, String)> {
         let end = self.resolve(name);
         let var = self.raw_var(&end).filter(|v| v.attrs.nameref)?;
         let Some(Value::Str(target)) = &var.value else {
             return None;
         };
         let (base, key) = split_element(target)?;
-        let key = if self.is_assoc(base) {
-            Key::Assoc(key.to_string())
+        Some((base.to_string(), key.to_string()))
+    }
+
+    /// Where `name` leads when a name reference ends at an array element, for writers that
+    /// cannot expand (the subscript is taken literally: a number, a variable holding one, or
+    /// a key, quotes removed); the shell itself expands it first (`Sh::key_from_text`).
+    pub fn nameref_element(&self, name: &str) -> Option<(String, Key)> {
+        let (base, key) = self.nameref_element_text(name)?;
+        let key = if self.is_assoc(&base) {
+            Key::Assoc(key.trim_matches(|c| c == '"' || c == '\'').to_string())
         } else {
             let text = key.trim();
             let index = text
@@ -532,7 +568,7 @@ impl State {
                 .unwrap_or(0);
             Key::Index(index)
         };
-        Some((base.to_string(), key))
+        Some((base, key))
     }
 
     /// The variable called `name` itself (a name reference is not followed).
@@ -547,7 +583,15 @@ impl State {
 
     /// The variable `name` as the current scope sees it.
     pub fn var(&self, name: &str) -> Option<&Var> {
-        self.raw_var(&self.resolve(name))
+        let var = self.raw_var(name)?;
+        if !var.attrs.nameref {
+            return Some(var);
+        }
+        let end = self.resolve(name);
+        if self.reference_target(&end).is_some() {
+            return None;
+        }
+        self.raw_var(&end)
     }
 
     /// The variable `name`, mutable, where the current scope sees it.
@@ -725,6 +769,9 @@ impl State {
 
     /// `name=value` (or `name+=value`): sets the scalar, or element 0 of an array.
     pub fn assign(&mut self, name: &str, value: String, append: bool) -> Result<(), String> {
+        if self.is_circular(name) {
+            return Err(format!("warning: {name}: circular name reference"));
+        }
         if let Some((base, key)) = self.nameref_element(name) {
             return self.assign_element(&base, key, value, append);
         }
@@ -946,6 +993,9 @@ impl State {
     /// `unset name`: removes it from the innermost scope that has it (a local of the running
     /// function stays declared, unset).
     pub fn unset(&mut self, name: &str) -> Result<(), String> {
+        if self.is_circular(name) {
+            return self.unset_exact(name);
+        }
         if let Some((base, key)) = self.nameref_element(name) {
             return self.unset_element(&base, &key);
         }
@@ -990,7 +1040,11 @@ impl State {
             }
             (Some(Value::Indexed(map)), Key::Index(i)) => {
                 let i = if *i < 0 {
-                    map.keys().next_back().map_or(0, |k| k + 1) + i
+                    let end = map.keys().next_back().map_or(0, |k| k + 1);
+                    if end + i < 0 {
+                        return Err(format!("[{i}]: bad array subscript"));
+                    }
+                    end + i
                 } else {
                     *i
                 };
@@ -1098,7 +1152,8 @@ pub struct ArithEnv<'a> {
 impl ArithEnv<'_> {
     fn key(&self, name: &str, index: ArrayIndex<'_>) -> Key {
         match index {
-            ArrayIndex::Key(k) => Key::Assoc(k.to_string()),
+            // `(( A['k'] ))`: quotes around a key are removed, as bash does.
+            ArrayIndex::Key(k) => Key::Assoc(k.replace(['\'', '"'], "")),
             ArrayIndex::Int(i) if self.state.is_assoc(name) => Key::Assoc(i.to_string()),
             ArrayIndex::Int(i) => Key::Index(i),
         }

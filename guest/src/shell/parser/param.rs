@@ -327,11 +327,14 @@ impl Lexer<'_> {
         let open = if close == '}' { '{' } else { '[' };
         let mut parts = Parts::default();
         let mut depth = 0usize;
+        // `${s: x ? 1 : 2 : 1}`: a `:` that closes a `?` belongs to the offset's arithmetic.
+        let mut ternaries = 0usize;
         loop {
             let Some(c) = self.peek() else {
                 return Err(self.eof_error(&close.to_string()));
             };
-            if depth == 0 && (c == close || Some(c) == operand.stop) {
+            let stops = Some(c) == operand.stop && !(c == ':' && ternaries > 0);
+            if depth == 0 && (c == close || stops) {
                 return Ok(Word {
                     parts: parts.finish(),
                 });
@@ -359,6 +362,10 @@ impl Lexer<'_> {
                         depth += 1;
                     } else if c == close {
                         depth -= 1;
+                    } else if c == '?' && operand.stop == Some(':') {
+                        ternaries += 1;
+                    } else if c == ':' {
+                        ternaries = ternaries.saturating_sub(1);
                     }
                     self.bump();
                     parts.literal(c);

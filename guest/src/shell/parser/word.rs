@@ -37,6 +37,11 @@ impl Parts {
         }
     }
 
+    /// Whether what was collected is a variable's name and nothing else.
+    fn is_name(&self) -> bool {
+        matches!(self.0.as_slice(), [WordPart::Literal(text)] if is_name(text))
+    }
+
     /// Whether nothing was collected.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -66,6 +71,33 @@ pub fn parse_heredoc_body(chars: &[char], line: usize, depth: usize) -> Result<W
     }
     Ok(Word {
         parts: vec![WordPart::DoubleQuoted(parts.finish())],
+    })
+}
+
+/// A subscript given as text at run time (`unset 'a[$k]'`, `declare -n r='A["k"]'`,
+/// `${!ref}`): quotes, backslashes, `$` expansions and backquotes as in a word, blanks kept.
+pub fn parse_subscript(text: &str) -> Result<Word, ParseError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut lex = Lexer::new(&chars, 0, 0, 0);
+    let mut parts = Parts::default();
+    while let Some(c) = lex.peek() {
+        match c {
+            '\\' => lex.read_unquoted_backslash(&mut parts),
+            '\'' => {
+                let text = lex.read_single_quoted()?;
+                parts.quoted(&text);
+            }
+            '"' => parts.push(WordPart::DoubleQuoted(lex.read_double_quoted()?)),
+            '$' => lex.read_dollar(&mut parts, false)?,
+            '`' => parts.push(lex.read_backquote(false)?),
+            _ => {
+                lex.bump();
+                parts.literal(c);
+            }
+        }
+    }
+    Ok(Word {
+        parts: parts.finish(),
     })
 }
 
@@ -109,8 +141,19 @@ impl Lexer<'_> {
     pub fn read_word(&mut self, regex: bool) -> Result<Vec<WordPart>, ParseError> {
         let mut parts = Parts::default();
         let mut parens = 0usize;
+        // `a[1 + 2]=x`: blanks inside the subscript of an assignment belong to the word.
+        let mut subscript_end = 0;
         while let Some(c) = self.peek() {
             match c {
+                '[' if !regex && subscript_end == 0 && parts.is_name() => {
+                    subscript_end = self.assignment_subscript_end().unwrap_or(0);
+                    self.bump();
+                    parts.literal(c);
+                }
+                ' ' | '\t' if self.pos < subscript_end => {
+                    self.bump();
+                    parts.literal(c);
+                }
                 '\\' => self.read_unquoted_backslash(&mut parts),
                 '\'' => {
                     let text = self.read_single_quoted()?;
@@ -147,6 +190,26 @@ impl Lexer<'_> {
             }
         }
         Ok(parts.finish())
+    }
+
+    /// Where the `]` closing the `[` at the cursor is, when it is directly followed by `=` or
+    /// `+=` on the same line (the subscript of an assignment word).
+    fn assignment_subscript_end(&self) -> Option<usize> {
+        let mut depth = 0usize;
+        for (i, &c) in self.src.iter().enumerate().skip(self.pos) {
+            match c {
+                '[' => depth += 1,
+                ']' if depth == 1 => {
+                    let rest = &self.src[i + 1..];
+                    let assigns = rest.first() == Some(&'=') || rest.starts_with(&['+', '=']);
+                    return assigns.then_some(i);
+                }
+                ']' => depth -= 1,
+                '\n' => return None,
+                _ => {}
+            }
+        }
+        None
     }
 
     /// An extended glob group such as `@(a|b)` or `!(*.txt)`: unquoted text up to the

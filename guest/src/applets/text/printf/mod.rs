@@ -8,6 +8,7 @@ pub mod number;
 
 use crate::applets::common::finish;
 use crate::applets::common::warn;
+use crate::applets::common::Zone;
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
 
@@ -16,7 +17,7 @@ use number::{format_float, format_int, parse_float, parse_int, Spec};
 /// The `printf` applet.
 pub const APPLET: Applet = Applet {
     name: "printf",
-    usage: "printf FORMAT [ARGUMENTS]...\n  Conversions: %s %b (escapes in the argument) %q (shell-quoted) %c %d %i %u %o %x %X\n  %f %e %E %g %G %%; %(FMT)T: the argument (seconds; -1 or none: now) as strftime FMT (UTC);\n  flags - + space 0 #; width and precision (or * from an argument).\n  Escapes in FORMAT: \\n \\t \\\\ \\a \\b \\e \\f \\r \\v \\NNN \\xHH \\uHHHH.\n  The format is reused until every argument is consumed; missing ones count as \"\" or 0.\n  'c or \"c as a number is the character's code. (printf -v VAR is a shell builtin job.)",
+    usage: "printf FORMAT [ARGUMENTS]...\n  Conversions: %s %b (escapes in the argument) %q (shell-quoted) %c %d %i %u %o %x %X\n  %f %e %E %g %G %%; %(FMT)T: the argument (seconds; -1 or none: now) as strftime FMT (in TZ);\n  flags - + space 0 #; width and precision (or * from an argument).\n  Escapes in FORMAT: \\n \\t \\\\ \\a \\b \\e \\f \\r \\v \\NNN \\xHH \\uHHHH.\n  The format is reused until every argument is consumed; missing ones count as \"\" or 0.\n  'c or \"c as a number is the character's code. (printf -v VAR is a shell builtin job.)",
     help: Help::First,
     run,
 };
@@ -52,6 +53,9 @@ async fn main(mut ctx: Ctx) -> i32 {
         .contains("%(")
         .then(|| ctx.host.now_ms().div_euclid(1000.0) as i64);
     let mut printer = Printer::new(rest, now.unwrap_or(0));
+    if now.is_some() {
+        printer.zone = Zone::from_tz(ctx.env.get("TZ").map(String::as_str));
+    }
     // Each pass over the format is written out before the next: the output of a long
     // argument list streams instead of piling up in memory.
     let mut more = true;
@@ -93,6 +97,8 @@ struct Printer<'a> {
     status: i32,
     /// The time `%(fmt)T` shows for `-1`, `-2` or no argument, in seconds since the epoch.
     now: i64,
+    /// The zone `%(fmt)T` shows times in (`TZ`'s).
+    zone: Zone,
 }
 
 impl<'a> Printer<'a> {
@@ -104,6 +110,7 @@ impl<'a> Printer<'a> {
             errors: Vec::new(),
             status: 0,
             now,
+            zone: Zone::utc(),
         }
     }
 
@@ -207,7 +214,7 @@ impl<'a> Printer<'a> {
     }
 
     /// `%(fmt)T` from `fmt`'s first byte: the argument (seconds since the epoch; `-1`, `-2` or
-    /// none: now) formatted by `strftime(fmt)` in UTC, `%X` for an empty `fmt`.
+    /// none: now) formatted by `strftime(fmt)` in the zone `TZ` names, `%X` for an empty `fmt`.
     fn time(&mut self, format: &[u8], start: usize, spec: &Spec) -> Option<(usize, Flow)> {
         let Some(length) = format[start..].windows(2).position(|w| w == b")T") else {
             self.errors
@@ -225,7 +232,7 @@ impl<'a> Printer<'a> {
             None | Some("" | "-1" | "-2") => self.now,
             Some(text) => self.int_arg(text),
         };
-        let text = crate::applets::common::strftime(&pattern, secs, 0);
+        let text = crate::applets::common::strftime_in(&pattern, secs, 0, &self.zone);
         self.pad_text(text.as_bytes(), spec);
         Some((start + length + 2, Flow::Go))
     }
@@ -271,10 +278,11 @@ impl<'a> Printer<'a> {
             }
             b'c' => {
                 let text = self.arg().unwrap_or("");
+                // An empty argument is the NUL character, as in bash.
                 let first = text
                     .as_bytes()
                     .first()
-                    .map_or(&[][..], std::slice::from_ref);
+                    .map_or(&[0][..], std::slice::from_ref);
                 let whole = Spec {
                     precision: None,
                     ..*spec

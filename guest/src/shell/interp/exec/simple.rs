@@ -34,6 +34,15 @@ impl ArgValue {
             ArgValue::Assign(a) => a.text(),
         }
     }
+
+    /// What `$_` becomes when this is a command's last argument (an array assignment
+    /// leaves just the name, as in bash).
+    fn last_arg(&self) -> String {
+        match self {
+            ArgValue::Assign(a) if matches!(a.value, AssignVal::Array(_)) => a.name.clone(),
+            arg => arg.text(),
+        }
+    }
 }
 
 /// An expanded assignment.
@@ -141,7 +150,11 @@ impl Sh {
                     Err(e) => return self.expand_failed(e, &fds, 1).await,
                 };
                 self.trace(std::slice::from_ref(&t), &args, &fds).await;
-                if let Err(message) = self.apply_assignment(&t, Scope::Normal) {
+                let applied = match self.through_nameref(t, &fds).await {
+                    Ok(t) => self.apply_assignment(&t, Scope::Normal),
+                    Err(message) => Err(message),
+                };
+                if let Err(message) = applied {
                     self.report(&fds, &message).await;
                     // A failed assignment is a failed command for `set -e`, which bash
                     // checks before it abandons the line.
@@ -153,6 +166,7 @@ impl Sh {
                 }
             }
             let status = self.state.borrow().subst_status.unwrap_or(0);
+            self.state.borrow_mut().set_last_arg("");
             return match self.redirect(&command.redirects, fds).await {
                 Ok(_) => Flow::Normal(status),
                 Err(flow) => flow,
@@ -167,7 +181,10 @@ impl Sh {
             Ok(fds) => fds,
             Err(flow) => return flow,
         };
-        self.dispatch_with(args, temps, fds, true).await
+        let last = args.last().map(ArgValue::last_arg).unwrap_or_default();
+        let flow = self.dispatch_with(args, temps, fds, true).await;
+        self.state.borrow_mut().set_last_arg(&last);
+        flow
     }
 
     /// The command with its aliases expanded, as source text, if its name is an alias that
@@ -260,7 +277,13 @@ impl Sh {
         let mut failure = None;
         for a in assignments {
             match self.expand_assignment(a, fds).await {
-                Ok(t) => {
+                Ok(mut t) => {
+                    // `A+=x cmd`: the command sees the old value with `x` appended.
+                    if let (true, None, AssignVal::Scalar(v)) = (t.append, &t.index, &mut t.value) {
+                        let old = self.state.borrow().get(&t.name).unwrap_or_default();
+                        v.insert_str(0, &old);
+                        t.append = false;
+                    }
                     if let Some(frame) = self.state.borrow_mut().frames.get_mut(depth - 1) {
                         frame.insert(t.name.clone(), temp_var(&t));
                     }
@@ -349,6 +372,26 @@ impl Sh {
         })
     }
 
+    /// An assignment to a name reference that refers to an array element
+    /// (`declare -n r='A[$k]'; r=v`), made an assignment to that element, its subscript
+    /// expanded now; a subscript or a list cannot be assigned through such a reference.
+    async fn through_nameref(&self, a: AssignArg, fds: &Fds) -> Result<AssignArg, String> {
+        let target = self.state.borrow().nameref_element_text(&a.name);
+        let Some((base, text)) = target else {
+            return Ok(a);
+        };
+        if a.index.is_some() || matches!(a.value, AssignVal::Array(_)) || text == "@" || text == "*"
+        {
+            return Err(format!("`{base}[{text}]': not a valid identifier"));
+        }
+        let key = self.element_key(&base, &text, fds).await?;
+        Ok(AssignArg {
+            name: base,
+            index: Some(key.text()),
+            ..a
+        })
+    }
+
     /// The key a subscript text names in array `name`.
     pub fn key_for(&self, name: &str, text: &str) -> Result<Key, String> {
         if self.state.borrow().is_assoc(name) {
@@ -388,6 +431,9 @@ impl Sh {
                 "{}[{index}]: cannot assign list to array member",
                 a.name
             )),
+            (None, AssignVal::Array(items)) if self.subscripts_read_variables(a, items) => {
+                self.assign_one_by_one(a, items)
+            }
             (None, AssignVal::Array(items)) => {
                 let mut elements = Vec::new();
                 for (k, v) in items {
@@ -402,6 +448,53 @@ impl Sh {
                     .assign_array(&a.name, elements, a.append)
             }
         }
+    }
+
+    /// Whether an indexed array's list has a subscript that is not a number
+    /// (`a=([0]=5 [a[0]]=x)`): it may read the elements stored before it.
+    fn subscripts_read_variables(&self, a: &AssignArg, items: &[(Option<String>, String)]) -> bool {
+        let numeric = |k: &str| k.trim().parse::<i64>().is_ok();
+        !self.state.borrow().is_assoc(&a.name)
+            && items
+                .iter()
+                .any(|(k, _)| k.as_deref().is_some_and(|k| !numeric(k)))
+    }
+
+    /// `a=(...)` stored element by element, as bash does, so that each subscript is worked
+    /// out with the elements before it in place.
+    fn assign_one_by_one(
+        &self,
+        a: &AssignArg,
+        items: &[(Option<String>, String)],
+    ) -> Result<(), String> {
+        self.state
+            .borrow_mut()
+            .assign_array(&a.name, Vec::new(), a.append)?;
+        let last = match self
+            .state
+            .borrow()
+            .var(&a.name)
+            .and_then(|v| v.value.as_ref())
+        {
+            Some(Value::Indexed(map)) => map.keys().next_back().copied(),
+            _ => None,
+        };
+        let mut next = last.map_or(0, |i| i + 1);
+        for (k, v) in items {
+            let index = match k {
+                Some(k) => match self.key_for(&a.name, k)? {
+                    Key::Index(i) => i,
+                    Key::Assoc(_) => next,
+                },
+                None => next,
+            };
+            let element = vec![(Some(Key::Index(index)), v.clone())];
+            self.state
+                .borrow_mut()
+                .assign_array(&a.name, element, true)?;
+            next = index + 1;
+        }
+        Ok(())
     }
 
     /// Runs expanded arguments: a function, a builtin, an applet or a script.
@@ -600,7 +693,8 @@ impl Sh {
         let (env, cwd) = {
             let s = self.state.borrow();
             let mut env = s.environment();
-            for t in temps {
+            // `a[0]=x cmd` puts nothing in the command's environment (bash).
+            for t in temps.iter().filter(|t| t.index.is_none()) {
                 env.insert(t.name.clone(), t.scalar());
             }
             (env, s.cwd.clone())

@@ -12,7 +12,7 @@ use crate::shell::interp::io::Fds;
 use crate::shell::interp::quote;
 use crate::shell::interp::state::{is_name, Key, State, Value};
 use crate::shell::interp::Sh;
-use crate::shell::parser::word::parse_heredoc_body;
+use crate::shell::parser::word::{parse_heredoc_body, parse_subscript};
 
 /// The value of a parameter while operators apply to it.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +43,8 @@ impl PVal {
 enum Base {
     Positional,
     Array(Vec<i64>),
+    /// An associative array: bash counts its elements from 1 when slicing.
+    Assoc,
     Other,
 }
 
@@ -83,6 +85,8 @@ impl Sh {
             _ => {}
         }
         let (mut value, mut base, mut shown) = self.lookup(&pe.param, fds).await?;
+        // What `:=` assigns and `@a` describes: the parameter named, after any indirection.
+        let mut param = pe.param.clone();
         if pe.indirect && self.nameref_target(&pe.param).is_some() {
             // `${!ref}` of a name reference is the name it refers to.
             value = self
@@ -95,15 +99,23 @@ impl Sh {
                 _ => String::new(),
             };
             if value == PVal::Unset {
+                // An array without element 0 (`declare -A A`) names nothing: `${!A}` is empty.
+                let exists = matches!(&pe.param, Param::Var(n) if self.state.borrow().is_set(n));
+                if exists {
+                    return self
+                        .apply(pe, &param, value, base, &shown, quoted, fds)
+                        .await;
+                }
                 return Err(ExpandError::Discard(format!(
                     "{shown}: invalid indirect expansion"
                 )));
             }
-            let param = parse_param(&target)
+            param = parse_param(&target)
                 .ok_or_else(|| ExpandError::Discard(format!("{target}: invalid variable name")))?;
             (value, base, shown) = self.lookup(&param, fds).await?;
         }
-        self.apply(pe, value, base, &shown, quoted, fds).await
+        self.apply(pe, &param, value, base, &shown, quoted, fds)
+            .await
     }
 
     /// The name a name reference refers to, if `param` is one.
@@ -121,14 +133,21 @@ impl Sh {
         let s = || self.state.borrow();
         Ok(match param {
             Param::Var(name) => {
+                if s().is_circular(name) {
+                    self.report(fds, &format!("warning: {name}: circular name reference"))
+                        .await;
+                }
                 let whole = s().nameref_whole_array(name);
                 if let Some((array, star)) = whole {
                     let items = s().var(&array).map(|v| v.elements()).unwrap_or_default();
                     return Ok((PVal::List { items, star }, Base::Other, name.clone()));
                 }
-                let element = s().nameref_element(name);
+                let element = s().nameref_element_text(name);
                 let value = match element {
-                    Some((base, key)) => s().element(&base, &key),
+                    Some((base, text)) => {
+                        let key = self.key_from_text(&base, &text, fds).await?;
+                        s().element(&base, &key)
+                    }
                     None => s().get(name),
                 };
                 let value = value.map_or(PVal::Unset, PVal::Str);
@@ -178,7 +197,7 @@ impl Sh {
                         matches!(var.and_then(|v| v.value.as_ref()), Some(Value::Assoc(_)));
                     let star = matches!(index, Subscript::Star);
                     let base = if is_assoc {
-                        Base::Other
+                        Base::Assoc
                     } else {
                         Base::Array(indices)
                     };
@@ -234,13 +253,33 @@ impl Sh {
         Ok(Key::Index(self.arith_text(&text)?))
     }
 
+    /// Resolves a subscript given as text at run time (`unset 'A[$k]'`, `printf -v`, a name
+    /// reference, `${!ref}`): expanded as the subscript of `${name[...]}` would be.
+    pub async fn key_from_text(&self, name: &str, text: &str, fds: &Fds) -> Expanded<Key> {
+        let word = parse_subscript(text)
+            .map_err(|_| ExpandError::Discard(format!("{name}[{text}]: bad substitution")))?;
+        self.subscript(name, &word, fds).await
+    }
+
+    /// [`Sh::key_from_text`] for builtins, which report a failure and go on.
+    pub async fn element_key(&self, name: &str, text: &str, fds: &Fds) -> Result<Key, String> {
+        self.key_from_text(name, text, fds)
+            .await
+            .map_err(|e| match e {
+                ExpandError::Exit(m) | ExpandError::Discard(m) | ExpandError::Failed(m) => m,
+                ExpandError::Flow(_) => format!("{name}[{text}]: interrupted"),
+            })
+    }
+
     fn unbound(&self, shown: &str) -> ExpandError {
         ExpandError::Exit(format!("{shown}: unbound variable"))
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn apply(
         &self,
         pe: &ParamExpansion,
+        param: &Param,
         value: PVal,
         base: Base,
         shown: &str,
@@ -252,7 +291,16 @@ impl Sh {
         let null = match &value {
             PVal::Unset => true,
             PVal::Str(s) => s.is_empty(),
-            PVal::List { items, .. } => items.is_empty() || items.iter().all(String::is_empty),
+            // Null when the elements joined are: with a blank, or with IFS's first character
+            // for a quoted `*` (bash).
+            PVal::List { items, star } => match items.as_slice() {
+                [] => true,
+                [one] => one.is_empty(),
+                many => {
+                    let joiner_empty = *star && quoted && self.state.borrow().ifs().is_empty();
+                    joiner_empty && many.iter().all(String::is_empty)
+                }
+            },
             PVal::Fields(_) => false,
         };
         // `${@-x}`, `${a[@]+y}`: a list with no elements counts as unset for these operators.
@@ -278,7 +326,7 @@ impl Sh {
                     return Ok(value);
                 }
                 let text = self.expand_string(word, fds).await?;
-                self.assign_param(&pe.param, shown, &text, fds).await?;
+                self.assign_param(param, shown, &text, fds).await?;
                 return Ok(PVal::Str(text));
             }
             ParamOp::Error { colon, word } => {
@@ -344,7 +392,7 @@ impl Sh {
                 Ok(map(value, |s| change_case(s, upper, *all, p.as_ref())))
             }
             ParamOp::Transform('P') => self.prompt(value, fds).await,
-            ParamOp::Transform(c) => Ok(self.transform(*c, value, &pe.param)),
+            ParamOp::Transform(c) => Ok(self.transform(*c, value, param)),
             _ => Ok(value),
         }
     }
@@ -394,7 +442,11 @@ impl Sh {
                         let mut all = vec![self.state.borrow().arg0.clone()];
                         all.extend(items);
                         let start = if off < 0 { all.len() as i64 + off } else { off };
-                        slice_items(all, start.max(0), len)
+                        if start < 0 {
+                            Vec::new()
+                        } else {
+                            slice_items(all, start, len)
+                        }
                     }
                     Base::Array(indices) => {
                         let end = indices.last().map_or(0, |i| i + 1);
@@ -407,6 +459,20 @@ impl Sh {
                                 .position(|&i| i >= start)
                                 .unwrap_or(items.len());
                             slice_items(items.into_iter().skip(from).collect(), 0, len)
+                        }
+                    }
+                    Base::Assoc => {
+                        // Counted from 1: offsets 0 and 1 are both the first element, and a
+                        // negative one may reach one place before it.
+                        let first = if off < 0 {
+                            items.len() as i64 + off + 1
+                        } else {
+                            off
+                        };
+                        if first < 0 {
+                            Vec::new()
+                        } else {
+                            slice_items(items, (first - 1).max(0), len)
                         }
                     }
                     Base::Other => slice_items(items, off.max(0), len),
@@ -765,7 +831,7 @@ fn parse_param(text: &str) -> Option<Param> {
         let index = match sub {
             "@" => Subscript::All,
             "*" => Subscript::Star,
-            s => Subscript::Index(Word::literal(s)),
+            s => Subscript::Index(parse_subscript(s).ok()?),
         };
         return Some(Param::Element {
             name: name.into(),
