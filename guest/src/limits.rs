@@ -84,8 +84,10 @@ pub const MAX_SAVED_SESSION: usize = 256 << 20;
 /// Name references followed before giving up (bash warns of a loop at about this depth).
 pub const MAX_NAMEREF_HOPS: usize = 8;
 
-/// The highest file descriptor number accepted in redirections (each is a slot per command).
-pub const MAX_FD: u32 = 63;
+/// The highest file descriptor number accepted in redirections: bash's below the `ulimit -n`
+/// soft limit the shell reports (1024). The table is dense, so only scripts that use a high
+/// number pay for its slots.
+pub const MAX_FD: u32 = 1023;
 
 /// Most words one brace expansion may produce (`{1..1000000000}` would exhaust memory).
 pub const MAX_BRACE_WORDS: usize = 1_000_000;

@@ -144,6 +144,8 @@ pub struct SimpleCommand {
     pub assignments: Vec<Assignment>,
     /// The command name and its arguments, in order; may be empty.
     pub words: Vec<Arg>,
+    /// The line its last word ends on: bash runs the code of `eval` as if it started there.
+    pub end_line: usize,
 }
 
 /// One word of a simple command.

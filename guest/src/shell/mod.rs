@@ -10,6 +10,6 @@ pub mod bytes;
 mod lexer;
 mod parser;
 
-pub use parser::{parse, ParseError};
+pub use parser::{parse, parse_at, ParseError};
 pub mod builtins;
 pub mod interp;

@@ -16,7 +16,8 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, Flow> {
         let Some(name) = ctx.operands().first().cloned() else {
             return Flow::Normal(0);
         };
-        let Some(builtin) = lookup(&name) else {
+        let disabled = ctx.sh.state.borrow().disabled.contains(&name);
+        let Some(builtin) = lookup(&name).filter(|_| !disabled) else {
             return ctx.fail(&format!("{name}: not a shell builtin"), 1).await;
         };
         ctx.argv.remove(0);

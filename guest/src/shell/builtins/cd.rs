@@ -44,7 +44,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 Some(old) => (old, true),
                 None => return ctx.fail("OLDPWD not set", 1).await,
             },
-            Some(dir) => (dir.to_string(), false),
+            Some(dir) => search_cdpath(&ctx, dir).unwrap_or((dir.to_string(), false)),
         };
         if target.is_empty() {
             return Flow::Normal(0);
@@ -76,5 +76,31 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             return ctx.print_status(&format!("{new}\n")).await;
         }
         Flow::Normal(0)
+    })
+}
+
+/// The directory `$CDPATH` finds for a relative `dir` (not `./x` or `../x`), and whether `cd`
+/// prints where it went (it does unless the entry that matched is empty, the current
+/// directory).
+fn search_cdpath(ctx: &Ctx, dir: &str) -> Option<(String, bool)> {
+    let first = dir.split('/').next().unwrap_or_default();
+    if dir.starts_with('/') || first == "." || first == ".." {
+        return None;
+    }
+    let (cwd, cdpath) = {
+        let s = ctx.sh.state.borrow();
+        (s.cwd.clone(), s.get("CDPATH")?)
+    };
+    let vfs = ctx.sh.world.vfs.borrow();
+    cdpath.split(':').find_map(|entry| {
+        let candidate = if entry.is_empty() {
+            dir.to_string()
+        } else {
+            format!("{}/{dir}", entry.trim_end_matches('/'))
+        };
+        let found = vfs
+            .stat(&cwd, &candidate)
+            .is_ok_and(|st| st.kind == FileKind::Dir);
+        found.then_some((candidate, !entry.is_empty()))
     })
 }

@@ -2,6 +2,7 @@
 
 use super::{Builtin, Ctx};
 use crate::limits::MAX_COMMAND_DEPTH;
+use crate::shell::interp::exec::complete_lines_before;
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
 
@@ -33,13 +34,24 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     })
 }
 
-/// Parses and runs `code` in the current shell (shared with `source`).
+/// Parses and runs `code` in the current shell (shared with `source`). The code of `eval`
+/// (`context` given) starts at the line its command ends on, as in bash; a sourced file at 1.
 pub(crate) async fn run_code(ctx: &Ctx, code: &str, context: Option<&str>) -> Flow {
-    let program = match crate::shell::parse(code) {
+    let first = match context {
+        Some(_) => ctx.sh.state.borrow().command_end.max(1),
+        None => 1,
+    };
+    let program = match crate::shell::parse_at(code, first) {
         Ok(p) => p,
         Err(e) => {
+            // As bash reads the code line by line, the lines before the error run first.
+            let before = complete_lines_before(code, first, e.line);
+            let flow = ctx.sh.run_lines(&before, &ctx.fds).await;
+            if let Flow::Exit(_) = flow {
+                return flow;
+            }
             ctx.sh
-                .syntax_error(code, &e, &ctx.fds, context.unwrap_or(""))
+                .syntax_error_at(code, first, &e, &ctx.fds, context.unwrap_or(""))
                 .await;
             return Flow::Normal(2);
         }

@@ -11,6 +11,7 @@ mod complete;
 mod declare;
 mod dirs;
 mod echo;
+mod enable;
 mod eval;
 mod exec;
 mod exit;
@@ -18,6 +19,7 @@ mod export;
 mod getopts;
 mod hash;
 mod help;
+mod history;
 mod jobs;
 mod kill;
 mod let_;
@@ -139,6 +141,7 @@ const BUILTINS: &[&Builtin] = &[
     &declare::DECLARE,
     &dirs::DIRS,
     &echo::ECHO,
+    &enable::ENABLE,
     &eval::EVAL,
     &exec::EXEC,
     &exit::EXIT,
@@ -147,6 +150,7 @@ const BUILTINS: &[&Builtin] = &[
     &getopts::GETOPTS,
     &hash::HASH,
     &help::HELP,
+    &history::HISTORY,
     &jobs::JOBS,
     &kill::KILL,
     &let_::LET,

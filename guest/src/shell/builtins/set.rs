@@ -28,12 +28,10 @@ const IGNORED: &[&str] = &[
     "interactive-comments",
     "keyword",
     "monitor",
-    "noexec",
     "nolog",
     "notify",
     "onecmd",
     "physical",
-    "posix",
     "privileged",
     "vi",
 ];
@@ -100,7 +98,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                     }
                     continue;
                 }
-                if matches!(c, 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'n' | 'p' | 't' | 'P') {
+                if matches!(c, 'h' | 'B' | 'H' | 'm' | 'b' | 'k' | 'p' | 't' | 'P') {
                     continue;
                 }
                 let set = {

@@ -53,6 +53,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             .then(|| std::mem::replace(&mut ctx.sh.state.borrow_mut().positional, args));
         ctx.sh.state.borrow_mut().sourcing.push(file.clone());
         let flow = run_code(&ctx, &code, None).await;
+        let flow = ctx.sh.source_return_trap(flow, &ctx.fds).await;
         {
             let mut s = ctx.sh.state.borrow_mut();
             s.sourcing.pop();

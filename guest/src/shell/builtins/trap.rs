@@ -15,28 +15,47 @@ pub(crate) const TRAP: Builtin = Builtin {
     run,
 };
 
-/// The signal name bash prints (`INT` → `SIGINT`; `EXIT`, `ERR`, `DEBUG`, `RETURN` as is).
+/// The signal name bash prints (`INT` → `SIGINT`, `19` → `SIGSTOP`, `35` → `SIGRTMIN+1`;
+/// `EXIT`, `ERR`, `DEBUG`, `RETURN` as is).
 fn canonical(sig: &str) -> Option<String> {
-    let upper = sig.to_uppercase();
-    let bare = upper.strip_prefix("SIG").unwrap_or(&upper);
-    Some(match bare {
-        "0" | "EXIT" => "EXIT".into(),
-        "ERR" | "DEBUG" | "RETURN" => bare.into(),
-        "1" | "HUP" => "SIGHUP".into(),
-        "2" | "INT" => "SIGINT".into(),
-        "3" | "QUIT" => "SIGQUIT".into(),
-        "6" | "ABRT" => "SIGABRT".into(),
-        "9" | "KILL" => "SIGKILL".into(),
-        "10" | "USR1" => "SIGUSR1".into(),
-        "12" | "USR2" => "SIGUSR2".into(),
-        "13" | "PIPE" => "SIGPIPE".into(),
-        "14" | "ALRM" => "SIGALRM".into(),
-        "15" | "TERM" => "SIGTERM".into(),
-        "17" | "CHLD" => "SIGCHLD".into(),
-        "28" | "WINCH" => "SIGWINCH".into(),
-        _ => return None,
+    let number = signal_order(sig)?;
+    Some(match number {
+        0 => "EXIT".into(),
+        1..=31 => format!("SIG{}", super::kill::NAMES[number - 1]),
+        32 | 33 => number.to_string(),
+        34 => "SIGRTMIN".into(),
+        35..=49 => format!("SIGRTMIN+{}", number - 34),
+        50..=63 => format!("SIGRTMAX-{}", 64 - number),
+        64 => "SIGRTMAX".into(),
+        65 => "DEBUG".into(),
+        66 => "ERR".into(),
+        _ => "RETURN".into(),
     })
 }
+
+/// Where bash lists a trap: the signal's number (0 for `EXIT`), then `DEBUG`, `ERR` and
+/// `RETURN`. None: not a signal.
+fn signal_order(sig: &str) -> Option<usize> {
+    let upper = sig.to_uppercase();
+    if let Ok(n) = upper.parse::<usize>() {
+        return (n <= 64).then_some(n);
+    }
+    let bare = upper.strip_prefix("SIG").unwrap_or(&upper);
+    let offset = |text: &str| text.parse::<usize>().ok().filter(|n| *n <= 30);
+    Some(match bare {
+        "EXIT" => 0,
+        "DEBUG" => 65,
+        "ERR" => 66,
+        "RETURN" => 67,
+        "RTMIN" => 34,
+        "RTMAX" => 64,
+        _ if bare.starts_with("RTMIN+") => 34 + offset(&bare[6..])?,
+        _ if bare.starts_with("RTMAX-") => 64 - offset(&bare[6..])?,
+        _ => 1 + super::kill::NAMES.iter().position(|n| *n == bare)?,
+    })
+}
+
+const USAGE: &str = "trap [-lp] [[arg] signal_spec ...]";
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
@@ -54,7 +73,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .skip(usize::from(print))
                 .filter_map(|s| canonical(s))
                 .collect();
-            let traps = ctx.sh.state.borrow().traps.clone();
+            let mut traps: Vec<(String, String)> =
+                ctx.sh.state.borrow().traps.clone().into_iter().collect();
+            traps.sort_by_key(|(sig, _)| signal_order(sig));
             let mut out = String::new();
             for (sig, action) in traps {
                 if wanted.is_empty() || wanted.contains(&sig) {
@@ -62,6 +83,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 }
             }
             return ctx.print_status(&out).await;
+        }
+        if args.len() == 1 && (args[0] == "-" || canonical(&args[0]).is_none()) {
+            // One argument resets that signal; an action without a signal is a usage error.
+            ctx.fds.eprint(&format!("trap: usage: {USAGE}\n")).await;
+            return Flow::Normal(2);
         }
         let (action, signals) =
             if args.len() == 1 || canonical(&args[0]).is_some() && args[0].parse::<u32>().is_ok() {

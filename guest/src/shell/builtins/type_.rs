@@ -62,8 +62,9 @@ pub(crate) fn kinds(sh: &Sh, name: &str, how: Lookup) -> Vec<Kind> {
         if !how.no_functions && s.funcs.contains_key(name) {
             out.push(Kind::Function);
         }
+        let disabled = s.disabled.contains(name);
         drop(s);
-        if is_builtin(name) {
+        if is_builtin(name) && !disabled {
             out.push(Kind::Builtin);
         }
     }

@@ -193,10 +193,22 @@ fn set(ctx: &Ctx, index: usize, value: &str, soft: bool, hard: bool) -> Result<(
         "unlimited" => None,
         "hard" => hard_limit,
         "soft" => soft_limit,
-        n => Some(
-            n.parse::<u64>()
-                .map_err(|_| format!("{n}: invalid number"))?,
-        ),
+        n => {
+            let number = n
+                .parse::<u64>()
+                .map_err(|_| format!("{n}: invalid number"))?;
+            // bash checks the value in bytes (or the resource's own unit) fits.
+            let scale = match RESOURCES[index].unit {
+                Some("blocks" | "512 bytes") => 512,
+                Some("kbytes") => 1024,
+                _ => 1,
+            };
+            number
+                .checked_mul(scale)
+                .filter(|bytes| *bytes <= i64::MAX as u64)
+                .ok_or(format!("{n}: limit out of range"))?;
+            Some(number)
+        }
     };
     let above = |limit: Option<u64>, ceiling: Option<u64>| match (limit, ceiling) {
         (_, None) => false,

@@ -78,53 +78,39 @@ fn symbolic_text(mask: u32) -> String {
 }
 
 /// A symbolic mode (`u=rwx,g-w,o=`) applied to the permissions `mask` lets through; the
-/// new mask.
+/// new mask. As in bash, each comma-separated clause has one operator, then permission
+/// letters up to the next comma (`u+r+w` is an invalid character, not two operations).
 fn apply_symbolic(mask: u32, mode: &str) -> Result<u32, String> {
     let mut allowed = !mask & 0o777;
     for clause in mode.split(',') {
-        let chars: Vec<char> = clause.chars().collect();
-        let mut i = 0;
+        let mut chars = clause.chars().peekable();
         let mut who = 0;
-        while let Some(c) = chars.get(i).filter(|c| "ugoa".contains(**c)) {
+        while let Some(c) = chars.next_if(|c| "ugoa".contains(*c)) {
             who |= match c {
                 'u' => 0o700,
                 'g' => 0o070,
                 'o' => 0o007,
                 _ => 0o777,
             };
-            i += 1;
         }
-        if who == 0 {
-            who = 0o777;
+        let op = chars.next().unwrap_or('\0');
+        if !"+-=".contains(op) {
+            return Err(format!("`{op}': invalid symbolic mode operator"));
         }
-        let mut operators = 0;
-        loop {
-            let Some(&op) = chars.get(i) else {
-                if operators == 0 {
-                    return Err("` ': invalid symbolic mode operator".into());
-                }
-                break;
+        let mut bits = 0;
+        for c in chars {
+            bits |= match c {
+                'r' => 0o444,
+                'w' => 0o222,
+                'x' => 0o111,
+                _ => return Err(format!("`{c}': invalid symbolic mode character")),
             };
-            operators += 1;
-            if !"+-=".contains(op) {
-                return Err(format!("`{op}': invalid symbolic mode operator"));
-            }
-            i += 1;
-            let mut bits = 0;
-            while let Some(c) = chars.get(i).filter(|c| !"+-=".contains(**c)) {
-                bits |= match c {
-                    'r' => 0o444,
-                    'w' => 0o222,
-                    'x' => 0o111,
-                    _ => return Err(format!("`{c}': invalid symbolic mode character")),
-                };
-                i += 1;
-            }
-            match op {
-                '+' => allowed |= bits & who,
-                '-' => allowed &= !(bits & who),
-                _ => allowed = (allowed & !who) | (bits & who),
-            }
+        }
+        let who = if who == 0 { 0o777 } else { who };
+        match op {
+            '+' => allowed |= bits & who,
+            '-' => allowed &= !(bits & who),
+            _ => allowed = (allowed & !who) | (bits & who),
         }
     }
     Ok(!allowed & 0o777)

@@ -73,6 +73,7 @@ const OPTION_NAMES: &[&str] = &[
     "globstar",
     "lastpipe",
     "expand_aliases",
+    "posix",
 ];
 
 fn attrs_text(a: Attrs) -> String {

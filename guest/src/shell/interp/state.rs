@@ -147,6 +147,11 @@ pub struct Options {
     pub lastpipe: bool,
     /// `shopt expand_aliases` (off in a non-interactive bash, as here).
     pub expand_aliases: bool,
+    /// `-n`: the script's later lines are read and not run (until the execution ends).
+    pub noexec: bool,
+    /// `-o posix`: prefix assignments to special builtins stay, special builtins come
+    /// before functions, and a function may not take a special builtin's name.
+    pub posix: bool,
 }
 
 /// The `set -o` names, with their one-letter flags.
@@ -156,9 +161,11 @@ pub const SET_OPTIONS: &[(&str, Option<char>)] = &[
     ("errtrace", Some('E')),
     ("functrace", Some('T')),
     ("noclobber", Some('C')),
+    ("noexec", Some('n')),
     ("noglob", Some('f')),
     ("nounset", Some('u')),
     ("pipefail", None),
+    ("posix", None),
     ("verbose", Some('v')),
     ("xtrace", Some('x')),
 ];
@@ -198,6 +205,8 @@ impl Options {
             "globstar" => &mut self.globstar,
             "lastpipe" => &mut self.lastpipe,
             "expand_aliases" => &mut self.expand_aliases,
+            "noexec" => &mut self.noexec,
+            "posix" => &mut self.posix,
             _ => return None,
         })
     }
@@ -223,6 +232,7 @@ impl Options {
             (self.errexit, 'e'),
             (self.noglob, 'f'),
             (true, 'h'),
+            (self.noexec, 'n'),
             (self.nounset, 'u'),
             (self.verbose, 'v'),
             (self.xtrace, 'x'),
@@ -323,6 +333,8 @@ pub struct State {
     pub units: usize,
     /// Aliases being expanded now (an alias is not expanded inside its own text).
     pub expanding: Vec<String>,
+    /// The line the running simple command ends on (see [`crate::shell::ast::SimpleCommand`]).
+    pub command_end: usize,
     /// While an `ERR` trap runs: the line of the command that failed (its `$LINENO`).
     pub trap_line: Option<usize>,
     /// The file creation mask `umask` shows and sets (files here keep their default modes).
@@ -346,6 +358,8 @@ pub struct State {
     pub completions: Vec<(String, CompSpec)>,
     /// Functions with the trace attribute (`declare -ft`): they inherit the `DEBUG` trap.
     pub traced: std::collections::BTreeSet<String>,
+    /// Builtins turned off by `enable -n` (a command of that name is looked for in `PATH`).
+    pub disabled: std::collections::BTreeSet<String>,
     /// Resource limits `ulimit` changed: (soft, hard) by resource, None for unlimited.
     pub ulimits: BTreeMap<usize, (Option<u64>, Option<u64>)>,
     /// The `Flow::Exit(1)` going up is bash's "discard": an error (assigning a readonly
@@ -400,6 +414,7 @@ impl State {
             sourcing: Vec::new(),
             dirstack: Vec::new(),
             umask: 0o022,
+            command_end: 0,
             trap_line: None,
             aliases: BTreeMap::new(),
             code_unit: 0,
@@ -416,6 +431,7 @@ impl State {
             completions: Vec::new(),
             traced: std::collections::BTreeSet::new(),
             ulimits: BTreeMap::new(),
+            disabled: std::collections::BTreeSet::new(),
         };
         state.set_defaults();
         state

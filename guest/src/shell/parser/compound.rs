@@ -68,14 +68,8 @@ impl Parser<'_> {
             Tok::Word(word) => word.as_literal().map(str::to_string),
             _ => return Err(self.unexpected(&tok)),
         };
-        let var = match var.filter(|name| is_name(name)) {
-            Some(var) => var,
-            None => {
-                let text = self.lex.text(tok.start, tok.end);
-                let message = format!("`{text}': not a valid identifier");
-                return Err(self.lex.error_at(tok.start, tok.line, message));
-            }
-        };
+        // Like bash, a name that is not an identifier fails when the loop runs.
+        let var = var.unwrap_or_else(|| self.lex.text(tok.start, tok.end));
         self.skip_newlines()?;
         let words = self.parse_for_words()?;
         let body = self.parse_for_body()?;
@@ -241,8 +235,6 @@ struct PartialArm {
     body: List,
     terminator: Option<CaseTerminator>,
 }
-
-pub(super) use super::word::is_name;
 
 type ArithParts = [Option<Word>; 3];
 

@@ -144,7 +144,7 @@ impl Parser<'_> {
         let tok = self.next()?;
         match tok.tok {
             Tok::Word(ref word) if keyword(&tok) != Some("]]") => Ok(cond_word(word.clone())),
-            Tok::Eof | Tok::Newline => Err(self.unexpected(&tok)),
+            Tok::Eof => Err(self.unexpected(&tok)),
             _ => {
                 let text = self.token_text(&tok);
                 let message =

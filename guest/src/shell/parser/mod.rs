@@ -50,8 +50,13 @@ impl std::error::Error for ParseError {}
 
 /// Parses a script.
 pub fn parse(src: &str) -> Result<Program, ParseError> {
+    parse_at(src, 1)
+}
+
+/// Parses code whose first line is line `line` (the code `eval` runs).
+pub fn parse_at(src: &str, line: usize) -> Result<Program, ParseError> {
     let chars: Vec<char> = src.chars().collect();
-    parse_chars(&chars, 1, 0)
+    parse_chars(&chars, line, 0)
 }
 
 /// Parses all of `src` (a script, or the text inside backquotes), which starts on `line`,
@@ -353,6 +358,8 @@ impl<'a> Parser<'a> {
                 Tok::Op(op) if op.is_redirect() => redirects.push(self.parse_redirect()?),
                 Tok::Word(_) | Tok::ArrayAssign(..) => {
                     let tok = self.next()?;
+                    let text = self.lex.text(tok.start, tok.end);
+                    cmd.end_line = tok.line + text.matches('\n').count();
                     self.add_word(&mut cmd, tok)?;
                 }
                 Tok::Op(Op::LParen) if cmd.assignments.is_empty() && redirects.is_empty() => {

@@ -342,7 +342,6 @@ parses! {
     error_redirect_newline: "echo >\n" => "error: syntax error near unexpected token `newline'";
     error_redirect_to_operator: "echo > ;" => "error: syntax error near unexpected token `;'";
     error_function_body_not_compound: "f() echo hi" => "error: syntax error near unexpected token `echo'";
-    error_for_bad_name: "for 1 in a; do :; done" => "error: `1': not a valid identifier";
     error_for_missing_do: "for x in a; echo; done" => "error: syntax error near unexpected token `echo'";
     error_case_missing_in: "case x a) ;; esac" => "error: syntax error near unexpected token `a'";
     error_case_unclosed: "case x in a) b;;" => "error: syntax error: unexpected end of file";

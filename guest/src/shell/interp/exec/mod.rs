@@ -29,19 +29,25 @@ impl Sh {
             Ok(program) => (program, None),
             // Like bash, which reads a script command by command: the commands on the lines
             // before the one that does not parse run first.
-            Err(e) => (complete_lines_before(script, e.line), Some(e)),
+            Err(e) => (complete_lines_before(script, 1, e.line), Some(e)),
         };
         let flow = self.run_lines(&program, &fds).await;
         let status = match (flow, error) {
             (Flow::Exit(s), _) => s,
             (_, Some(e)) if !self.world.deadline_hit() => {
                 self.syntax_error(script, &e, &fds, "").await;
-                // bash ends a script on an error inside `[[ ]]` (or an unclosed `((`) with
-                // the status of the command before it; on other syntax errors with 2.
-                if e.message.starts_with("syntax error") {
+                // bash ends a script on an error inside `[[ ]]` or an unclosed quote or
+                // `((` with the status of the command before it, except with 2 when that
+                // succeeded and the error is the end of the script; on other syntax
+                // errors with 2.
+                let before = self.state.borrow().status;
+                let last_line = e.line >= script.trim_end_matches('\n').lines().count();
+                let at_end = e.message.contains("unexpected EOF")
+                    || last_line && e.message.contains("`newline'");
+                if e.message.starts_with("syntax error") || at_end && before == 0 {
                     2
                 } else {
-                    self.state.borrow().status
+                    before
                 }
             }
             (Flow::Normal(s) | Flow::Return(s), _) => s,
@@ -54,6 +60,9 @@ impl Sh {
         };
         self.state.borrow_mut().status = status;
         let status = self.run_exit_trap(status, &fds).await;
+        // A script that ran `set -n` (whose `EXIT` trap did not run either) has ended; the
+        // session's next execution runs.
+        self.state.borrow_mut().opts.noexec = false;
         self.world.clean_temp_files();
         status
     }
@@ -66,9 +75,21 @@ impl Sh {
         fds: &Fds,
         context: &str,
     ) {
+        self.syntax_error_at(script, 1, e, fds, context).await;
+    }
+
+    /// [`Sh::syntax_error`] for code whose first line is line `first` (`eval`'s).
+    pub async fn syntax_error_at(
+        &self,
+        script: &str,
+        first: usize,
+        e: &crate::shell::ParseError,
+        fds: &Fds,
+        context: &str,
+    ) {
         let head = format!("{}: {context}line {}: ", self.script_name(), e.line.max(1));
         let mut text = format!("{head}{}\n", e.message);
-        if let Some(line) = script.lines().nth(e.line.saturating_sub(1)) {
+        if let Some(line) = script.lines().nth(e.line.saturating_sub(first)) {
             if e.message.starts_with("syntax error near") {
                 text.push_str(&format!("{head}`{}'\n", line.trim()));
             }
@@ -265,13 +286,10 @@ impl Sh {
         }
     }
 
-    /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))`.
+    /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))` (see
+    /// [`is_traced_command`]).
     async fn run_debug_trap(&self, command: &Command, fds: &Fds) -> Option<Flow> {
-        if !matches!(
-            command.kind,
-            CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
-        ) || !self.state.borrow().traps.contains_key("DEBUG")
-        {
+        if !is_traced_command(command) || !self.state.borrow().traps.contains_key("DEBUG") {
             return None;
         }
         let text = super::unparse::command(command);
@@ -396,7 +414,20 @@ impl Sh {
         let mut stages: Vec<LocalFuture<'_, i32>> = Vec::new();
         let mut reader = None;
         let last = commands.len() - 1;
+        let lastpipe = self.state.borrow().opts.lastpipe;
         for (i, command) in commands.iter().enumerate() {
+            // As in bash, the `DEBUG` trap runs in this shell before each stage that is a
+            // simple command starts (the stage that runs here under lastpipe runs its own).
+            let simple = matches!(command.kind, CommandKind::Simple(_));
+            if simple && !(i == last && lastpipe) {
+                {
+                    let mut s = self.state.borrow_mut();
+                    s.line = s.trap_line.unwrap_or(command.line);
+                }
+                if let Some(exit) = self.run_debug_trap(command, fds).await {
+                    return Err(exit);
+                }
+            }
             let mut stage_fds = fds.clone();
             if let Some(r) = reader.take() {
                 stage_fds.set(0, Some(Fd::In(InHandle::pipe(r))));
@@ -408,7 +439,7 @@ impl Sh {
                 stage_fds.set(1, Some(Fd::Out(handle)));
                 reader = Some(r);
             }
-            if i == last && self.state.borrow().opts.lastpipe {
+            if i == last && lastpipe {
                 stages.push(Box::pin(async move {
                     self.run_command(command, stage_fds).await.status()
                 }));
@@ -421,6 +452,10 @@ impl Sh {
                     return Err(Flow::Exit(1));
                 }
             };
+            if simple {
+                // Its `DEBUG` trap already ran above (a `set -T` copy would run it again).
+                sub.state.borrow_mut().traps.remove("DEBUG");
+            }
             stages.push(Box::pin(async move {
                 let flow = sub.run_command(command, stage_fds).await;
                 flow.status()
@@ -441,6 +476,10 @@ impl Sh {
             };
             let outputs_mark = self.state.borrow().pending_outputs.len();
             let flow = 'run: {
+                // `set -n`: the commands after it are only read.
+                if self.state.borrow().opts.noexec {
+                    break 'run Flow::Normal(0);
+                }
                 if depth > crate::limits::MAX_COMMAND_DEPTH {
                     break 'run self.too_deep(&fds).await;
                 }
@@ -463,6 +502,11 @@ impl Sh {
                         break 'run flow;
                     }
                     CommandKind::Function(def) => {
+                        if self.state.borrow().opts.posix && simple::is_special_builtin(&def.name) {
+                            let message = format!("`{}': is a special builtin", def.name);
+                            self.report(&fds, &message).await;
+                            break 'run Flow::Exit(2);
+                        }
                         let body = Rc::new((*def.body).clone());
                         self.state.borrow_mut().funcs.insert(def.name.clone(), body);
                         break 'run Flow::Normal(0);
@@ -666,6 +710,11 @@ impl Sh {
     }
 
     async fn run_for(&self, c: &ForCommand, fds: &Fds) -> Flow {
+        if !super::state::is_name(&c.var) {
+            self.report(fds, &format!("`{}': not a valid identifier", c.var))
+                .await;
+            return Flow::Normal(1);
+        }
         let items = match &c.words {
             None => self.state.borrow().positional.clone(),
             Some(words) => {
@@ -880,19 +929,20 @@ impl Sh {
     }
 }
 
-/// The commands that end on the lines before `error_line`: the longest prefix of whole lines
-/// (at most [`MAX_ERROR_LOOKBACK`] lines shorter) that parses. Empty if none does.
-fn complete_lines_before(script: &str, error_line: usize) -> List {
+/// The commands of `script` (whose first line is line `first`) that end on the lines before
+/// `error_line`: the longest prefix of whole lines (at most [`MAX_ERROR_LOOKBACK`] lines
+/// shorter) that parses. Empty if none does.
+pub(crate) fn complete_lines_before(script: &str, first: usize, error_line: usize) -> List {
     let starts: Vec<usize> = std::iter::once(0)
         .chain(script.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
-    let last = error_line
-        .saturating_sub(1)
+    let last = (error_line + 1)
+        .saturating_sub(first + 1)
         .min(starts.len().saturating_sub(1));
-    let first = last.saturating_sub(MAX_ERROR_LOOKBACK).max(1);
-    (first..=last)
+    let fewest = last.saturating_sub(MAX_ERROR_LOOKBACK).max(1);
+    (fewest..=last)
         .rev()
-        .find_map(|lines| crate::shell::parse(&script[..starts[lines]]).ok())
+        .find_map(|lines| crate::shell::parse_at(&script[..starts[lines]], first).ok())
         .unwrap_or(List { items: Vec::new() })
 }
 
@@ -922,4 +972,12 @@ fn for_text(c: &ForCommand) -> String {
         }
         None => format!("for {} in \"$@\"", c.var),
     }
+}
+
+/// Whether the `DEBUG` trap runs before `command`: a simple command, `[[ ]]` or `(( ))`.
+fn is_traced_command(command: &Command) -> bool {
+    matches!(
+        command.kind,
+        CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
+    )
 }

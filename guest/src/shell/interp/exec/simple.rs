@@ -137,7 +137,11 @@ impl Sh {
         if let Some((text, names)) = self.alias_text(command, simple) {
             return self.run_alias(command, &text, names, fds).await;
         }
-        self.state.borrow_mut().subst_status = None;
+        {
+            let mut s = self.state.borrow_mut();
+            s.subst_status = None;
+            s.command_end = s.line.max(simple.end_line);
+        }
         let args = match self.expand_args(&simple.words, &fds).await {
             Ok(args) => args,
             Err(e) => return self.expand_failed(e, &fds, 1).await,
@@ -223,11 +227,11 @@ impl Sh {
         }
         let before = SimpleCommand {
             assignments: simple.assignments.clone(),
-            words: Vec::new(),
+            ..SimpleCommand::default()
         };
         let after = SimpleCommand {
-            assignments: Vec::new(),
             words: rest.to_vec(),
+            ..SimpleCommand::default()
         };
         let before = super::super::unparse::simple(&before);
         let after = super::super::unparse::simple(&after);
@@ -520,10 +524,26 @@ impl Sh {
             return Flow::Normal(0);
         };
         let stdout = fds.out(1).map(Rc::downgrade);
-        let func = if functions {
+        let posix_special = self.state.borrow().opts.posix && is_special_builtin(&name);
+        let func = if functions && !posix_special {
             self.state.borrow().funcs.get(&name).cloned()
         } else {
             None
+        };
+        let temps = if posix_special {
+            // POSIX: assignments before a special builtin stay (bash keeps them exported).
+            for t in &temps {
+                if let Err(message) = self.apply_assignment(t, Scope::Normal) {
+                    self.report(&fds, &message).await;
+                    return Flow::Normal(1);
+                }
+                if let Some(var) = self.state.borrow_mut().var_mut(&t.name) {
+                    var.attrs.export = true;
+                }
+            }
+            Vec::new()
+        } else {
+            temps
         };
         let flow = if let Some(body) = func {
             let call = self.call_function(&name, body, argv[1..].to_vec(), fds);
@@ -532,7 +552,9 @@ impl Sh {
             } else {
                 self.with_temps(&temps, call).await
             }
-        } else if let Some(builtin) = builtins::lookup(&name) {
+        } else if let Some(builtin) =
+            builtins::lookup(&name).filter(|_| !self.state.borrow().disabled.contains(&name))
+        {
             let ctx = builtins::Ctx {
                 sh: self.clone(),
                 argv,
@@ -580,7 +602,13 @@ impl Sh {
         let flow = body.await;
         let mut s = self.state.borrow_mut();
         if s.frames.len() >= depth {
-            s.frames.truncate(depth - 1);
+            let mut frame = s.frames.drain(depth - 1..).next().unwrap_or_default();
+            // What the command declared there (`E=x local v`) belongs to the scope below.
+            frame.retain(|name, _| !temps.iter().any(|t| &t.name == name));
+            match s.frames.last_mut() {
+                Some(below) => below.extend(frame),
+                None => s.globals.extend(frame),
+            }
         }
         flow
     }
@@ -601,7 +629,8 @@ impl Sh {
             (positional, std::mem::replace(&mut s.loop_depth, 0))
         };
         self.update_funcname();
-        let line = self.state.borrow().line;
+        let line = std::mem::replace(&mut self.state.borrow_mut().line, body.line);
+        // The trap at a function's entry sees the definition's line, as in bash.
         let flow = match self.debug_trap(None, &fds).await {
             Some(exit) => exit,
             None => self.run_command(&body, fds.clone()).await,
@@ -629,17 +658,44 @@ impl Sh {
     /// Runs the `RETURN` trap as a function returns, when the function is traced (`set -T`,
     /// `declare -ft`) as bash requires; `$?` in it is the function's status.
     async fn return_trap(&self, name: &str, flow: Flow, fds: &Fds) -> Flow {
+        let traced = {
+            let s = self.state.borrow();
+            s.opts.functrace || s.traced.contains(name)
+        };
+        if !traced {
+            return flow;
+        }
+        let status = flow.status();
+        self.run_return_trap(Some(status), flow, fds).await
+    }
+
+    /// Runs the `RETURN` trap as `source` finishes, where the trap applies: at top level,
+    /// or in a function that inherits it (`set -T`, `declare -ft`). `$?` in it is the last
+    /// command's status, as in bash (not the `return` status).
+    pub async fn source_return_trap(&self, flow: Flow, fds: &Fds) -> Flow {
+        let applies = {
+            let s = self.state.borrow();
+            s.subshell == 0
+                && (s.opts.functrace || s.call_stack.last().is_none_or(|f| s.traced.contains(f)))
+        };
+        if !applies || matches!(flow, Flow::Exit(_)) {
+            return flow;
+        }
+        self.run_return_trap(None, flow, fds).await
+    }
+
+    /// Runs the `RETURN` trap's code with `$?` at `status` (None: unchanged); `flow` stands
+    /// unless the trap exits.
+    async fn run_return_trap(&self, status: Option<i32>, flow: Flow, fds: &Fds) -> Flow {
         let code = {
             let mut s = self.state.borrow_mut();
-            let traced = s.opts.functrace || s.traced.contains(name);
-            if !traced {
-                return flow;
-            }
             // Removed while it runs, so its own function calls do not run it again.
             let Some(code) = s.traps.remove("RETURN") else {
                 return flow;
             };
-            s.status = flow.status();
+            if let Some(status) = status {
+                s.status = status;
+            }
             code
         };
         let ran = match crate::shell::parse(&code) {
@@ -741,10 +797,19 @@ impl Sh {
                 argv[0] = name.to_string();
                 return self.run_applet(applet, argv, temps, fds).await;
             }
-            if crate::shell::interp::path::BUILTIN_FILES.contains(&name) {
+            let program = crate::shell::interp::path::BUILTIN_FILES.contains(&name);
+            if let Some(builtin) = builtins::lookup(name).filter(|_| program) {
+                // The program runs the builtin's code, even when `enable -n` turned the
+                // builtin off (or a function has its name).
                 argv[0] = name.to_string();
                 let args = argv.iter().cloned().map(ArgValue::Word).collect();
-                return self.dispatch_with(args, temps.to_vec(), fds, true).await;
+                let ctx = builtins::Ctx {
+                    sh: self.clone(),
+                    argv,
+                    args,
+                    fds,
+                };
+                return self.with_temps(temps, (builtin.run)(ctx)).await;
             }
         }
         let cwd = self.state.borrow().cwd.clone();
@@ -866,6 +931,29 @@ impl Sh {
 }
 
 /// A hint for programs people expect on a Linux box that this sandbox does not have.
+/// POSIX's special builtins (`set -o posix` treats them apart).
+pub fn is_special_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "break"
+            | ":"
+            | "."
+            | "continue"
+            | "eval"
+            | "exec"
+            | "exit"
+            | "export"
+            | "readonly"
+            | "return"
+            | "set"
+            | "shift"
+            | "source"
+            | "times"
+            | "trap"
+            | "unset"
+    )
+}
+
 fn missing_hint(name: &str) -> &'static str {
     match name {
         "python" | "python3" | "pip" | "pip3" | "node" | "npm" | "npx" | "ruby" | "perl" | "go"
