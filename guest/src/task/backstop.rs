@@ -85,9 +85,11 @@ fn overdue_at_alloc() -> bool {
 
 #[cfg(target_arch = "wasm32")]
 mod allocator {
+    use super::super::small_alloc;
     use std::alloc::{GlobalAlloc, Layout, System};
 
-    /// The system allocator, with the deadline backstop in front of every allocation.
+    /// The system allocator behind free lists of small blocks (`small_alloc`), with the
+    /// deadline backstop in front of every allocation.
     struct Backstopped;
 
     #[global_allocator]
@@ -110,7 +112,10 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(unsafe { System.alloc(layout) }, layout.size())
+            checked(
+                unsafe { small_alloc::alloc(&System, layout) },
+                layout.size(),
+            )
         }
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
@@ -118,12 +123,15 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(unsafe { System.alloc_zeroed(layout) }, layout.size())
+            checked(
+                unsafe { small_alloc::alloc_zeroed(&System, layout) },
+                layout.size(),
+            )
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            unsafe { System.dealloc(ptr, layout) };
+            unsafe { small_alloc::dealloc(&System, ptr, layout) };
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -131,7 +139,10 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
+            checked(
+                unsafe { small_alloc::realloc(&System, ptr, layout, new_size) },
+                new_size,
+            )
         }
     }
 
