@@ -85,11 +85,9 @@ fn overdue_at_alloc() -> bool {
 
 #[cfg(target_arch = "wasm32")]
 mod allocator {
-    use super::super::small_alloc;
     use std::alloc::{GlobalAlloc, Layout, System};
 
-    /// The system allocator behind free lists of small blocks (`small_alloc`), with the
-    /// deadline backstop in front of every allocation.
+    /// The system allocator, with the deadline backstop in front of every allocation.
     struct Backstopped;
 
     #[global_allocator]
@@ -112,10 +110,7 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(
-                unsafe { small_alloc::alloc(&System, layout) },
-                layout.size(),
-            )
+            checked(unsafe { System.alloc(layout) }, layout.size())
         }
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
@@ -123,15 +118,12 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(
-                unsafe { small_alloc::alloc_zeroed(&System, layout) },
-                layout.size(),
-            )
+            checked(unsafe { System.alloc_zeroed(layout) }, layout.size())
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            unsafe { small_alloc::dealloc(&System, ptr, layout) };
+            unsafe { System.dealloc(ptr, layout) };
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -139,10 +131,7 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(
-                unsafe { small_alloc::realloc(&System, ptr, layout, new_size) },
-                new_size,
-            )
+            checked(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
         }
     }
 

@@ -8,7 +8,6 @@
 
 mod backstop;
 mod io;
-mod small_alloc;
 
 pub use backstop::{out_of_time, Running};
 pub use io::{pipe, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY};
