@@ -5,7 +5,8 @@
 //! of a megabyte of the module. These functions sort a list of indices instead, with the
 //! comparison behind a `dyn` call, so every caller shares one copy of the sort; only a small
 //! in-place permutation is compiled per element type. The order is exactly `sort_by`'s
-//! (stable). Sorts whose speed matters (the `sort` applet's lines) keep `sort_by`.
+//! (stable). Sorts whose speed matters (the `sort` applet's lines) keep `sort_by`, and compare
+//! bytes with [`cmp_bytes`].
 
 use std::cmp::Ordering;
 
@@ -23,6 +24,42 @@ pub fn sort<T: Ord>(items: &mut [T]) {
 /// Sorts `items` stably by the key `key` gives each, like `items.sort_by_key(key)`.
 pub fn sort_by_key<T, K: Ord>(items: &mut [T], mut key: impl FnMut(&T) -> K) {
     sort_by(items, |a, b| key(a).cmp(&key(b)));
+}
+
+/// `a.cmp(b)` for byte strings (bytes in order, then the shorter first), eight bytes at a
+/// time. Slices compare through the C library's `memcmp`, which wasi-libc runs byte by byte:
+/// sorting lines that share long prefixes (many equal lines) spent most of its time there.
+pub fn cmp_bytes(a: &[u8], b: &[u8]) -> Ordering {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    // (a plain loop: iterator adapters are not inlined at the guest's opt-level "s")
+    while i + 8 <= n {
+        let (x, y) = (word(a, i), word(b, i));
+        if x != y {
+            return x.cmp(&y);
+        }
+        i += 8;
+    }
+    while i < n {
+        if a[i] != b[i] {
+            return a[i].cmp(&b[i]);
+        }
+        i += 1;
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Whether two byte strings are equal (see [`cmp_bytes`]).
+pub fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && cmp_bytes(a, b) == Ordering::Equal
+}
+
+/// The eight bytes at `at` as a big-endian word: words compare as their bytes do.
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_be_bytes(w)
 }
 
 /// `0..len` sorted stably by `cmp` of two indices: the one instance of the library's sort.
@@ -94,6 +131,30 @@ mod tests {
         let mut by_len = vec!["ccc", "a", "bb", "dd", "e", "fff"];
         sort_by_key(&mut by_len, |w| std::cmp::Reverse(w.len()));
         assert_eq!(by_len, ["ccc", "fff", "bb", "dd", "a", "e"]);
+    }
+
+    #[test]
+    fn byte_strings_compare_like_slices() {
+        let words: [&[u8]; 12] = [
+            b"",
+            b"a",
+            b"ab",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"abcdefgi",
+            b"abcdefghabcdefgh",
+            b"abcdefghabcdefgz",
+            b"\xff",
+            b"abcdefg",
+            b"abcdefghabcdefghx",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(cmp_bytes(a, b), a.cmp(b), "{a:?} {b:?}");
+                assert_eq!(eq_bytes(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -195,6 +195,23 @@ impl Input {
         }
     }
 
+    /// The unread bytes, when they are all in memory already (a file, a here-document) and
+    /// none were taken for a line read: for a reader that parses them where they lie, then
+    /// says how many it took with [`Input::consume`].
+    pub fn in_memory(&self) -> Option<&[u8]> {
+        match &self.source {
+            Source::Bytes { data, pos } if self.start >= self.pending.len() => data.get(*pos..),
+            _ => None,
+        }
+    }
+
+    /// Marks `n` bytes of [`Input::in_memory`] as read.
+    pub fn consume(&mut self, n: usize) {
+        if let Source::Bytes { data, pos } = &mut self.source {
+            *pos = (*pos + n).min(data.len());
+        }
+    }
+
     /// The next chunk of bytes, or None at the end.
     pub async fn read_chunk(&mut self) -> Option<Vec<u8>> {
         if let Some(rest) = self.take_pending() {

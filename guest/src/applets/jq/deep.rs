@@ -32,9 +32,15 @@ pub fn release(mut pending: Vec<Val>) {
     }
 }
 
-/// Whether dropping `items` could recurse (it holds an array or object).
+/// Whether dropping `items` could recurse more than one level: one of them is an array or
+/// object that nothing else holds and that holds an array or object itself. (One holding only
+/// scalars, like `{"tags": ["a", "b"]}`'s, drops in one step, without [`release`]'s list.)
 pub fn nested<'a>(mut items: impl Iterator<Item = &'a Val>) -> bool {
-    items.any(is_container)
+    items.any(|v| match v {
+        Val::Arr(a) => Rc::strong_count(a) == 1 && a.iter().any(is_container),
+        Val::Obj(o) => Rc::strong_count(o) == 1 && o.iter().any(|(_, v)| is_container(v)),
+        _ => false,
+    })
 }
 
 thread_local! {

@@ -93,6 +93,10 @@ impl Inputs {
                 self.end_of_input();
                 continue;
             };
+            if self.whole_value(&mut source) {
+                self.sources.push_front(source);
+                continue;
+            }
             let chunk = source.input.read_chunk().await;
             self.consume(source, chunk);
         }
@@ -109,6 +113,10 @@ impl Inputs {
                 self.end_of_input();
                 continue;
             };
+            if self.whole_value(&mut source) {
+                self.sources.push_front(source);
+                continue;
+            }
             let chunk = {
                 let mut read: LocalFuture<'_, Option<Vec<u8>>> =
                     Box::pin(source.input.read_chunk());
@@ -139,12 +147,40 @@ impl Inputs {
         None
     }
 
-    fn consume(&mut self, source: Source, chunk: Option<Vec<u8>>) {
+    /// Reads the next value of an in-memory source in one pass ([`Parser::whole_value`]):
+    /// true when it did (the value is ready), false to read the source chunk by chunk.
+    fn whole_value(&mut self, source: &mut Source) -> bool {
+        if self.raw {
+            return false;
+        }
+        let Some(data) = source.input.in_memory() else {
+            return false;
+        };
+        // (before the parser counts the value's lines)
+        self.begin(source);
+        let Some((parsed, used)) = self.parser.whole_value(data) else {
+            return false;
+        };
+        source.input.consume(used);
+        self.ready.push_back(Item {
+            val: parsed.val,
+            file: self.file(),
+            line: parsed.line - self.lines_before_file,
+        });
+        true
+    }
+
+    /// Notes where a source's values begin when it is read for the first time.
+    fn begin(&mut self, source: &Source) {
         if self.file_done || self.current.as_ref() != Some(&source.name) {
             self.current = Some(source.name.clone());
             self.lines_before_file = self.lines_so_far();
             self.file_done = false;
         }
+    }
+
+    fn consume(&mut self, source: Source, chunk: Option<Vec<u8>>) {
+        self.begin(&source);
         match chunk {
             Some(chunk) => {
                 self.feed(&chunk);

@@ -363,6 +363,144 @@ impl Parser {
     }
 }
 
+/// What the whole-value reader is building: an array, or an object and the key whose value
+/// comes next.
+enum Building {
+    Arr(Vec<Val>),
+    Obj(Map, Option<Rc<str>>),
+}
+
+impl Parser {
+    /// Reads one whole array or object from the start of `data` (after blanks) when the
+    /// parser is between values, in one pass over bytes already in memory (a file): returns
+    /// it and how many bytes it took. None, with nothing changed but the key cache, when the
+    /// parser is inside a value, when `data` holds no complete array or object there, or when
+    /// the text is anything but plain JSON: the byte-by-byte [`Parser::feed`] then reads the
+    /// same bytes, with jq's errors and extensions. The value is the one `feed` would make.
+    pub fn whole_value(&mut self, data: &[u8]) -> Option<(Parsed, usize)> {
+        let between = self.stack.is_empty() && self.next.is_none() && self.token.is_empty();
+        if self.failed || !between || self.state != State::Normal || !self.completed.is_empty() {
+            return None;
+        }
+        if !self.started && data.starts_with("\u{feff}".as_bytes()) {
+            return None;
+        }
+        let (val, end) = self.read_whole(data)?;
+        self.started = true;
+        let taken = &data[..end];
+        match memchr::memrchr(b'\n', taken) {
+            Some(last) => {
+                self.line += memchr::memchr_iter(b'\n', taken).count();
+                self.column = end - last - 1;
+            }
+            None => self.column += end,
+        }
+        let line = self.line_at(data, end - 1, &mut None);
+        Some((Parsed { val, line }, end))
+    }
+
+    /// The value of [`Parser::whole_value`] and the index after its closing bracket.
+    fn read_whole(&mut self, data: &[u8]) -> Option<(Val, usize)> {
+        let mut at = skip_blanks(data, 0);
+        if !matches!(data.get(at), Some(b'[' | b'{')) {
+            return None;
+        }
+        let mut open: Vec<Building> = Vec::new();
+        // Whether a value may come next (after `[`, `,` or `:`), rather than `,` or a close.
+        let mut want_value = true;
+        loop {
+            at = skip_blanks(data, at);
+            let &b = data.get(at)?;
+            let done: Option<Val> = match b {
+                b'[' | b'{' if want_value => {
+                    // Each array, object and pending key is a level of jq's parser.
+                    if open.len() * 2 + 2 >= MAX_JQ_DEPTH {
+                        return None;
+                    }
+                    open.push(if b == b'[' {
+                        Building::Arr(Vec::new())
+                    } else {
+                        Building::Obj(Map::new(), None)
+                    });
+                    at += 1;
+                    continue;
+                }
+                b']' | b'}' => {
+                    let empty = match open.last()? {
+                        Building::Arr(items) if b == b']' => items.is_empty(),
+                        Building::Obj(map, None) if b == b'}' => map.is_empty(),
+                        _ => return None,
+                    };
+                    // `[1,]` and `{"a":1,}` are errors for `feed` to word.
+                    if want_value && !empty {
+                        return None;
+                    }
+                    at += 1;
+                    Some(match open.pop()? {
+                        Building::Arr(items) => Val::arr(items),
+                        Building::Obj(map, _) => Val::Obj(Rc::new(map)),
+                    })
+                }
+                b',' if !want_value => {
+                    want_value = true;
+                    at += 1;
+                    continue;
+                }
+                b'"' if want_value => {
+                    let (raw, end) = string_at(data, at + 1)?;
+                    let text = unescape(raw).ok()?;
+                    at = end;
+                    if let Some(Building::Obj(_, key @ None)) = open.last_mut() {
+                        *key = Some(self.keys.get(&text));
+                        at = skip_blanks(data, at);
+                        if data.get(at) != Some(&b':') {
+                            return None;
+                        }
+                        at += 1;
+                        continue;
+                    }
+                    Some(Val::Str(Rc::from(&*text)))
+                }
+                _ if want_value && !is_delimiter(b) => {
+                    let len = data[at..].iter().position(|&b| is_delimiter(b))?;
+                    let v = literal(&data[at..at + len]).ok()?;
+                    at += len;
+                    Some(v)
+                }
+                _ => return None,
+            };
+            let v = done?;
+            want_value = false;
+            match open.last_mut() {
+                None => return Some((v, at)),
+                Some(Building::Arr(items)) => items.push(v),
+                Some(Building::Obj(map, key)) => map.insert(key.take()?, v),
+            }
+        }
+    }
+}
+
+/// The index of the first byte from `at` that is not a JSON blank.
+fn skip_blanks(data: &[u8], mut at: usize) -> usize {
+    while matches!(data.get(at), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        at += 1;
+    }
+    at
+}
+
+/// The raw text of the string that starts at `at` (after its opening quote) and the index
+/// after its closing quote; None if it does not end in `data`.
+fn string_at(data: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let mut end = at;
+    loop {
+        match data.get(end)? {
+            b'"' => return Some((&data[at..end], end + 1)),
+            b'\\' => end += 2,
+            _ => end += 1,
+        }
+    }
+}
+
 /// The value of a literal token (`true`, `null`, `12.5`...).
 fn literal(token: &[u8]) -> Result<Val, String> {
     let (pattern, v): (&[u8], Val) = match token[0] {
@@ -848,6 +986,108 @@ mod tests {
         for (text, want) in errors {
             assert_eq!(parse(text), Err(want.to_string()), "{text}");
         }
+    }
+
+    /// Values (as JSON with their lines) and the error of a stream read as `Inputs` reads a
+    /// file: whole values where they can be, else `chunk` bytes at a time.
+    fn read_like_inputs(text: &str, chunk: usize) -> (Vec<(String, usize)>, Option<String>) {
+        let (data, mut p, mut out, mut at) = (text.as_bytes(), Parser::new(), Vec::new(), 0);
+        let mut error = None;
+        while at < data.len() {
+            if let Some((parsed, used)) = p.whole_value(&data[at..]) {
+                out.push(parsed);
+                at += used;
+                continue;
+            }
+            let end = (at + chunk).min(data.len());
+            if let Err(e) = p.feed(&data[at..end], &mut out) {
+                error = Some(e);
+                break;
+            }
+            at = end;
+        }
+        if error.is_none() {
+            match p.finish() {
+                Ok(last) => out.extend(last.map(|val| Parsed {
+                    val,
+                    line: p.line() - 1,
+                })),
+                Err(e) => error = Some(e),
+            }
+        }
+        let values = out
+            .into_iter()
+            .map(|p| (to_string(&p.val), p.line))
+            .collect();
+        (values, error)
+    }
+
+    #[test]
+    fn whole_values_read_as_the_byte_parser_reads_them() {
+        let texts = [
+            "[1,2.50,\"a\\u00e9\\n\",{\"k\":[true,false,null],\"k\":1e2}]",
+            "{\"a\":1}\n{\"a\":2}\n\n  [ ]  {} [[[]]]\n",
+            "\u{feff}[1]\n[2]",
+            "1 2 [3] \"x\" {\"b\": {\"c\": [4, 5]}}\n7",
+            "[1, 2]\n[1,]\n",
+            "{\"a\":1,}",
+            "[1 2]",
+            "[nan, NaN, -Infinity, 1E+2, 100000000000000000000001]",
+            "{\"a\" 1}",
+            "{\"a\":}",
+            "[\"tab\there\"]",
+            "[\"\\x\"]",
+            "[1,2\n",
+            "[\"é\\ud83d\\ude00\"] [\"\\\"\"]",
+            "[{\"a\":[{\"b\":{}}]},\n{\"c\":\"d\"}]\n]",
+        ];
+        for text in texts {
+            let mut whole = Parser::new();
+            let mut reference = Vec::new();
+            let error = whole.feed(text.as_bytes(), &mut reference).err();
+            let error = error.or_else(|| match whole.finish() {
+                Ok(last) => {
+                    let line = whole.line() - 1;
+                    reference.extend(last.map(|val| Parsed { val, line }));
+                    None
+                }
+                Err(e) => Some(e),
+            });
+            let reference: Vec<(String, usize)> = reference
+                .into_iter()
+                .map(|p| (to_string(&p.val), p.line))
+                .collect();
+            // (The byte parser's line of a value depends on its chunk: compared whole only.)
+            assert_eq!(
+                read_like_inputs(text, 64),
+                (reference.clone(), error.clone())
+            );
+            for chunk in [3, 5] {
+                let (values, e) = read_like_inputs(text, chunk);
+                let values: Vec<String> = values.into_iter().map(|v| v.0).collect();
+                let want: Vec<String> = reference.iter().map(|v| v.0.clone()).collect();
+                assert_eq!(
+                    (values, e),
+                    (want, error.clone()),
+                    "{text:?} in chunks of {chunk}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn whole_values_are_only_plain_complete_containers() {
+        let mut p = Parser::new();
+        assert!(p.whole_value(b"[1,2").is_none());
+        assert!(p.whole_value(b"12 ").is_none());
+        assert!(p.whole_value(b"[nul]").is_none());
+        let (parsed, used) = p.whole_value(b" [1]\n[2]").expect("a whole array");
+        assert_eq!(
+            (to_string(&parsed.val), used, parsed.line),
+            ("[1]".into(), 4, 1)
+        );
+        let deep = "[".repeat(MAX_JQ_DEPTH) + &"]".repeat(MAX_JQ_DEPTH);
+        assert!(Parser::new().whole_value(deep.as_bytes()).is_none());
     }
 
     #[test]

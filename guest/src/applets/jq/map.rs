@@ -35,7 +35,11 @@ impl Map {
     fn position(&self, key: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(key).copied(),
-            None => self.entries.iter().position(|(k, _)| &**k == key),
+            // (word-wise: `str ==` goes through wasi-libc's byte-by-byte `memcmp`)
+            None => self
+                .entries
+                .iter()
+                .position(|(k, _)| crate::sort::eq_bytes(k.as_bytes(), key.as_bytes())),
         }
     }
 

@@ -231,7 +231,6 @@ async fn cut_all(ctx: &mut Ctx, paths: &[String], o: &Options) -> Result<i32, Wr
             line.clear();
             records.next_into(&mut line).await
         } {
-            out.clear();
             let body = line.strip_suffix(&[o.eol]).unwrap_or(&line);
             let keep = match o.mode {
                 Mode::Bytes => {
@@ -242,12 +241,20 @@ async fn cut_all(ctx: &mut Ctx, paths: &[String], o: &Options) -> Result<i32, Wr
             };
             if keep {
                 out.push(o.eol);
+            }
+            // Passed on in chunks, not line by line.
+            if out.len() >= OUT_CHUNK {
                 ctx.stdout.write(&out).await?;
+                out.clear();
             }
         }
     }
+    ctx.stdout.write(&out).await?;
     Ok(status)
 }
+
+/// Bytes of output gathered before they are passed on.
+const OUT_CHUNK: usize = 64 * 1024;
 
 fn cut_bytes(body: &[u8], o: &Options, out: &mut Vec<u8>) {
     let mut first = true;
@@ -268,27 +275,47 @@ fn cut_bytes(body: &[u8], o: &Options, out: &mut Vec<u8>) {
 
 /// Selected fields joined by the output delimiter; false to skip the line (`-s`).
 fn cut_fields(body: &[u8], o: &Options, out: &mut Vec<u8>) -> bool {
-    if !body.contains(&o.delim) {
+    let Some(first_end) = find(body, 0, o.delim) else {
         if o.only_delimited {
             return false;
         }
         out.extend_from_slice(body);
         return true;
-    }
+    };
     let default = [o.delim];
     let joiner: &[u8] = o.out_delim.as_deref().unwrap_or(&default);
+    // The ranges are sorted and merged: no field past the last one's end is selected.
+    let last = o.ranges.last().map_or(0, |r| r.hi);
+    let (mut n, mut start, mut end) = (1, 0, first_end);
     let mut first = true;
-    for (i, field) in body.split(|&b| b == o.delim).enumerate() {
-        let n = i + 1;
+    // (a plain loop over the line: `split` was a tenth of a CSV group-by)
+    while n <= last {
         if o.ranges.iter().any(|r| r.lo <= n && n <= r.hi) {
             if !first {
                 out.extend_from_slice(joiner);
             }
             first = false;
-            out.extend_from_slice(field);
+            out.extend_from_slice(&body[start..end]);
         }
+        if end == body.len() {
+            break;
+        }
+        (n, start) = (n + 1, end + 1);
+        end = find(body, start, o.delim).unwrap_or(body.len());
     }
     true
+}
+
+/// The index of the first `byte` in `text` from `from`.
+fn find(text: &[u8], from: usize, byte: u8) -> Option<usize> {
+    let mut at = from;
+    while at < text.len() {
+        if text[at] == byte {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 #[cfg(test)]

@@ -168,7 +168,7 @@ fn same(a: &[u8], b: &[u8], o: &Options) -> bool {
     if o.ignore_case {
         ka.eq_ignore_ascii_case(kb)
     } else {
-        ka == kb
+        crate::sort::eq_bytes(ka, kb)
     }
 }
 
@@ -187,11 +187,14 @@ async fn uniq(
     loop {
         line.clear();
         let more = records.next_into(&mut line).await;
-        let body = line.strip_suffix(&[o.eol]).unwrap_or(&line).to_vec();
-        if more && count > 0 && same(&current, &body, o) {
+        if line.last() == Some(&o.eol) {
+            line.pop();
+        }
+        let body = &line;
+        if more && count > 0 && same(&current, body, o) {
             count += 1;
             if o.all_repeated || o.group {
-                emit_repeat(out, &current, &body, count, o);
+                emit_repeat(out, &current, body, count, o);
             }
         } else {
             if count > 0 && !(o.all_repeated || o.group) {
@@ -204,11 +207,12 @@ async fn uniq(
                 if groups > 0 {
                     out.push(o.eol);
                 }
-                out.extend_from_slice(&body);
+                out.extend_from_slice(body);
                 out.push(o.eol);
             }
             groups += 1;
-            current = body;
+            // The line becomes the group's first; its buffer is reused for the next line.
+            std::mem::swap(&mut current, &mut line);
             count = 1;
         }
         if matches!(sink, Sink::Stdout) && out.len() >= 64 * 1024 {

@@ -15,7 +15,7 @@ pub fn compare_keys(a: &[u8], b: &[u8], flags: &Flags, seed: u64) -> Ordering {
         Order::Version => version(a, b),
         Order::Random => hash(a, seed).cmp(&hash(b, seed)),
         Order::Text if flags.fold || flags.dictionary || flags.printable => text(a, b, flags),
-        Order::Text => a.cmp(b),
+        Order::Text => crate::sort::cmp_bytes(a, b),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::applets::common::{
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
+use crate::sort::cmp_bytes;
 use crate::task::LocalFuture;
 
 use compare::compare_keys;
@@ -162,16 +163,31 @@ async fn main(mut ctx: Ctx) -> i32 {
             .collect();
         merge_lines(inputs, &options.order)
     } else {
-        sort_lines(lines_of(&data, eol), &options.order)
+        sort_lines(&data, &options.order, eol)
     };
-    let mut out = Vec::with_capacity(data.len());
-    for line in sorted {
-        out.extend_from_slice(line);
-        out.push(options.eol);
-    }
-    drop(data); // the input's memory is free again before the output travels on
     match &options.output {
+        None => {
+            // Passed on a chunk at a time: the output is never held whole beside the input.
+            let mut out = Vec::with_capacity(OUT_CHUNK + 1024);
+            for line in sorted {
+                out.extend_from_slice(line);
+                out.push(eol);
+                if out.len() >= OUT_CHUNK {
+                    if let Err(e) = ctx.stdout.write(&out).await {
+                        return finish(&mut ctx, Err(e)).await;
+                    }
+                    out.clear();
+                }
+            }
+            write_and_finish(&mut ctx, &out, 0).await
+        }
         Some(path) => {
+            let mut out = Vec::with_capacity(data.len());
+            for line in sorted {
+                out.extend_from_slice(line);
+                out.push(eol);
+            }
+            drop(data); // `-o` may name an input: written once the input is let go
             let written = ctx.vfs.borrow_mut().write(&ctx.cwd, path, &out);
             if let Err(e) = written {
                 let message = format!(
@@ -184,9 +200,11 @@ async fn main(mut ctx: Ctx) -> i32 {
             }
             finish(&mut ctx, Ok(0)).await
         }
-        None => write_and_finish(&mut ctx, &out, 0).await,
     }
 }
+
+/// Bytes of sorted output gathered before they are passed on.
+const OUT_CHUNK: usize = 64 * 1024;
 
 fn check_letter(check: Check) -> char {
     if check == Check::Quiet {
@@ -321,15 +339,13 @@ fn inherit(keys: &mut [Key], global: Flags) {
 
 /// Sorts. Each line carries a small hint from its first key (its first bytes, or its value
 /// when it is a number that fits), so most comparisons never touch the lines themselves.
-fn sort_lines<'a>(lines: Vec<&'a [u8]>, order: &Order) -> Vec<&'a [u8]> {
+fn sort_lines<'a>(data: &'a [u8], order: &Order, eol: u8) -> Vec<&'a [u8]> {
     if order.keys.is_empty() {
-        return sort_whole_lines(lines, order);
+        return sort_whole_lines(data, order, eol);
     }
     let first = order.keys.first();
-    let mut hinted: Vec<(Hint, &[u8])> = lines
-        .into_iter()
-        .map(|line| (hint(line, first, order.tab), line))
-        .collect();
+    let mut hinted: Vec<(Hint, &[u8])> = Vec::with_capacity(line_count(data, eol));
+    hinted.extend(lines(data, eol).map(|line| (hint(line, first, order.tab), line)));
     let reverse_hint = first.map_or(order.reverse, |key| key.flags.reverse);
     let cmp = |a: &(Hint, &[u8]), b: &(Hint, &[u8])| match a.0.partial_cmp(&b.0) {
         Some(by_hint) if by_hint != Ordering::Equal && a.0.same_kind(&b.0) => {
@@ -357,17 +373,33 @@ fn sort_lines<'a>(lines: Vec<&'a [u8]>, order: &Order) -> Vec<&'a [u8]> {
 /// Without keys lines compare as bytes, so equal lines are identical: an unstable sort on
 /// (first 8 bytes, line) pairs (16 bytes each on wasm32, a third of the general path's) is
 /// exact.
-fn sort_whole_lines<'a>(lines: Vec<&'a [u8]>, order: &Order) -> Vec<&'a [u8]> {
-    let mut tagged: Vec<(u64, &[u8])> = lines.into_iter().map(|l| (prefix_u64(l), l)).collect();
-    tagged.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+fn sort_whole_lines<'a>(data: &'a [u8], order: &Order, eol: u8) -> Vec<&'a [u8]> {
+    // Sized exactly (a collected iterator of unknown length doubles its way up, to twice the
+    // size at worst), and with an array prefix of alignment 4 like the lines': the list of
+    // lines below reuses the allocation instead of taking one more.
+    let mut tagged: Vec<([u8; 8], &[u8])> = Vec::with_capacity(line_count(data, eol));
+    tagged.extend(lines(data, eol).map(|l| (prefix_u64(l).to_be_bytes(), l)));
+    tagged.sort_unstable_by(|a, b| {
+        let (x, y) = (u64::from_be_bytes(a.0), u64::from_be_bytes(b.0));
+        x.cmp(&y).then_with(|| past_prefix(a.1, b.1))
+    });
     let mut lines: Vec<&[u8]> = tagged.into_iter().map(|(_, line)| line).collect();
     if order.reverse {
         lines.reverse();
     }
     if order.unique {
-        lines.dedup();
+        lines.dedup_by(|b, a| crate::sort::eq_bytes(a, b));
     }
     lines
+}
+
+/// The order of two lines whose [`prefix_u64`] are equal: their first 8 bytes are the same
+/// when both have them, so only the rest is compared.
+fn past_prefix(a: &[u8], b: &[u8]) -> Ordering {
+    match (a.get(8..), b.get(8..)) {
+        (Some(x), Some(y)) => cmp_bytes(x, y),
+        _ => cmp_bytes(a, b),
+    }
 }
 
 fn prefix_u64(text: &[u8]) -> u64 {
@@ -417,9 +449,19 @@ fn prefix(text: &[u8]) -> Hint {
 
 /// The lines of `bytes`, without their terminators.
 fn lines_of(bytes: &[u8], eol: u8) -> Vec<&[u8]> {
-    split_lines(bytes, eol)
-        .map(|l| l.strip_suffix(&[eol]).unwrap_or(l))
-        .collect()
+    let mut all = Vec::with_capacity(line_count(bytes, eol));
+    all.extend(lines(bytes, eol));
+    all
+}
+
+/// How many lines `bytes` holds (the last may lack its terminator).
+fn line_count(bytes: &[u8], eol: u8) -> usize {
+    let ends = memchr::memchr_iter(eol, bytes).count();
+    ends + usize::from(bytes.last().is_some_and(|&b| b != eol))
+}
+
+fn lines(bytes: &[u8], eol: u8) -> impl Iterator<Item = &[u8]> {
+    split_lines(bytes, eol).map(move |l| l.strip_suffix(&[eol]).unwrap_or(l))
 }
 
 /// `-m`: merges already sorted inputs (ties go to the earlier input), without sorting them.
@@ -462,7 +504,7 @@ fn compare(a: &[u8], b: &[u8], order: &Order) -> Ordering {
             return by_keys;
         }
     }
-    let last = a.cmp(b);
+    let last = cmp_bytes(a, b);
     if order.reverse {
         last.reverse()
     } else {
