@@ -139,6 +139,10 @@ pub const MAX_JQ_DEPTH: usize = 10_000;
 /// xargs: bytes of one command line, GNU's default size limit.
 pub const MAX_XARGS_CHARS: usize = 128 * 1024;
 
+/// printf: the widest field width or precision. A directive's text is built in memory;
+/// bash would print `%0*d` with a width of 200,000,000, which would exhaust the sandbox's.
+pub const MAX_PRINTF_FIELD: u64 = 16 << 20;
+
 // --- files -------------------------------------------------------------------------------------
 
 /// Symlinks followed in one path resolution before giving up with ELOOP (Linux's limit).

@@ -10,6 +10,7 @@ use crate::applets::common::finish;
 use crate::applets::common::warn;
 use crate::applets::common::Zone;
 use crate::applets::{Applet, Ctx, Help};
+use crate::limits::MAX_PRINTF_FIELD;
 use crate::task::LocalFuture;
 
 use number::{format_float, format_int, parse_float, parse_int, Spec};
@@ -184,10 +185,10 @@ impl<'a> Printer<'a> {
         }
         for (what, value) in [("width", spec.width), ("precision", spec.precision)] {
             let value = value.map_or(0, i64::unsigned_abs);
-            if value > MAX_FIELD {
+            if value > MAX_PRINTF_FIELD {
                 // bash would print it; the sandbox's memory could not hold it.
                 self.errors.push(format!(
-                    "{value}: field {what} too large (at most {MAX_FIELD} in this sandbox)"
+                    "{value}: field {what} too large (at most {MAX_PRINTF_FIELD} in this sandbox)"
                 ));
                 self.status = STOP_STATUS;
                 return None;
@@ -364,9 +365,6 @@ impl<'a> Printer<'a> {
         }
     }
 }
-
-/// The largest field width or precision: a directive's text is built in memory (16 MiB).
-const MAX_FIELD: u64 = 1 << 24;
 
 /// Status marking "stop formatting" after an invalid directive (reported as 1).
 const STOP_STATUS: i32 = -1;

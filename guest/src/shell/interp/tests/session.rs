@@ -259,7 +259,7 @@ fn tool_calls_coerce_arguments_and_print_json() {
 fn tool_errors_are_one_line() {
     assert_eq!(run("tool"), Outcome {
         stdout: String::new(),
-        stderr: "usage: tool NAME [--key value ...] [--json '{...}']\n       tool --list\n       tool --help NAME\nArguments are converted by the tool's schema; with no flags a JSON object is read from stdin.\n".into(),
+        stderr: "usage: tool NAME [--key value ...] [--json '{...}' | --json -]\n       tool --list\n       tool --help NAME\nArguments are converted by the tool's schema; with no flags or with --json -, a JSON object\nis read from stdin.\n".into(),
         status: 2,
     });
     assert_eq!(
