@@ -61,6 +61,8 @@ nitpick_ignore_regex = [
     (r"py:(class|exc|func|mod|data|obj|attr|meth)", r"(mcp|mcp_types|anyio)(\..+)?"),
     # The private base class of the parameter constraints, shown by :show-inheritance:.
     (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
+    # The private init image a backend's Instance.load_image is given (corral/_image.py).
+    (r"py:class", r"InitImage"),
     # The agent frameworks the integrations adapt (no inventories offline either).
     (
         r"py:(class|exc|func|obj)",

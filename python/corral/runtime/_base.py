@@ -108,7 +108,7 @@ class Instance(Protocol):
         """Grow linear memory to at least ``size`` bytes (a multiple of 64 KiB)."""
 
     def load_image(self, image: InitImage) -> None:
-        """Make a fresh instance's memory what ``image`` recorded (see :mod:`corral._image`):
+        """Make a fresh instance's memory what ``image`` recorded (see ``corral/_image.py``):
         grown to its size, with its changed pages; nothing runs in the guest."""
 
     def close(self) -> None:
