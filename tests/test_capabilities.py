@@ -1481,8 +1481,8 @@ def test_subset_checks_are_bounded() -> None:
     # A hostile token could bring huge rules; the answer must come quickly (and be False).
     many = Param("x").is_in([f"v{i}" for i in range(3000)])
     wide = Param("x").is_in([f"v{i}" for i in range(3001)])
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy machine does not count
     many.implies(wide)
     alternatives = AnyOf(tuple(Param("x") == i for i in range(300)))
     assert not alternatives.implies(AnyOf(tuple(Param("x") == -i for i in range(1, 300))))
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5

@@ -567,10 +567,11 @@ def test_hostile_chains_verify_quickly() -> None:
     many = appended(
         CapabilityToken.parse(many), link_json([MethodCapability(glob[::-1]) for glob in globs])
     )
-    started = time.perf_counter()
+    # CPU time of this process, not wall time: other work on a busy machine does not count.
+    started = time.process_time()
     assert CapabilityToken.parse(text).verify(KEY, now=NOW)[0].constraints
     assert verify_refusal(many).startswith("link 3 widens link 2:")
-    assert time.perf_counter() - started < 3 * SLOWER
+    assert time.process_time() - started < 3 * SLOWER
 
 
 # --------------------------------------------------------------------------------------------
