@@ -141,7 +141,12 @@ pub const MAX_XARGS_CHARS: usize = 128 * 1024;
 
 /// printf: the widest field width or precision. A directive's text is built in memory;
 /// bash would print `%0*d` with a width of 200,000,000, which would exhaust the sandbox's.
+/// `date`'s and `%(...)T`'s padding widths stop at it too.
 pub const MAX_PRINTF_FIELD: u64 = 16 << 20;
+
+/// dd: the largest `ibs=`/`obs=`/`bs=`. A block is held in memory while it fills; GNU refuses
+/// a buffer it cannot allocate the same way ("memory exhausted by input buffer").
+pub const MAX_DD_BLOCK: u64 = 64 << 20;
 
 // --- files -------------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::zone::{Local, Zone};
+use crate::limits::MAX_PRINTF_FIELD;
 
 /// A moment broken down into calendar fields (UTC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +145,12 @@ fn format_local(format: &str, secs: i64, nanos: u32, local: &Local<'_>) -> Strin
         }
         let mut width = None;
         while let Some(d) = chars.get(i).and_then(|c| c.to_digit(10)) {
-            width = Some(width.unwrap_or(0) * 10 + d as usize);
+            // GNU pads to any width it can allocate; here a width stops at printf's bound.
+            let wider = width
+                .unwrap_or(0usize)
+                .saturating_mul(10)
+                .saturating_add(d as usize);
+            width = Some(wider.min(MAX_PRINTF_FIELD as usize));
             i += 1;
         }
         let mut colons = 0;
@@ -760,6 +766,14 @@ mod tests {
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(civil(-1).year, 1969);
         assert_eq!(days_from_civil(2024, 3, 0), days_from_civil(2024, 2, 29));
+    }
+
+    #[test]
+    fn strftime_width_is_bounded() {
+        // A width past any sane size pads to printf's bound instead of exhausting memory.
+        let got = strftime("%99999999999999999999999d", T, 0);
+        assert_eq!(got.len(), crate::limits::MAX_PRINTF_FIELD as usize);
+        assert!(got.ends_with("014"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::applets::common::parse_size;
 use crate::applets::common::{conclude, err_str, out, Exit, Res};
 use crate::applets::common::{open_input, usage_error, warn};
 use crate::applets::{Applet, Ctx, Help};
+use crate::limits::MAX_DD_BLOCK;
 use crate::task::LocalFuture;
 
 /// The `dd` applet.
@@ -159,52 +160,73 @@ fn number(text: &str) -> Option<u64> {
 
 async fn copy(ctx: &mut Ctx, o: &Options) -> Res<i32> {
     let started = ctx.host.now_ms();
-    let name = o.input.as_deref().unwrap_or("-");
-    let at = |n: u64, unit: u64, bytes: bool| {
-        usize::try_from(if bytes { n } else { n.saturating_mul(unit) }).unwrap_or(usize::MAX)
-    };
-    let skip = at(o.skip, o.ibs, o.skip_bytes);
-    // Read no more than skip + count asks for: /dev/zero never ends.
-    let wanted = o
-        .count
-        .map(|count| skip.saturating_add(at(count, o.ibs, o.count_bytes)));
-    let data = match open_input(ctx, name) {
-        Ok(mut input) => {
-            let mut data = Vec::new();
-            while wanted.is_none_or(|w| data.len() < w) {
-                let Some(chunk) = input.read_chunk().await else {
-                    break;
-                };
-                data.extend_from_slice(&chunk);
-            }
-            data.truncate(wanted.unwrap_or(data.len()));
-            data
+    for (size, which) in [(o.ibs, "input"), (o.obs, "output")] {
+        if size > MAX_DD_BLOCK {
+            let message = format!(
+                "memory exhausted by {which} buffer of size {size} bytes ({}) \
+                 (at most {MAX_DD_BLOCK} in this sandbox)",
+                binary_size(size)
+            );
+            warn(ctx, message).await;
+            return Ok(1);
         }
+    }
+    if o.output.is_none() && o.seek > 0 {
+        warn(ctx, "'standard output': cannot seek: Illegal seek").await;
+        return Err(Exit(1));
+    }
+    let name = o.input.as_deref().unwrap_or("-");
+    let mut input = match open_input(ctx, name) {
+        Ok(input) => input,
         Err(e) => {
             let reason = e.rsplit(": ").next().unwrap_or(&e).to_string();
             warn(ctx, format!("failed to open '{name}': {reason}")).await;
             return Ok(1);
         }
     };
-    let rest = &data[skip.min(data.len())..];
+    let bytes = |n: u64, bytes: bool| if bytes { n } else { n.saturating_mul(o.ibs) };
+    let mut to_skip = bytes(o.skip, o.skip_bytes);
+    // Read no more than count asks for: /dev/zero never ends.
+    let mut to_copy = o.count.map(|count| bytes(count, o.count_bytes));
     let ibs = usize::try_from(o.ibs).unwrap_or(usize::MAX);
-    let mut converted = Vec::with_capacity(rest.len());
-    for block in rest.chunks(ibs) {
-        converted.extend(block.iter().map(|&b| convert(b, o)));
-        if o.sync && block.len() < ibs {
-            converted.resize(converted.len() + ibs - block.len(), 0);
+    let mut sink = Sink::open(ctx, o);
+    let mut pending = Vec::new();
+    let mut records_in = (0, 0);
+    // Blocks go out as they fill, so memory holds one block and one chunk, whatever the size.
+    while to_copy != Some(0) && !sink.full {
+        let Some(chunk) = input.read_chunk().await else {
+            break;
+        };
+        let skipped = usize::try_from(to_skip).map_or(chunk.len(), |n| n.min(chunk.len()));
+        to_skip -= skipped as u64;
+        let mut chunk = &chunk[skipped..];
+        if let Some(left) = &mut to_copy {
+            chunk = &chunk[..usize::try_from(*left).map_or(chunk.len(), |n| n.min(chunk.len()))];
+            *left -= chunk.len() as u64;
+        }
+        pending.extend_from_slice(chunk);
+        let whole = pending.len() / ibs * ibs;
+        if whole > 0 {
+            // Blocks past a full file's end were never read.
+            let accepted = sink.put(ctx, o, &pending[..whole]).await?;
+            records_in.0 += accepted.div_ceil(ibs);
+            pending.drain(..whole);
         }
     }
-    let records_in = records(rest.len(), ibs);
-    let records_out = if o.bs.is_some() {
+    if !pending.is_empty() && !sink.full {
+        records_in.1 = 1;
+        if o.sync {
+            pending.resize(ibs, 0);
+        }
+        sink.put(ctx, o, &pending).await?;
+    }
+    let copied = sink.written;
+    let records_out = if o.bs.is_some() && !sink.full {
         records_in
     } else {
-        records(
-            converted.len(),
-            usize::try_from(o.obs).unwrap_or(usize::MAX),
-        )
+        records(copied, usize::try_from(o.obs).unwrap_or(usize::MAX))
     };
-    let status = write_output(ctx, o, &converted).await?;
+    let status = sink.close(ctx, o).await?;
     // The data goes out before the summary, as with GNU (`dd ... 2>&1`).
     match ctx.stdout.flush().await {
         Ok(()) => {}
@@ -220,11 +242,29 @@ async fn copy(ctx: &mut Ctx, o: &Options) -> Res<i32> {
             records_in.0, records_in.1, records_out.0, records_out.1
         );
         if o.status == Status::Default {
-            summary += &transfer_line(converted.len(), (ctx.host.now_ms() - started) / 1000.0);
+            summary += &transfer_line(copied, (ctx.host.now_ms() - started) / 1000.0);
         }
         err_str(ctx, &summary).await;
     }
     Ok(status)
+}
+
+/// `91 TiB`: a size in binary units as GNU's messages word it, rounded up.
+fn binary_size(bytes: u64) -> String {
+    let (mut value, mut unit) = (bytes as f64, "");
+    for next in ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"] {
+        if value < 1024.0 {
+            break;
+        }
+        (value, unit) = (value / 1024.0, next);
+    }
+    if unit.is_empty() {
+        format!("{bytes} bytes")
+    } else if value < 10.0 {
+        format!("{:.1} {unit}", (value * 10.0).ceil() / 10.0)
+    } else {
+        format!("{} {unit}", value.ceil())
+    }
 }
 
 /// Full and partial blocks of `size` in `len` bytes.
@@ -242,45 +282,96 @@ fn convert(byte: u8, o: &Options) -> u8 {
     }
 }
 
-async fn write_output(ctx: &mut Ctx, o: &Options, bytes: &[u8]) -> Res<i32> {
-    let Some(path) = &o.output else {
-        if o.seek > 0 {
-            warn(ctx, "'standard output': cannot seek: Illegal seek").await;
-            return Err(Exit(1));
+/// Where the copy goes: standard output as it comes, or a file built in memory (up to the
+/// sandbox's file size limit) and written once at the end.
+struct Sink {
+    /// The file's new contents, for `of=`.
+    file: Option<Vec<u8>>,
+    /// Where the next byte goes in `file`.
+    at: usize,
+    /// Bytes copied so far.
+    written: usize,
+    /// The file reached the size limit: the copy stops there, as on a full disk.
+    full: bool,
+}
+
+impl Sink {
+    fn open(ctx: &Ctx, o: &Options) -> Sink {
+        let mut sink = Sink {
+            file: None,
+            at: 0,
+            written: 0,
+            full: false,
+        };
+        if let Some(path) = &o.output {
+            let at = if o.seek_bytes {
+                o.seek
+            } else {
+                o.seek.saturating_mul(o.obs)
+            };
+            let vfs = ctx.vfs.borrow();
+            let mut file = vfs
+                .read(&ctx.cwd, path)
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default();
+            if !o.notrunc {
+                file.truncate(usize::try_from(at).unwrap_or(usize::MAX));
+            }
+            sink.at = usize::try_from(at.min(vfs.limits().max_file_size.saturating_add(1)))
+                .unwrap_or(usize::MAX);
+            sink.full = sink.at as u64 > vfs.limits().max_file_size;
+            sink.file = Some(file);
         }
-        out(ctx, bytes).await?;
-        return Ok(0);
-    };
-    let offset = usize::try_from(if o.seek_bytes {
-        o.seek
-    } else {
-        o.seek.saturating_mul(o.obs)
-    })
-    .unwrap_or(usize::MAX);
-    let mut file = ctx
-        .vfs
-        .borrow()
-        .read(&ctx.cwd, path)
-        .map(<[u8]>::to_vec)
-        .unwrap_or_default();
-    if !o.notrunc {
-        file.truncate(offset);
+        sink
     }
-    let end = offset.saturating_add(bytes.len());
-    if file.len() < end {
-        file.resize(end, 0);
+
+    /// Copies `block` out: how many bytes of it were taken (fewer once the file is full).
+    async fn put(&mut self, ctx: &mut Ctx, o: &Options, block: &[u8]) -> Res<usize> {
+        let converted: Vec<u8>;
+        let block = if o.ucase || o.lcase {
+            converted = block.iter().map(|&b| convert(b, o)).collect();
+            &converted[..]
+        } else {
+            block
+        };
+        let Some(file) = &mut self.file else {
+            self.written += block.len();
+            return out(ctx, block).await.map(|()| block.len());
+        };
+        let limit = usize::try_from(ctx.vfs.borrow().limits().max_file_size).unwrap_or(usize::MAX);
+        let room = limit.saturating_sub(self.at);
+        let block = &block[..block.len().min(room)];
+        self.full = block.len() == room;
+        let end = self.at + block.len();
+        if file.len() < end {
+            file.resize(end, 0);
+        }
+        file[self.at..end].copy_from_slice(block);
+        self.at = end;
+        self.written += block.len();
+        Ok(block.len())
     }
-    file[offset..end].copy_from_slice(bytes);
-    let written = ctx.vfs.borrow_mut().write(&ctx.cwd, path, &file);
-    if let Err(e) = written {
-        warn(
-            ctx,
-            format!("failed to open '{path}': {}", e.code.description()),
-        )
-        .await;
-        return Ok(1);
+
+    /// Writes the file, if any: the exit status, 1 when it could not be written whole.
+    async fn close(self, ctx: &mut Ctx, o: &Options) -> Res<i32> {
+        let (Some(path), Some(mut file)) = (&o.output, self.file) else {
+            return Ok(0);
+        };
+        if file.len() < self.at {
+            file.resize(self.at, 0); // seek= past the end, nothing copied: the file grows to it
+        }
+        let written = ctx.vfs.borrow_mut().write(&ctx.cwd, path, &file);
+        if let Err(e) = written {
+            let reason = e.code.description();
+            warn(ctx, format!("failed to open '{path}': {reason}")).await;
+            return Ok(1);
+        }
+        if self.full {
+            warn(ctx, format!("error writing '{path}': File too large")).await;
+            return Ok(1);
+        }
+        Ok(0)
     }
-    Ok(0)
 }
 
 /// `N bytes (1.0 kB, 1.0 KiB) copied, T s, R/s`, as GNU words it.
@@ -409,6 +500,52 @@ mod tests {
                 1
             )
         );
+    }
+
+    #[test]
+    fn dd_streams_and_bounds_memory() {
+        // A block too big to hold is refused up front, as GNU refuses to allocate it.
+        assert_eq!(
+            run("dd", &["bs=99999999999999", "count=1", "if=/dev/zero"], ""),
+            err(
+                "dd: memory exhausted by input buffer of size 99999999999999 bytes (91 TiB) \
+                 (at most 67108864 in this sandbox)\n",
+                1
+            )
+        );
+        assert_eq!(super::binary_size(1536), "1.5 KiB");
+        // An endless input is read no further than count asks.
+        let out = run(
+            "dd",
+            &["if=/dev/zero", "bs=1M", "count=3", "status=none"],
+            "",
+        );
+        assert_eq!((out.stdout.len(), out.status), (3 << 20, 0));
+        // A file stops at the sandbox's size limit, as on a full disk, and keeps what fit.
+        let mut vfs = crate::vfs::Vfs::new(
+            crate::vfs::VfsLimits {
+                max_file_size: 10,
+                ..crate::vfs::VfsLimits::default()
+            },
+            Box::new(|| 0.0),
+        );
+        vfs.mkdir_all("/", "/workspace").expect("mkdir");
+        let vfs = std::rc::Rc::new(std::cell::RefCell::new(vfs));
+        let out = dd(&vfs, &["if=/dev/zero", "of=f", "bs=4", "status=noxfer"], "");
+        assert_eq!(
+            (out.stderr.as_str(), out.status),
+            (
+                "dd: error writing 'f': File too large\n3+0 records in\n2+1 records out\n",
+                1
+            )
+        );
+        assert_eq!(
+            vfs.borrow().read("/workspace", "f").map(<[u8]>::len),
+            Ok(10)
+        );
+        // seek= past the end with nothing to copy still grows the file.
+        dd(&vfs, &["of=g", "bs=2", "seek=3", "status=none"], "");
+        assert_eq!(vfs.borrow().read("/workspace", "g").map(<[u8]>::len), Ok(6));
     }
 
     #[test]
