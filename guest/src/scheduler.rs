@@ -364,7 +364,13 @@ impl Guest {
             Task::Js if self.js.shell_tasks.any() => return self.abandon(stalled()).map(Some),
             Task::Js => {}
         }
-        match self.js.outcome()? {
+        let timeout = exec.timeout;
+        let described = self.js.outcome()?;
+        if self.js.interrupt.fired() {
+            // Describing the result ran the code's own `toJSON` or getters past the deadline.
+            return self.abandon(ExecError::timeout(timeout)).map(Some);
+        }
+        match described {
             Some(js) => {
                 let value = js.value.map(|v| writer.push(v.as_bytes()));
                 let error = js.error.map(|message| ExecError {

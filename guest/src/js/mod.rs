@@ -314,7 +314,9 @@ impl JsEngine {
             let raw = match hooks.get("outcome")?.call::<_, Value>(()) {
                 Err(rquickjs::Error::Exception) => {
                     let _ = ctx.catch();
-                    return Ok(Some(self.failed(UNFORMATTED)));
+                    // Interrupted by the deadline: the scheduler reports the timeout instead.
+                    let message = if self.interrupt.fired() { "" } else { UNFORMATTED };
+                    return Ok(Some(self.failed(message)));
                 }
                 raw => raw?,
             };
