@@ -174,13 +174,14 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Sphinx (warnings are errors) and the docs' doctests (the integration pages' too, so their
-    frameworks are installed)."""
+    """Sphinx (warnings are errors), every public name on a page, and the docs' doctests (the
+    integration pages' too, so their frameworks are installed)."""
     _build_guest(session)
     session.install("-e", ".[docs,mcp,langchain,deepagents]")
     session.run(
         "sphinx-build", "-W", "--keep-going", "-q", "-b", "html", "docs", "docs/_build/html"
     )
+    session.run("python", "tools/check_api_docs.py", "docs/_build/html/objects.inv")
     session.run("sphinx-build", "-W", "-q", "-b", "doctest", "docs", "docs/_build/doctest")
 
 
