@@ -405,6 +405,7 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
         "module": f"{DEMO_DIR}/corral.wasm",
         "min_pages": min_pages,
         "snapshot": f"{DEMO_DIR}/{SNAPSHOT}",
+        "snapshot_size": (out / SNAPSHOT).stat().st_size,
         "snapshot_base_bytes": base_bytes,
         "imports": json.loads(imports.read_text()),
     }

@@ -24,8 +24,10 @@ export function xorInto(target, base) {
 // Options for loadPyodide that keep a copy of the first `bytes` bytes (null: all) of Python's
 // memory as instantiated (`state.base`) and, if `restoring`, XOR them into the memory the snapshot
 // restored, which undoes what tools/pyodide_snapshot.mjs did. `factory` is pyodide.asm.mjs's
-// default export.
-export function withMemoryBase(factory, bytes, { restoring = true } = {}) {
+// default export. `filled`, if given, is awaited between the instantiation and the restore: the
+// snapshot passed as `_loadSnapshot` may be a buffer of the right size still being filled, so
+// that Pyodide compiles its module while the snapshot downloads, not after.
+export function withMemoryBase(factory, bytes, { restoring = true, filled = null } = {}) {
   const state = { base: null };
   const createPyodideModule = async (settings) => {
     const instantiate = settings.instantiateWasm;
@@ -36,6 +38,7 @@ export function withMemoryBase(factory, bytes, { restoring = true } = {}) {
         receive(instance, module);
       });
     const module = await factory(settings);
+    await filled;
     if (restoring) {
       const restore = module.API.restoreSnapshot;
       module.API.restoreSnapshot = (snapshot) => {

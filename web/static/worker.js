@@ -72,12 +72,19 @@ async function startPython(manifest) {
     packages: [],
   };
   const snapshot = snapshotBytes(manifest);
-  const bytes = snapshot.then((s) => new Uint8Array(s.bytes));
-  bytes.catch(() => {}); // Pyodide awaits it once its own files are in
+  // Pyodide waits for the snapshot's bytes before it instantiates its module; given a buffer of
+  // the snapshot's size at once, it compiles while the snapshot downloads, and the restore
+  // waits for the buffer to be filled.
+  const buffer = new Uint8Array(manifest.demo.snapshot_size);
+  const filled = snapshot.then(({ bytes }) => {
+    if (bytes.byteLength !== buffer.length) throw new Error(`${manifest.demo.snapshot}: ${bytes.byteLength} bytes, not ${buffer.length}`);
+    buffer.set(new Uint8Array(bytes));
+  });
+  filled.catch(() => {}); // awaited before the restore
   try {
     const { default: factory } = await import("./pyodide/pyodide.asm.mjs");
-    const delta = withMemoryBase(factory, manifest.demo.snapshot_base_bytes);
-    const restored = await loadPyodide({ ...options, ...delta.options, stdLibURL: EMPTY_ZIP, _loadSnapshot: bytes });
+    const delta = withMemoryBase(factory, manifest.demo.snapshot_base_bytes, { filled });
+    const restored = await loadPyodide({ ...options, ...delta.options, stdLibURL: EMPTY_ZIP, _loadSnapshot: buffer });
     restored.runPython("import random; random.seed()");
     return { pyodide: restored, snapshot: await snapshot };
   } catch (error) {
