@@ -58,10 +58,10 @@ async function storeSnapshot(manifest, bytes) {
 // Python's random generator is seeded afresh, not shared by every visitor). The snapshot holds
 // every module the page imports (manifest.json's demo.imports), so it starts from an empty
 // standard library and fetches the demo's zips only when Python imports something else
-// (LIBRARY, in boot). If the snapshot does not load, Python starts afresh, from the demo's own
-// standard library (build.py: the modules the page imports as bytecode), and imports them
-// (IMPORT, in boot). Either way with a lockfile naming no package (the page loads none), so
-// Pyodide fetches neither its full standard library nor its lockfile.
+// (corral_demo.FetchLibrary, in boot). If the snapshot does not load, Python starts afresh,
+// from the demo's own standard library (build.py: the modules the page imports as bytecode),
+// and imports them (IMPORT, in boot). Either way with a lockfile naming no package (the page
+// loads none), so Pyodide fetches neither its full standard library nor its lockfile.
 const EMPTY_ZIP = "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==";
 
 async function startPython(manifest) {
@@ -98,8 +98,8 @@ async function startPython(manifest) {
 // corral_demo.py; each module the page imports as bytecode) are imported from the zip itself,
 // at APP, on sys.path (the snapshot was made with it there: tools/pyodide_snapshot.mjs).
 // Started afresh, Python imports the modules the snapshot holds (IMPORT); restored, it gets a
-// finder that, on the first import the snapshot does not hold, fetches that zip and the
-// standard library synchronously (LIBRARY: a worker may) and finds the module in them.
+// finder (corral_demo.FetchLibrary) that, on the first import the snapshot does not hold, has
+// that zip and the standard library fetched synchronously (fetchLibrary: a worker may).
 const APP = "/home/pyodide/corral-app.zip";
 const IMPORT = `
 import importlib, sys
@@ -109,26 +109,6 @@ def import_all(modules):
         importlib.import_module(name)
 import_all
 `;
-const LIBRARY = `
-import importlib, importlib.machinery, sys, zipimport
-
-class FetchLibrary:
-    """The last finder: fetches the zips, once, for a module no other finder found."""
-
-    def __init__(self, fetch):
-        self.fetch = fetch
-
-    def find_spec(self, name, path=None, target=None):
-        sys.meta_path.remove(self)
-        stdlib = next(p for p in sys.path if p.startswith("/lib/") and p.endswith(".zip"))
-        self.fetch(name, stdlib, "${APP}")
-        sys.path_importer_cache.clear()
-        zipimport._zip_directory_cache.clear()
-        return importlib.machinery.PathFinder.find_spec(name, path, target)
-
-FetchLibrary
-`;
-
 // Then the guest module (the demo serves it rewritten to import its memory): written to a file
 // CORRAL_WASM names, and the module the worker compiled handed to corral's backend for it.
 const ADOPT = `
@@ -143,9 +123,13 @@ def adopt(data, module, min_pages):
 adopt
 `;
 
-function fetchLibrary(manifest, name, stdlib, app) {
+// corral_demo.FetchLibrary's fetch: the two zips, where the snapshot's sys.path names them
+// (Pyodide keeps its standard library at /lib/pythonXY.zip).
+function fetchLibrary(manifest, name) {
   console.info(`corral demo: fetching the Python library to import ${name}`);
-  for (const [url, path] of [[manifest.demo.stdlib, stdlib], [manifest.demo.app, app]]) {
+  const [major, minor] = manifest.python.split(".");
+  const stdlib = `/lib/python${major}${minor}.zip`;
+  for (const [url, path] of [[manifest.demo.stdlib, stdlib], [manifest.demo.app, APP]]) {
     const request = new XMLHttpRequest();
     request.open("GET", here(url), false);
     request.responseType = "arraybuffer";
@@ -186,8 +170,8 @@ async function boot({ store = false } = {}) {
   ({ pyodide } = await python);
   reached("python");
   if (snapshot) {
-    const finder = pyodide.runPython(LIBRARY);
-    pyodide.runPython("import sys; sys.meta_path.append").callKwargs(finder((...a) => fetchLibrary(manifest, ...a)), {});
+    const { FetchLibrary } = pyodide.pyimport("corral_demo");
+    pyodide.pyimport("sys").meta_path.append(FetchLibrary((name) => fetchLibrary(manifest, name)));
   } else {
     progress("Installing the corral wheel", 0.7, 0.8, 0.3);
     const app = await (await fetch(here(manifest.demo.app))).arrayBuffer();
