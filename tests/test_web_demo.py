@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import zipfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -243,3 +244,35 @@ def test_the_snapshot_key_names_pyodide_and_the_zips_the_page_imports_from(tmp_p
     app.write_bytes(b"app one")
     stdlib.write_bytes(b"stdlib two")
     assert build.build_key("314.0.7", app, stdlib) != key
+
+
+def test_the_library_is_fetched_on_the_first_import_the_snapshot_lacks(
+    demo: ModuleType, tmp_path: Path
+) -> None:
+    """After a restore the zips are not there; the finder has them fetched once, for the first
+    module no other finder found, then leaves."""
+    library = tmp_path / "library.zip"
+    fetched: list[str] = []
+
+    def fetch(name: str) -> None:
+        fetched.append(name)
+        with zipfile.ZipFile(library, "w") as archive:
+            archive.writestr("demo_lazy_module.py", "VALUE = 42\n")
+
+    finder = demo.FetchLibrary(fetch)
+    sys.path.append(str(library))
+    sys.meta_path.append(finder)
+    try:
+        import demo_lazy_module  # type: ignore[import-not-found]
+
+        assert demo_lazy_module.VALUE == 42
+        assert fetched == ["demo_lazy_module"]
+        assert finder not in sys.meta_path
+        with pytest.raises(ModuleNotFoundError):
+            import demo_no_such_module  # type: ignore[import-not-found]  # noqa: F401
+        assert fetched == ["demo_lazy_module"]
+    finally:
+        sys.path.remove(str(library))
+        sys.modules.pop("demo_lazy_module", None)
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)

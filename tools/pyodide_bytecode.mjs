@@ -1,6 +1,6 @@
 // Bytecode for the web demo, compiled by Pyodide's own Python (its magic number and cache tag)
 // so that the page imports modules without compiling their sources:
-//   node tools/pyodide_bytecode.mjs DIST STDLIB APP MODULE OUT_STDLIB OUT_APP
+//   node tools/pyodide_bytecode.mjs DIST STDLIB APP MODULE OUT_STDLIB OUT_APP OUT_IMPORTS
 // DIST is a Pyodide distribution (pyodide_dist.py), STDLIB the standard library zip the page
 // loads, APP the zip the page imports corral and corral_demo.py from, MODULE corral's guest
 // module as the page compiles it. Python starts from STDLIB and does what the page does at
@@ -9,24 +9,26 @@
 // `name.py` of each module that was imported replaced by its bytecode `name.pyc` (which Python
 // imports when there is no source beside it); the other modules keep their sources. Both are
 // stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the files'
-// modification times. web/build.py runs this.
+// modification times. OUT_IMPORTS is the JSON list of the modules imported from the two zips
+// (what tools/pyodide_snapshot.mjs imports, and the worker without a snapshot): the one list
+// of what the page imports. web/build.py runs this.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
-if (args.length !== 6) {
-  console.error("usage: node tools/pyodide_bytecode.mjs DIST STDLIB APP MODULE OUT_STDLIB OUT_APP");
+if (args.length !== 7) {
+  console.error("usage: node tools/pyodide_bytecode.mjs DIST STDLIB APP MODULE OUT_STDLIB OUT_APP OUT_IMPORTS");
   process.exit(2);
 }
-const [dist, stdlib, app, module, outStdlib, outApp] = args;
+const [dist, stdlib, app, module, outStdlib, outApp, outImports] = args;
 const { loadPyodide } = await import(pathToFileURL(path.join(dist, "pyodide.mjs")).href);
 const pyodide = await loadPyodide({ indexURL: dist + path.sep, stdLibURL: path.resolve(stdlib) });
 pyodide.FS.writeFile("/tmp/stdlib.zip", fs.readFileSync(stdlib));
 pyodide.FS.writeFile("/tmp/app.zip", fs.readFileSync(app));
 pyodide.FS.writeFile("/tmp/corral.wasm", fs.readFileSync(module));
 await pyodide.runPythonAsync(`
-import os, sys, zipfile
+import json, os, sys, zipfile
 from pathlib import Path
 
 stdlib = next(entry for entry in sys.path if entry.endswith(".zip")) + "/"
@@ -43,15 +45,16 @@ demo.complete("ec"), demo.capabilities(), demo.tree(), demo.new_trace()
 corral_demo.DemoApp(lambda message: None, snapshot=demo.snapshot())
 
 def imported(root):
-    """The files under root (relative names) of the modules imported so far."""
+    """The modules imported so far from under root: {name: file (relative to root)}."""
     return {
-        m.__spec__.origin.removeprefix(root)
-        for m in list(sys.modules.values())
+        name: m.__spec__.origin.removeprefix(root)
+        for name, m in list(sys.modules.items())
         if getattr(m, "__spec__", None) and (m.__spec__.origin or "").startswith(root)
     }
 
-from_stdlib = imported(stdlib)
-from_app = imported("/tmp/app.zip/")
+stdlib_modules, app_modules = imported(stdlib), imported("/tmp/app.zip/")
+Path("/tmp/imports.json").write_text(json.dumps(sorted({**stdlib_modules, **app_modules})))
+from_stdlib, from_app = set(stdlib_modules.values()), set(app_modules.values())
 import py_compile  # not before: the page does not import it
 
 def rewrite(source, target, modules):
@@ -77,3 +80,4 @@ print(f"pyodide_bytecode.mjs: {len(from_stdlib)} + {len(from_app)} modules as by
 `);
 fs.writeFileSync(outStdlib, pyodide.FS.readFile("/tmp/out-stdlib.zip"));
 fs.writeFileSync(outApp, pyodide.FS.readFile("/tmp/out-app.zip"));
+fs.writeFileSync(outImports, pyodide.FS.readFile("/tmp/imports.json"));

@@ -1,38 +1,60 @@
 // The web demo's Pyodide memory snapshot, made at build time so that a first visit skips
 // Python's start-up too, not only a returning one:
-//   node tools/pyodide_snapshot.mjs DIST STDLIB APP OUT
+//   node tools/pyodide_snapshot.mjs DIST STDLIB APP IMPORTS OUT
 // DIST is a Pyodide distribution (pyodide_dist.py), STDLIB the standard library zip the page
-// loads, APP the zip of the demo's Python files. Python starts from STDLIB, imports corral and
-// the demo from APP exactly as web/static/worker.js does when it has no snapshot (same paths:
-// the snapshot's import caches point at them), and its memory is written to OUT, which the
-// worker hands to loadPyodide (`_loadSnapshot`). A snapshot holds memory, not files: the worker
-// writes the same zips at the same paths again. web/build.py runs this.
+// loads, APP the zip of the demo's Python files, IMPORTS a JSON list of the modules the page
+// imports (tools/pyodide_bytecode.mjs records it; the worker imports the same list when it
+// starts without a snapshot). Python starts from STDLIB and imports those modules from APP
+// and STDLIB at the paths the worker uses; then the zips' cached indexes are dropped, so that
+// the restored Python reads the zips only if it imports something else (the worker fetches
+// them then, not on every visit). Its memory goes to OUT as web/static/snapshot-delta.mjs
+// ships it (the module's data XORed out), and OUT.json says how many bytes of it are XORed.
+// web/build.py runs this.
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { withMemoryBase, xorInto } from "../web/static/snapshot-delta.mjs";
 
 const args = process.argv.slice(2);
-if (args.length !== 4) {
-  console.error("usage: node tools/pyodide_snapshot.mjs DIST STDLIB APP OUT");
+if (args.length !== 5) {
+  console.error("usage: node tools/pyodide_snapshot.mjs DIST STDLIB APP IMPORTS OUT");
   process.exit(2);
 }
-const [dist, stdlib, app, out] = args;
-const { loadPyodide } = await import(pathToFileURL(path.join(dist, "pyodide.mjs")).href);
+const [dist, stdlib, app, imports, out] = args;
+const url = (name) => pathToFileURL(path.join(dist, name)).href;
+const { loadPyodide } = await import(url("pyodide.mjs"));
+const { default: factory } = await import(url("pyodide.asm.mjs"));
+const hook = withMemoryBase(factory, null, { restoring: false });
 const pyodide = await loadPyodide({
+  ...hook.options,
   indexURL: dist + path.sep,
   stdLibURL: path.resolve(stdlib),
   packages: [],
   env: { _: "./this.program" }, // as in a browser, not this script's path
   _makeSnapshot: true,
 });
-// What worker.js's IMPORT does (keep the two the same).
-const APP = "/home/pyodide/corral-app.zip";
+const APP = "/home/pyodide/corral-app.zip"; // worker.js's APP
 pyodide.FS.writeFile(APP, fs.readFileSync(app));
+pyodide.globals.set("modules", pyodide.toPy(JSON.parse(fs.readFileSync(imports, "utf8"))));
 pyodide.runPython(`
-import sys
+import gc, importlib, sys, zipimport
 sys.path.insert(0, "${APP}")
-import corral, corral.runtime._pyodide, corral_demo
-import gc
+for name in modules:
+    importlib.import_module(name)
+del modules
+sys.path_importer_cache.clear()
+zipimport._zip_directory_cache.clear()
 gc.collect()
 `);
-fs.writeFileSync(out, pyodide.makeMemorySnapshot());
+// The stack below the current frame holds what finished calls left: zeros compress better.
+const module = pyodide._module;
+module.HEAPU8.fill(0, module._emscripten_stack_get_end(), module.stackSave());
+const snapshot = pyodide.makeMemorySnapshot();
+const base = hook.state.base;
+let bytes = base.length;
+while (bytes > 0 && base[bytes - 1] === 0) bytes--;
+bytes = Math.ceil(bytes / 4096) * 4096;
+const heap = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 2)[1]; // its offset
+xorInto(snapshot.subarray(heap, heap + bytes), base.subarray(0, bytes));
+fs.writeFileSync(out, snapshot);
+fs.writeFileSync(`${out}.json`, `${JSON.stringify({ base_bytes: bytes })}\n`);

@@ -327,13 +327,13 @@ def repository_url(explicit: str | None) -> str | None:
     return f"{server}/{name}" if server and name else None
 
 
-def build_key(pyodide_version: str, *zips: Path) -> str:
-    """What a Pyodide memory snapshot of the page depends on: Pyodide's version and the zips
-    the page imports from (the demo's Python files and standard library: a snapshot holds
-    their modules and their indexes). The worker keeps one snapshot per key in the browser's
-    Cache Storage, so a new build never restores an old one."""
+def build_key(pyodide_version: str, *files: Path) -> str:
+    """What a Pyodide memory snapshot of the page depends on: Pyodide's version, the zips the
+    page imports from (the demo's Python files and standard library) and the snapshot itself
+    (its form can change with the same zips). The worker keeps one snapshot per key in the
+    browser's Cache Storage, so a new build never restores an old one."""
     digest = hashlib.sha256(pyodide_version.encode())
-    for path in zips:
+    for path in files:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -387,41 +387,56 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
     for path in inputs:
         digest.update(path.read_bytes())
     cached = cache_dir() / "bytecode" / digest.hexdigest()[:24]
-    if not (cached / "corral-app.zip").is_file():
+    outputs = [cached / "python_stdlib.zip", cached / "corral-app.zip", cached / "imports.json"]
+    if not outputs[-1].is_file():
         cached.mkdir(parents=True, exist_ok=True)
-        outputs = [cached / "python_stdlib.zip", cached / "corral-app.zip"]
         _run(["node", str(tool), str(pyodide), *map(str, inputs[1:] + outputs)])
     for name in ("python_stdlib.zip", "corral-app.zip"):
         shutil.copyfile(cached / name, out / name)
     (out / "stdlib-sources.zip").unlink()
     (out / "app-sources.zip").unlink()
-    pyodide_snapshot(pyodide, out / "python_stdlib.zip", out / "corral-app.zip", out / SNAPSHOT)
+    imports = outputs[-1]
+    base_bytes = pyodide_snapshot(
+        pyodide, out / "python_stdlib.zip", out / "corral-app.zip", imports, out / SNAPSHOT
+    )
     return {
         "stdlib": f"{DEMO_DIR}/python_stdlib.zip",
         "app": f"{DEMO_DIR}/corral-app.zip",
         "module": f"{DEMO_DIR}/corral.wasm",
         "min_pages": min_pages,
         "snapshot": f"{DEMO_DIR}/{SNAPSHOT}",
+        "snapshot_size": (out / SNAPSHOT).stat().st_size,
+        "snapshot_base_bytes": base_bytes,
+        "imports": json.loads(imports.read_text()),
     }
 
 
-def pyodide_snapshot(pyodide: Path, stdlib: Path, app: Path, target: Path) -> None:
+def pyodide_snapshot(pyodide: Path, stdlib: Path, app: Path, imports: Path, target: Path) -> int:
     """Write to ``target`` Pyodide's memory once Python has started from ``stdlib`` and
-    imported corral and the demo from ``app`` (``tools/pyodide_snapshot.mjs``, Pyodide under
-    Node; cached by its inputs). The worker starts from it (``_loadSnapshot``): restoring
-    memory replaces Python's start-up and those imports, on a first visit too. It is ~31 MB
-    raw, ~3.6 MB with brotli: the price of a first visit without Python's start."""
+    imported the modules listed in ``imports`` from ``app`` and ``stdlib``
+    (``tools/pyodide_snapshot.mjs``, Pyodide under Node; cached by its inputs), and return how
+    many of its first bytes are stored XORed with the memory Pyodide's module starts with
+    (``static/snapshot-delta.mjs``). The worker starts from it (``_loadSnapshot``): restoring
+    memory replaces Python's start-up and those imports, on a first visit too, and the zips are
+    fetched only if the page imports something else. It is ~31 MB raw, ~2.6 MB with brotli:
+    the price of a first visit without Python's start."""
     tool = ROOT / "tools" / "pyodide_snapshot.mjs"
     digest = hashlib.sha256(str(pyodide).encode())
-    for path in (tool, pyodide / "pyodide.asm.wasm", stdlib, app):
+    for path in (tool, WEB / "static" / "snapshot-delta.mjs", pyodide / "pyodide.asm.wasm"):
+        digest.update(path.read_bytes())
+    for path in (stdlib, app, imports):
         digest.update(path.read_bytes())
     cached = cache_dir() / "snapshot" / f"{digest.hexdigest()[:24]}.bin"
-    if not cached.is_file():
+    sidecar = cached.with_name(cached.name + ".json")
+    if not sidecar.is_file():
         cached.parent.mkdir(parents=True, exist_ok=True)
         partial = cached.with_suffix(".partial")
-        _run(["node", str(tool), str(pyodide), str(stdlib), str(app), str(partial)])
+        _run(["node", str(tool), *map(str, (pyodide, stdlib, app, imports, partial))])
         partial.rename(cached)
+        partial.with_name(partial.name + ".json").rename(sidecar)
     shutil.copyfile(cached, target)
+    base_bytes: int = json.loads(sidecar.read_text())["base_bytes"]
+    return base_bytes
 
 
 def build(out: Path, wheel: Path | None = None, repository: str | None = None) -> Path:
@@ -458,6 +473,7 @@ def build(out: Path, wheel: Path | None = None, repository: str | None = None) -
             dist_tool.PYODIDE_VERSION,
             out / DEMO_DIR / "corral-app.zip",
             out / DEMO_DIR / "python_stdlib.zip",
+            out / DEMO_DIR / SNAPSHOT,
         ),
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib.machinery
 import json
 import re
+import sys
+import zipimport
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -29,7 +32,7 @@ from corral import (
 )
 from corral.trace import ReplayDivergence, Trace
 
-__all__ = ["CSV_EXAMPLE", "DemoApp", "get_weather", "sales_records"]
+__all__ = ["CSV_EXAMPLE", "DemoApp", "FetchLibrary", "get_weather", "sales_records"]
 
 Post = Callable[[str], None]
 REGIONS = ("EU", "US", "APAC", "LATAM")
@@ -533,6 +536,29 @@ def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any
     if shown is not None:
         stdout += ("" if not stdout or stdout.endswith("\n") else "\n") + shown + "\n"
     return dataclasses.replace(result, stdout=stdout, return_value=value), scope
+
+
+class FetchLibrary:
+    """The last finder on ``sys.meta_path`` in a Python restored from the build's snapshot.
+
+    The snapshot holds every module the page imports, so the worker fetches the zips they came
+    from (the standard library and the demo's Python files) only if Python imports something
+    else: on the first import no other finder found, this one calls ``fetch(name)`` (which
+    writes the zips where ``sys.path`` names them), leaves ``sys.meta_path``, forgets the
+    cached indexes of the zips and finds the module in them.
+    """
+
+    def __init__(self, fetch: Callable[[str], None]) -> None:
+        self.fetch = fetch
+
+    def find_spec(
+        self, name: str, path: Any = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        sys.meta_path.remove(self)
+        self.fetch(name)
+        sys.path_importer_cache.clear()
+        zipimport._zip_directory_cache.clear()  # type: ignore[attr-defined]
+        return importlib.machinery.PathFinder.find_spec(name, path, target)
 
 
 def _completions(start: int, word: str, names: list[str]) -> str:

@@ -10,15 +10,12 @@ import { Terminal } from "./vendor/xterm/xterm.mjs";
 import { FitAddon } from "./vendor/xterm/addon-fit.mjs";
 import { LineEditor } from "./terminal.js";
 import { javascriptIncomplete, shellIncomplete } from "./incomplete.js";
-import { WorkerRelay } from "./corral-web/corral-worker.mjs";
+// GRACE_MS: past the time limit, the page terminates the worker, as createWorkerSandbox does.
+import { GRACE_MS, WorkerRelay } from "./corral-web/corral-worker.mjs";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const TIMEOUT = Math.min(Math.max(Number(params.get("timeout")) || 20, 0.5), 600); // seconds
-// Past the time limit, the page terminates the worker: the guest's own checks answer within
-// ~0.1 s of the limit, and switching to the standby takes 0.1-0.3 s, so a command the guest
-// cannot stop still ends within a second of its limit.
-const GRACE_MS = 500;
 const color = (code) => (text) => `\x1b[${code}m${text}\x1b[0m`;
 const red = color("31"), dim = color("2"), yellow = color("33"), green = color("32"), bold = color("1");
 const PROMPTS = { shell: `${green("corral")}${dim("$")} `, javascript: `${yellow("js")}${dim(">")} ` };

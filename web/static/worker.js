@@ -6,6 +6,7 @@
 // Messages: the page sends {id, op, args}; the worker answers {id, ok, value} or
 // {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { withMemoryBase } from "./snapshot-delta.mjs";
 
 const here = (path) => new URL(path, self.location.href).href;
 // When each stage of booting ended (ms since the epoch; the page makes them its own clock's).
@@ -54,11 +55,15 @@ async function storeSnapshot(manifest, bytes) {
 
 // Python with corral and the demo imported, started at once: from the snapshot, read while
 // Pyodide loads its own JavaScript and WebAssembly, so Python's start-up is a memory copy (then
-// Python's random generator is seeded afresh, not shared by every visitor); if it does not
-// load, started and imported afresh (IMPORT, in boot). Either way from the demo's own standard
-// library (build.py: the modules the page imports as bytecode) and with a lockfile naming no
-// package (the page loads none), so Pyodide fetches neither its full standard library nor its
-// lockfile.
+// Python's random generator is seeded afresh, not shared by every visitor). The snapshot holds
+// every module the page imports (manifest.json's demo.imports), so it starts from an empty
+// standard library and fetches the demo's zips only when Python imports something else
+// (corral_demo.FetchLibrary, in boot). If the snapshot does not load, Python starts afresh,
+// from the demo's own standard library (build.py: the modules the page imports as bytecode),
+// and imports them (IMPORT, in boot). Either way with a lockfile naming no package (the page
+// loads none), so Pyodide fetches neither its full standard library nor its lockfile.
+const EMPTY_ZIP = "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==";
+
 async function startPython(manifest) {
   const options = {
     indexURL: here("pyodide/"),
@@ -67,10 +72,19 @@ async function startPython(manifest) {
     packages: [],
   };
   const snapshot = snapshotBytes(manifest);
-  const bytes = snapshot.then((s) => s.bytes);
-  bytes.catch(() => {}); // Pyodide awaits it once its own files are in
+  // Pyodide waits for the snapshot's bytes before it instantiates its module; given a buffer of
+  // the snapshot's size at once, it compiles while the snapshot downloads, and the restore
+  // waits for the buffer to be filled.
+  const buffer = new Uint8Array(manifest.demo.snapshot_size);
+  const filled = snapshot.then(({ bytes }) => {
+    if (bytes.byteLength !== buffer.length) throw new Error(`${manifest.demo.snapshot}: ${bytes.byteLength} bytes, not ${buffer.length}`);
+    buffer.set(new Uint8Array(bytes));
+  });
+  filled.catch(() => {}); // awaited before the restore
   try {
-    const restored = await loadPyodide({ ...options, _loadSnapshot: bytes });
+    const { default: factory } = await import("./pyodide/pyodide.asm.mjs");
+    const delta = withMemoryBase(factory, manifest.demo.snapshot_base_bytes, { filled });
+    const restored = await loadPyodide({ ...options, ...delta.options, stdLibURL: EMPTY_ZIP, _loadSnapshot: buffer });
     restored.runPython("import random; random.seed()");
     return { pyodide: restored, snapshot: await snapshot };
   } catch (error) {
@@ -80,17 +94,20 @@ async function startPython(manifest) {
   return { pyodide: await loadPyodide(options), snapshot: null };
 }
 
-// Python's half of booting. The demo's Python files (corral-app.zip: the wheel's files but its
-// module, and corral_demo.py; each module the page imports as bytecode) are imported from the
-// zip itself, written to APP (a snapshot holds memory, not files: it is written again after a
-// restore, the same bytes, whose index the snapshot's zipimport cache holds). Started afresh,
-// the zip goes on sys.path and the modules the snapshot holds are imported (as
-// tools/pyodide_snapshot.mjs does: keep the two the same).
+// The demo's Python files (corral-app.zip: the wheel's files but its module, and
+// corral_demo.py; each module the page imports as bytecode) are imported from the zip itself,
+// at APP, on sys.path (the snapshot was made with it there: tools/pyodide_snapshot.mjs).
+// Started afresh, Python imports the modules the snapshot holds (IMPORT); restored, it gets a
+// finder (corral_demo.FetchLibrary) that, on the first import the snapshot does not hold, has
+// that zip and the standard library fetched synchronously (fetchLibrary: a worker may).
 const APP = "/home/pyodide/corral-app.zip";
 const IMPORT = `
-import sys
-sys.path.insert(0, "${APP}")
-import corral, corral.runtime._pyodide, corral_demo
+import importlib, sys
+def import_all(modules):
+    sys.path.insert(0, "${APP}")
+    for name in modules:
+        importlib.import_module(name)
+import_all
 `;
 // Then the guest module (the demo serves it rewritten to import its memory): written to a file
 // CORRAL_WASM names, and the module the worker compiled handed to corral's backend for it.
@@ -106,6 +123,22 @@ def adopt(data, module, min_pages):
 adopt
 `;
 
+// corral_demo.FetchLibrary's fetch: the two zips, where the snapshot's sys.path names them
+// (Pyodide keeps its standard library at /lib/pythonXY.zip).
+function fetchLibrary(manifest, name) {
+  console.info(`corral demo: fetching the Python library to import ${name}`);
+  const [major, minor] = manifest.python.split(".");
+  const stdlib = `/lib/python${major}${minor}.zip`;
+  for (const [url, path] of [[manifest.demo.stdlib, stdlib], [manifest.demo.app, APP]]) {
+    const request = new XMLHttpRequest();
+    request.open("GET", here(url), false);
+    request.responseType = "arraybuffer";
+    request.send();
+    if (request.status !== 200) throw new Error(`${url}: HTTP ${request.status}`);
+    pyodide.FS.writeFile(path, new Uint8Array(request.response));
+  }
+  reached("library");
+}
 // What booting needs, started as soon as the worker loads (index.html starts the first worker
 // before the page's own modules have loaded, so this overlaps with them): Python (above), the
 // demo's Python files and the guest module (compiled meanwhile with compileStreaming, off this
@@ -118,7 +151,6 @@ const fetched = (async () => {
   const files = {
     manifest,
     python: startPython(manifest),
-    app: fetch(here(manifest.demo.app)).then((r) => r.arrayBuffer()),
     module: response.then((r) => WebAssembly.compileStreaming(r.clone())).finally(() => reached("moduleCompiled")),
     moduleBytes: response.then((r) => r.arrayBuffer()),
   };
@@ -132,15 +164,21 @@ fetched.catch(() => {}); // awaited in boot
 // standby worker, off the prompt's path).
 async function boot({ store = false } = {}) {
   reached("boot");
-  const { manifest, python, app, module, moduleBytes } = await fetched;
+  const { manifest, python, module, moduleBytes } = await fetched;
   progress("Starting Python (Pyodide)", 0.05, 0.7, 1);
   const { snapshot } = await python;
   ({ pyodide } = await python);
   reached("python");
-  progress("Installing the corral wheel", 0.7, 0.8, 0.3);
-  pyodide.FS.writeFile(APP, new Uint8Array(await app));
-  if (!snapshot) {
-    pyodide.runPython(IMPORT);
+  if (snapshot) {
+    const { FetchLibrary } = pyodide.pyimport("corral_demo");
+    pyodide.pyimport("sys").meta_path.append(FetchLibrary((name) => fetchLibrary(manifest, name)));
+  } else {
+    progress("Installing the corral wheel", 0.7, 0.8, 0.3);
+    const app = await (await fetch(here(manifest.demo.app))).arrayBuffer();
+    pyodide.FS.writeFile(APP, new Uint8Array(app));
+    const importAll = pyodide.runPython(IMPORT);
+    importAll(pyodide.toPy(manifest.demo.imports));
+    importAll.destroy();
     reached("corral");
   }
   progress("Compiling the sandbox module", 0.8, 0.97, 0.6);

@@ -6,6 +6,13 @@
 // docs/browser.rst, "A sandbox in a Web Worker".
 
 const OPTIONS = new Set(["pyodideURL", "wheelURL", "graceMs", "standby"]);
+/**
+ * How long past its time limit an execution may run before its worker is terminated, unless
+ * `graceMs` says otherwise: the guest's own checks stop code within ~0.1 s of the limit, and
+ * switching to the standby takes 0.1-0.3 s, so code the guest cannot stop still ends within a
+ * second of its limit.
+ */
+export const GRACE_MS = 500;
 const TIMED_OUT = Symbol("timed out");
 const CLOSED = "the sandbox is closed; create a new one";
 
@@ -316,12 +323,12 @@ export class WorkerSandbox {
  *
  * options: pyodideURL (Pyodide's directory, with pyodide.mjs), wheelURL (the corral wheel),
  * graceMs (how long past the time limit an execution may run before its worker is terminated;
- * 1000), standby (boot a second worker ahead, so a restart is quick; true), and any fields of
+ * GRACE_MS: 500), standby (boot a second worker ahead, so a restart is quick; true), and any fields of
  * corral's Limits (timeout, memory, max_output, max_fs_bytes, ...). Relative URLs are resolved
  * against the page.
  */
 export async function createWorkerSandbox(options) {
-  const { pyodideURL, wheelURL, graceMs = 1000, standby = true } = options;
+  const { pyodideURL, wheelURL, graceMs = GRACE_MS, standby = true } = options;
   if (!pyodideURL || !wheelURL) {
     throw new Error("createWorkerSandbox needs pyodideURL (Pyodide's directory) and wheelURL (the corral wheel)");
   }
