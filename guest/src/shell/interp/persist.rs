@@ -3,7 +3,8 @@
 //! crash and copy it for `fork()`. The format is JSON; restoring validates everything before
 //! changing the session.
 //!
-//! The session is saved after every execution, into the reply to the host: saving borrows the
+//! The session is saved after every execution that ran shell code, into the reply to the host
+//! (an execution that ran none left it as it was): saving borrows the
 //! session's strings and writes them once, straight into the reply, so it needs no more memory
 //! than the saved bytes themselves. [`bound`] keeps those bytes under [`MAX_SESSION`].
 
@@ -119,9 +120,27 @@ pub fn save(state: &State) -> Vec<u8> {
 /// Appends the saved session to `writer`'s blob, written once in place; returns its range.
 pub fn save_to(state: &State, writer: &mut FrameWriter) -> Range {
     let saved = saved(state);
-    writer.push_with(json_size(&saved), |blob| {
+    write_saved(&saved, json_size(&saved), writer)
+}
+
+/// [`save_to`] after [`bound`]: the session is measured once, and bounded only when it is
+/// over [`MAX_SESSION`]. Returns its range and what [`bound`] dropped, if anything.
+pub fn save_bounded_to(state: &mut State, writer: &mut FrameWriter) -> (Range, Option<String>) {
+    {
+        let saved = saved(state);
+        let size = json_size(&saved);
+        if size <= MAX_SESSION {
+            return (write_saved(&saved, size, writer), None);
+        }
+    }
+    let dropped = bound(state);
+    (save_to(state, writer), dropped)
+}
+
+fn write_saved(saved: &Saved<'_>, size: usize, writer: &mut FrameWriter) -> Range {
+    writer.push_with(size, |blob| {
         // Writing our own plain structs into a Vec cannot fail.
-        let _ = serde_json::to_writer(blob, &saved);
+        let _ = serde_json::to_writer(blob, saved);
     })
 }
 
