@@ -369,3 +369,35 @@ def test_a_closed_instance_refuses_memory_access() -> None:
         instance.read(0, 4)
     with pytest.raises(ValueError, match="closed"):
         instance.write(0, b"x")
+
+
+class _Boom(Exception):
+    pass
+
+
+@pytest.mark.needs_native("the wasmtime backend's WASI imports")
+@pytest.mark.parametrize("failure", [_Boom("from the clock"), GuestExit(7)])
+def test_an_exception_in_a_wasi_import_crosses_the_guest_intact(failure: Exception) -> None:
+    import dataclasses
+
+    def echo(x: int) -> int:
+        """Return x."""
+        return x
+
+    def clock(*_args: int) -> int:
+        raise failure
+
+    sandbox = Sandbox(tools=[echo])
+    assert sandbox.execute("return await echo({x: 1})").return_value == 1
+    imports = sandbox._driver.instance._wasi  # type: ignore[attr-defined]
+    imports["clock_time_get"] = dataclasses.replace(imports["clock_time_get"], func=clock)
+    if isinstance(failure, GuestExit):  # the guest's own exit: the execution ends with it
+        result = sandbox.execute("return await echo({x: 2})")
+        assert (result.error_kind, result.error) == (
+            "exit",
+            "InternalError: the guest aborted (exit code 7); the sandbox was restarted",
+        )
+    else:  # a failure of the host's own: raised to the caller
+        with pytest.raises(_Boom, match="from the clock"):
+            sandbox.execute("return await echo({x: 2})")
+    assert sandbox.execute("return await echo({x: 3})").return_value == 3  # a fresh instance

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import wasmtime
 
-from .._wasi import GuestExit, WasiShim
+from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
 from ._base import (
     WASM_PAGE,
@@ -371,7 +371,8 @@ def _wasi_linker(engine: wasmtime.Engine) -> wasmtime.Linker:
         ty = wasmtime.FuncType(
             [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
         )
-        linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
+        if fn.results not in ("", "i") or not _define_raw(linker, name, ty, fn):
+            linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
     return linker
 
 
@@ -381,6 +382,59 @@ def _forward(name: str) -> Callable[..., int | None]:
 
     forward.__name__ = name
     return forward
+
+
+_RAW_IMPORTS: list[Any] = []
+"""The callbacks of :func:`_define_raw`, kept for the process's life (the linkers call them)."""
+
+
+def _define_raw(
+    linker: wasmtime.Linker, name: str, ty: wasmtime.FuncType, fn: WasiFunction
+) -> bool:
+    """Define the WASI import ``name`` with wasmtime's raw calling convention: the callback
+    reads its integer arguments straight from wasmtime's array, where wasmtime-py's generic
+    trampoline makes a ``Caller`` and converts every argument and the result through ``Val``
+    (about 20 Python calls per call out of the guest: a clock reading cost as much as checking
+    a tool call). An exception raised by the shim crosses the guest as wasmtime-py's own do
+    (``wasmtime._func.LAST_EXCEPTION``, raised again after the trap). False if this wasmtime
+    release lacks what it needs (the caller then defines it the generic way)."""
+    try:
+        from wasmtime import _ffi as ffi
+        from wasmtime import _func
+    except ImportError:  # pragma: no cover - depends on the wasmtime release
+        return False
+    fields = ["i32" if kind == "i" else "i64" for kind in fn.params]
+    result = bool(fn.results)  # an i32 (an errno), or nothing
+    forward = _forward(name)
+
+    def call(_env: Any, _caller: Any, values: Any, _count: int) -> int:
+        try:
+            returned = forward(*[getattr(values[i], kind) for i, kind in enumerate(fields)])
+            if result:
+                values[0].i32 = returned
+            return 0
+        except BaseException as error:  # noqa: BLE001 - re-raised by the export's caller
+            _func.LAST_EXCEPTION = error  # type: ignore[assignment]  # as its trampoline does
+            trap = wasmtime.Trap("python exception")._consume()
+            return ctypes.cast(trap, ctypes.c_void_p).value or 0
+
+    callback = ffi.wasmtime_func_unchecked_callback_t(call)
+    raw = name.encode()
+    error = ffi.wasmtime_linker_define_func_unchecked(
+        linker.ptr(),
+        ctypes.create_string_buffer(b"wasi_snapshot_preview1"),
+        len(b"wasi_snapshot_preview1"),
+        ctypes.create_string_buffer(raw),
+        len(raw),
+        ty.ptr(),
+        callback,
+        None,
+        ctypes.CFUNCTYPE(None, ctypes.c_void_p)(),
+    )
+    if error:  # pragma: no cover - the same definition as define_func's
+        raise wasmtime.WasmtimeError._from_ptr(error)
+    _RAW_IMPORTS.append(callback)
+    return True
 
 
 class WasmtimeInstance:
