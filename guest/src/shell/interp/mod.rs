@@ -301,7 +301,7 @@ impl Shell {
     }
 
     /// Saves the session at the end of an execution, as [`Shell::save_state_to`] does, after
-    /// bounding it (see [`persist::bound`]); returns its range and the message naming what was
+    /// bounding it (see [`persist::save_bounded_to`]); returns its range and the message naming what was
     /// dropped.
     pub fn save_bounded_to(
         &self,
