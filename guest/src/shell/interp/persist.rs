@@ -370,7 +370,7 @@ mod tests {
             (s.get("big"), s.get("small").as_deref()),
             (None, Some("x \" y"))
         );
-        let (range, message) = save_bounded_to(&mut s, &mut writer);
+        let (range, message) = save_bounded_to(&mut s, &mut FrameWriter::default());
         assert_eq!((range.1 as usize, message), (save(&s).len(), None));
     }
 
