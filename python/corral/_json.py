@@ -142,8 +142,19 @@ def encoder(
     value. Cycles are still refused (each thread has its own record of the containers being
     encoded, emptied when an encoding fails).
 
-    >>> encoder(separators=(",", ":"))({"a": [1, "é"]})
-    '{"a":[1,"\\u00e9"]}'
+    >>> encoder(separators=(",", ":"))({"a": [1.5, None, True]})
+    '{"a":[1.5,null,true]}'
+    >>> compact = encoder()
+    >>> loop = []; loop.append(loop); compact(loop)
+    Traceback (most recent call last):
+        ...
+    ValueError: Circular reference detected
+    >>> items = [1, object()]; compact(items)
+    Traceback (most recent call last):
+        ...
+    TypeError: Object of type object is not JSON serializable
+    >>> _ = items.pop(); compact(items)  # what the failure was encoding is no cycle
+    '[1]'
     """
     python = json.JSONEncoder(ensure_ascii=ensure_ascii, allow_nan=allow_nan, separators=separators)
     make = getattr(json.encoder, "c_make_encoder", None)
