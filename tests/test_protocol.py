@@ -109,6 +109,15 @@ def test_a_refused_message_restarts_the_guest(driver: Driver) -> None:
     assert drive(driver.run("javascript", "return 3", None, 5.0))[1].value == b"3"
 
 
+def test_only_an_execution_that_ran_shell_code_sends_the_session(driver: Driver) -> None:
+    # Saving the session cost a trivial execution a third of its guest time.
+    _, javascript = drive(driver.run("javascript", "return 1", None, 5.0))
+    _, shell = drive(driver.run("shell", "X=1", None, 5.0))
+    _, both = drive(driver.run("javascript", "return shell('Y=2').exitCode", None, 5.0))
+    assert (javascript.session, shell.session is None, both.session is None) == (None, False, False)
+    assert b'"name":"Y"' in (both.session or b"")
+
+
 def test_stdout_travels_as_raw_bytes(driver: Driver) -> None:
     _, outcome = drive(driver.run("javascript", "console.log('\\u00e9\\u0000x')", None, 5.0))
     assert outcome.stdout == "é\x00x\n".encode()

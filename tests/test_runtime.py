@@ -337,3 +337,67 @@ def test_a_large_write_into_fresh_memory_faults_its_pages_in_first() -> None:
         instance.write(top + 100, data)
         assert instance.read(top + 100, len(data)) == data
         assert len(data) >= _wasmtime.POPULATE_FROM  # the path that populates first
+
+
+@pytest.mark.needs_native("the wasmtime backend's epoch thread")
+def test_the_epoch_thread_parks_when_idle_and_the_backstop_still_stops_a_builtin() -> None:
+    import time
+
+    from corral import Limits
+    from corral.runtime import _wasmtime
+
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    assert sandbox.execute("return 1").return_value == 1
+    ticker = sandbox._driver.instance._backend._ticker
+    give_up = time.monotonic() + 20 * _wasmtime.PARK_AFTER
+    while ticker._running.is_set() and time.monotonic() < give_up:
+        time.sleep(_wasmtime.PARK_AFTER / 4)
+    assert not ticker._running.is_set()  # no guest call: the thread sleeps
+    # Array.join does not poll the guest's own deadline: only the epoch stops it.
+    result = sandbox.execute('return [].constructor(1e9).join("").length')
+    assert (result.error_kind, ticker._running.is_set()) == ("timeout", True)
+    assert sandbox.execute("return 2").return_value == 2
+
+
+@pytest.mark.needs_native("a closed wasmtime store has freed the memory at once")
+def test_a_closed_instance_refuses_memory_access() -> None:
+    sandbox = Sandbox()
+    instance = sandbox._driver.instance
+    assert instance.read(0, 4) == instance.read(0, 4)
+    sandbox.close()
+    with pytest.raises(ValueError, match="closed"):
+        instance.read(0, 4)
+    with pytest.raises(ValueError, match="closed"):
+        instance.write(0, b"x")
+
+
+class _Boom(Exception):
+    pass
+
+
+@pytest.mark.needs_native("the wasmtime backend's WASI imports")
+@pytest.mark.parametrize("failure", [_Boom("from the clock"), GuestExit(7)])
+def test_an_exception_in_a_wasi_import_crosses_the_guest_intact(failure: Exception) -> None:
+    import dataclasses
+
+    def echo(x: int) -> int:
+        """Return x."""
+        return x
+
+    def clock(*_args: int) -> int:
+        raise failure
+
+    sandbox = Sandbox(tools=[echo])
+    assert sandbox.execute("return await echo({x: 1})").return_value == 1
+    imports = sandbox._driver.instance._wasi  # type: ignore[attr-defined]
+    imports["clock_time_get"] = dataclasses.replace(imports["clock_time_get"], func=clock)
+    if isinstance(failure, GuestExit):  # the guest's own exit: the execution ends with it
+        result = sandbox.execute("return await echo({x: 2})")
+        assert (result.error_kind, result.error) == (
+            "exit",
+            "InternalError: the guest aborted (exit code 7); the sandbox was restarted",
+        )
+    else:  # a failure of the host's own: raised to the caller
+        with pytest.raises(_Boom, match="from the clock"):
+            sandbox.execute("return await echo({x: 2})")
+    assert sandbox.execute("return await echo({x: 3})").return_value == 3  # a fresh instance

@@ -134,6 +134,17 @@ def test_shell_timeout_and_recovery_keep_the_session(sandbox: Sandbox) -> None:
     assert sh(sandbox, "echo $KEEP; pwd") == ("yes\n/tmp\n", "", 0)
 
 
+def test_recovery_keeps_the_session_of_the_last_shell_code_after_javascript(
+    sandbox: Sandbox,
+) -> None:
+    # JavaScript that runs no shell code sends no session: the one kept is the shell's.
+    sh(sandbox, "KEEP=yes; cd /tmp")
+    assert sandbox.execute("return 1").return_value == 1
+    result = sandbox.execute("const f = () => f() + 1; return f()")
+    assert (result.error_kind, sandbox.execute("return 2").return_value) == ("stack_overflow", 2)
+    assert sh(sandbox, "echo $KEEP; pwd") == ("yes\n/tmp\n", "", 0)
+
+
 def test_snapshot_and_fork_carry_the_session(sandbox: Sandbox) -> None:
     sh(sandbox, "NAME=kept; cd /tmp; echo data > f")
     fork = sandbox.fork()

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, Optional, Required, TypedDict
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.tools import (
@@ -25,6 +25,7 @@ from corral.tools import (
     tools_from,
     validate_arguments,
 )
+from corral.tools._validate import quick_check
 
 
 def schema_of(annotation: Any) -> dict[str, Any]:
@@ -822,3 +823,55 @@ def test_any_int_is_an_integer(value: int) -> None:
 def test_non_integers_are_rejected(value: object) -> None:
     with pytest.raises(ToolArgumentError):
         validate_arguments(WEATHER, {"city": "c", "days": value})
+
+
+QUICK_SCHEMAS = [
+    WEATHER_SCHEMA,
+    {
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "title": "N"},
+            "flag": {"type": "boolean", "default": None},
+            "nothing": {"type": "null"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "many": {"type": ["string", "integer"]},
+        },
+        "required": ["n"],
+    },
+]
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner),
+    max_leaves=4,
+)
+_keys = st.sampled_from(["city", "units", "days", "n", "flag", "nothing", "tags", "either", "x"])
+
+
+@pytest.mark.parametrize("schema", QUICK_SCHEMAS)
+@settings(deadline=None)  # a loaded machine: the first example pays for warming up
+@given(args=st.dictionaries(_keys, _json_values, max_size=4))
+def test_the_quick_check_accepts_only_what_validation_accepts(
+    schema: dict[str, Any], args: dict[str, Any]
+) -> None:
+    tool = ToolDefinition("t", "", schema)
+    if quick_check(tool)(args):
+        validate_arguments(tool, args)  # raises if the quick check was wrong
+
+
+@pytest.mark.parametrize(
+    ("args", "quick"),
+    [
+        ({"city": "Paris"}, True),
+        ({"city": "Rome", "days": 3}, True),
+        ({"city": "Rome", "days": None}, True),  # its default is None
+        ({"city": "Rome", "units": "metric"}, False),  # an enum: validation decides
+        ({"city": "Rome", "days": True}, False),
+        ({"city": "Rome", "days": 1.0}, False),
+        ({"days": 3}, False),
+        ({"city": "Rome", "town": "x"}, False),
+        (["Paris"], False),
+    ],
+)
+def test_the_quick_check_takes_plain_arguments(args: object, quick: bool) -> None:
+    assert quick_check(WEATHER)(args) is quick

@@ -11,8 +11,8 @@ use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
-    Config, ErrorKind, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Resume,
-    StepReply,
+    Config, ErrorKind, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Range,
+    Resume, StepReply,
 };
 use crate::shell::interp::Shell;
 use crate::task::{run_until_stalled_within, Deadline, Input, LocalFuture};
@@ -239,9 +239,10 @@ impl Guest {
         let mut writer = FrameWriter::default();
         let ops = self.take_calls(&mut writer);
         let mut outcome = self.outcome(&ops, &mut writer)?;
-        if let Some(done) = &mut outcome {
-            self.bound_session(done);
-        }
+        let session = match &mut outcome {
+            Some(done) if self.shell.take_ran() => Some(self.save_session(done, &mut writer)),
+            _ => None,
+        };
         let status = if outcome.is_some() { "done" } else { "blocked" };
         if outcome.is_none() {
             // The wait on the host counts against the time limit.
@@ -261,9 +262,6 @@ impl Guest {
         }
         drop(output);
         let ops = if outcome.is_some() { Vec::new() } else { ops };
-        let session = outcome
-            .is_some()
-            .then(|| self.shell.save_state_to(&mut writer));
         Ok(writer.finish(&StepReply {
             status,
             ops,
@@ -402,16 +400,18 @@ impl Guest {
         }
     }
 
-    /// Keeps the shell session small enough to save: an execution that left too much in
-    /// variables fails, saying which ones were dropped.
-    fn bound_session(&self, outcome: &mut Outcome) {
-        if let Some(message) = self.shell.bound_session() {
+    /// Saves the shell session into the reply, kept small enough: an execution that left too
+    /// much in variables fails, saying which ones were dropped.
+    fn save_session(&self, outcome: &mut Outcome, writer: &mut FrameWriter) -> Range {
+        let (range, dropped) = self.shell.save_bounded_to(writer);
+        if let Some(message) = dropped {
             let line = format!("{message}\n");
             self.js.shared.output.borrow_mut().write(2, line.as_bytes());
             if outcome.exit_code == 0 {
                 outcome.exit_code = 1;
             }
         }
+        range
     }
 
     /// The outcome of a shell script that ended with `status`.

@@ -28,6 +28,7 @@ from .protocol import CallErrorKind, Cancel, HostOp, OpResult
 from .results import ErrorKind, ToolCall
 from .runtime import get_backend
 from .tools import ToolArgumentError, ToolDefinition, acall_tool, call_tool, validate_arguments
+from .tools._validate import quick_check
 
 __all__ = [
     "ApprovalRequest",
@@ -140,6 +141,7 @@ class CallDispatcher:
         self.max_result = max_result
         # Checked before every call: a reason to deny all calls now (an expired token).
         self.gate: Callable[[], str | None] | None = None
+        self._quick_checks: dict[str, tuple[ToolDefinition, Callable[[object], bool]]] = {}
 
     # --- one batch ----------------------------------------------------------------------
 
@@ -247,7 +249,8 @@ class CallDispatcher:
         try:
             if undecodable is not None:
                 raise ToolArgumentError(tool.name, undecodable)
-            validate_arguments(tool, params, caller=op.caller)
+            if not self._quick_check(tool)(params):
+                validate_arguments(tool, params, caller=op.caller)
         except ToolArgumentError as error:
             _refuse(op, batch, params, stamp, CallErrorKind.ARGUMENT, str(error), rule=str(error))
             return None
@@ -262,6 +265,14 @@ class CallDispatcher:
             _refuse(op, batch, params, stamp, CallErrorKind.CAPABILITY, message, rule=decision.rule)
             return None
         return _Pending(op, tool, params, decision.rule, stamp, decision.requires_approval)
+
+    def _quick_check(self, tool: ToolDefinition) -> Callable[[object], bool]:
+        """The tool's ``quick_check``, compiled at its first call
+        (and again if the sandbox's tool of that name is replaced)."""
+        known = self._quick_checks.get(tool.name)
+        if known is None or known[0] is not tool:
+            known = self._quick_checks[tool.name] = (tool, quick_check(tool))
+        return known[1]
 
     def _approval_refused(self, call: _Pending, answer: Any) -> str | None:
         """Why an approved-or-not call may not run (None: it may), charging on approval."""

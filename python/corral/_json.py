@@ -33,10 +33,13 @@ RecursionError: JSON nested deeper than 512 levels
 from __future__ import annotations
 
 import json
+import json.encoder
 import math
+import threading
+from collections.abc import Callable
 from typing import Any, NoReturn
 
-__all__ = ["MAX_DEPTH", "loads", "too_deep"]
+__all__ = ["MAX_DEPTH", "encoder", "loads", "too_deep"]
 
 MAX_DEPTH = 512
 # Everything but brackets and quotes, deleted before the depth count.
@@ -129,3 +132,53 @@ def _depth(raw: bytes) -> int:
         else:
             depth -= 1
     return deepest
+
+
+def encoder(
+    *, ensure_ascii: bool = True, allow_nan: bool = True, separators: tuple[str, str] = (", ", ": ")
+) -> Callable[[Any], str]:
+    """``json.JSONEncoder(...).encode`` with the same options, its C encoder made once per
+    thread: ``encode`` builds one on every call, about half the time of encoding a small
+    value. Cycles are still refused (each thread has its own record of the containers being
+    encoded, emptied when an encoding fails).
+
+    >>> encoder(separators=(",", ":"))({"a": [1.5, None, True]})
+    '{"a":[1.5,null,true]}'
+    >>> compact = encoder()
+    >>> loop = []; loop.append(loop); compact(loop)
+    Traceback (most recent call last):
+        ...
+    ValueError: Circular reference detected
+    >>> items = [1, object()]; compact(items)
+    Traceback (most recent call last):
+        ...
+    TypeError: Object of type object is not JSON serializable
+    >>> _ = items.pop(); compact(items)  # what the failure was encoding is no cycle
+    '[1]'
+    """
+    python = json.JSONEncoder(ensure_ascii=ensure_ascii, allow_nan=allow_nan, separators=separators)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - a Python without the _json accelerator
+        return python.encode
+    escape = (
+        json.encoder.encode_basestring if not ensure_ascii else json.encoder.encode_basestring_ascii
+    )
+    mine = threading.local()
+
+    def encode(value: Any) -> str:
+        try:
+            c_encode, markers = mine.encoder
+        except AttributeError:
+            markers = {}
+            c_encode = make(
+                markers, python.default, escape, None, separators[1], separators[0],
+                False, False, allow_nan,
+            )  # fmt: skip
+            mine.encoder = c_encode, markers
+        try:
+            return "".join(c_encode(value, 0))
+        except BaseException:
+            markers.clear()
+            raise
+
+    return encode

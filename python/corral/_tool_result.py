@@ -63,12 +63,8 @@ def encode_result(value: Any) -> bytes:
     return data
 
 
-_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+_dumps: Final = _json.encoder(ensure_ascii=False, allow_nan=False)
 """Made once: ``json.dumps`` with any option builds a new encoder on every call."""
-
-
-def _dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
 
 
 def _shallow(value: Any) -> bool:

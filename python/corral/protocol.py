@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 import struct
 import time
 from collections.abc import Callable, Generator
@@ -70,8 +69,8 @@ class SandboxClosedError(ValueError):
         )
 
 
-_HEADER = json.JSONEncoder(separators=(",", ":"))
-"""Made once: ``json.dumps`` with any option builds a new encoder on every call."""
+_header = _json.encoder(separators=(",", ":"))
+"""Compact JSON for frame headers, its encoder made once."""
 
 
 def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) -> bytes:
@@ -80,7 +79,7 @@ def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) 
     for key, data in (blobs or {}).items():
         header[key] = [len(blob), len(data)]
         blob += data
-    head = _HEADER.encode(header).encode()
+    head = _header(header).encode()
     return struct.pack("<I", len(head)) + head + blob
 
 
@@ -142,7 +141,7 @@ class RawOutcome:
     error: str | None = None
     recovered: bool = False  # the instance was replaced after a trap
     fs_generation: int = 0  # the guest's filesystem change counter at the end
-    session: bytes | None = None  # the shell session at the end, if the guest sent it
+    session: bytes | None = None  # the shell session at the end, if shell code ran
 
 
 # Sent back into an execution generator instead of results: end it now with this error kind.
@@ -288,15 +287,23 @@ class Driver:
             for where, start, length in pieces
         )
 
-    def checkpoint(self, generation: int, session: bytes | None = None) -> None:
+    def checkpoint(self, generation: int) -> None:
         """Keep a copy of the files (if they changed since the last copy) and of the shell
-        session: a trap rolls back to them. Called after every completed execution and every
-        host change. ``session``: the session if the caller has it already (an execution's
-        outcome carries it)."""
+        session: a trap rolls back to them. Called after every host change."""
+        self._keep_files(generation)
+        self._session = self.session()
+
+    def _keep_files(self, generation: int) -> None:
         if generation != self._files_generation:
             self._files = self.files()
             self._files_generation = generation
-        self._session = self.session() if session is None else session
+
+    def _keep(self, outcome: RawOutcome) -> None:
+        """:meth:`checkpoint` after an execution, from its outcome: the guest sends the shell
+        session only when the execution ran shell code (else it is as it was)."""
+        self._keep_files(outcome.fs_generation)
+        if outcome.session is not None:
+            self._session = outcome.session
 
     def session(self) -> bytes:
         """The shell session (cwd, variables, functions, options) as bytes."""
@@ -343,7 +350,7 @@ class Driver:
                 output.stdout += step.stdout
                 output.stderr += step.stderr
                 if step.outcome is not None:
-                    self.checkpoint(step.outcome.fs_generation, step.outcome.session)
+                    self._keep(step.outcome)
                     return _finish(step.outcome, output)
                 answer = yield step.ops
                 reply = self._resume(answer, backstop)
@@ -486,5 +493,5 @@ def _results_frame(results: list[OpResult]) -> bytes:
             kind = result.error_kind or CallErrorKind.TOOL
             item["error"] = {"kind": kind, "message": result.error or ""}
         items.append(item)
-    head = _HEADER.encode({"results": items}).encode()
+    head = _header({"results": items}).encode()
     return struct.pack("<I", len(head)) + head + blob

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import wasmtime
 
-from .._wasi import GuestExit, WasiShim
+from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
 from ._base import (
     WASM_PAGE,
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
 
 EPOCH_TICK = 0.005  # seconds per epoch tick while any guest call runs
+PARK_AFTER = 0.1  # seconds without a guest call after which the epoch thread sleeps
 MAX_TICKS = 2**62  # an epoch deadline that never comes
 MiB = 1 << 20
 GiB = 1 << 30
@@ -125,7 +126,9 @@ class _EpochTicker:
 
     The epoch counts running time, not wake-ups: a tick that comes late (a loaded machine)
     catches up, so :meth:`ticks_until` turns a deadline in seconds into epoch ticks exactly.
-    Idle time (no guest call running) is not counted, and no deadline spans it.
+    Idle time (no guest call running) is not counted, and no deadline spans it. The thread
+    parks after :data:`PARK_AFTER` seconds without a guest call, so that :meth:`enter` and
+    :meth:`leave` of back-to-back calls only count (waking a thread costs more than a call).
     """
 
     def __init__(self, engine: wasmtime.Engine) -> None:
@@ -133,8 +136,9 @@ class _EpochTicker:
         self._active = 0
         self._epoch = 0  # increments done
         self._origin = 0.0  # the monotonic time that epoch 0 stands for
+        self._idle_since = 0.0  # when the last guest call ended
         self._lock = threading.Lock()
-        self._running = threading.Event()
+        self._running = threading.Event()  # set while the thread ticks, clear while parked
         self._thread: threading.Thread | None = None  # started on first use
 
     def _loop(self) -> None:
@@ -144,29 +148,37 @@ class _EpochTicker:
                 due = self._origin + (self._epoch + 1) * EPOCH_TICK
             time.sleep(max(0.0, due - time.monotonic()))
             with self._lock:
+                now = time.monotonic()
                 if self._active:
-                    target = math.floor((time.monotonic() - self._origin) / EPOCH_TICK)
+                    target = math.floor((now - self._origin) / EPOCH_TICK)
                     while self._epoch < target:
                         self._engine.increment_epoch()
                         self._epoch += 1
+                elif now - self._idle_since >= PARK_AFTER:
+                    self._running.clear()
+                else:  # idle: the next tick is due a tick from now
+                    self._origin = now - self._epoch * EPOCH_TICK
 
     def enter(self) -> None:
         """A guest call starts: tick from now on."""
         with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="corral-epoch", daemon=True)
-                self._thread.start()
             if self._active == 0:  # idle until now: idle time does not count
                 self._origin = time.monotonic() - self._epoch * EPOCH_TICK
             self._active += 1
-            self._running.set()
+            if not self._running.is_set():  # parked (or never started)
+                if self._thread is None:
+                    self._thread = threading.Thread(
+                        target=self._loop, name="corral-epoch", daemon=True
+                    )
+                    self._thread.start()
+                self._running.set()
 
     def leave(self) -> None:
         """A guest call ended."""
         with self._lock:
             self._active -= 1
             if self._active == 0:
-                self._running.clear()
+                self._idle_since = time.monotonic()
 
     def ticks_until(self, deadline: float | None) -> int:
         """Epoch ticks from now until ``deadline`` (``time.monotonic()`` seconds); call between
@@ -359,7 +371,8 @@ def _wasi_linker(engine: wasmtime.Engine) -> wasmtime.Linker:
         ty = wasmtime.FuncType(
             [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
         )
-        linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
+        if fn.results not in ("", "i") or not _define_raw(linker, name, ty, fn):
+            linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
     return linker
 
 
@@ -369,6 +382,59 @@ def _forward(name: str) -> Callable[..., int | None]:
 
     forward.__name__ = name
     return forward
+
+
+_RAW_IMPORTS: list[Any] = []
+"""The callbacks of :func:`_define_raw`, kept for the process's life (the linkers call them)."""
+
+
+def _define_raw(
+    linker: wasmtime.Linker, name: str, ty: wasmtime.FuncType, fn: WasiFunction
+) -> bool:
+    """Define the WASI import ``name`` with wasmtime's raw calling convention: the callback
+    reads its integer arguments straight from wasmtime's array, where wasmtime-py's generic
+    trampoline makes a ``Caller`` and converts every argument and the result through ``Val``
+    (about 20 Python calls per call out of the guest: a clock reading cost as much as checking
+    a tool call). An exception raised by the shim crosses the guest as wasmtime-py's own do
+    (``wasmtime._func.LAST_EXCEPTION``, raised again after the trap). False if this wasmtime
+    release lacks what it needs (the caller then defines it the generic way)."""
+    try:
+        from wasmtime import _ffi as ffi
+        from wasmtime import _func
+    except ImportError:  # pragma: no cover - depends on the wasmtime release
+        return False
+    fields = ["i32" if kind == "i" else "i64" for kind in fn.params]
+    result = bool(fn.results)  # an i32 (an errno), or nothing
+    forward = _forward(name)
+
+    def call(_env: Any, _caller: Any, values: Any, _count: int) -> int:
+        try:
+            returned = forward(*[getattr(values[i], kind) for i, kind in enumerate(fields)])
+            if result:
+                values[0].i32 = returned
+            return 0
+        except BaseException as error:  # noqa: BLE001 - re-raised by the export's caller
+            _func.LAST_EXCEPTION = error  # type: ignore[assignment]  # as its trampoline does
+            trap = wasmtime.Trap("python exception")._consume()
+            return ctypes.cast(trap, ctypes.c_void_p).value or 0
+
+    callback = ffi.wasmtime_func_unchecked_callback_t(call)
+    raw = name.encode()
+    error = ffi.wasmtime_linker_define_func_unchecked(
+        linker.ptr(),
+        ctypes.create_string_buffer(b"wasi_snapshot_preview1"),
+        len(b"wasi_snapshot_preview1"),
+        ctypes.create_string_buffer(raw),
+        len(raw),
+        ty.ptr(),
+        callback,
+        None,
+        ctypes.CFUNCTYPE(None, ctypes.c_void_p)(),
+    )
+    if error:  # pragma: no cover - the same definition as define_func's
+        raise wasmtime.WasmtimeError._from_ptr(error)
+    _RAW_IMPORTS.append(callback)
+    return True
 
 
 class WasmtimeInstance:
@@ -386,6 +452,9 @@ class WasmtimeInstance:
         memory = self._extern("memory")
         assert isinstance(memory, wasmtime.Memory)
         self._memory = memory
+        # Plain addresses for the C API (see _c_api): 0 once the store is closed.
+        self._context = _address(self._store._context())
+        self._memory_address = ctypes.addressof(memory._memory)
         # Callers of the exports, made on first use (a sandbox calls a few of them).
         self._exports: dict[str, Callable[..., Any]] = {}
         # Weakly: wasmtime-py's function registry holds the shim until the store is deleted.
@@ -400,6 +469,13 @@ class WasmtimeInstance:
             func = self._exports[name] = _direct_call(self._store, found, found.type(self._store))
         return func
 
+    def _set_deadline(self, ticks: int) -> None:
+        api = _c_api()
+        if api is None:  # pragma: no cover - depends on the wasmtime release
+            self._store.set_epoch_deadline(ticks)
+        elif self._context:
+            api.set_epoch_deadline(self._context, ticks)
+
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
         """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
         func = self._export(name)
@@ -409,7 +485,7 @@ class WasmtimeInstance:
             ticker.enter()
         outer, _RUNNING.wasi = getattr(_RUNNING, "wasi", None), self._wasi
         try:
-            self._store.set_epoch_deadline(ticker.ticks_until(deadline) if ticker else MAX_TICKS)
+            self._set_deadline(ticker.ticks_until(deadline) if ticker else MAX_TICKS)
             result = func(*args)
         except wasmtime.Trap as trap:
             raise _classify(trap) from trap
@@ -429,6 +505,7 @@ class WasmtimeInstance:
         """Delete the store: the instance, its memory and its reservation go at once."""
         self._exports.clear()
         self._instance = None
+        self._context = 0
         self._store.close()
 
     def _extern(self, name: str) -> object:
@@ -453,9 +530,20 @@ class WasmtimeInstance:
         return wrap_extern(item) if found else None
 
     def _base(self, ptr: int, length: int) -> int:
-        if ptr < 0 or length < 0 or ptr + length > self._memory.data_len(self._store):
+        """The host address of ``[ptr, ptr + length)`` in linear memory, checked. Asked anew
+        on every access: any call into the guest may grow (and so move) its memory."""
+        api = _c_api()
+        if api is None:  # pragma: no cover - depends on the wasmtime release
+            size = self._memory.data_len(self._store)
+            base = ctypes.addressof(self._memory.data_ptr(self._store).contents)
+        elif self._context:
+            size = api.memory_data_size(self._context, self._memory_address)
+            base = api.memory_data(self._context, self._memory_address)
+        else:
+            raise ValueError("the instance is closed")
+        if ptr < 0 or length < 0 or ptr + length > size:
             raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
-        return ctypes.addressof(self._memory.data_ptr(self._store).contents) + ptr
+        return int(base) + ptr
 
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""
@@ -471,7 +559,10 @@ class WasmtimeInstance:
 
     def memory_size(self) -> int:
         """The current (and, since memory never shrinks, peak) linear-memory size in bytes."""
-        return int(self._memory.data_len(self._store))
+        api = _c_api()
+        if api is None or not self._context:
+            return int(self._memory.data_len(self._store))
+        return int(api.memory_data_size(self._context, self._memory_address))
 
     def grow(self, size: int) -> None:
         """Grow linear memory to at least ``size`` bytes."""
@@ -618,46 +709,108 @@ def _classify(trap: wasmtime.Trap) -> GuestTrap:
     return GuestTrap(ErrorKind.TRAP, f"the guest trapped ({cause})")
 
 
+class _CApi:
+    """The few functions of wasmtime's C API that every call into the guest and every copy in
+    or out of its memory use, called with plain addresses: wasmtime-py's wrappers look up the
+    store's context and wrap their arguments and results on every call (together about half
+    the host's cost of a trivial execution's memory copies and epoch deadline)."""
+
+    def __init__(self, dll: ctypes.CDLL) -> None:
+        self.memory_data = self._function(dll, "wasmtime_memory_data", 2, ctypes.c_void_p)
+        self.memory_data_size = self._function(dll, "wasmtime_memory_data_size", 2, ctypes.c_size_t)
+        self.set_epoch_deadline = self._function(
+            dll, "wasmtime_context_set_epoch_deadline", 1, None, ctypes.c_uint64
+        )
+        self.func_call = self._function(
+            dll, "wasmtime_func_call", 2, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+            ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+        )  # fmt: skip
+
+    @staticmethod
+    def _function(dll: ctypes.CDLL, name: str, pointers: int, restype: Any, *rest: Any) -> Any:
+        # dll[name] is a function object of its own (dll.name is the one wasmtime-py set up).
+        function = dll[name]
+        function.argtypes = [ctypes.c_void_p] * pointers + list(rest)
+        function.restype = restype
+        return function
+
+
+@functools.cache
+def _c_api() -> _CApi | None:
+    """:class:`_CApi` from wasmtime-py's own library, or None if a release lacks it."""
+    try:
+        from wasmtime import _ffi as ffi
+
+        return _CApi(ffi.dll)
+    except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
+        return None
+
+
+def _address(pointer: Any) -> int:
+    """The address a ctypes pointer holds."""
+    return ctypes.cast(pointer, ctypes.c_void_p).value or 0
+
+
 def _direct_call(store: wasmtime.Store, func: wasmtime.Func, ty: wasmtime.FuncType) -> Any:
     """A caller of ``func`` (integer parameters and results only, as all of the guest's
     exports are) through wasmtime's C API, with its signature read once.
 
     wasmtime-py's ``Func.__call__`` reads and converts the signature on every call: about a
-    fifth of the host's time for a trivial execution. This uses the package's own C bindings
-    (``wasmtime._ffi``) and its trap handling (``wasmtime._func.enter_wasm``); if a wasmtime
-    release lacks them, or the signature is not all-integer, it falls back to ``Func.__call__``.
+    fifth of the host's time for a trivial execution. This calls :class:`_CApi` with buffers
+    made once, and raises what wasmtime-py would (``wasmtime._func``'s trap handling: an
+    exception raised by a host function crosses the guest intact); if a wasmtime release lacks
+    these, or the signature is not all-integer, it falls back to ``Func.__call__``. The caller
+    is used only while the store is open (the instance forgets its callers when it closes).
     """
+    api = _c_api()
     try:
         from wasmtime import _ffi as ffi
-        from wasmtime._func import enter_wasm
+        from wasmtime._func import maybe_raise_last_exn
     except ImportError:  # pragma: no cover - depends on the wasmtime release
-        return functools.partial(func, store)
+        api = None
     kinds = {str(wasmtime.ValType.i32()): "i32", str(wasmtime.ValType.i64()): "i64"}
     params = [kinds.get(str(t)) for t in ty.params]
     results = [kinds.get(str(t)) for t in ty.results]
-    if None in params or None in results or len(results) > 1:  # pragma: no cover
+    if api is None or None in params or None in results or len(results) > 1:  # pragma: no cover
         return functools.partial(func, store)
     tags = {"i32": ffi.WASMTIME_I32.value, "i64": ffi.WASMTIME_I64.value}
-    func_ref = ctypes.byref(func._func)
-    # The argument and result buffers are made once: an instance runs one call at a time, and
-    # the guest never calls an export from inside another.
+    # The argument, result and trap buffers are made once: an instance runs one call at a
+    # time, and the guest never calls an export from inside another.
     values = (ffi.wasmtime_val_t * max(1, len(params)))()
     for slot, kind in enumerate(params):
         values[slot].kind = tags[kind]  # type: ignore[assignment,index]
     out = (ffi.wasmtime_val_t * max(1, len(results)))()
     result = results[0] if results else None
+    trap = ctypes.c_void_p()
+    call_c = functools.partial(
+        api.func_call,
+        _address(store._context()),
+        ctypes.byref(func._func),  # keeps it alive: the caller may outlive `func`
+        ctypes.addressof(values),
+        len(params),
+        ctypes.addressof(out),
+        len(results),
+        ctypes.addressof(trap),
+    )
 
     def call(*args: int) -> int | None:
         if len(args) != len(params):
             raise TypeError(f"expected {len(params)} arguments, got {len(args)}")
         for slot, (kind, arg) in enumerate(zip(params, args, strict=True)):
             setattr(values[slot].of, kind, arg)  # type: ignore[arg-type]
-        with enter_wasm(store) as trap:
-            error = ffi.wasmtime_func_call(
-                store._context(), func_ref, values, len(params), out, len(results), trap
+        trap.value = None
+        error = call_c()
+        if trap.value:
+            raised = wasmtime.Trap._from_ptr(
+                ctypes.cast(trap.value, ctypes.POINTER(ffi.wasm_trap_t))
             )
-            if error:
-                raise wasmtime.WasmtimeError._from_ptr(error)
+            maybe_raise_last_exn()
+            raise raised
+        if error:
+            maybe_raise_last_exn()
+            raise wasmtime.WasmtimeError._from_ptr(
+                ctypes.cast(error, ctypes.POINTER(ffi.wasmtime_error_t))
+            )
         return None if result is None else int(getattr(out[0].of, result))
 
     return call

@@ -52,6 +52,43 @@ def validate_arguments(tool: ToolDefinition, args: object, *, caller: str = "js"
         raise ToolArgumentError(tool.name, problem)
 
 
+_PLAIN_TYPES: Final[dict[str, frozenset[type]]] = {
+    "string": frozenset({str}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "boolean": frozenset({bool}),
+    "null": frozenset({type(None)}),
+}
+_PLAIN_KEYS: Final = frozenset({"type", "description", "title", "default"})
+
+
+def quick_check(tool: ToolDefinition) -> Callable[[object], bool]:
+    """A test, compiled once per tool, that accepts only arguments that
+    :func:`validate_arguments` accepts, and most of them quickly: a dict of decoded JSON
+    (exact ``str``, ``int``, ``float``, ``bool``, None) holding every required parameter, each
+    value of a parameter whose schema is a plain scalar ``type`` (with a description, title
+    or default) and of that type, or None where the default is None. Anything else (an
+    unknown key, a list, an enum...) gets False, and :func:`validate_arguments` decides."""
+    schema = tool.parameters
+    plain: dict[str, tuple[frozenset[type], bool]] = {}
+    for key, prop in schema.get("properties", {}).items():
+        kind = prop.get("type") if isinstance(prop, Mapping) else None
+        if isinstance(kind, str) and kind in _PLAIN_TYPES and _PLAIN_KEYS.issuperset(prop):
+            plain[key] = (_PLAIN_TYPES[kind], "default" in prop and prop["default"] is None)
+    required = tuple(schema.get("required", ()))
+
+    def check(args: object) -> bool:
+        if type(args) is not dict or not all(key in args for key in required):
+            return False
+        for key, value in args.items():
+            rule = plain.get(key)
+            if rule is None or (type(value) not in rule[0] and (value is not None or not rule[1])):
+                return False
+        return True
+
+    return check
+
+
 def _top_level_problem(tool: ToolDefinition, args: Mapping[str, Any], caller: str) -> str | None:
     schema = tool.parameters
     properties: Mapping[str, Any] = schema.get("properties", {})

@@ -199,6 +199,8 @@ impl Sh {
 #[derive(Clone)]
 pub struct Shell {
     sh: Sh,
+    /// Set by every run (see [`Shell::take_ran`]); shared by the clones.
+    ran: Rc<Cell<bool>>,
 }
 
 impl Shell {
@@ -225,6 +227,7 @@ impl Shell {
                 world: Rc::new(world),
                 jobs: Rc::default(),
             },
+            ran: Rc::default(),
         }
     }
 
@@ -264,6 +267,7 @@ impl Shell {
 
     /// Runs `script` with a job table of its own; ends when the script and its jobs have.
     fn run_with(&self, script: String, fds: Fds) -> LocalFuture<'static, i32> {
+        self.ran.set(true);
         // A run that was cut short (a timeout) may have left substitutions waiting.
         self.sh.state.borrow_mut().pending_outputs.clear();
         let jobs = Rc::new(jobs::Jobs::new(fds.input(0).cloned()));
@@ -296,10 +300,20 @@ impl Shell {
         persist::save_to(&self.sh.state.borrow(), writer)
     }
 
-    /// Bounds the saved session (see [`persist::bound`]) before it is saved at the end of an
-    /// execution; returns the message naming what was dropped.
-    pub fn bound_session(&self) -> Option<String> {
-        persist::bound(&mut self.sh.state.borrow_mut())
+    /// Saves the session at the end of an execution, as [`Shell::save_state_to`] does, after
+    /// bounding it (see [`persist::save_bounded_to`]); returns its range and the message naming what was
+    /// dropped.
+    pub fn save_bounded_to(
+        &self,
+        writer: &mut crate::protocol::FrameWriter,
+    ) -> (crate::protocol::Range, Option<String>) {
+        persist::save_bounded_to(&mut self.sh.state.borrow_mut(), writer)
+    }
+
+    /// Whether shell code ran (a script, or JavaScript's `shell()`) since the last time this
+    /// was asked: only then can the session have changed.
+    pub fn take_ran(&self) -> bool {
+        self.ran.replace(false)
     }
 
     /// Restores a session saved by [`Shell::save_state`]; garbage is rejected, the session

@@ -3,7 +3,8 @@
 //! crash and copy it for `fork()`. The format is JSON; restoring validates everything before
 //! changing the session.
 //!
-//! The session is saved after every execution, into the reply to the host: saving borrows the
+//! The session is saved after every execution that ran shell code, into the reply to the host
+//! (an execution that ran none left it as it was): saving borrows the
 //! session's strings and writes them once, straight into the reply, so it needs no more memory
 //! than the saved bytes themselves. [`bound`] keeps those bytes under [`MAX_SESSION`].
 
@@ -119,9 +120,28 @@ pub fn save(state: &State) -> Vec<u8> {
 /// Appends the saved session to `writer`'s blob, written once in place; returns its range.
 pub fn save_to(state: &State, writer: &mut FrameWriter) -> Range {
     let saved = saved(state);
-    writer.push_with(json_size(&saved), |blob| {
+    write_saved(&saved, json_size(&saved), writer)
+}
+
+/// [`save_to`] after [`bound`]: the session is measured once, and bounded only when it is
+/// over [`MAX_SESSION`]. Returns its range and what [`bound`] dropped, if anything.
+pub fn save_bounded_to(state: &mut State, writer: &mut FrameWriter) -> (Range, Option<String>) {
+    let total = {
+        let saved = saved(state);
+        let size = json_size(&saved);
+        if size <= MAX_SESSION {
+            return (write_saved(&saved, size, writer), None);
+        }
+        size
+    };
+    let dropped = bound(state, total);
+    (save_to(state, writer), Some(dropped))
+}
+
+fn write_saved(saved: &Saved<'_>, size: usize, writer: &mut FrameWriter) -> Range {
+    writer.push_with(size, |blob| {
         // Writing our own plain structs into a Vec cannot fail.
-        let _ = serde_json::to_writer(blob, &saved);
+        let _ = serde_json::to_writer(blob, saved);
     })
 }
 
@@ -198,22 +218,16 @@ fn json_size<T: Serialize>(value: &T) -> usize {
     count.0
 }
 
-/// Keeps the saved session within [`MAX_SESSION`] bytes: unsets the global variables (readonly
-/// ones too) that take the most room, then, if that is not enough, forgets the positional
-/// parameters and the directory stack. Returns the message naming what was dropped, if any.
-pub fn bound(state: &mut State) -> Option<String> {
-    let (mut total, mut sizes) = {
-        let saved = saved(state);
-        let sizes: Vec<(usize, String)> = saved
-            .vars
-            .iter()
-            .map(|var| (json_size(var) + 1, var.name.to_string()))
-            .collect();
-        (json_size(&saved), sizes)
-    };
-    if total <= MAX_SESSION {
-        return None;
-    }
+/// Keeps the saved session, `total` bytes now (over [`MAX_SESSION`]), within [`MAX_SESSION`]
+/// bytes: unsets the global variables (readonly ones too) that take the most room, then, if
+/// that is not enough, forgets the positional parameters and the directory stack. Returns the
+/// message naming what was dropped.
+fn bound(state: &mut State, mut total: usize) -> String {
+    let mut sizes: Vec<(usize, String)> = saved(state)
+        .vars
+        .iter()
+        .map(|var| (json_size(var) + 1, var.name.to_string()))
+        .collect();
     crate::sort::sort_by(&mut sizes, |a, b| b.cmp(a));
     let mut dropped = Vec::new();
     for (bytes, name) in sizes {
@@ -229,12 +243,12 @@ pub fn bound(state: &mut State) -> Option<String> {
         state.dirstack.clear();
         dropped.push("the positional parameters and the directory stack".into());
     }
-    Some(format!(
+    format!(
         "bash: the session's variables took more than {MAX_SESSION} bytes (saved as JSON), the \
          most kept between executions; unset {}; keep large data in files \
          (cmd > /tmp/data.txt)",
         dropped.join(", ")
-    ))
+    )
 }
 
 /// Replaces the session with a saved one; on error the session is unchanged.
@@ -349,13 +363,15 @@ mod tests {
         // A control character takes six bytes saved (\u0001): what the bound counts.
         let big = "\u{1}".repeat(MAX_SESSION / 6 + 1);
         assert_eq!(s.assign("big", big, false), Ok(()));
-        let message = bound(&mut s).unwrap_or_default();
+        let (_, message) = save_bounded_to(&mut s, &mut FrameWriter::default());
+        let message = message.unwrap_or_default();
         assert!(message.contains("unset big ("), "{message}");
         assert_eq!(
             (s.get("big"), s.get("small").as_deref()),
             (None, Some("x \" y"))
         );
-        assert_eq!(bound(&mut s), None);
+        let (range, message) = save_bounded_to(&mut s, &mut FrameWriter::default());
+        assert_eq!((range.1 as usize, message), (save(&s).len(), None));
     }
 
     #[test]
