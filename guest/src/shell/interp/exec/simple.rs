@@ -348,7 +348,14 @@ impl Sh {
                     let fields = self.expand_fields(&[w], fds).await?;
                     out.extend(fields.into_iter().map(ArgValue::Word));
                 }
-                Arg::Assign(a) => out.push(ArgValue::Assign(self.expand_assignment(a, fds).await?)),
+                Arg::Assign(a) => {
+                    // `declare -A A=(...)`: the list is an associative array's already.
+                    let assoc = out.iter().any(|arg| {
+                        matches!(arg, ArgValue::Word(w) if w.starts_with('-') && w.contains('A'))
+                    });
+                    let a = self.expand_assignment_as(a, fds, assoc).await?;
+                    out.push(ArgValue::Assign(a));
+                }
             }
         }
         Ok(out)
@@ -356,6 +363,17 @@ impl Sh {
 
     /// Expands the parts of an assignment.
     pub async fn expand_assignment(&self, a: &Assignment, fds: &Fds) -> Expanded<AssignArg> {
+        self.expand_assignment_as(a, fds, false).await
+    }
+
+    /// [`Sh::expand_assignment`], the variable taken for an associative array also when
+    /// `assoc` (a declaration command given `-A`).
+    async fn expand_assignment_as(
+        &self,
+        a: &Assignment,
+        fds: &Fds,
+        assoc: bool,
+    ) -> Expanded<AssignArg> {
         let index = match &a.index {
             Some(w) => Some(self.expand_string(w, fds).await?),
             None => None,
@@ -363,7 +381,7 @@ impl Sh {
         let value = match &a.value {
             AssignValue::Scalar(w) => AssignVal::Scalar(self.expand_string(w, fds).await?),
             AssignValue::Array(elements) => {
-                let assoc = self.state.borrow().is_assoc(&a.name);
+                let assoc = assoc || self.state.borrow().is_assoc(&a.name);
                 let mut items = Vec::new();
                 for e in elements {
                     let braced = if assoc { None } else { braced_element(e) };
