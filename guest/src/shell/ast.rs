@@ -188,6 +188,8 @@ pub enum AssignValue {
 pub struct ArrayElement {
     /// `[index]=value`: the subscript, as written.
     pub index: Option<Word>,
+    /// Written `[index]+=value`: append to that element.
+    pub append: bool,
     /// The value. Without an index it may expand to several elements; with one, it is expanded
     /// without splitting.
     pub value: Word,

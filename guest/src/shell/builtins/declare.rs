@@ -174,8 +174,15 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
             (None, ArgValue::Word(w)) => w.clone(),
             (None, ArgValue::Assign(a)) => a.name.clone(),
         };
-        if !is_name(&name) {
-            ctx.fail(&format!("`{}': not a valid identifier", arg.text()), 1)
+        // `export a[1]=x`, `readonly a[1]`: only `declare`/`local` take a subscript.
+        let subscript = assign
+            .as_ref()
+            .and_then(|a| a.index.as_ref())
+            .filter(|_| matches!(mode, Mode::Export | Mode::Readonly))
+            .map(|i| format!("{name}[{i}]"));
+        if !is_name(&name) || subscript.is_some() {
+            let shown = subscript.unwrap_or_else(|| arg.text());
+            ctx.fail(&format!("`{shown}': not a valid identifier"), 1)
                 .await;
             status = 1;
             continue;
@@ -387,14 +394,13 @@ fn declare_nameref(
     flags: Flags,
     scope: Scope,
 ) -> Result<(), String> {
+    let valid = |target: &str| {
+        (is_name(target) && target != name)
+            || crate::shell::interp::state::split_element(target)
+                .is_some_and(|(base, _)| base != name)
+    };
     let target = match assign.map(|a| &a.value) {
-        Some(AssignVal::Scalar(target))
-            if (is_name(target) && target != name)
-                || crate::shell::interp::state::split_element(target)
-                    .is_some_and(|(base, _)| base != name) =>
-        {
-            Some(target.clone())
-        }
+        Some(AssignVal::Scalar(target)) if valid(target) => Some(target.clone()),
         Some(AssignVal::Scalar(target)) if target == name => {
             return Err(format!(
                 "{name}: nameref variable self references not allowed"
@@ -418,6 +424,15 @@ fn declare_nameref(
     };
     if var.attrs.readonly {
         return Err(format!("{name}: readonly variable"));
+    }
+    // `x=1; declare -n x`: the value it has must name a variable too.
+    match &var.value {
+        Some(Value::Str(old))
+            if target.is_none() && !var.attrs.nameref && !valid(old) && old != name =>
+        {
+            return Err(format!("`{old}': invalid variable name for name reference"));
+        }
+        _ => {}
     }
     var.attrs.nameref = true;
     var.attrs.readonly |= flags.on.readonly;

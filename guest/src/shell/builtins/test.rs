@@ -30,6 +30,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             args.pop();
         }
+        for i in 1..args.len() {
+            if args[i - 1] == "-v" {
+                args[i] = ctx.sh.resolve_var_operand(&args[i], &ctx.fds).await;
+            }
+        }
         match evaluate(&ctx.sh, &args) {
             Ok(result) => Flow::Normal(i32::from(!result)),
             Err(message) => ctx.fail(&message, 2).await,

@@ -770,6 +770,16 @@ impl State {
         Ok(())
     }
 
+    /// Whether `name` is a name reference to an array element or a whole array (`'a[1]'`,
+    /// `'a[@]'`): a subscript on it (`${ref[@]}`) names nothing, as in bash.
+    pub fn nameref_into_array(&self, name: &str) -> bool {
+        let end = self.resolve(name);
+        self.raw_var(&end)
+            .filter(|v| v.attrs.nameref)
+            .and_then(Var::scalar)
+            .is_some_and(|target| target.contains('['))
+    }
+
     /// The whole array a name reference such as `declare -n r='a[@]'` stands for: the
     /// array's name and whether it was written with `*`.
     pub fn nameref_whole_array(&self, name: &str) -> Option<(String, bool)> {

@@ -388,7 +388,7 @@ impl Printer {
                     if let Some(index) = &e.index {
                         self.out.push('[');
                         self.word(index, Ctx::Top);
-                        self.out.push_str("]=");
+                        self.out.push_str(if e.append { "]+=" } else { "]=" });
                     }
                     self.word(&e.value, Ctx::Top);
                 }

@@ -112,22 +112,25 @@ pub fn array_assignment(prefix: &Word, elements: Vec<ArrayElement>) -> Option<As
     })
 }
 
-/// An array element written `[index]=value`, if `word` is one.
+/// An array element written `[index]=value` or `[index]+=value`, if `word` is one.
 pub fn split_element(word: &Word) -> Option<ArrayElement> {
     let atoms = atoms(&word.parts);
     if atoms.first() != Some(&Atom::Char('[')) {
         return None;
     }
     let close = closing_bracket(&atoms, 0)?;
-    if atoms.get(close + 1) != Some(&Atom::Char('=')) {
+    let append = atoms.get(close + 1) == Some(&Atom::Char('+'));
+    let equals = close + 1 + usize::from(append);
+    if atoms.get(equals) != Some(&Atom::Char('=')) {
         return None;
     }
     Some(ArrayElement {
         index: Some(Word {
             parts: to_parts(atoms.get(1..close)?),
         }),
+        append,
         value: Word {
-            parts: mark_tilde(to_parts(atoms.get(close + 2..)?), true),
+            parts: mark_tilde(to_parts(atoms.get(equals + 1..)?), true),
         },
     })
 }
@@ -193,9 +196,12 @@ mod tests {
             element,
             Some(ArrayElement {
                 index: Some(Word::literal("k")),
+                append: false,
                 value: Word::literal("v"),
             })
         );
+        let appended = split_element(&Word::literal("[k]+=v")).map(|e| e.append);
+        assert_eq!(appended, Some(true));
         assert_eq!(split_element(&Word::literal("[k]")), None);
     }
 }

@@ -42,10 +42,20 @@ pub fn mark_tilde_in_argument(parts: Vec<WordPart>) -> Vec<WordPart> {
     }
 }
 
+/// Marks the tilde prefix of one word that brace expansion made (its text parts may come in
+/// pieces: `{x,~}/y` gives `~` and `/y`). Only at its start: bash does not look at such a
+/// word as an assignment (`v={~,x}` keeps `v=~`).
+pub fn mark_tilde_after_braces(parts: Vec<WordPart>) -> Vec<WordPart> {
+    let mut joined = Parts::default();
+    parts.into_iter().for_each(|part| joined.push(part));
+    mark_tilde(joined.finish(), false)
+}
+
 /// Splits the tilde prefixes out of one literal part.
 fn split_tildes(text: &str, word_start: bool, assignment: bool, last: bool, out: &mut Parts) {
     let chars: Vec<char> = text.chars().collect();
-    let ends_prefix = |c: char| c == '/' || (assignment && c == ':');
+    // bash ends a tilde prefix at `:` too, in any word (`echo ~:x` → `/home/me:x`).
+    let ends_prefix = |c: char| c == '/' || c == ':';
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
         let eligible =

@@ -8,7 +8,7 @@
 
 pub(super) mod assign;
 mod atoms;
-mod brace;
+pub(super) mod brace;
 mod compound;
 mod cond;
 mod heredoc;
@@ -428,9 +428,18 @@ impl<'a> Parser<'a> {
 
     /// A word as a command argument: tilde prefixes and brace expansions marked.
     fn command_word(&self, word: Word) -> Result<Word, ParseError> {
-        let parts = brace::mark_tilde_in_argument(word.parts);
-        let parts =
-            brace::mark_braces(parts, self.lex.depth).map_err(|message| self.lex.error(message))?;
+        let parts = brace::mark_braces(word.parts, self.lex.depth)
+            .map_err(|message| self.lex.error(message))?;
+        // Brace expansion comes first: a word with braces gets its tilde prefixes after it
+        // (`~{/a,b}` → `~/a ~b`, both expanded; `expand::brace`).
+        let braces = parts
+            .iter()
+            .any(|p| matches!(p, WordPart::BraceList(_) | WordPart::BraceSeq(_)));
+        let parts = if braces {
+            parts
+        } else {
+            brace::mark_tilde_in_argument(parts)
+        };
         Ok(Word { parts })
     }
 
@@ -452,6 +461,7 @@ impl<'a> Parser<'a> {
             Some(element) => Ok(element),
             None => Ok(super::ast::ArrayElement {
                 index: None,
+                append: false,
                 value: self.command_word(element)?,
             }),
         }

@@ -98,7 +98,12 @@ fn assignment(a: &Assignment) -> String {
             let elements: Vec<String> = elements
                 .iter()
                 .map(|e| match &e.index {
-                    Some(i) => format!("[{}]={}", word(i), word(&e.value)),
+                    Some(i) => format!(
+                        "[{}]{}={}",
+                        word(i),
+                        if e.append { "+" } else { "" },
+                        word(&e.value)
+                    ),
                     None => word(&e.value),
                 })
                 .collect();

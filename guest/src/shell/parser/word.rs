@@ -136,8 +136,8 @@ fn plain(param: Param) -> WordPart {
 
 impl Lexer<'_> {
     /// An unquoted word, up to a blank or metacharacter. With `regex` (the operand of `=~`),
-    /// `(`, `)` and `|` are ordinary characters and blanks inside parentheses belong to the
-    /// word.
+    /// `(`, `)` and `|` are ordinary characters, and so are blanks and the other
+    /// metacharacters inside parentheses.
     pub fn read_word(&mut self, regex: bool) -> Result<Vec<WordPart>, ParseError> {
         let mut parts = Parts::default();
         let mut parens = 0usize;
@@ -178,7 +178,9 @@ impl Lexer<'_> {
                     self.bump();
                     parts.literal(c);
                 }
-                ' ' | '\t' if regex && parens > 0 => {
+                // Inside parentheses of a regex every metacharacter but a newline is text:
+                // `(a b)`, `(;|x)`, `(< >)`.
+                c if regex && parens > 0 && c != '\n' && is_meta(c) => {
                     self.bump();
                     parts.literal(c);
                 }

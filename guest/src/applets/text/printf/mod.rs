@@ -231,7 +231,7 @@ impl<'a> Printer<'a> {
         };
         let secs = match self.arg() {
             None | Some("" | "-1" | "-2") => self.now,
-            Some(text) => self.int_arg(text),
+            Some(text) => self.int_arg(text, b'd'),
         };
         let text = crate::applets::common::strftime_in(&pattern, secs, 0, &self.zone);
         self.pad_text(text.as_bytes(), spec);
@@ -242,7 +242,7 @@ impl<'a> Printer<'a> {
     fn count(&mut self, format: &[u8], mut at: usize) -> (Option<i64>, usize) {
         if format.get(at) == Some(&b'*') {
             let value = match self.arg() {
-                Some(text) => self.int_arg(text),
+                Some(text) => self.int_arg(text, b'd'),
                 None => 0,
             };
             return (Some(value), at + 1);
@@ -292,7 +292,7 @@ impl<'a> Printer<'a> {
             }
             b'd' | b'i' | b'u' | b'o' | b'x' | b'X' => {
                 let value = match self.arg() {
-                    Some(text) => self.int_arg(text),
+                    Some(text) => self.int_arg(text, conv),
                     None => 0,
                 };
                 let text = format_int(value, conv, spec);
@@ -321,8 +321,12 @@ impl<'a> Printer<'a> {
         self.status = STOP_STATUS;
     }
 
-    fn int_arg(&mut self, text: &str) -> i64 {
-        let parsed = parse_int(text);
+    fn int_arg(&mut self, text: &str, conv: u8) -> i64 {
+        let parsed = if matches!(conv, b'd' | b'i') {
+            parse_int(text)
+        } else {
+            number::parse_uint(text)
+        };
         self.note(text, parsed.error);
         parsed.value
     }

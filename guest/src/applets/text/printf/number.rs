@@ -44,9 +44,20 @@ fn char_code(text: &str) -> Option<i64> {
     Some(rest.chars().next().map_or(0, |c| i64::from(u32::from(c))))
 }
 
-/// An integer the way bash's `printf` reads one: blanks, a sign, then decimal, `0` octal,
-/// or `0x` hex; `'c` for a character code; an empty argument is 0.
+/// An integer the way bash's `printf` reads one for `%d` (`strtoimax`): blanks, a sign, then
+/// decimal, `0` octal, or `0x` hex; `'c` for a character code; an empty argument is 0.
 pub fn parse_int(text: &str) -> Parsed<i64> {
+    parse_integer(text, false)
+}
+
+/// An integer for `%u`, `%o`, `%x`, `%X` (`strtoumax`), as the bits of an `i64`: up to
+/// `2^64 - 1`, a negative one wraps (`-1` → `2^64 - 1`), a larger one is `2^64 - 1` with a
+/// range warning.
+pub fn parse_uint(text: &str) -> Parsed<i64> {
+    parse_integer(text, true)
+}
+
+fn parse_integer(text: &str, unsigned: bool) -> Parsed<i64> {
     if let Some(code) = char_code(text) {
         return Parsed {
             value: code,
@@ -91,7 +102,11 @@ pub fn parse_int(text: &str) -> Parsed<i64> {
         }
     }
     let no_digits = end == 0 && radix != 8;
-    let value = clamp(negative, magnitude, &mut overflow);
+    let value = if unsigned {
+        clamp_unsigned(negative, magnitude, &mut overflow)
+    } else {
+        clamp(negative, magnitude, &mut overflow)
+    };
     let error = if no_digits || end < digits.len() {
         Some(NumError::Invalid(invalid_kind(text)))
     } else if overflow {
@@ -113,8 +128,7 @@ fn invalid_kind(text: &str) -> &'static str {
     }
 }
 
-/// A signed magnitude clamped to `i64` (values up to `u64::MAX` wrap, as `%u` of
-/// `18446744073709551615` expects).
+/// A signed magnitude clamped to `i64`, as `strtoimax` does.
 fn clamp(negative: bool, magnitude: u128, overflow: &mut bool) -> i64 {
     if negative {
         if magnitude > 1u128 << 63 {
@@ -128,6 +142,16 @@ fn clamp(negative: bool, magnitude: u128, overflow: &mut bool) -> i64 {
         return i64::MAX;
     }
     magnitude as i64
+}
+
+/// A magnitude read by `strtoumax`: clamped to `u64`, negated modulo `2^64`.
+fn clamp_unsigned(negative: bool, magnitude: u128, overflow: &mut bool) -> i64 {
+    if magnitude > u128::from(u64::MAX) {
+        *overflow = true;
+        return -1;
+    }
+    let bits = magnitude as u64;
+    (if negative { bits.wrapping_neg() } else { bits }) as i64
 }
 
 /// A floating-point argument the way `strtold` reads one, plus `'c` codes.

@@ -3,7 +3,7 @@
 
 use super::super::expand::{ExpandError, Expanded};
 use super::super::io::Fds;
-use super::super::state::is_name;
+use super::super::state::{is_name, Value};
 use super::super::Sh;
 use crate::shell::ast::{BinaryTest, CondExpr, UnaryTest};
 use crate::task::LocalFuture;
@@ -143,6 +143,25 @@ impl Sh {
         }
     }
 
+    /// The operand of `test -v 'name[sub]'` with its subscript expanded now, as bash does
+    /// (`test -v 'A[$k]'`): `name[key]`, which [`Sh::unary`] then looks up as it is. Any
+    /// other operand, or a subscript that fails to expand, stays as written.
+    pub async fn resolve_var_operand(&self, operand: &str, fds: &Fds) -> String {
+        let Some((name, sub)) = operand
+            .split_once('[')
+            .and_then(|(name, rest)| Some((name, rest.strip_suffix(']')?)))
+        else {
+            return operand.to_string();
+        };
+        if !is_name(name) || sub == "@" || sub == "*" {
+            return operand.to_string();
+        }
+        match self.element_key(name, sub, fds).await {
+            Ok(key) => format!("{name}[{}]", key.text()),
+            Err(_) => operand.to_string(),
+        }
+    }
+
     /// `-v name` / `-v 'name[i]'`.
     fn var_is_set(&self, operand: &str) -> bool {
         if let Some((name, rest)) = operand.split_once('[') {
@@ -163,7 +182,13 @@ impl Sh {
         if let Ok(n) = operand.parse::<usize>() {
             return n == 0 || n <= self.state.borrow().positional.len();
         }
-        self.state.borrow().is_set(operand)
+        let state = self.state.borrow();
+        // An array's name stands for its element 0 (bash: `a=([1]=x); test -v a` fails).
+        match state.var(operand).and_then(|v| v.value.as_ref()) {
+            Some(Value::Indexed(map)) => map.contains_key(&0),
+            Some(Value::Assoc(map)) => map.get("0").is_some(),
+            _ => state.is_set(operand),
+        }
     }
 
     /// A binary test (shared with `test`; `arith`: operands of `-eq` and friends are

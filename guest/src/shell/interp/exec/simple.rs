@@ -15,6 +15,7 @@ use crate::applets::{self, Applet, Commands, Ctx};
 use crate::limits::MAX_COMMAND_DEPTH;
 use crate::shell::ast::*;
 use crate::shell::builtins;
+use crate::shell::parser::brace::mark_braces;
 use crate::task::{Input, LocalFuture, Output};
 
 /// An argument after expansion: a word, or (for declaration commands) an assignment.
@@ -63,8 +64,19 @@ pub struct AssignArg {
 pub enum AssignVal {
     /// A string.
     Scalar(String),
-    /// Array elements: optional subscript text and value.
-    Array(Vec<(Option<String>, String)>),
+    /// Array elements.
+    Array(Vec<ArrayItem>),
+}
+
+/// One expanded element of an array assignment `(...)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayItem {
+    /// `[key]=`: the subscript text.
+    pub key: Option<String>,
+    /// Written `[key]+=`: append to that element.
+    pub append: bool,
+    /// The value.
+    pub value: String,
 }
 
 impl AssignArg {
@@ -75,31 +87,32 @@ impl AssignArg {
             out.push_str(&format!("[{i}]"));
         }
         out.push_str(if self.append { "+=" } else { "=" });
-        match &self.value {
-            AssignVal::Scalar(s) => out.push_str(s),
-            AssignVal::Array(items) => {
-                let parts: Vec<String> = items
-                    .iter()
-                    .map(|(k, v)| match k {
-                        Some(k) => format!("[{k}]={v}"),
-                        None => v.clone(),
-                    })
-                    .collect();
-                out.push_str(&format!("({})", parts.join(" ")));
-            }
-        }
+        out.push_str(&self.scalar());
         out
     }
 
-    /// The value as one string (a prefix assignment's environment value).
+    /// The value as one string: a prefix assignment's environment value, where a list is
+    /// its text, `(a [k]=v)`, as in bash.
     pub fn scalar(&self) -> String {
         match &self.value {
             AssignVal::Scalar(s) => s.clone(),
-            AssignVal::Array(items) => items
-                .iter()
-                .map(|(_, v)| v.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
+            AssignVal::Array(items) => {
+                let parts: Vec<String> = items.iter().map(ArrayItem::text).collect();
+                format!("({})", parts.join(" "))
+            }
+        }
+    }
+}
+
+impl ArrayItem {
+    /// As written: `[k]=v`, `[k]+=v` or `v`.
+    pub fn text(&self) -> String {
+        match &self.key {
+            Some(k) => {
+                let op = if self.append { "+=" } else { "=" };
+                format!("[{k}]{op}{}", self.value)
+            }
+            None => self.value.clone(),
         }
     }
 }
@@ -335,7 +348,14 @@ impl Sh {
                     let fields = self.expand_fields(&[w], fds).await?;
                     out.extend(fields.into_iter().map(ArgValue::Word));
                 }
-                Arg::Assign(a) => out.push(ArgValue::Assign(self.expand_assignment(a, fds).await?)),
+                Arg::Assign(a) => {
+                    // `declare -A A=(...)`: the list is an associative array's already.
+                    let assoc = out.iter().any(|arg| {
+                        matches!(arg, ArgValue::Word(w) if w.starts_with('-') && w.contains('A'))
+                    });
+                    let a = self.expand_assignment_as(a, fds, assoc).await?;
+                    out.push(ArgValue::Assign(a));
+                }
             }
         }
         Ok(out)
@@ -343,6 +363,17 @@ impl Sh {
 
     /// Expands the parts of an assignment.
     pub async fn expand_assignment(&self, a: &Assignment, fds: &Fds) -> Expanded<AssignArg> {
+        self.expand_assignment_as(a, fds, false).await
+    }
+
+    /// [`Sh::expand_assignment`], the variable taken for an associative array also when
+    /// `assoc` (a declaration command given `-A`).
+    async fn expand_assignment_as(
+        &self,
+        a: &Assignment,
+        fds: &Fds,
+        assoc: bool,
+    ) -> Expanded<AssignArg> {
         let index = match &a.index {
             Some(w) => Some(self.expand_string(w, fds).await?),
             None => None,
@@ -350,17 +381,29 @@ impl Sh {
         let value = match &a.value {
             AssignValue::Scalar(w) => AssignVal::Scalar(self.expand_string(w, fds).await?),
             AssignValue::Array(elements) => {
+                let assoc = assoc || self.state.borrow().is_assoc(&a.name);
                 let mut items = Vec::new();
                 for e in elements {
-                    match &e.index {
-                        Some(i) => {
-                            let key = self.expand_string(i, fds).await?;
-                            let value = self.expand_string(&e.value, fds).await?;
-                            items.push((Some(key), value));
-                        }
-                        None => {
-                            for v in self.expand_fields(&[&e.value], fds).await? {
-                                items.push((None, v));
+                    let braced = if assoc { None } else { braced_element(e) };
+                    match (&e.index, braced) {
+                        (Some(i), None) => items.push(ArrayItem {
+                            key: Some(self.expand_string(i, fds).await?),
+                            append: e.append,
+                            // An associative array's values get no tilde expansion (bash).
+                            value: if assoc {
+                                self.expand_string(&untilde(&e.value), fds).await?
+                            } else {
+                                self.expand_string(&e.value, fds).await?
+                            },
+                        }),
+                        (_, braced) => {
+                            let word = braced.as_ref().unwrap_or(&e.value);
+                            for value in self.expand_fields(&[word], fds).await? {
+                                items.push(ArrayItem {
+                                    key: None,
+                                    append: false,
+                                    value,
+                                });
                             }
                         }
                     }
@@ -435,17 +478,25 @@ impl Sh {
                 "{}[{index}]: cannot assign list to array member",
                 a.name
             )),
-            (None, AssignVal::Array(items)) if self.subscripts_read_variables(a, items) => {
+            (None, AssignVal::Array(items)) if self.element_by_element(a, items) => {
                 self.assign_one_by_one(a, items)
             }
             (None, AssignVal::Array(items)) => {
+                // An associative array's list that starts with a plain word is all words,
+                // keys and values in turn, `[k]=v` included as text (bash).
+                let pairs = items.first().is_some_and(|item| item.key.is_none())
+                    && self.state.borrow().is_assoc(&a.name);
                 let mut elements = Vec::new();
-                for (k, v) in items {
-                    let key = match k {
+                for item in items {
+                    if pairs {
+                        elements.push((None, item.text()));
+                        continue;
+                    }
+                    let key = match &item.key {
                         Some(k) => Some(self.key_for(&a.name, k)?),
                         None => None,
                     };
-                    elements.push((key, v.clone()));
+                    elements.push((key, item.value.clone()));
                 }
                 self.state
                     .borrow_mut()
@@ -454,23 +505,40 @@ impl Sh {
         }
     }
 
-    /// Whether an indexed array's list has a subscript that is not a number
-    /// (`a=([0]=5 [a[0]]=x)`): it may read the elements stored before it.
-    fn subscripts_read_variables(&self, a: &AssignArg, items: &[(Option<String>, String)]) -> bool {
+    /// Whether a list must be stored element by element: an element appends to one before
+    /// it (`[k]+=v`); an indexed array's subscript is not a number (`a=([0]=5 [a[0]]=x)`),
+    /// so it may read the elements stored before it; an associative array's list starts
+    /// with `[k]=v` and has plain words after, which bash skips.
+    fn element_by_element(&self, a: &AssignArg, items: &[ArrayItem]) -> bool {
         let numeric = |k: &str| k.trim().parse::<i64>().is_ok();
-        !self.state.borrow().is_assoc(&a.name)
-            && items
-                .iter()
-                .any(|(k, _)| k.as_deref().is_some_and(|k| !numeric(k)))
+        let keyed = items.iter().filter(|item| item.key.is_some()).count();
+        if self.state.borrow().is_assoc(&a.name) {
+            let first_keyed = items.first().is_some_and(|item| item.key.is_some());
+            return first_keyed && (keyed < items.len() || items.iter().any(|item| item.append));
+        }
+        items
+            .iter()
+            .any(|item| item.append || item.key.as_deref().is_some_and(|k| !numeric(k)))
     }
 
     /// `a=(...)` stored element by element, as bash does, so that each subscript is worked
     /// out with the elements before it in place.
-    fn assign_one_by_one(
-        &self,
-        a: &AssignArg,
-        items: &[(Option<String>, String)],
-    ) -> Result<(), String> {
+    fn assign_one_by_one(&self, a: &AssignArg, items: &[ArrayItem]) -> Result<(), String> {
+        // bash: in `A=(...)`, an associative array's `[k]+=v` appends to the value `k` had
+        // before the assignment, not to one set earlier in the list.
+        let assoc = self.state.borrow().is_assoc(&a.name);
+        let before: Vec<Option<String>> = items
+            .iter()
+            .map(|item| match &item.key {
+                Some(k) if assoc && item.append && !a.append => Some(
+                    self.state
+                        .borrow()
+                        .element(&a.name, &Key::Assoc(k.clone()))
+                        .unwrap_or_default(),
+                ),
+                _ => None,
+            })
+            .collect();
         self.state
             .borrow_mut()
             .assign_array(&a.name, Vec::new(), a.append)?;
@@ -484,19 +552,23 @@ impl Sh {
             _ => None,
         };
         let mut next = last.map_or(0, |i| i + 1);
-        for (k, v) in items {
-            let index = match k {
-                Some(k) => match self.key_for(&a.name, k)? {
-                    Key::Index(i) => i,
-                    Key::Assoc(_) => next,
-                },
-                None => next,
+        for (item, before) in items.iter().zip(before) {
+            let key = match &item.key {
+                Some(k) => self.key_for(&a.name, k)?,
+                // bash: "must use subscript when assigning associative array", and skips it.
+                None if assoc => continue,
+                None => Key::Index(next),
             };
-            let element = vec![(Some(Key::Index(index)), v.clone())];
+            if let Key::Index(i) = key {
+                next = i + 1;
+            }
+            let (value, append) = match before {
+                Some(old) => (old + &item.value, false),
+                None => (item.value.clone(), item.append),
+            };
             self.state
                 .borrow_mut()
-                .assign_array(&a.name, element, true)?;
-            next = index + 1;
+                .assign_element(&a.name, key, value, append)?;
         }
         Ok(())
     }
@@ -593,8 +665,10 @@ impl Sh {
         if temps.is_empty() {
             return body.await;
         }
+        // `a[0]=x f` binds nothing (bash: "not a valid identifier", and runs `f`).
         let frame = temps
             .iter()
+            .filter(|t| t.index.is_none())
             .map(|t| (t.name.clone(), temp_var(t)))
             .collect();
         self.state.borrow_mut().frames.push(frame);
@@ -987,6 +1061,33 @@ fn replace_environment(state: &mut State, env: BTreeMap<String, String>) {
 }
 
 /// A variable of a command's temporary environment.
+/// `[k]=v` with a brace expansion in it: for an indexed array bash expands the whole word
+/// as plain elements (`[k]=-{a,b}-` gives `[k]=-a-` and `[k]=-b-`); `None` without braces.
+fn braced_element(e: &ArrayElement) -> Option<Word> {
+    let index = e.index.as_ref()?;
+    let op = if e.append { "]+=" } else { "]=" };
+    let mut parts = vec![WordPart::Literal("[".into())];
+    parts.extend(index.parts.iter().cloned());
+    parts.push(WordPart::Literal(op.into()));
+    parts.extend(untilde(&e.value).parts);
+    let parts = mark_braces(parts, 0).ok()?;
+    let braces = parts
+        .iter()
+        .any(|p| matches!(p, WordPart::BraceList(_) | WordPart::BraceSeq(_)));
+    braces.then_some(Word { parts })
+}
+
+/// `word` with its tilde prefixes as the text they were written as.
+fn untilde(word: &Word) -> Word {
+    let parts = word.parts.iter().map(|part| match part {
+        WordPart::Tilde(user) => WordPart::Literal(format!("~{user}")),
+        part => part.clone(),
+    });
+    Word {
+        parts: parts.collect(),
+    }
+}
+
 fn temp_var(t: &AssignArg) -> Var {
     Var {
         value: Some(Value::Str(t.scalar())),
@@ -1006,7 +1107,7 @@ fn quote_assign(a: &AssignArg) -> String {
     match &a.value {
         AssignVal::Scalar(s) => out.push_str(&quote::trace(s)),
         AssignVal::Array(items) => {
-            let parts: Vec<String> = items.iter().map(|(_, v)| quote::trace(v)).collect();
+            let parts: Vec<String> = items.iter().map(|item| quote::trace(&item.value)).collect();
             out.push_str(&format!("({})", parts.join(" ")));
         }
     }

@@ -3,6 +3,7 @@
 
 use crate::limits::MAX_BRACE_WORDS;
 use crate::shell::ast::{BraceSeq, Word, WordPart};
+use crate::shell::parser::brace::mark_tilde_after_braces;
 
 /// Whether `word` has brace expansions.
 pub fn has_braces(word: &Word) -> bool {
@@ -18,7 +19,12 @@ pub fn expand(word: &Word) -> Result<Vec<Word>, String> {
     }
     let mut budget = 0usize;
     let lists = expand_parts(&word.parts, &mut budget, 0)?;
-    Ok(lists.into_iter().map(|parts| Word { parts }).collect())
+    Ok(lists
+        .into_iter()
+        .map(|parts| Word {
+            parts: mark_tilde_after_braces(parts),
+        })
+        .collect())
 }
 
 fn too_many() -> String {

@@ -470,13 +470,27 @@ impl Sh {
         if capture.overflowed.get() {
             return Err(ExpandError::Failed(too_large("$(...)")));
         }
-        let bytes = std::mem::take(&mut *buf.borrow_mut());
+        let mut bytes = std::mem::take(&mut *buf.borrow_mut());
+        self.drop_nul_bytes(&mut bytes, fds).await;
         // Valid UTF-8 (the usual case) becomes the string without a copy.
         let mut text = crate::shell::bytes::decode_owned(bytes);
         while text.ends_with('\n') {
             text.pop();
         }
         Ok(text)
+    }
+
+    /// A captured output loses its NUL bytes, as in bash (which warns): no shell string
+    /// holds one.
+    async fn drop_nul_bytes(&self, bytes: &mut Vec<u8>, fds: &Fds) {
+        if bytes.contains(&0) {
+            bytes.retain(|&b| b != 0);
+            self.report(
+                fds,
+                "warning: command substitution: ignored null byte in input",
+            )
+            .await;
+        }
     }
 
     /// `$(< file)`: the file's contents, trailing newlines removed.
@@ -488,9 +502,11 @@ impl Sh {
             .vfs
             .borrow()
             .read(&cwd, &path)
-            .map(crate::shell::bytes::decode);
+            .map(<[u8]>::to_vec);
         match read {
-            Ok(mut text) => {
+            Ok(mut bytes) => {
+                self.drop_nul_bytes(&mut bytes, fds).await;
+                let mut text = crate::shell::bytes::decode_owned(bytes);
                 while text.ends_with('\n') {
                     text.pop();
                 }

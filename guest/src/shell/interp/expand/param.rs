@@ -66,7 +66,7 @@ impl Sh {
                     .into_iter()
                     .filter(|n| n.starts_with(prefix.as_str()))
                     .collect();
-                return Ok(PVal::List { items, star: *star });
+                return Ok(self.star_list(items, *star, quoted, ""));
             }
             ParamOp::Keys => {
                 let (name, star) = match &pe.param {
@@ -74,13 +74,13 @@ impl Sh {
                     Param::Var(name) => (name, false),
                     _ => return Ok(PVal::Str(String::new())),
                 };
-                let items = self
-                    .state
-                    .borrow()
-                    .var(name)
-                    .map(|v| v.keys())
-                    .unwrap_or_default();
-                return Ok(PVal::List { items, star });
+                let st = self.state.borrow();
+                let items = match st.var(name) {
+                    Some(v) if !st.nameref_into_array(name) => v.keys(),
+                    _ => Vec::new(),
+                };
+                drop(st);
+                return Ok(self.star_list(items, star, quoted, " "));
             }
             _ => {}
         }
@@ -101,6 +101,10 @@ impl Sh {
             if value == PVal::Unset {
                 // An array without element 0 (`declare -A A`) names nothing: `${!A}` is empty.
                 let exists = matches!(&pe.param, Param::Var(n) if self.state.borrow().is_set(n));
+                // It names no variable, so `${!A@a}` shows no attributes.
+                if exists && pe.op == ParamOp::Transform('a') {
+                    return Ok(PVal::Unset);
+                }
                 if exists {
                     return self
                         .apply(pe, &param, value, base, &shown, quoted, fds)
@@ -116,6 +120,26 @@ impl Sh {
         }
         self.apply(pe, &param, value, base, &shown, quoted, fds)
             .await
+    }
+
+    /// The list of `${!prefix*}` or `${!a[*]}`. Unquoted with a null `IFS` bash makes it one
+    /// word, the names joined by `null_ifs_joiner` ("" or " ") rather than separate words.
+    fn star_list(
+        &self,
+        items: Vec<String>,
+        star: bool,
+        quoted: bool,
+        null_ifs_joiner: &str,
+    ) -> PVal {
+        let null_ifs = self
+            .state
+            .borrow()
+            .var("IFS")
+            .is_some_and(|v| v.scalar().is_some_and(|s| s.is_empty()));
+        if star && !quoted && null_ifs {
+            return PVal::Str(items.join(null_ifs_joiner));
+        }
+        PVal::List { items, star }
     }
 
     /// The name a name reference refers to, if `param` is one.
@@ -182,6 +206,16 @@ impl Sh {
                     _ => Base::Other,
                 };
                 (value, base, special_name(*sp).into())
+            }
+            Param::Element { name, index } if s().nameref_into_array(name) => {
+                let value = match index {
+                    Subscript::Index(_) => PVal::Unset,
+                    _ => PVal::List {
+                        items: Vec::new(),
+                        star: matches!(index, Subscript::Star),
+                    },
+                };
+                (value, Base::Array(Vec::new()), name.clone())
             }
             Param::Element { name, index } => match index {
                 Subscript::All | Subscript::Star => {
