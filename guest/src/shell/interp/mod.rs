@@ -178,7 +178,11 @@ impl Sh {
                 chars.as_str()
             )
         };
-        fds.eprint(&line).await;
+        // `BASH_XTRACEFD=N` sends the trace to descriptor N while it is open.
+        let fd = self.state.borrow().get("BASH_XTRACEFD");
+        let fd = fd.and_then(|fd| fd.trim().parse().ok());
+        let fd = fd.filter(|&fd| fds.out(fd).is_some()).unwrap_or(2);
+        let _ = fds.write(fd, line.as_bytes()).await;
     }
 
     /// `bash: line N: ` for error messages.
