@@ -1076,9 +1076,6 @@ impl State {
 
     /// Removes the variable `name` itself, even when it is a name reference (`unset -n`).
     pub fn unset_exact(&mut self, name: &str) -> Result<(), String> {
-        if name == "SHELLOPTS" {
-            return Err(format!("{name}: cannot unset: readonly variable"));
-        }
         if let Some(var) = self.raw_var(name) {
             if var.attrs.readonly {
                 return Err(format!("{name}: cannot unset: readonly variable"));
