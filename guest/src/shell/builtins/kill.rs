@@ -202,7 +202,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
 /// `kill -SIG $$`: the shell runs its trap for the signal, ignores it when the trap is
 /// empty, and else ends with 128 + the signal's number. Some: the shell ends.
 async fn signal_self(ctx: &Ctx, signal: i32) -> Option<Flow> {
-    let name = usize::try_from(signal - 1).ok().and_then(|i| NAMES.get(i))?;
+    let name = usize::try_from(signal - 1)
+        .ok()
+        .and_then(|i| NAMES.get(i))?;
     let code = ctx
         .sh
         .state

@@ -268,8 +268,12 @@ impl Shell {
 
     /// Runs `script` with a job table of its own; ends when the script and its jobs have.
     fn run_with(&self, script: String, fds: Fds) -> LocalFuture<'static, i32> {
-        // A run that was cut short (a timeout) may have left substitutions waiting.
-        self.sh.state.borrow_mut().pending_outputs.clear();
+        // A run that was cut short (a timeout) may have left substitutions waiting; the
+        // descriptors a run kept open (`exec 3>f`) end with it.
+        let mut state = self.sh.state.borrow_mut();
+        state.pending_outputs.clear();
+        state.kept_fds.clear();
+        drop(state);
         let jobs = Rc::new(jobs::Jobs::new(fds.input(0).cloned()));
         let sh = Sh {
             jobs: Rc::clone(&jobs),
