@@ -51,6 +51,19 @@ def test_the_session_persists_between_executions(sandbox: Sandbox) -> None:
     assert sh(sandbox, 'pwd; echo "[$X]"') == ("/workspace\n[]\n", "", 0)
 
 
+def test_descriptors_kept_open_end_with_the_execution(sandbox: Sandbox) -> None:
+    assert sh(sandbox, "f() { exec 3>a.txt; }; f; : {fd}>b.txt; echo $fd; exec 1>&-") == (
+        "10\n",
+        "",
+        0,
+    )
+    assert sh(sandbox, "echo out; echo three >&3; echo ten >&10") == (
+        "out\n",
+        "bash: line 1: 3: Bad file descriptor\nbash: line 1: 10: Bad file descriptor\n",
+        1,
+    )
+
+
 def test_stdin_reaches_the_script(sandbox: Sandbox) -> None:
     assert sh(sandbox, 'read -r a b; echo "$b-$a"', stdin="one two\n") == ("two-one\n", "", 0)
 

@@ -492,6 +492,22 @@ impl<'a> Lexer<'a> {
                     quoted = true;
                     text.extend(self.bump());
                 }
+                // `<<$(a)`, `<<${x}`: bash takes the text as written.
+                '$' if matches!(self.peek(), Some('(' | '{')) => {
+                    text.push(c);
+                    let mut depth = 0usize;
+                    while let Some(d) = self.bump() {
+                        text.push(d);
+                        match d {
+                            '(' | '{' => depth += 1,
+                            ')' | '}' => depth -= 1,
+                            _ => {}
+                        }
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                }
                 _ => text.push(c),
             }
         }

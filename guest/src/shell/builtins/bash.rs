@@ -120,6 +120,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         };
         {
             let mut s = child.state.borrow_mut();
+            s.opts.command_string = command;
             for (name, on) in &options {
                 if let Some(flag) = s.opts.flag(name) {
                     *flag = *on;

@@ -33,9 +33,12 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         if names.is_empty() {
             let disabled = ctx.sh.state.borrow().disabled.clone();
             let mut out = String::new();
-            let listed = super::all()
+            let mut listed: Vec<&str> = super::all()
                 .map(|b| b.name)
-                .filter(|name| is_builtin(name) && (!special || is_special_builtin(name)));
+                .filter(|name| is_builtin(name) && (!special || is_special_builtin(name)))
+                .collect();
+            // In bash's order: by bytes (`.` before `:`).
+            listed.sort_unstable();
             for name in listed {
                 let is_off = disabled.contains(name);
                 if all || is_off == off {

@@ -156,8 +156,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let mut status = 0;
         for target in rest {
             if target == SHELL_PID {
-                if signal != 0 {
-                    return Flow::Exit(128 + signal);
+                if let Some(flow) = signal_self(&ctx, signal).await {
+                    return flow;
                 }
                 continue;
             }
@@ -197,4 +197,27 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         }
         Flow::Normal(status)
     })
+}
+
+/// `kill -SIG $$`: the shell runs its trap for the signal, ignores it when the trap is
+/// empty, and else ends with 128 + the signal's number. Some: the shell ends.
+async fn signal_self(ctx: &Ctx, signal: i32) -> Option<Flow> {
+    let name = usize::try_from(signal - 1)
+        .ok()
+        .and_then(|i| NAMES.get(i))?;
+    let code = ctx
+        .sh
+        .state
+        .borrow()
+        .traps
+        .get(&format!("SIG{name}"))
+        .cloned();
+    let Some(code) = code else {
+        return Some(Flow::Exit(128 + signal));
+    };
+    let program = crate::shell::parse(&code).ok()?;
+    let status = ctx.sh.state.borrow().status;
+    let flow = ctx.sh.run_list(&program, &ctx.fds).await;
+    ctx.sh.state.borrow_mut().status = status;
+    matches!(flow, Flow::Exit(_)).then_some(flow)
 }

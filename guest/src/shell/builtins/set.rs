@@ -42,6 +42,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         if args.is_empty() {
             return list(&ctx).await;
         }
+        let errexit_was = ctx.sh.state.borrow().opts.errexit;
         let mut i = 0;
         let mut positional: Option<Vec<String>> = None;
         while i < args.len() {
@@ -118,8 +119,12 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             i += 1;
         }
+        let mut s = ctx.sh.state.borrow_mut();
+        if !errexit_was && s.opts.errexit {
+            s.errexit_turned_on();
+        }
         if let Some(p) = positional {
-            ctx.sh.state.borrow_mut().positional = p;
+            s.positional = p;
         }
         Flow::Normal(0)
     })

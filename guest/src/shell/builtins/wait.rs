@@ -49,6 +49,10 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         for spec in specs {
             status = match jobs.find(owner, &spec) {
                 Some(pid) => until(|| jobs.reap(pid)).await,
+                None if !spec.starts_with('%') && spec.parse::<u32>().is_err() => {
+                    let message = format!("`{spec}': not a pid or valid job spec");
+                    ctx.fail(&message, 1).await.status()
+                }
                 None if spec.starts_with('%') => ctx
                     .fail(&format!("{spec}: no such job"), 127)
                     .await

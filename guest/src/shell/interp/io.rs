@@ -470,12 +470,45 @@ pub enum Fd {
     In(Rc<InHandle>),
     /// Writable.
     Out(Rc<OutHandle>),
+    /// Readable and writable (`<>`): reads from the file as opened, writes to its end.
+    Both(Rc<InHandle>, Rc<OutHandle>),
+}
+
+impl Fd {
+    /// The descriptor as a reader's: None when it is only writable.
+    fn into_in(self) -> Option<Rc<InHandle>> {
+        match self {
+            Fd::In(h) | Fd::Both(h, _) => Some(h),
+            Fd::Out(_) => None,
+        }
+    }
+
+    /// The descriptor as a writer's: None when it is only readable.
+    fn into_out(self) -> Option<Rc<OutHandle>> {
+        match self {
+            Fd::Out(h) | Fd::Both(_, h) => Some(h),
+            Fd::In(_) => None,
+        }
+    }
+}
+
+/// Whether two descriptors refer to the same handle (or are both closed).
+pub fn same_fd(a: Option<&Fd>, b: Option<&Fd>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(Fd::In(a)), Some(Fd::In(b))) => Rc::ptr_eq(a, b),
+        (Some(Fd::Out(a)), Some(Fd::Out(b))) => Rc::ptr_eq(a, b),
+        (Some(Fd::Both(a, _)), Some(Fd::Both(b, _))) => Rc::ptr_eq(a, b),
+        _ => false,
+    }
 }
 
 /// A command's descriptor table. Cloning shares the handles.
 #[derive(Clone, Default)]
 pub struct Fds {
     slots: Vec<Option<Fd>>,
+    /// The newest kept descriptor (see [`super::state::State::kept_fds`]) the table holds.
+    pub synced: u64,
 }
 
 impl Fds {
@@ -487,6 +520,7 @@ impl Fds {
                 Some(Fd::Out(stdout)),
                 Some(Fd::Out(stderr)),
             ],
+            synced: 0,
         }
     }
 
@@ -504,6 +538,11 @@ impl Fds {
         self.slots[at] = to;
     }
 
+    /// One more than the highest descriptor the table has held.
+    pub fn extent(&self) -> u32 {
+        self.slots.len() as u32
+    }
+
     /// Takes `fd` out of the table (the table no longer holds it).
     pub fn take(&mut self, fd: u32) -> Option<Fd> {
         self.slots.get_mut(fd as usize).and_then(Option::take)
@@ -512,7 +551,7 @@ impl Fds {
     /// The writable handle of `fd`.
     pub fn out(&self, fd: u32) -> Option<&Rc<OutHandle>> {
         match self.get(fd) {
-            Some(Fd::Out(h)) => Some(h),
+            Some(Fd::Out(h) | Fd::Both(_, h)) => Some(h),
             _ => None,
         }
     }
@@ -520,7 +559,7 @@ impl Fds {
     /// The readable handle of `fd`.
     pub fn input(&self, fd: u32) -> Option<&Rc<InHandle>> {
         match self.get(fd) {
-            Some(Fd::In(h)) => Some(h),
+            Some(Fd::In(h) | Fd::Both(h, _)) => Some(h),
             _ => None,
         }
     }
@@ -571,17 +610,19 @@ struct Feeder {
 /// `raw`: the applet's arguments carry raw bytes (see [`crate::shell::bytes`]), so its output
 /// goes through a pump that writes them back as bytes.
 pub fn applet_io(mut fds: Fds, name: &str, deadline: &Rc<Deadline>, raw: bool) -> AppletIo {
-    let (stdin, feeder) = match fds.take(0) {
-        Some(Fd::In(handle)) => stdin_for(handle, name),
-        _ => (Input::empty(), None),
+    let (stdin, feeder) = match fds.take(0).and_then(Fd::into_in) {
+        Some(handle) => stdin_for(handle, name),
+        None => (Input::empty(), None),
     };
     let mut pumps: Vec<LocalFuture<'static, ()>> = Vec::new();
-    let (stdout, stderr) = match (fds.take(1), fds.take(2)) {
+    let outputs = (
+        fds.take(1).and_then(Fd::into_out),
+        fds.take(2).and_then(Fd::into_out),
+    );
+    let (stdout, stderr) = match outputs {
         // `2>&1` to a shared handle: one pipe with two write ends and one pump, so stdout and
         // stderr arrive in the order the applet wrote them. (A file takes both directly.)
-        (Some(Fd::Out(out)), Some(Fd::Out(err)))
-            if Rc::ptr_eq(&out, &err) && out.direct_file().is_none() =>
-        {
+        (Some(out), Some(err)) if Rc::ptr_eq(&out, &err) && out.direct_file().is_none() => {
             let (reader, writer) = pipe();
             pumps.push(Box::pin(pump(reader, out, Rc::clone(deadline))));
             (
@@ -626,12 +667,12 @@ fn stdin_for(handle: Rc<InHandle>, name: &str) -> (Input, Option<Feeder>) {
 }
 
 fn output_for(
-    fd: Option<Fd>,
+    fd: Option<Rc<OutHandle>>,
     deadline: &Rc<Deadline>,
     pumps: &mut Vec<LocalFuture<'static, ()>>,
     raw: bool,
 ) -> Output {
-    let Some(Fd::Out(handle)) = fd else {
+    let Some(handle) = fd else {
         // A closed descriptor: writes fail, as on a real closed fd.
         let (reader, writer) = pipe();
         drop(reader);

@@ -178,7 +178,11 @@ impl Sh {
                 chars.as_str()
             )
         };
-        fds.eprint(&line).await;
+        // `BASH_XTRACEFD=N` sends the trace to descriptor N while it is open.
+        let fd = self.state.borrow().get("BASH_XTRACEFD");
+        let fd = fd.and_then(|fd| fd.trim().parse().ok());
+        let fd = fd.filter(|&fd| fds.out(fd).is_some()).unwrap_or(2);
+        let _ = fds.write(fd, line.as_bytes()).await;
     }
 
     /// `bash: line N: ` for error messages.
@@ -268,8 +272,12 @@ impl Shell {
     /// Runs `script` with a job table of its own; ends when the script and its jobs have.
     fn run_with(&self, script: String, fds: Fds) -> LocalFuture<'static, i32> {
         self.ran.set(true);
-        // A run that was cut short (a timeout) may have left substitutions waiting.
-        self.sh.state.borrow_mut().pending_outputs.clear();
+        // A run that was cut short (a timeout) may have left substitutions waiting; the
+        // descriptors a run kept open (`exec 3>f`) end with it.
+        let mut state = self.sh.state.borrow_mut();
+        state.pending_outputs.clear();
+        state.kept_fds.clear();
+        drop(state);
         let jobs = Rc::new(jobs::Jobs::new(fds.input(0).cloned()));
         let sh = Sh {
             jobs: Rc::clone(&jobs),

@@ -152,6 +152,8 @@ pub struct Options {
     /// `-o posix`: prefix assignments to special builtins stay, special builtins come
     /// before functions, and a function may not take a special builtin's name.
     pub posix: bool,
+    /// The shell runs a `bash -c` string: `$-` shows `c`, and a fatal error exits 127.
+    pub command_string: bool,
 }
 
 /// The `set -o` names, with their one-letter flags.
@@ -240,6 +242,7 @@ impl Options {
             (self.noclobber, 'C'),
             (self.errtrace, 'E'),
             (self.functrace, 'T'),
+            (self.command_string, 'c'),
         ]
         .iter()
         .filter(|(on, _)| *on)
@@ -263,6 +266,38 @@ pub struct Alias {
 }
 
 impl State {
+    /// `set -e` ran with errexit off: as in bash it applies at once inside `! pipeline`
+    /// (not inside a condition, where it waits until the condition ends).
+    pub fn errexit_turned_on(&mut self) {
+        if self.errexit_off == self.negated_off {
+            self.errexit_off = 0;
+            self.negated_off = 0;
+        }
+    }
+
+    /// Keeps descriptor `fd` (see [`State::kept_fds`]) pointing at `to` after its command.
+    pub fn keep_fd(&mut self, fd: u32, to: Option<super::io::Fd>) {
+        // One counter for every shell, so a subshell's generations stay above its tables'.
+        static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let gen = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        self.kept_fds.retain(|(kept, _, _)| *kept != fd);
+        self.kept_fds.push((fd, gen, to));
+    }
+
+    /// Whether `fds` misses descriptors kept after it was made.
+    pub fn kept_fds_newer(&self, fds: &super::io::Fds) -> bool {
+        self.kept_fds.iter().any(|(_, gen, _)| *gen > fds.synced)
+    }
+
+    /// Applies to `fds` the descriptors kept after it was made.
+    pub fn apply_kept_fds(&self, fds: &mut super::io::Fds) {
+        for (fd, gen, to) in &self.kept_fds {
+            if *gen > fds.synced {
+                fds.set(*fd, to.clone());
+                fds.synced = fds.synced.max(*gen);
+            }
+        }
+    }
     /// Starts a new piece of code (an `eval`, `source`, alias text); returns the one to go
     /// back to.
     pub fn enter_unit(&mut self) -> usize {
@@ -308,6 +343,8 @@ pub struct State {
     pub loop_depth: usize,
     /// Inside a condition (`if`, `while`, `&&`...): `set -e` does not apply.
     pub errexit_off: usize,
+    /// The part of `errexit_off` that only `! pipeline` adds.
+    pub negated_off: usize,
     /// `$BASH_SUBSHELL`.
     pub subshell: usize,
     /// The status of the last command substitution of the current command.
@@ -350,6 +387,11 @@ pub struct State {
     pub job_owner: u32,
     /// Redirections made permanent by `exec`, picked up by the running list.
     pub exec_fds: Option<super::io::Fds>,
+    /// Descriptors that outlive the command that opened them (`exec 3>f`, `cmd {fd}>f`):
+    /// descriptor, generation, what it now refers to. Every running list applies to its
+    /// table the ones newer than the table (see [`super::io::Fds::synced`]), so they reach
+    /// the lists around a function and the next turns of a loop too.
+    pub kept_fds: Vec<(u32, u64, Option<super::io::Fd>)>,
     /// `>(...)` substitutions waiting for their command to end, innermost command last.
     pub pending_outputs: Vec<super::io::PendingOutput>,
     /// Command paths remembered by `hash` and by running commands.
@@ -405,6 +447,7 @@ impl State {
             call_stack: Vec::new(),
             loop_depth: 0,
             errexit_off: 0,
+            negated_off: 0,
             subshell: 0,
             subst_status: None,
             traps: BTreeMap::new(),
@@ -422,6 +465,7 @@ impl State {
             expanding: Vec::new(),
             getopts: (1, 0),
             exec_fds: None,
+            kept_fds: Vec::new(),
             pending_outputs: Vec::new(),
             last_job: None,
             job_owner: 0,
@@ -452,6 +496,15 @@ impl State {
         for (name, value) in exported {
             self.put_global(name, value, true);
         }
+        // bash starts with `OLDPWD` exported and unset: the first `cd` exports it.
+        let oldpwd = Var {
+            value: None,
+            attrs: Attrs {
+                export: true,
+                ..Attrs::default()
+            },
+        };
+        self.globals.insert("OLDPWD".into(), oldpwd);
         let plain = [
             ("IFS", " \t\n"),
             ("PS4", "+ "),
@@ -720,6 +773,8 @@ impl State {
     pub fn check_writable(&self, name: &str) -> Result<(), String> {
         match self.var(name) {
             Some(var) if var.attrs.readonly => Err(format!("{name}: readonly variable")),
+            // bash's `$SHELLOPTS` is readonly (here it is computed, never stored).
+            None if name == "SHELLOPTS" => Err(format!("{name}: readonly variable")),
             _ => Ok(()),
         }
     }

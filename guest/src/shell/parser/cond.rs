@@ -118,7 +118,15 @@ impl Parser<'_> {
         let Some(op) = self.peek_binary_op()? else {
             return Ok(CondExpr::Word(left));
         };
-        self.next()?;
+        let op_tok = self.next()?;
+        // `[[ -f == ]]`: bash reads a unary operator with the operator word as its operand.
+        if let Some(test) = left.as_literal().and_then(UnaryTest::from_op) {
+            if keyword(self.peek()?) == Some("]]") && op != BinaryTest::Regex {
+                if let Tok::Word(word) = op_tok.tok {
+                    return Ok(CondExpr::Unary(test, word));
+                }
+            }
+        }
         let right = match op {
             BinaryTest::Regex => self.cond_regex()?,
             _ => self.cond_operand("binary")?,

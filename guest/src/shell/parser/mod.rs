@@ -352,6 +352,7 @@ impl<'a> Parser<'a> {
     fn parse_simple_command(&mut self, line: usize) -> Result<Command, ParseError> {
         let mut cmd = SimpleCommand::default();
         let mut redirects = Vec::new();
+        let mut first_text = String::new();
         loop {
             match &self.peek()?.tok {
                 Tok::IoNumber(_) | Tok::IoVar(_) => redirects.push(self.parse_redirect()?),
@@ -360,10 +361,14 @@ impl<'a> Parser<'a> {
                     let tok = self.next()?;
                     let text = self.lex.text(tok.start, tok.end);
                     cmd.end_line = tok.line + text.matches('\n').count();
+                    if first_text.is_empty() {
+                        first_text = text.to_string();
+                    }
                     self.add_word(&mut cmd, tok)?;
                 }
                 Tok::Op(Op::LParen) if cmd.assignments.is_empty() && redirects.is_empty() => {
-                    if let Some(name) = function_name(&cmd) {
+                    // bash parses `$x-y() { ...; }` too, and refuses the name when it runs.
+                    if let Some(name) = function_name(&cmd, first_text) {
                         return self.parse_function_def(name, line);
                     }
                     break;
@@ -598,12 +603,18 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The name of a would-be function: the command's only word, an unquoted literal.
-fn function_name(cmd: &SimpleCommand) -> Option<String> {
+/// The name of `name() body`: the word's literal text, or its source text when it holds
+/// expansions or quotes (a name [`valid_function_name`] refuses when the definition runs).
+fn function_name(cmd: &SimpleCommand, text: String) -> Option<String> {
     match cmd.words.as_slice() {
-        [Arg::Word(word)] => word.as_literal().map(str::to_string),
+        [Arg::Word(word)] => word.as_literal().map(str::to_string).or(Some(text)),
         _ => None,
     }
+}
+
+/// Whether a function may have this name: bash refuses one written with expansions or quotes.
+pub fn valid_function_name(name: &str) -> bool {
+    !name.contains(['$', '`', '\'', '"', '\\'])
 }
 
 /// Whether a command's first word is `let`.

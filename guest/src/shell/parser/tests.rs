@@ -120,6 +120,8 @@ parses! {
     function_keyword: "function f { a; }" => "(fn f (group [a]))";
     function_keyword_parens: "function f() { a; }" => "(fn f (group [a]))";
     function_newline_body: "f()\n{\n a\n}" => "(fn f (group [a]))";
+    function_name_as_written: "$x-y() { a; }" => "(fn $x-y (group [a]))";
+    cond_unary_operator_operand: "[[ -f == ]]" => "[[ RegularFile == ]]";
     function_subshell_body: "f() ( a )" => "(fn f (sub [a]))";
     function_redirect: "f() { a; } > out" => "(fn f (group [a]) >out)";
     function_dashed_name: "my-func() { :; }" => "(fn my-func (group [:]))";

@@ -142,6 +142,9 @@ impl Sh {
             let mut fds = std::borrow::Cow::Borrowed(fds);
             let mut discarded_line = None;
             for item in &list.items {
+                if self.state.borrow().kept_fds_newer(&fds) {
+                    self.state.borrow().apply_kept_fds(fds.to_mut());
+                }
                 if self.world.deadline_hit() {
                     return Flow::Exit(TIMEOUT_STATUS);
                 }
@@ -152,11 +155,9 @@ impl Sh {
                 let flow = if item.background {
                     self.start_job(&item.and_or, &fds).await
                 } else {
-                    self.run_and_or(&item.and_or, &fds).await
+                    self.run_and_or(&item.and_or, &fds, true).await
                 };
-                if let Some(new) = self.state.borrow_mut().exec_fds.take() {
-                    fds = std::borrow::Cow::Owned(new);
-                }
+                self.keep_exec_fds(&fds);
                 match flow {
                     Flow::Normal(s) => {
                         status = s;
@@ -174,6 +175,20 @@ impl Sh {
             }
             Flow::Normal(status)
         })
+    }
+
+    /// Keeps the descriptors an `exec` without a command changed from `fds`, the table of
+    /// the list it ran in.
+    fn keep_exec_fds(&self, fds: &Fds) {
+        let mut state = self.state.borrow_mut();
+        let Some(new) = state.exec_fds.take() else {
+            return;
+        };
+        for fd in 0..fds.extent().max(new.extent()) {
+            if !super::io::same_fd(fds.get(fd), new.get(fd)) {
+                state.keep_fd(fd, new.get(fd).cloned());
+            }
+        }
     }
 
     /// `cmd &`: starts `and_or` as a background job in a copy of the shell; `$!` names it.
@@ -204,13 +219,16 @@ impl Sh {
         let owner = self.state.borrow().job_owner;
         let pid = self.jobs.spawn(owner, command, |pid| {
             sub.state.borrow_mut().job_owner = pid;
-            Box::pin(async move { sub.run_and_or(&and_or, &job_fds).await.status() })
+            // The job's own status sets off neither `set -e` nor the `ERR` trap, as in bash.
+            Box::pin(async move { sub.run_and_or(&and_or, &job_fds, false).await.status() })
         });
         self.state.borrow_mut().last_job = Some(pid);
         Flow::Normal(0)
     }
 
-    async fn run_and_or(&self, and_or: &AndOr, fds: &Fds) -> Flow {
+    /// Runs `a && b || c`; `checked`: a failure of the whole may set off `set -e` and the
+    /// `ERR` trap.
+    async fn run_and_or(&self, and_or: &AndOr, fds: &Fds, checked: bool) -> Flow {
         let total = and_or.rest.len();
         let mut flow = self.run_pipeline(&and_or.first, fds, total > 0).await;
         let mut ran_last = total == 0;
@@ -234,6 +252,7 @@ impl Sh {
         if let Flow::Normal(status) = flow {
             let last = and_or.rest.last().map_or(&and_or.first, |(_, p)| p);
             if status != 0
+                && checked
                 && ran_last
                 && !last.negated
                 && fails_on_its_own(last)
@@ -255,15 +274,20 @@ impl Sh {
     /// unless `set -E` makes them inherit it. `$?` is the failure's status in the trap and
     /// after it. Some: the trap exited.
     async fn run_err_trap(&self, status: i32, fds: &Fds) -> Option<Flow> {
-        let code = {
-            let mut s = self.state.borrow_mut();
+        {
+            let s = self.state.borrow();
             let top_level = s.call_stack.is_empty() && s.subshell == 0;
             if !(top_level || s.opts.errtrace) {
                 return None;
             }
-            // Removed while it runs, so a failure inside does not run it again.
-            s.traps.remove("ERR")?
-        };
+        }
+        self.err_trap(status, fds).await
+    }
+
+    /// Runs the `ERR` trap, if set, for a failure with `status`.
+    async fn err_trap(&self, status: i32, fds: &Fds) -> Option<Flow> {
+        // Removed while it runs, so a failure inside does not run it again.
+        let code = self.state.borrow_mut().traps.remove("ERR")?;
         let program = crate::shell::parse(&code).ok();
         let pinned = {
             let mut s = self.state.borrow_mut();
@@ -346,8 +370,11 @@ impl Sh {
     /// Runs a pipeline; `condition`: its status is tested (`set -e` does not apply inside).
     async fn run_pipeline(&self, pipeline: &Pipeline, fds: &Fds, condition: bool) -> Flow {
         let quiet = pipeline.negated || condition;
+        let negation = pipeline.negated && !condition;
         if quiet {
-            self.state.borrow_mut().errexit_off += 1;
+            let mut s = self.state.borrow_mut();
+            s.errexit_off += 1;
+            s.negated_off += usize::from(negation);
         }
         let result = if pipeline.commands.len() == 1 {
             let flow = self.run_command(&pipeline.commands[0], fds.clone()).await;
@@ -361,6 +388,7 @@ impl Sh {
         if quiet {
             let mut s = self.state.borrow_mut();
             s.errexit_off = s.errexit_off.saturating_sub(1);
+            s.negated_off = s.negated_off.saturating_sub(usize::from(negation));
         }
         let statuses = match result {
             Ok(statuses) => statuses,
@@ -456,9 +484,24 @@ impl Sh {
                 // Its `DEBUG` trap already ran above (a `set -T` copy would run it again).
                 sub.state.borrow_mut().traps.remove("DEBUG");
             }
+            if i < last {
+                // bash runs no `ERR` trap in the stages before the last, even under `set -E`.
+                sub.state.borrow_mut().traps.remove("ERR");
+            }
+            let subshell = matches!(command.kind, CommandKind::Subshell(_));
             stages.push(Box::pin(async move {
-                let flow = sub.run_command(command, stage_fds).await;
-                flow.status()
+                let flow = sub.run_command(command, stage_fds.clone()).await;
+                let status = flow.status();
+                // A failed `( ... )` that ends a pipeline runs the `ERR` trap in its own
+                // process too, then the pipeline's failure runs it here: twice, as in bash.
+                let quiet = {
+                    let s = sub.state.borrow();
+                    s.errexit_off != s.negated_off
+                };
+                if i == last && subshell && status != 0 && !quiet {
+                    let _ = sub.err_trap(status, &stage_fds).await;
+                }
+                status
             }));
         }
         Ok(join_all(stages).await)
@@ -502,6 +545,11 @@ impl Sh {
                         break 'run flow;
                     }
                     CommandKind::Function(def) => {
+                        if !crate::shell::parser::valid_function_name(&def.name) {
+                            let message = format!("`{}': not a valid identifier", def.name);
+                            self.report(&fds, &message).await;
+                            break 'run Flow::Normal(1);
+                        }
                         if self.state.borrow().opts.posix && simple::is_special_builtin(&def.name) {
                             let message = format!("`{}': is a special builtin", def.name);
                             self.report(&fds, &message).await;
@@ -887,13 +935,23 @@ impl Sh {
         }
     }
 
+    /// The status a fatal error ends the shell with: 1, or 127 in a `bash -c` string
+    /// (outside its subshells).
+    pub fn fatal_status(&self) -> i32 {
+        let s = self.state.borrow();
+        match s.opts.command_string && s.subshell == 0 {
+            true => 127,
+            false => 1,
+        }
+    }
+
     /// Reports an expansion failure: fatal ones stop the shell (status 1), discarding ones
     /// abandon the line ([`Sh::discard`]), others fail the command with `status`.
     pub async fn expand_failed(&self, e: ExpandError, fds: &Fds, status: i32) -> Flow {
         match e {
             ExpandError::Exit(m) => {
                 self.report(fds, &m).await;
-                Flow::Exit(1)
+                Flow::Exit(self.fatal_status())
             }
             ExpandError::Discard(m) => {
                 self.report(fds, &m).await;

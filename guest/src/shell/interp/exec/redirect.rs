@@ -32,13 +32,21 @@ impl Sh {
                     }
                     ExpandError::Exit(m) => {
                         self.report(&fds, &m).await;
-                        Flow::Exit(1)
+                        Flow::Exit(self.fatal_status())
                     }
                     ExpandError::Failed(m) => {
                         self.report(&fds, &m).await;
                         Flow::Normal(1)
                     }
                 });
+            }
+        }
+        // `{name}>file` outlives its command, as in bash (`{name}>&-` does not).
+        for r in redirects.iter().filter(|r| r.var.is_some() && !closes(r)) {
+            let mut state = self.state.borrow_mut();
+            let fd = r.var.as_deref().and_then(|name| state.get(name));
+            if let Some(fd) = fd.and_then(|fd| fd.trim().parse().ok()) {
+                state.keep_fd(fd, fds.get(fd).cloned());
             }
         }
         Ok(fds)
@@ -63,9 +71,13 @@ impl Sh {
                 if let Some(source) = dev_fd(&path) {
                     return dup(fds, &[input_fd], source);
                 }
-                let create = matches!(r.kind, RedirectKind::ReadWrite(_));
-                let handle = self.open_read(&path, create)?;
-                fds.set(input_fd, Some(Fd::In(handle)));
+                let both = matches!(r.kind, RedirectKind::ReadWrite(_));
+                let handle = self.open_read(&path, both)?;
+                let fd = match both {
+                    true => Fd::Both(handle, self.open_write(&path, Mode::Append)?),
+                    false => Fd::In(handle),
+                };
+                fds.set(input_fd, Some(fd));
             }
             RedirectKind::Write(w) | RedirectKind::Clobber(w) => {
                 let path = self.target(w, fds).await?;
@@ -120,9 +132,14 @@ impl Sh {
                     }
                     return Err(ExpandError::Failed(format!("{text}: ambiguous redirect")));
                 };
-                dup(fds, &[fd], source)?;
+                dup(fds, &[fd], source).map_err(|_| {
+                    let text = super::super::unparse::word(w);
+                    ExpandError::Failed(format!("{text}: Bad file descriptor"))
+                })?;
                 if close && source != fd {
                     fds.set(source, None);
+                    // bash does not reopen a moved descriptor after the command.
+                    self.state.borrow_mut().keep_fd(source, None);
                 }
             }
             RedirectKind::HereDoc(h) => {
@@ -155,9 +172,7 @@ impl Sh {
     /// The descriptor of `{name}>...`: for `{name}>&-` the one `$name` holds, else the first
     /// free one from 10, which `name` is set to.
     fn named_fd(&self, name: &str, r: &Redirect, fds: &Fds) -> Result<u32, ExpandError> {
-        let closing = matches!(&r.kind, RedirectKind::DupRead(w) | RedirectKind::DupWrite(w)
-            if w.as_literal() == Some("-"));
-        if closing {
+        if closes(r) {
             let value = self.state.borrow().get(name).unwrap_or_default();
             return value
                 .trim()
@@ -236,6 +251,12 @@ impl Sh {
             path: path.to_string(),
         }))
     }
+}
+
+/// Whether `r` is `>&-` or `<&-`.
+fn closes(r: &Redirect) -> bool {
+    matches!(&r.kind, RedirectKind::DupRead(w) | RedirectKind::DupWrite(w)
+        if w.as_literal() == Some("-"))
 }
 
 /// The descriptor a path stands for when bash opens it itself.

@@ -174,9 +174,11 @@ impl Sh {
                 if let Err(message) = applied {
                     self.report(&fds, &message).await;
                     // A failed assignment is a failed command for `set -e`, which bash
-                    // checks before it abandons the line.
+                    // checks before it abandons the line; in POSIX mode it ends the shell.
                     return if self.errexit_applies() {
                         Flow::Exit(1)
+                    } else if self.state.borrow().opts.posix {
+                        Flow::Exit(self.fatal_status())
                     } else {
                         self.discard()
                     };
@@ -703,6 +705,7 @@ impl Sh {
             (positional, std::mem::replace(&mut s.loop_depth, 0))
         };
         self.update_funcname();
+        let entry_trap = self.state.borrow().traps.get("RETURN").cloned();
         let line = std::mem::replace(&mut self.state.borrow_mut().line, body.line);
         // The trap at a function's entry sees the definition's line, as in bash.
         let flow = match self.debug_trap(None, &fds).await {
@@ -711,7 +714,7 @@ impl Sh {
         };
         let flow = match flow {
             Flow::Exit(_) => flow,
-            flow => self.return_trap(name, flow, &fds).await,
+            flow => self.return_trap(name, entry_trap, flow, &fds).await,
         };
         {
             let mut s = self.state.borrow_mut();
@@ -730,17 +733,25 @@ impl Sh {
     }
 
     /// Runs the `RETURN` trap as a function returns, when the function is traced (`set -T`,
-    /// `declare -ft`) as bash requires; `$?` in it is the function's status.
-    async fn return_trap(&self, name: &str, flow: Flow, fds: &Fds) -> Flow {
+    /// `declare -ft`) or set it (it differs from `entry_trap`, the one at its entry), as bash
+    /// does; `$?` in it is the last command's status (`return N` has not set it yet).
+    async fn return_trap(
+        &self,
+        name: &str,
+        entry_trap: Option<String>,
+        flow: Flow,
+        fds: &Fds,
+    ) -> Flow {
         let traced = {
             let s = self.state.borrow();
-            s.opts.functrace || s.traced.contains(name)
+            s.opts.functrace
+                || s.traced.contains(name)
+                || s.traps.get("RETURN") != entry_trap.as_ref()
         };
         if !traced {
             return flow;
         }
-        let status = flow.status();
-        self.run_return_trap(Some(status), flow, fds).await
+        self.run_return_trap(flow, fds).await
     }
 
     /// Runs the `RETURN` trap as `source` finishes, where the trap applies: at top level,
@@ -755,22 +766,14 @@ impl Sh {
         if !applies || matches!(flow, Flow::Exit(_)) {
             return flow;
         }
-        self.run_return_trap(None, flow, fds).await
+        self.run_return_trap(flow, fds).await
     }
 
-    /// Runs the `RETURN` trap's code with `$?` at `status` (None: unchanged); `flow` stands
-    /// unless the trap exits.
-    async fn run_return_trap(&self, status: Option<i32>, flow: Flow, fds: &Fds) -> Flow {
-        let code = {
-            let mut s = self.state.borrow_mut();
-            // Removed while it runs, so its own function calls do not run it again.
-            let Some(code) = s.traps.remove("RETURN") else {
-                return flow;
-            };
-            if let Some(status) = status {
-                s.status = status;
-            }
-            code
+    /// Runs the `RETURN` trap's code (`$?` unchanged); `flow` stands unless the trap exits.
+    async fn run_return_trap(&self, flow: Flow, fds: &Fds) -> Flow {
+        // Removed while it runs, so its own function calls do not run it again.
+        let Some(code) = self.state.borrow_mut().traps.remove("RETURN") else {
+            return flow;
         };
         let ran = match crate::shell::parse(&code) {
             Ok(program) => self.run_list(&program, fds).await,
