@@ -257,9 +257,12 @@ impl<'s> Exec<'s> {
 
     async fn cycles(&mut self, ctx: &mut Ctx, reader: &mut Reader) -> Result<(), Failure> {
         while !self.quit {
-            let Some(line) = reader.next(ctx).await.map_err(fatal)? else {
+            // The pattern space's buffer takes the next line (no allocation per line).
+            let mut line = Line::reusing(std::mem::take(&mut self.ps));
+            if !reader.next(ctx, &mut line).await.map_err(fatal)? {
+                self.ps = line.data;
                 break;
-            };
+            }
             self.load(line);
             loop {
                 let end = self.execute(ctx, reader).await?;
@@ -345,6 +348,9 @@ impl<'s> Exec<'s> {
 
     /// The queued `a` / `r` / `R` text, at the end of a cycle or before `n` / `N` read.
     async fn dump_queue(&mut self, ctx: &mut Ctx) {
+        if self.queue.is_empty() {
+            return;
+        }
         let eol = self.settings.eol;
         for item in std::mem::take(&mut self.queue) {
             match item {
@@ -561,9 +567,10 @@ impl<'s> Exec<'s> {
         append: bool,
     ) -> Result<(), Failure> {
         self.dump_queue(ctx).await;
-        let Some(line) = reader.next(ctx).await.map_err(fatal)? else {
+        let mut line = Line::reusing(Vec::new());
+        if !reader.next(ctx, &mut line).await.map_err(fatal)? {
             return Ok(());
-        };
+        }
         if append {
             let mut ps = std::mem::take(&mut self.ps);
             ps.push(self.settings.eol);
@@ -672,7 +679,10 @@ impl<'s> Exec<'s> {
     ) -> Result<bool, Failure> {
         Ok(match addr {
             Addr::Line(n) => self.line_no == *n,
-            Addr::Last => self.is_last(ctx, reader).await?,
+            Addr::Last => match reader.known_last() {
+                Some(last) => last,
+                None => self.is_last(ctx, reader).await?,
+            },
             Addr::Regex(re) => self.regex_matches(re)?,
             Addr::Step(first, step) => match *step {
                 0 => self.line_no == *first,
