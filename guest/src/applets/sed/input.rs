@@ -50,20 +50,11 @@ impl Source {
     /// Reads the next line into `line`'s buffer (reused: no allocation per line once it is
     /// big enough); false at the end, `line` untouched.
     async fn read_line(&mut self, eol: u8, line: &mut Line) -> bool {
+        if let Some(got) = self.line_now(eol, line) {
+            return got;
+        }
         match self {
-            Source::Memory { data, pos } => {
-                if *pos >= data.len() {
-                    return false;
-                }
-                let rest = &data[*pos..];
-                let (text, chomped, used) = match memchr(eol, rest) {
-                    Some(at) => (&rest[..at], true, at + 1),
-                    None => (rest, false, rest.len()),
-                };
-                *pos += used;
-                line.set(text, chomped);
-                true
-            }
+            Source::Memory { .. } => false,
             Source::Stream {
                 input,
                 buf,
@@ -93,6 +84,26 @@ impl Source {
                 }
             },
         }
+    }
+}
+
+impl Source {
+    /// [`Source::read_line`] when it needs no waiting (a file in memory), else None.
+    fn line_now(&mut self, eol: u8, line: &mut Line) -> Option<bool> {
+        let Source::Memory { data, pos } = self else {
+            return None;
+        };
+        if *pos >= data.len() {
+            return Some(false);
+        }
+        let rest = &data[*pos..];
+        let (text, chomped, used) = match memchr(eol, rest) {
+            Some(at) => (&rest[..at], true, at + 1),
+            None => (rest, false, rest.len()),
+        };
+        *pos += used;
+        line.set(text, chomped);
+        Some(true)
     }
 }
 
@@ -141,12 +152,24 @@ impl Reader {
     /// Reads the next line into `line` (whose buffer is reused); false at the end, with
     /// `line` untouched.
     pub async fn next(&mut self, ctx: &mut Ctx, line: &mut Line) -> Result<bool, Fatal> {
+        if let Some(got) = self.next_now(line) {
+            return Ok(got);
+        }
+        self.read(ctx, line).await
+    }
+
+    /// [`Reader::next`] when it needs no waiting (a line read ahead, or one more in the file
+    /// in memory), else None.
+    pub fn next_now(&mut self, line: &mut Line) -> Option<bool> {
         if self.peeked {
             std::mem::swap(line, &mut self.peek);
             self.peeked = false;
-            return Ok(true);
+            return Some(true);
         }
-        self.read(ctx, line).await
+        self.source
+            .as_mut()?
+            .line_now(self.eol, line)?
+            .then_some(true)
     }
 
     /// Whether the line just read was the last one.
