@@ -5,7 +5,8 @@ Usage::
     PYTHONPATH=python python bench/shell.py [--quick] [--json PATH] [--note TEXT] [--peers ...]
 
 Cases: ``echo hi`` per execution; a group-by over a 50 MB CSV (``cut -d, -f3 | sort | uniq -c |
-sort -rn | head``); ``grep -c`` over the same file; ``jq`` over a 20 MB JSON array. The data are
+sort -rn | head``); ``grep -c``, an awk sum by key and ``sed -n '$p'`` over the same file; ``jq``
+over a 20 MB JSON array. The data are
 generated from a fixed seed. Each subject gets the files once per run, untimed for the cases
 (placing them is its own row), and every output is checked against native before it is timed.
 Prints a markdown table on stdout (progress on stderr); nothing is asserted but the module's
@@ -117,6 +118,20 @@ CASES: tuple[Case, ...] = (
         (2, 5),
         target=f"native:{NATIVE_FACTOR}",
         tools=("jq",),
+    ),
+    Case(
+        "awk",
+        "awk sums by key over 50 MB: `awk -F, '{s[$3]+=$4} ...'`",
+        f"awk -F, '{{s[$3]+=$4}} END {{for (k in s) t+=s[k]; print length(s), t}}' {CSV}",
+        (2, 5),
+        tools=("awk",),
+    ),
+    Case(
+        "sed",
+        "`sed -n '$p'` over 50 MB (the last line)",
+        f"sed -n '$p' {CSV}",
+        (2, 5),
+        tools=("sed",),
     ),
 )
 MEMORY_CASES = ("groupby", "grep", "jq")

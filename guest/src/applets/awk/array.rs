@@ -70,19 +70,29 @@ impl Array {
 
     /// The element at `key`, created (uninitialized) if missing.
     pub fn entry(&mut self, key: &Bytes) -> &mut Value {
-        let at = match self.index.get(&key[..]) {
+        self.entry_by(key, || key.clone())
+    }
+
+    /// The element at `key`, created (uninitialized, with a copy of the key) if missing.
+    pub fn entry_slice(&mut self, key: &[u8]) -> &mut Value {
+        self.entry_by(key, || Bytes::from(key))
+    }
+
+    fn entry_by(&mut self, key: &[u8], owned: impl FnOnce() -> Bytes) -> &mut Value {
+        let at = match self.index.get(key) {
             Some(&at) => at,
             None => {
-                self.entries.push(Some((key.clone(), Value::Uninit)));
+                let owned = owned();
+                self.entries.push(Some((owned.clone(), Value::Uninit)));
                 let at = self.entries.len() - 1;
-                self.index.insert(key.clone(), at);
+                self.index.insert(owned, at);
                 at
             }
         };
         match &mut self.entries[at] {
             Some((_, value)) => value,
             // Indexes only point at live entries; this arm is never taken.
-            slot => &mut slot.insert((key.clone(), Value::Uninit)).1,
+            slot => &mut slot.insert((Bytes::from(key), Value::Uninit)).1,
         }
     }
 

@@ -28,6 +28,10 @@ pub enum LVal {
     Field,
     /// `a[key]`
     Elem(ArrRef),
+    /// `a[$n]` for a constant n ≥ 1: the key is the field's text, looked up without a copy
+    /// when the element is reached (the compiler checks that nothing before that changes
+    /// the record).
+    ElemField(ArrRef, u32),
 }
 
 /// A regex operand: a constant, or a dynamic string from the stack.
@@ -145,6 +149,9 @@ pub enum Op {
     LoadField,
     /// Push `$n` for a constant n.
     LoadFieldConst(u32),
+    /// Push the number of `$n` for a constant n ≥ 1, where only its number is used (an
+    /// arithmetic operand): no string is made.
+    LoadFieldNum(u32),
     /// Pop a key, push the element (creating it, as awk does).
     LoadElem(ArrRef),
     /// Push an array (as a function argument).

@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use super::chars;
 use super::ere::{self, Ere};
+use crate::applets::grep::bytes::memchr;
 use crate::task::Input;
 
 /// How a record splits into fields.
@@ -269,7 +270,7 @@ impl Reader {
     async fn next_byte(&mut self, sep: u8, rec: &mut Vec<u8>, rt: &mut Vec<u8>) -> bool {
         let mut scanned = self.pos;
         loop {
-            if let Some(at) = self.buf[scanned..].iter().position(|&b| b == sep) {
+            if let Some(at) = memchr(sep, &self.buf[scanned..]) {
                 let end = scanned + at;
                 rec.extend_from_slice(&self.buf[self.pos..end]);
                 rt.push(sep);

@@ -257,6 +257,18 @@ fn special_prefix(s: &[u8]) -> Option<(f64, usize)> {
 }
 
 fn parse_f64(s: &[u8]) -> f64 {
+    // Most input numbers are short integers: exact as f64 up to 15 digits, no float parsing.
+    let (negative, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, s),
+    };
+    if !digits.is_empty() && digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) {
+        let n = digits
+            .iter()
+            .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64;
+        return if negative { -n } else { n };
+    }
     std::str::from_utf8(s)
         .ok()
         .and_then(|t| t.parse::<f64>().ok())

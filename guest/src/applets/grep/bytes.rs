@@ -5,14 +5,16 @@ const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
 /// Whether any byte of `word` is zero (the classic SWAR test).
+#[inline(always)]
 fn has_zero(word: u64) -> bool {
     word.wrapping_sub(LO) & !word & HI != 0
 }
 
+/// The 8 bytes at `at`, as one load (`copy_from_slice` stays a call at opt-level "s").
+#[inline(always)]
 fn word_at(hay: &[u8], at: usize) -> u64 {
-    let mut buf = [0u8; 8];
-    buf.copy_from_slice(&hay[at..at + 8]);
-    u64::from_le_bytes(buf)
+    let w = &hay[at..at + 8];
+    u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
 }
 
 /// The index of the first `needle` in `hay`.

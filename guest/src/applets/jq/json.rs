@@ -364,10 +364,11 @@ impl Parser {
 }
 
 /// What the whole-value reader is building: an array, or an object and the key whose value
-/// comes next.
+/// comes next. Their items wait on two stacks shared by all levels, from the index given
+/// here, and move into a vector of their exact size when closed (no growth, no slack).
 enum Building {
-    Arr(Vec<Val>),
-    Obj(Map, Option<Rc<str>>),
+    Arr(usize),
+    Obj(usize, Option<Rc<str>>),
 }
 
 impl Parser {
@@ -406,6 +407,8 @@ impl Parser {
             return None;
         }
         let mut open: Vec<Building> = Vec::new();
+        let mut items: Vec<Val> = Vec::new();
+        let mut pairs: Vec<(Rc<str>, Val)> = Vec::new();
         // Whether a value may come next (after `[`, `,` or `:`), rather than `,` or a close.
         let mut want_value = true;
         loop {
@@ -418,17 +421,17 @@ impl Parser {
                         return None;
                     }
                     open.push(if b == b'[' {
-                        Building::Arr(Vec::new())
+                        Building::Arr(items.len())
                     } else {
-                        Building::Obj(Map::new(), None)
+                        Building::Obj(pairs.len(), None)
                     });
                     at += 1;
                     continue;
                 }
                 b']' | b'}' => {
-                    let empty = match open.last()? {
-                        Building::Arr(items) if b == b']' => items.is_empty(),
-                        Building::Obj(map, None) if b == b'}' => map.is_empty(),
+                    let empty = match *open.last()? {
+                        Building::Arr(start) if b == b']' => items.len() == start,
+                        Building::Obj(start, None) if b == b'}' => pairs.len() == start,
                         _ => return None,
                     };
                     // `[1,]` and `{"a":1,}` are errors for `feed` to word.
@@ -437,8 +440,12 @@ impl Parser {
                     }
                     at += 1;
                     Some(match open.pop()? {
-                        Building::Arr(items) => Val::arr(items),
-                        Building::Obj(map, _) => Val::Obj(Rc::new(map)),
+                        // The outermost array (all of a big file) is not copied.
+                        Building::Arr(0) => Val::arr(std::mem::take(&mut items)),
+                        Building::Arr(start) => Val::arr(items.drain(start..).collect()),
+                        Building::Obj(start, _) => {
+                            Val::Obj(Rc::new(pairs.drain(start..).collect::<Map>()))
+                        }
                     })
                 }
                 b',' if !want_value => {
@@ -459,7 +466,12 @@ impl Parser {
                         at += 1;
                         continue;
                     }
-                    Some(Val::Str(Rc::from(&*text)))
+                    // Short strings repeat (tags, states, codes): shared like keys.
+                    Some(Val::Str(if text.len() <= SHARED_STRING_MAX {
+                        self.keys.get(&text)
+                    } else {
+                        Rc::from(&*text)
+                    }))
                 }
                 _ if want_value && !is_delimiter(b) => {
                     let len = data[at..].iter().position(|&b| is_delimiter(b))?;
@@ -473,8 +485,8 @@ impl Parser {
             want_value = false;
             match open.last_mut() {
                 None => return Some((v, at)),
-                Some(Building::Arr(items)) => items.push(v),
-                Some(Building::Obj(map, key)) => map.insert(key.take()?, v),
+                Some(Building::Arr(_)) => items.push(v),
+                Some(Building::Obj(_, key)) => pairs.push((key.take()?, v)),
             }
         }
     }
@@ -525,6 +537,9 @@ fn literal(token: &[u8]) -> Result<Val, String> {
     }
     Ok(v)
 }
+
+/// String values of at most this many bytes are shared through [`KeyCache`] too.
+const SHARED_STRING_MAX: usize = 8;
 
 /// How many object keys [`KeyCache`] remembers (a power of two).
 const KEY_SLOTS: usize = 64;

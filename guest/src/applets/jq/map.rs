@@ -130,7 +130,11 @@ impl Drop for Map {
 
 impl FromIterator<(Rc<str>, Val)> for Map {
     fn from_iter<T: IntoIterator<Item = (Rc<str>, Val)>>(iter: T) -> Self {
-        let mut map = Map::new();
+        let iter = iter.into_iter();
+        let mut map = Map {
+            entries: Vec::with_capacity(iter.size_hint().0),
+            index: None,
+        };
         for (k, v) in iter {
             map.insert(k, v);
         }

@@ -297,13 +297,7 @@ impl jaq_core::ValT for Val {
     fn key_values(self) -> BoxIter<'static, Res<(Self, Self)>> {
         match self {
             Val::Arr(a) => {
-                let items: Vec<_> = a.iter().cloned().collect();
-                Box::new(
-                    items
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, v)| Ok((Val::num(i as f64), v))),
-                )
+                Box::new((0..a.len()).map(move |i| Ok((Val::num(i as f64), a[i].clone()))))
             }
             Val::Obj(o) => {
                 let items: Vec<_> = o
@@ -318,10 +312,12 @@ impl jaq_core::ValT for Val {
 
     fn values(self) -> Box<dyn Iterator<Item = Res<Self>>> {
         match self {
-            Val::Arr(a) => {
-                let items = Array::into_vec(a);
-                Box::new(items.into_iter().map(Ok))
-            }
+            // A shared array (the input of `.[]` usually is) is walked in place, each item
+            // cloned when reached: no copy of the whole item list (24 bytes an item).
+            Val::Arr(a) => match Rc::try_unwrap(a) {
+                Ok(mut a) => Box::new(a.take().into_iter().map(Ok)),
+                Err(a) => Box::new((0..a.len()).map(move |i| Ok(a[i].clone()))),
+            },
             Val::Obj(o) => {
                 let items: Vec<_> = o.iter().map(|(_, v)| v.clone()).collect();
                 Box::new(items.into_iter().map(Ok))

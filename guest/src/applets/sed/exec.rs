@@ -257,15 +257,27 @@ impl<'s> Exec<'s> {
 
     async fn cycles(&mut self, ctx: &mut Ctx, reader: &mut Reader) -> Result<(), Failure> {
         while !self.quit {
-            let Some(line) = reader.next(ctx).await.map_err(fatal)? else {
-                break;
+            // The pattern space's buffer takes the next line (no allocation per line).
+            let mut line = Line::reusing(std::mem::take(&mut self.ps));
+            let got = match reader.next_now(&mut line) {
+                Some(got) => got,
+                None => reader.next(ctx, &mut line).await.map_err(fatal)?,
             };
+            if !got {
+                self.ps = line.data;
+                break;
+            }
             self.load(line);
             loop {
                 let end = self.execute(ctx, reader).await?;
                 match end {
-                    End::Normal => self.end_cycle(true, ctx).await?,
-                    End::Delete => self.end_cycle(false, ctx).await?,
+                    End::Normal | End::Delete => {
+                        // Without waiting unless text is queued or the buffer is full.
+                        self.autoprint(matches!(end, End::Normal));
+                        if !self.queue.is_empty() || self.out.buf.len() >= FLUSH_AT {
+                            self.finish_cycle(ctx).await?;
+                        }
+                    }
                     End::Restart => {
                         self.end_cycle(false, ctx).await?;
                         continue;
@@ -295,9 +307,19 @@ impl<'s> Exec<'s> {
     }
 
     async fn end_cycle(&mut self, autoprint: bool, ctx: &mut Ctx) -> Result<(), Failure> {
+        self.autoprint(autoprint);
+        self.finish_cycle(ctx).await
+    }
+
+    /// The pattern space goes out at the end of a cycle, unless `-n` (or `d`).
+    fn autoprint(&mut self, autoprint: bool) {
         if autoprint && !self.settings.quiet {
             self.out.line(&self.ps, self.ps_chomped, self.settings.eol);
         }
+    }
+
+    /// The rest of a cycle's end: queued text, and stdout's buffer passed on when big.
+    async fn finish_cycle(&mut self, ctx: &mut Ctx) -> Result<(), Failure> {
         self.dump_queue(ctx).await;
         self.flush_out(ctx, false).await
     }
@@ -345,6 +367,9 @@ impl<'s> Exec<'s> {
 
     /// The queued `a` / `r` / `R` text, at the end of a cycle or before `n` / `N` read.
     async fn dump_queue(&mut self, ctx: &mut Ctx) {
+        if self.queue.is_empty() {
+            return;
+        }
         let eol = self.settings.eol;
         for item in std::mem::take(&mut self.queue) {
             match item {
@@ -376,7 +401,11 @@ impl<'s> Exec<'s> {
             if self.steps.is_multiple_of(YIELD_EVERY) {
                 yield_now().await;
             }
-            if !self.selects(pc, ctx, reader).await? {
+            let selected = match self.selects_now(pc, reader) {
+                Some(selected) => selected,
+                None => self.selects(pc, ctx, reader).await?,
+            };
+            if !selected {
                 pc = match command.cmd {
                     Cmd::Block(end) => end,
                     _ => pc + 1,
@@ -561,9 +590,10 @@ impl<'s> Exec<'s> {
         append: bool,
     ) -> Result<(), Failure> {
         self.dump_queue(ctx).await;
-        let Some(line) = reader.next(ctx).await.map_err(fatal)? else {
+        let mut line = Line::reusing(Vec::new());
+        if !reader.next(ctx, &mut line).await.map_err(fatal)? {
             return Ok(());
-        };
+        }
         if append {
             let mut ps = std::mem::take(&mut self.ps);
             ps.push(self.settings.eol);
@@ -664,16 +694,40 @@ impl<'s> Exec<'s> {
         Ok(hit != address.negate)
     }
 
+    /// [`Exec::selects`] when it needs no waiting nor a regex (no range, and `$` known
+    /// without reading ahead), else None.
+    fn selects_now(&self, index: usize, reader: &Reader) -> Option<bool> {
+        let address = &self.script.commands[index].address;
+        let hit = match (&address.first, &address.second) {
+            (None, _) => return Some(true),
+            (Some(first), None) => self.matches_now(first, reader)?,
+            (Some(_), Some(_)) => return None,
+        };
+        Some(hit != address.negate)
+    }
+
     async fn matches_first(
         &mut self,
         addr: &Addr,
         ctx: &mut Ctx,
         reader: &mut Reader,
     ) -> Result<bool, Failure> {
-        Ok(match addr {
+        if let Some(hit) = self.matches_now(addr, reader) {
+            return Ok(hit);
+        }
+        match addr {
+            Addr::Regex(re) => self.regex_matches(re),
+            // `$` not known without reading the next line
+            _ => self.is_last(ctx, reader).await,
+        }
+    }
+
+    /// Whether a line address matches, when that needs no regex nor reading ahead.
+    fn matches_now(&self, addr: &Addr, reader: &Reader) -> Option<bool> {
+        Some(match addr {
             Addr::Line(n) => self.line_no == *n,
-            Addr::Last => self.is_last(ctx, reader).await?,
-            Addr::Regex(re) => self.regex_matches(re)?,
+            Addr::Last => return reader.known_last(),
+            Addr::Regex(_) => return None,
             Addr::Step(first, step) => match *step {
                 0 => self.line_no == *first,
                 step => self.line_no >= *first && (self.line_no - first).is_multiple_of(step),

@@ -17,6 +17,22 @@ pub struct Line {
     pub chomped: bool,
 }
 
+impl Line {
+    /// An empty line holding `buffer` for reuse.
+    pub fn reusing(buffer: Vec<u8>) -> Self {
+        Line {
+            data: buffer,
+            chomped: true,
+        }
+    }
+
+    fn set(&mut self, text: &[u8], chomped: bool) {
+        self.data.clear();
+        self.data.extend_from_slice(text);
+        self.chomped = chomped;
+    }
+}
+
 /// Where lines come from.
 enum Source {
     /// A VFS file, already in memory.
@@ -31,20 +47,14 @@ enum Source {
 }
 
 impl Source {
-    async fn read_line(&mut self, eol: u8) -> Option<(Vec<u8>, bool)> {
+    /// Reads the next line into `line`'s buffer (reused: no allocation per line once it is
+    /// big enough); false at the end, `line` untouched.
+    async fn read_line(&mut self, eol: u8, line: &mut Line) -> bool {
+        if let Some(got) = self.line_now(eol, line) {
+            return got;
+        }
         match self {
-            Source::Memory { data, pos } => {
-                if *pos >= data.len() {
-                    return None;
-                }
-                let rest = &data[*pos..];
-                let (line, chomped, used) = match memchr(eol, rest) {
-                    Some(at) => (&rest[..at], true, at + 1),
-                    None => (rest, false, rest.len()),
-                };
-                *pos += used;
-                Some((line.to_vec(), chomped))
-            }
+            Source::Memory { .. } => false,
             Source::Stream {
                 input,
                 buf,
@@ -52,17 +62,17 @@ impl Source {
                 eof,
             } => loop {
                 if let Some(at) = memchr(eol, &buf[*start..]) {
-                    let line = buf[*start..*start + at].to_vec();
+                    line.set(&buf[*start..*start + at], true);
                     *start += at + 1;
-                    return Some((line, true));
+                    return true;
                 }
                 if *eof {
                     if *start >= buf.len() {
-                        return None;
+                        return false;
                     }
-                    let line = buf[*start..].to_vec();
+                    line.set(&buf[*start..], false);
                     *start = buf.len();
-                    return Some((line, false));
+                    return true;
                 }
                 if *start > 0 {
                     buf.drain(..*start);
@@ -77,13 +87,35 @@ impl Source {
     }
 }
 
+impl Source {
+    /// [`Source::read_line`] when it needs no waiting (a file in memory), else None.
+    fn line_now(&mut self, eol: u8, line: &mut Line) -> Option<bool> {
+        let Source::Memory { data, pos } = self else {
+            return None;
+        };
+        if *pos >= data.len() {
+            return Some(false);
+        }
+        let rest = &data[*pos..];
+        let (text, chomped, used) = match memchr(eol, rest) {
+            Some(at) => (&rest[..at], true, at + 1),
+            None => (rest, false, rest.len()),
+        };
+        *pos += used;
+        line.set(text, chomped);
+        Some(true)
+    }
+}
+
 /// The lines of a list of files, read lazily.
 pub struct Reader {
     files: Vec<String>,
     next: usize,
     source: Option<Source>,
     current: usize,
-    peeked: Option<Line>,
+    /// The line read ahead to know whether the current one is the last (when `peeked`).
+    peek: Line,
+    peeked: bool,
     eol: u8,
     /// Some input could not be read (exit status 2).
     pub failed: bool,
@@ -100,7 +132,8 @@ impl Reader {
             next: 0,
             source: None,
             current: 0,
-            peeked: None,
+            peek: Line::reusing(Vec::new()),
+            peeked: false,
             eol,
             failed: false,
         }
@@ -116,32 +149,63 @@ impl Reader {
         self.files.get(index).map_or("-", String::as_str)
     }
 
-    /// The next line, if any.
-    pub async fn next(&mut self, ctx: &mut Ctx) -> Result<Option<Line>, Fatal> {
-        if let Some(line) = self.peeked.take() {
-            return Ok(Some(line));
+    /// Reads the next line into `line` (whose buffer is reused); false at the end, with
+    /// `line` untouched.
+    pub async fn next(&mut self, ctx: &mut Ctx, line: &mut Line) -> Result<bool, Fatal> {
+        if let Some(got) = self.next_now(line) {
+            return Ok(got);
         }
-        self.read(ctx).await
+        self.read(ctx, line).await
+    }
+
+    /// [`Reader::next`] when it needs no waiting (a line read ahead, or one more in the file
+    /// in memory), else None.
+    pub fn next_now(&mut self, line: &mut Line) -> Option<bool> {
+        if self.peeked {
+            std::mem::swap(line, &mut self.peek);
+            self.peeked = false;
+            return Some(true);
+        }
+        self.source
+            .as_mut()?
+            .line_now(self.eol, line)?
+            .then_some(true)
     }
 
     /// Whether the line just read was the last one.
     pub async fn is_last(&mut self, ctx: &mut Ctx) -> Result<bool, Fatal> {
-        if self.peeked.is_none() {
-            self.peeked = self.read(ctx).await?;
+        if let Some(last) = self.known_last() {
+            return Ok(last);
         }
-        Ok(self.peeked.is_none())
+        let mut peek = std::mem::replace(&mut self.peek, Line::reusing(Vec::new()));
+        self.peeked = self.read(ctx, &mut peek).await?;
+        self.peek = peek;
+        Ok(!self.peeked)
     }
 
-    async fn read(&mut self, ctx: &mut Ctx) -> Result<Option<Line>, Fatal> {
+    /// Whether the line just read was the last one, when that is known without reading:
+    /// a line was read ahead, or the file in memory has more bytes (so at least one more
+    /// line, from the same file: what `F` names does not change).
+    pub fn known_last(&self) -> Option<bool> {
+        if self.peeked {
+            return Some(false);
+        }
+        match &self.source {
+            Some(Source::Memory { data, pos }) if *pos < data.len() => Some(false),
+            _ => None,
+        }
+    }
+
+    async fn read(&mut self, ctx: &mut Ctx, line: &mut Line) -> Result<bool, Fatal> {
         loop {
             if let Some(source) = &mut self.source {
-                if let Some((data, chomped)) = source.read_line(self.eol).await {
-                    return Ok(Some(Line { data, chomped }));
+                if source.read_line(self.eol, line).await {
+                    return Ok(true);
                 }
                 self.source = None;
             }
             let Some(path) = self.files.get(self.next).cloned() else {
-                return Ok(None);
+                return Ok(false);
             };
             self.current = self.next;
             self.next += 1;

@@ -525,6 +525,21 @@ impl Compiler {
         }
     }
 
+    /// An lvalue written after `value` is evaluated: `a[$n]` looks its element up by the
+    /// field's text then, without a copy, when `value` cannot change the record.
+    fn lval_after(&mut self, e: &Expr, value: Option<&Expr>) -> Result<LVal, CompileError> {
+        if let Expr::Index(name, subs) = e {
+            if let [Expr::Field(index)] = subs.as_slice() {
+                if let Expr::Num(n) = **index {
+                    if n >= 1.0 && n == n.trunc() && n < 1e9 && value.is_none_or(keeps_record) {
+                        return Ok(LVal::ElemField(self.arr(name), n as u32));
+                    }
+                }
+            }
+        }
+        self.lval(e)
+    }
+
     fn expr(&mut self, e: &Expr) -> CResult {
         match e {
             Expr::Num(n) => {
@@ -564,11 +579,16 @@ impl Compiler {
                 self.emit(Op::Append(lv, parts.len() as u32 - 1));
             }
             Expr::Assign(target, op, value) => {
-                let lv = self.lval(target)?;
-                self.expr(value)?;
+                let lv = self.lval_after(target, Some(value))?;
                 match op {
-                    None => self.emit(Op::Assign(lv)),
-                    Some(op) => self.emit(Op::AugAssign(lv, *op)),
+                    None => {
+                        self.expr(value)?;
+                        self.emit(Op::Assign(lv))
+                    }
+                    Some(op) => {
+                        self.number(value)?;
+                        self.emit(Op::AugAssign(lv, *op))
+                    }
                 };
             }
             Expr::Cond(c, a, b) => {
@@ -585,9 +605,19 @@ impl Compiler {
             Expr::And(a, b) => self.short_circuit(a, b, true)?,
             Expr::Or(a, b) => self.short_circuit(a, b, false)?,
             Expr::Not(a) => self.unary(a, Op::Not)?,
-            Expr::Neg(a) => self.unary(a, Op::Neg)?,
-            Expr::Plus(a) => self.unary(a, Op::Plus)?,
-            Expr::Binary(op, a, b) => self.binary(a, b, Op::Arith(*op))?,
+            Expr::Neg(a) => {
+                self.number(a)?;
+                self.emit(Op::Neg);
+            }
+            Expr::Plus(a) => {
+                self.number(a)?;
+                self.emit(Op::Plus);
+            }
+            Expr::Binary(op, a, b) => {
+                self.number(a)?;
+                self.number(b)?;
+                self.emit(Op::Arith(*op));
+            }
             Expr::Cmp(op, a, b) => self.binary(a, b, Op::Cmp(*op))?,
             Expr::Concat(a, b) => self.binary(a, b, Op::Concat)?,
             Expr::Match(negate, a, b) => {
@@ -601,7 +631,7 @@ impl Compiler {
                 self.emit(Op::In(arr));
             }
             Expr::Incr { pre, delta, target } => {
-                let lv = self.lval(target)?;
+                let lv = self.lval_after(target, None)?;
                 self.emit(Op::Incr(lv, *pre, *delta));
             }
             Expr::Call(name, args) => self.call(name, args)?,
@@ -631,6 +661,22 @@ impl Compiler {
             Var::Local(i) => self.emit(Op::LoadLocal(i)),
         };
         Ok(())
+    }
+
+    /// An operand of which only the number is used: a constant field pushes its number
+    /// without making its string.
+    fn number(&mut self, e: &Expr) -> CResult {
+        match e {
+            Expr::Group(inner) => self.number(inner),
+            Expr::Field(index) => match **index {
+                Expr::Num(n) if n >= 1.0 && n == n.trunc() && n < 1e9 => {
+                    self.emit(Op::LoadFieldNum(n as u32));
+                    Ok(())
+                }
+                _ => self.expr(e),
+            },
+            _ => self.expr(e),
+        }
     }
 
     fn unary(&mut self, a: &Expr, op: Op) -> CResult {
@@ -904,6 +950,21 @@ fn same_pure(a: &Expr, b: &Expr) -> bool {
         (Expr::Concat(a1, a2), Expr::Concat(b1, b2)) => same_pure(a1, b1) && same_pure(a2, b2),
         (Expr::Binary(o1, a1, a2), Expr::Binary(o2, b1, b2)) => {
             o1 == o2 && same_pure(a1, b1) && same_pure(a2, b2)
+        }
+        _ => false,
+    }
+}
+
+/// Whether evaluating `e` leaves the record and the arrays as they are (no assignment,
+/// call, getline or element read), so that an lvalue's subscript may be read after it.
+fn keeps_record(e: &Expr) -> bool {
+    match e {
+        Expr::Num(_) | Expr::Str(_) | Expr::Var(_) => true,
+        Expr::Field(a) | Expr::Group(a) | Expr::Neg(a) | Expr::Plus(a) | Expr::Not(a) => {
+            keeps_record(a)
+        }
+        Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) | Expr::Concat(a, b) => {
+            keeps_record(a) && keeps_record(b)
         }
         _ => false,
     }

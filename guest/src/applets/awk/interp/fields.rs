@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::super::record::{split, FieldSep};
-use super::super::value::{Bytes, Value};
+use super::super::value::{str_to_num, Bytes, Value};
 
 /// The record and its fields.
 pub struct Fields {
@@ -83,6 +83,31 @@ impl Fields {
             Some(&(a, b)) => Value::strnum(&self.text[a as usize..b as usize]),
             None => Value::str(b""),
         }
+    }
+
+    /// The text of `$i` for i ≥ 1 as it was read (None once a field was assigned: then the
+    /// field is a value, see [`Fields::get`]).
+    pub fn text_of(&mut self, i: usize) -> Option<&[u8]> {
+        self.ensure_split();
+        if self.owned.is_some() {
+            return None;
+        }
+        Some(
+            self.ranges
+                .get(i - 1)
+                .map_or(&[][..], |&(a, b)| &self.text[a as usize..b as usize]),
+        )
+    }
+
+    /// The number of `$i` for i ≥ 1 (`get(i).num()` without making the string).
+    pub fn num(&mut self, i: usize) -> f64 {
+        self.ensure_split();
+        if let Some(fields) = &self.owned {
+            return fields.get(i - 1).map_or(0.0, Value::num);
+        }
+        self.ranges.get(i - 1).map_or(0.0, |&(a, b)| {
+            str_to_num(&self.text[a as usize..b as usize])
+        })
     }
 
     /// `$0`, rebuilt with `ofs` first if a field changed.

@@ -47,11 +47,17 @@ impl Interp {
                 Some(reader) => reader.next(&self.rs, rec, &mut rt).await,
                 None => false,
             };
-            self.globals[slot::RT as usize] = Value::str(&rt);
-            self.rt_buf = rt;
             if got {
+                // Set only when it changes (a new string per record costs two allocations),
+                // and only by a record: at the end RT keeps the last one's, as in gawk.
+                let rt_global = &mut self.globals[slot::RT as usize];
+                if !matches!(rt_global, Value::Str(s) if **s == *rt) {
+                    *rt_global = Value::str(&rt);
+                }
+                self.rt_buf = rt;
                 return Ok(true);
             }
+            self.rt_buf = rt;
             self.end_file().await?;
         }
     }

@@ -112,6 +112,10 @@ impl Interp {
                     let v = self.field_at(i as usize);
                     self.push(v);
                 }
+                Op::LoadFieldNum(i) => {
+                    let n = self.fields.num(i as usize);
+                    self.push(Value::Num(n));
+                }
                 Op::LoadElem(a) => {
                     let key = self.pop();
                     let key = self.key(&key);
@@ -515,7 +519,7 @@ impl Interp {
     pub(super) fn lv_key(&mut self, lv: LVal) -> Option<Value> {
         match lv {
             LVal::Field | LVal::Elem(_) => Some(self.pop()),
-            LVal::Global(_) | LVal::Local(_) => None,
+            LVal::Global(_) | LVal::Local(_) | LVal::ElemField(..) => None,
         }
     }
 
@@ -533,7 +537,28 @@ impl Interp {
                 let v = arr.borrow_mut().entry(&k).clone();
                 v
             }
+            LVal::ElemField(a, n) => self.with_field_elem(a, n, |v| v.clone())?,
         })
+    }
+
+    /// Runs `f` on the element `a[$n]` (created if missing), found by the field's text
+    /// without copying it.
+    fn with_field_elem<R>(
+        &mut self,
+        a: ArrRef,
+        n: u32,
+        f: impl FnOnce(&mut Value) -> R,
+    ) -> Result<R, Stop> {
+        let arr = self.array(a)?;
+        let mut arr = arr.borrow_mut();
+        let cell = match self.fields.text_of(n as usize) {
+            Some(text) => arr.entry_slice(text),
+            None => {
+                let field = self.fields.get(n as usize);
+                arr.entry(&self.key(&field))
+            }
+        };
+        Ok(f(cell))
     }
 
     /// Writes an lvalue.
@@ -552,6 +577,7 @@ impl Interp {
                 let k = self.key(&key.unwrap_or(Value::Uninit));
                 self.array(a)?.borrow_mut().set(&k, v);
             }
+            LVal::ElemField(a, n) => self.with_field_elem(a, n, |cell| *cell = v)?,
         }
         Ok(())
     }
@@ -600,6 +626,13 @@ impl Interp {
             let new = f(cell)?;
             *cell = new.clone();
             return Ok(new);
+        }
+        if let LVal::ElemField(a, n) = lv {
+            return self.with_field_elem(a, n, |cell| {
+                let new = f(cell)?;
+                *cell = new.clone();
+                Ok(new)
+            })?;
         }
         let old = self.read_lv(lv, key.as_ref())?;
         let new = f(&old)?;
