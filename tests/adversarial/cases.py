@@ -495,7 +495,9 @@ DENIAL = [
     case("DOS-087", SH, "jq -n 'try (def f: f; f) catch 0'", "kind:timeout"),
     case("DOS-088", JS, "return {toJSON() { while (true) {} }}", "kind:timeout"),
     case("DOS-089", JS, "return {get x() { for (;;) {} }}", "kind:timeout"),
-    case("DOS-090", SH, "dd if=/dev/zero bs=99999999999999 count=1 | wc -c", "says:memory exhausted"),
+    case(
+        "DOS-090", SH, "dd if=/dev/zero bs=99999999999999 count=1 | wc -c", "says:memory exhausted"
+    ),
     case("DOS-091", SH, "dd if=/dev/zero bs=1M count=100000 of=big", "says:File too large"),
     case("DOS-092", SH, "date +%99999999999d | wc -c", "out:16777217\n"),
 ]
