@@ -37,6 +37,41 @@ pub fn random_u64() -> u64 {
     (u64::from(a) << 32) | u64::from(b)
 }
 
+/// What the host gives each sandbox when it starts ([`crate::corral_reseed`]): the time and the
+/// seeds, in one message, so that starting a sandbox makes no call back to the host.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seeds {
+    /// The time (milliseconds since the Unix epoch).
+    pub now_ms: f64,
+    /// `Math.random`'s seed.
+    pub js: [u32; 4],
+    /// `$RANDOM`'s seed.
+    pub shell: u64,
+}
+
+impl Seeds {
+    /// The message's size: the realtime clock in nanoseconds, then 24 random bytes (all
+    /// little-endian).
+    pub const LEN: usize = 32;
+
+    /// Reads the host's message; `None` unless it is exactly [`Seeds::LEN`] bytes.
+    pub fn parse(bytes: &[u8]) -> Option<Seeds> {
+        if bytes.len() != Self::LEN {
+            return None;
+        }
+        let mut w = [0u32; Self::LEN / 4];
+        for (word, chunk) in w.iter_mut().zip(bytes.chunks_exact(4)) {
+            *word = u32::from_le_bytes(chunk.try_into().ok()?);
+        }
+        let nanos = (u64::from(w[1]) << 32) | u64::from(w[0]);
+        Some(Seeds {
+            now_ms: nanos as f64 / 1e6,
+            js: [w[2], w[3], w[4], w[5]],
+            shell: (u64::from(w[6]) << 32) | u64::from(w[7]),
+        })
+    }
+}
+
 fn words(bytes: [u8; 16]) -> [u32; 4] {
     let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     [word(0), word(4), word(8), word(12)]
@@ -78,7 +113,21 @@ impl Default for Stream {
 
 #[cfg(test)]
 mod tests {
-    use super::Stream;
+    use super::{Seeds, Stream};
+
+    #[test]
+    fn seeds_read_the_clock_then_the_seeds_little_endian() {
+        let mut bytes = 1_700_000_000_123_456_789u64.to_le_bytes().to_vec();
+        bytes.extend((1u8..=24).collect::<Vec<u8>>());
+        let seeds = Seeds::parse(&bytes).expect("32 bytes");
+        assert_eq!(seeds.now_ms, 1_700_000_000_123.456_789);
+        assert_eq!(
+            seeds.js,
+            [0x0403_0201, 0x0807_0605, 0x0c0b_0a09, 0x100f_0e0d]
+        );
+        assert_eq!(seeds.shell, 0x1413_1211_1817_1615);
+        assert_eq!(Seeds::parse(&bytes[1..]), None);
+    }
 
     #[test]
     fn stream_blocks_differ_and_fill_any_length() {
