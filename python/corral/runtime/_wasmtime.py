@@ -393,8 +393,8 @@ def _remembered_digest(path: Path, identity: str, cache: Path) -> str:
 
 _VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
 
-# The WASI functions of the instance this thread is running: a guest calls WASI only from
-# inside an export call, which sets them (see WasmtimeInstance.call).
+# The WASI shim of the instance this thread is running: a guest calls WASI only from inside an
+# export call, which sets it (see WasmtimeInstance.call).
 _RUNNING = threading.local()
 
 
@@ -420,7 +420,7 @@ def _define_wasi(linker: wasmtime.Linker, defined: set[str], module: wasmtime.Mo
 
 def _forward(name: str) -> Callable[..., int | None]:
     def forward(*args: int) -> int | None:
-        return _RUNNING.wasi[name].func(*args)  # type: ignore[no-any-return]
+        return _RUNNING.shim.functions()[name].func(*args)  # type: ignore[no-any-return]
 
     forward.__name__ = name
     return forward
@@ -436,7 +436,7 @@ class WasmtimeInstance:
         self._store = wasmtime.Store(backend.engine)
         self._store.set_limits(memory_size=memory_limit)
         self._store.set_epoch_deadline(MAX_TICKS)
-        self._wasi = shim.functions()
+        self._shim = shim
         self._instance: wasmtime.Instance | None = backend.linker.instantiate(self._store, module)
         memory = self._extern("memory")
         assert isinstance(memory, wasmtime.Memory)
@@ -462,7 +462,7 @@ class WasmtimeInstance:
         ticker = self._backend._ticker if deadline is not None else None
         if ticker is not None:
             ticker.enter()
-        outer, _RUNNING.wasi = getattr(_RUNNING, "wasi", None), self._wasi
+        outer, _RUNNING.shim = getattr(_RUNNING, "shim", None), self._shim
         try:
             self._store.set_epoch_deadline(ticker.ticks_until(deadline) if ticker else MAX_TICKS)
             result = func(*args)
@@ -475,7 +475,7 @@ class WasmtimeInstance:
         except wasmtime.WasmtimeError as error:
             raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
-            _RUNNING.wasi = outer
+            _RUNNING.shim = outer
             if ticker is not None:
                 ticker.leave()
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
