@@ -199,11 +199,6 @@ impl JsEngine {
             memory_limit,
         };
         engine.realm = Some(engine.new_realm()?);
-        // A collection first: QuickJS collects when its heap outgrows 1.5 times what the last
-        // collection left, and building the realm may have left it just short of that, so
-        // every execution (each starts from the snapshot) would collect, writing to every
-        // object of the realm. After one now, the next is a realm's growth away.
-        engine.rt.run_gc();
         // The realm as built, before any execution touched it: taken now, so that it is part
         // of the host's init image (natively shared by every sandbox: only a rewind reads it).
         engine.heap.snapshot();
