@@ -115,8 +115,8 @@ impl Guest {
     /// This sandbox's own seeds and times (see [`crate::corral_reseed`]).
     pub fn reseed(&mut self, seeds: &crate::entropy::Seeds) {
         self.js.reseed(seeds.js);
-        self.shell.reseed(seeds.shell, seeds.now_ms);
-        self.vfs.borrow_mut().restamp(seeds.now_ms);
+        self.shell.reseed(seeds.shell, seeds.shell_ms);
+        self.vfs.borrow_mut().restamp(seeds.files_ms);
     }
 
     /// A host request (see [`crate::host::requests`]); refused while an execution runs.

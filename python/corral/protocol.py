@@ -45,7 +45,7 @@ __all__ = [
 # The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
 # own interrupt check ends the execution well before (about a millisecond after it).
 BACKSTOP_GRACE = 0.1
-SEED_BYTES = 24  # Math.random's seed (16 bytes) and $RANDOM's (8)
+SEED_BYTES = 16  # a seed drawn for Math.random, and one for $RANDOM (which uses 8 of them)
 GUEST_DEADLINE_TRAP = b"corral: the execution ran past its deadline; trapped\n"
 """What the guest writes before trapping itself half of ``BACKSTOP_GRACE`` after its
 deadline, in code that ignores the deadline (its allocator's backstop, which also works where
@@ -462,10 +462,16 @@ def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
 
 
 def _seeds(entropy: Entropy) -> bytes:
-    """A sandbox's own seeds and start time, as ``corral_reseed`` takes them: the realtime
-    clock in nanoseconds, then 24 random bytes (drawn in one piece: a trace records two
-    values, not the guest's four reads)."""
-    return struct.pack("<Q", entropy.clock(CLOCK_REALTIME)) + entropy.random(SEED_BYTES)
+    """A sandbox's own seeds and times, as ``corral_reseed`` takes them: ``Math.random``'s
+    seed, the shell's clock, ``$RANDOM``'s seed, the files' clock (16 random bytes, a realtime
+    reading in nanoseconds, 16 bytes, a reading), drawn in the order the guest drew them
+    itself when it asked the host for each, so that traces recorded then still replay."""
+    js = entropy.random(SEED_BYTES)
+    shell_ns = entropy.clock(CLOCK_REALTIME)
+    shell = entropy.random(SEED_BYTES)
+    return (
+        js + struct.pack("<Q", shell_ns) + shell + struct.pack("<Q", entropy.clock(CLOCK_REALTIME))
+    )
 
 
 def _finish(outcome: RawOutcome, output: _Output) -> RawOutcome:
