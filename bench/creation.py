@@ -4,8 +4,9 @@
     PYTHONPATH=python python bench/creation.py memory [--sandboxes N] [--cycles N]
 
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
-``corral._image``), made without one (the first sandbox of a configuration), and followed by a
-first ``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``); then
+``corral._image``), made from the image in the disk cache (a process's first sandbox), made
+without one (the first sandbox of a configuration anywhere), and followed by a first
+``return 1+2`` (the first sandbox of a fresh process: ``bench/first_sandbox.py``); then
 executions in a live sandbox, back to back and after a little idle time (an agent's sandbox
 idles while the model thinks: the caches go cold).
 ``memory`` keeps N sandboxes alive and prints how the process's memory grew, in total and per
@@ -25,9 +26,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from corral import Sandbox, configure_runtime
 from corral._image import images_for
@@ -65,9 +70,23 @@ def create(runs: int) -> None:
     warm.execute("return 1")
     images = images_for(warm._driver._module)
 
-    def without_image() -> None:
+    def from_disk() -> None:
         images._by_config.clear()
         Sandbox(record=False).close()
+
+    empty = tempfile.mkdtemp(prefix="corral-bench-")  # a disk cache without images
+
+    def without_image() -> None:
+        images._by_config.clear()
+        shutil.rmtree(Path(empty) / "images", ignore_errors=True)
+        saved, os.environ["CORRAL_CACHE_DIR"] = os.environ.get("CORRAL_CACHE_DIR"), empty
+        try:
+            Sandbox(record=False).close()
+        finally:
+            if saved is None:
+                del os.environ["CORRAL_CACHE_DIR"]
+            else:
+                os.environ["CORRAL_CACHE_DIR"] = saved
 
     def with_first_run() -> None:
         with Sandbox(record=False) as sandbox:
@@ -79,7 +98,11 @@ def create(runs: int) -> None:
     with_tool = Sandbox(tools=[echo], record=False)
     rows: dict[str, tuple[Callable[[], object], float]] = {
         "Sandbox() from the init image (+ close)": (lambda: Sandbox(record=False).close(), 0),
-        "Sandbox() without an image (+ close)": (without_image, 0),
+        "Sandbox() from the image in the disk cache, as a process's first (+ close)": (
+            from_disk,
+            0,
+        ),
+        "Sandbox() without an image: initialize, store the image (+ close)": (without_image, 0),
         "Sandbox() + first `return 1+2` (+ close)": (with_first_run, 0),
         "`return 1+2` in a live sandbox, back to back": (lambda: warm.execute("return 1+2"), 0),
         f"`return 1+2` in a live sandbox, after {IDLE * 1000:g} ms idle": (

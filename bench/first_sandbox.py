@@ -9,8 +9,9 @@ Runs N fresh processes (7 by default), each doing, step by step and timed with
 wasmtime``, the backend (engine, WASI linker), the module's cache key (a ``stat`` and the
 module's hash remembered in the disk cache), loading the compiled module from the disk cache,
 ``Sandbox()``, then a first ``return 1+2`` and ``echo hi``. Inside ``Sandbox()``, a few calls
-are wrapped with timers (the runtime is not changed): ``instantiate``, the guest's
-``_initialize`` and the first message (``corral_init``). Prints each step's median and minimum
+are wrapped with timers (the runtime is not changed): ``instantiate``, reading the init image
+from the disk cache, mapping it, and the first message (``corral_reseed``; ``corral_init``
+when there is no image yet). Prints each step's median and minimum
 over the runs, in ms, and the total that issue 14's target is about: ``import corral`` +
 ``Sandbox()`` + the first ``return 1+2`` (everything after the interpreter started; the
 interpreter's own start-up, ~10 ms, is not in it). The processes run with bytecode caches
@@ -97,8 +98,9 @@ def _time_calls(wasmtime: Any, protocol: Any) -> dict[str, float]:
         setattr(owner, name, timed)
 
     wrap(wasmtime.Linker, "instantiate", "Linker.instantiate")
-    wrap(_wasmtime.WasmtimeInstance, "call", "the guest's _initialize (first export call)")
-    wrap(protocol.Driver, "_send", "corral_init (the first message: guest set-up)")
+    wrap(_wasmtime.WasmtimeBackend, "stored_image", "the init image from the disk cache")
+    wrap(_wasmtime.WasmtimeInstance, "load_image", "the init image mapped (mmap)")
+    wrap(protocol.Driver, "_send", "the first message (corral_reseed; corral_init if no image)")
     return times
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -102,6 +104,10 @@ class Adapter(ABC):
     @abstractmethod
     def create(self) -> Timed:
         """Create one sandbox, the module being loaded already."""
+
+    def first_sandbox(self) -> Timed:
+        """A fresh Python process's first sandbox and execution, timed in that process."""
+        raise UnavailableError("not measured")
 
     @abstractmethod
     def session(self) -> Session:
@@ -235,8 +241,35 @@ class CorralAdapter(Adapter):
 
         return Timed(lambda: Sandbox(tools=[echo]))
 
+    def first_sandbox(self) -> Timed:
+        return Timed(_in_fresh_process(CORRAL_FIRST_SANDBOX), reported=True)
+
     def session(self) -> Session:
         return CorralSession()
+
+
+CORRAL_FIRST_SANDBOX = """
+import corral
+assert corral.Sandbox().execute("return 1+2").return_value == 3
+"""
+
+
+def _in_fresh_process(script: str) -> Callable[[], int]:
+    """A call that runs ``script`` in a fresh Python process (this interpreter, this
+    environment) and returns the nanoseconds it took there, the interpreter's own start-up
+    excluded."""
+    timed = (
+        "import time\n_start = time.perf_counter_ns()\n"
+        f"{script}\nprint(time.perf_counter_ns() - _start)\n"
+    )
+
+    def run() -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", timed], capture_output=True, text=True, check=True
+        )
+        return int(done.stdout.split()[-1])
+
+    return run
 
 
 # --- amla-sandbox -----------------------------------------------------------------------------

@@ -73,6 +73,7 @@ RUNS: dict[str, tuple[int, int, int]] = {
     "load_disk": (10, 30, 1),
     "load_memory": (50, 500, 5),
     "create": (10, 50, 2),
+    "first": (3, 15, 1),
     "simple": (200, 2000, 20),
     "tool": (100, 1000, 10),
     "batch": (3, 15, 1),
@@ -113,6 +114,11 @@ ROWS: tuple[Row, ...] = (
     Row("load_disk", "cached load via own API: disk cache, fresh engine", target=5 * MS),
     Row("load_memory", "cached load via own API: in-process, second load", target=5 * MS),
     Row("create", "`Sandbox()` creation (module already loaded)"),
+    Row(
+        "first",
+        "first sandbox in a fresh process: import, `Sandbox()`, `return 1+2` (disk caches warm)",
+        target=15 * MS,
+    ),
     Row("simple", "execute `return 1+2`: median", target=0.1 * MS),
     Row("simple", "execute `return 1+2`: p90", pick=_p90, stat="p90"),
     Row("tool", "one tool call `return await echo({x: 1})`: median", target=0.15 * MS),
@@ -192,6 +198,7 @@ def _operation(subject: Subject, measurement: str) -> Timed | Scalar:
         "load_disk": adapter.disk_load,
         "load_memory": adapter.memory_load,
         "create": adapter.create,
+        "first": adapter.first_sandbox,
     }
     if measurement in own:
         return own[measurement]()

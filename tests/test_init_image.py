@@ -3,6 +3,9 @@ afresh: their own randomness and times, their configuration, exact replay."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,8 +26,16 @@ def _images(sandbox: Sandbox) -> Any:
     return images_for(sandbox._driver._module)
 
 
+@pytest.fixture(autouse=True)
+def _own_disk_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test stores its images in a disk cache of its own (see ``_forget``)."""
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path))
+
+
 def _forget(sandbox: Sandbox) -> None:
+    """Forget the images kept in this process and in the disk cache."""
     _images(sandbox)._by_config.clear()
+    shutil.rmtree(Path(os.environ["CORRAL_CACHE_DIR"]) / "images", ignore_errors=True)
 
 
 def _forget_all() -> None:
@@ -145,3 +156,62 @@ def test_natively_sandboxes_map_the_image_and_own_only_what_they_write() -> None
             assert not fourth.fs.exists("/workspace/mine.txt")
             assert fourth.execute("echo ${MINE:-unset}", language="shell").stdout == "unset\n"
             assert third.fs.read("/workspace/mine.txt") == b"third's"
+
+
+@pytest.mark.needs_native("the disk cache holds images natively (Linux)")
+def test_a_sandbox_maps_the_image_an_earlier_process_stored() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("images are stored where they can be mapped (Linux)")
+    _forget_all()
+    with Sandbox(seed=3) as first:  # initialized afresh: its image goes to the disk cache
+        first_values = _random_values(first)
+        (stored,) = (Path(os.environ["CORRAL_CACHE_DIR"]) / "images").glob("*.image")
+    _images(first)._by_config.clear()  # as a fresh process: only the disk cache has it
+    with Sandbox(seed=3) as second, Sandbox(seed=4) as third:
+        (image,) = _images(second)._by_config.values()
+        assert image.runs == ()  # mapped from its memory file, never copied
+        assert "memfd:corral-image" in Path("/proc/self/maps").read_text()
+        assert stored.exists()
+        assert _random_values(second) == first_values
+        assert _random_values(third) != first_values
+        assert second.execute("return 1 + 2").stdout == "3"
+
+
+@pytest.mark.needs_native("the disk cache holds images natively (Linux)")
+def test_a_damaged_stored_image_is_ignored_and_replaced() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("images are stored where they can be mapped (Linux)")
+    _forget_all()
+    with Sandbox() as first:
+        (stored,) = (Path(os.environ["CORRAL_CACHE_DIR"]) / "images").glob("*.image")
+    whole = stored.read_bytes()
+    for damaged in (whole[: len(whole) // 2], whole[:-1] + b"x", b""):
+        _images(first)._by_config.clear()
+        stored.write_bytes(damaged)
+        with Sandbox() as sandbox:
+            assert sandbox.execute("echo $((6 * 7))", language="shell").stdout == "42\n"
+        assert stored.read_bytes() == whole  # initialized afresh and stored again
+
+
+@pytest.mark.needs_native("runs fresh Python processes")
+def test_a_fresh_process_starts_from_the_stored_image(tmp_path: Path) -> None:
+    script = (
+        "import corral.runtime._wasmtime as w\n"
+        "calls = []\n"
+        "call = w.WasmtimeInstance.call\n"
+        "w.WasmtimeInstance.call = lambda self, name, *a, **k: calls.append(name) or "
+        "call(self, name, *a, **k)\n"
+        "import corral\n"
+        "print(corral.Sandbox().execute('return Math.random() < 1').stdout, *calls)\n"
+    )
+    env = {**os.environ, "CORRAL_CACHE_DIR": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs[0][0] == runs[1][0] == "true"
+    assert "_initialize" in runs[0]
+    if sys.platform.startswith("linux"):
+        assert "_initialize" not in runs[1]

@@ -152,7 +152,8 @@ def test_a_module_file_is_hashed_once_per_machine(
 @pytest.mark.needs_native("runs Python in a subprocess")
 def test_a_fresh_process_with_a_warm_cache_imports_and_reads_little() -> None:
     # The first sandbox of a process (issue 14): none of these modules, and the 4.7 MB module
-    # is neither read nor hashed when its compiled form is in the disk cache.
+    # is neither read nor hashed when its compiled form (and its init image, which the first
+    # process below may have to store) is in the disk cache.
     precompile_module()
     code = (
         "import sys, corral\n"
@@ -161,7 +162,10 @@ def test_a_fresh_process_with_a_warm_cache_imports_and_reads_little() -> None:
         "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile'} & set(sys.modules)\n"
         "print(sorted(slow), _base._read.cache_info().misses)"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
     assert (done.returncode, done.stdout, done.stderr) == (0, "[] 0\n", "")
 
 

@@ -37,6 +37,46 @@ pub fn random_u64() -> u64 {
     (u64::from(a) << 32) | u64::from(b)
 }
 
+/// What the host gives each sandbox when it starts ([`crate::corral_reseed`]): its seeds and
+/// times, in one message, so that starting a sandbox makes no call back to the host. The host
+/// draws them in the order the guest once asked for them itself (`Math.random`'s seed, the
+/// shell's clock, `$RANDOM`'s seed, the files' clock), so traces recorded then still replay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seeds {
+    /// `Math.random`'s seed.
+    pub js: [u32; 4],
+    /// The shell's start time (`$SECONDS`), in milliseconds since the Unix epoch.
+    pub shell_ms: f64,
+    /// `$RANDOM`'s seed.
+    pub shell: u64,
+    /// The files' time, in milliseconds since the Unix epoch.
+    pub files_ms: f64,
+}
+
+impl Seeds {
+    /// The message's size: 16 random bytes, a realtime clock reading in nanoseconds, 16
+    /// random bytes (of which `$RANDOM` takes 8), another clock reading; little-endian.
+    pub const LEN: usize = 48;
+
+    /// Reads the host's message; `None` unless it is exactly [`Seeds::LEN`] bytes.
+    pub fn parse(bytes: &[u8]) -> Option<Seeds> {
+        if bytes.len() != Self::LEN {
+            return None;
+        }
+        let mut w = [0u32; Self::LEN / 4];
+        for (word, chunk) in w.iter_mut().zip(bytes.chunks_exact(4)) {
+            *word = u32::from_le_bytes(chunk.try_into().ok()?);
+        }
+        let ms = |low: u32, high: u32| ((u64::from(high) << 32) | u64::from(low)) as f64 / 1e6;
+        Some(Seeds {
+            js: [w[0], w[1], w[2], w[3]],
+            shell_ms: ms(w[4], w[5]),
+            shell: (u64::from(w[6]) << 32) | u64::from(w[7]),
+            files_ms: ms(w[10], w[11]),
+        })
+    }
+}
+
 fn words(bytes: [u8; 16]) -> [u32; 4] {
     let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
     [word(0), word(4), word(8), word(12)]
@@ -78,7 +118,24 @@ impl Default for Stream {
 
 #[cfg(test)]
 mod tests {
-    use super::Stream;
+    use super::{Seeds, Stream};
+
+    #[test]
+    fn seeds_are_read_in_the_order_the_host_draws_them() {
+        let mut bytes: Vec<u8> = (1u8..=16).collect();
+        bytes.extend(1_234_500_000u64.to_le_bytes());
+        bytes.extend(17u8..=32);
+        bytes.extend(2_000_000u64.to_le_bytes());
+        let seeds = Seeds::parse(&bytes).expect("48 bytes");
+        assert_eq!(
+            seeds.js,
+            [0x0403_0201, 0x0807_0605, 0x0c0b_0a09, 0x100f_0e0d]
+        );
+        assert_eq!(seeds.shell_ms, 1_234.5);
+        assert_eq!(seeds.shell, 0x1413_1211_1817_1615);
+        assert_eq!(seeds.files_ms, 2.0);
+        assert_eq!(Seeds::parse(&bytes[1..]), None);
+    }
 
     #[test]
     fn stream_blocks_differ_and_fill_any_length() {

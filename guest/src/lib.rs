@@ -102,16 +102,25 @@ pub extern "C" fn corral_init(len: u32) -> u64 {
     }))
 }
 
-/// Draws this sandbox's own randomness and clock after `corral_init`: `Math.random`'s and
-/// `$RANDOM`'s seeds, the shell's start time, the files' times. The host calls it once per
-/// sandbox, so a sandbox restored from a pre-initialized memory image (made once, with the
-/// host's throwaway entropy) differs from its siblings exactly as one initialized afresh would.
-/// Replies with an [`Ack`].
+/// Gives this sandbox its own randomness and clock after `corral_init`: `Math.random`'s and
+/// `$RANDOM`'s seeds, the shell's start time, the files' times, all from the inbox (an
+/// [`entropy::Seeds`] message, [`entropy::Seeds::LEN`] bytes; nothing is asked of the host
+/// meanwhile). The host calls it once per sandbox, so a sandbox restored from a
+/// pre-initialized memory image (made once, with the host's throwaway entropy) differs from
+/// its siblings exactly as one initialized afresh would. Replies with an [`Ack`].
 #[no_mangle]
-pub extern "C" fn corral_reseed() -> u64 {
-    ack(with_guest(|g| {
-        g.reseed();
-        Ok(())
+pub extern "C" fn corral_reseed(len: u32) -> u64 {
+    ack(with_inbox(len, |input| {
+        let seeds = entropy::Seeds::parse(input).ok_or_else(|| {
+            GuestError(format!(
+                "corral_reseed takes {} bytes of seeds, got {len}",
+                entropy::Seeds::LEN
+            ))
+        })?;
+        with_guest(|g| {
+            g.reseed(&seeds);
+            Ok(())
+        })
     }))
 }
 

@@ -113,10 +113,10 @@ impl Guest {
     }
 
     /// This sandbox's own seeds and times (see [`crate::corral_reseed`]).
-    pub fn reseed(&mut self) {
-        self.js.reseed();
-        self.shell.reset();
-        self.vfs.borrow_mut().restamp();
+    pub fn reseed(&mut self, seeds: &crate::entropy::Seeds) {
+        self.js.reseed(seeds.js);
+        self.shell.reseed(seeds.shell, seeds.shell_ms);
+        self.vfs.borrow_mut().restamp(seeds.files_ms);
     }
 
     /// A host request (see [`crate::host::requests`]); refused while an execution runs.

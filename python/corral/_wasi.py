@@ -88,6 +88,7 @@ class WasiShim:
         # What the guest printed (a panic or abort message), capped: it explains a trap.
         self.diagnostics = bytearray()
         self._partial_line = b""
+        self._functions: dict[str, WasiFunction] | None = None  # made on first use
 
     def bind(self, memory: Memory) -> None:
         """Attach the instance's memory; imports can run from now on."""
@@ -101,7 +102,13 @@ class WasiShim:
         return self._memory
 
     def functions(self) -> dict[str, WasiFunction]:
-        """The ``wasi_snapshot_preview1`` imports, by name."""
+        """The ``wasi_snapshot_preview1`` imports, by name (made once per shim: most
+        instances never call one)."""
+        if self._functions is None:
+            self._functions = self._make_functions()
+        return self._functions
+
+    def _make_functions(self) -> dict[str, WasiFunction]:
         return {
             "clock_time_get": WasiFunction("iIi", "i", self.clock_time_get),
             "random_get": WasiFunction("ii", "i", self.random_get),

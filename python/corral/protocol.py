@@ -25,7 +25,7 @@ from typing import Any
 
 from . import _json
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
-from ._wasi import WasiShim
+from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .results import ErrorKind, timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
@@ -44,6 +44,7 @@ __all__ = [
 # The native backstop traps the guest BACKSTOP_GRACE seconds after its deadline: the guest's
 # own interrupt check ends the execution well before (about a millisecond after it).
 BACKSTOP_GRACE = 0.1
+SEED_BYTES = 16  # a seed drawn for Math.random, and one for $RANDOM (which uses 8 of them)
 GUEST_DEADLINE_TRAP = b"corral: the execution ran past its deadline; trapped\n"
 """What the guest writes before trapping itself half of ``BACKSTOP_GRACE`` after its
 deadline, in code that ignores the deadline (its allocator's backstop, which also works where
@@ -247,8 +248,9 @@ class Driver:
         image; then give the sandbox its own seeds and times."""
         config = encode_frame(dict(self._config))
         images = images_for(self._module)
-        image = images.get(config)
+        image = images.get(config) or self._backend.stored_image(self._module, config)
         if image is not None:
+            images.put(config, image)
             image.apply(instance)
             self._inbox = image.inbox
         else:
@@ -256,8 +258,10 @@ class Driver:
             with entropy_of(self.shim, throwaway_entropy()):
                 instance.call("_initialize")  # the reactor's constructors
                 _ack(self._send("corral_init", config))
-            images.put(config, InitImage.capture(before, instance, self._inbox))
-        _ack(_reply(instance, instance.call("corral_reseed")))
+            image = InitImage.capture(before, instance, self._inbox)
+            images.put(config, image)
+            self._backend.store_image(self._module, config, image, instance)
+        _ack(self._send("corral_reseed", _seeds(self.shim.entropy)))
 
     def request(
         self, request: dict[str, Any], data: bytes | None = None
@@ -462,6 +466,19 @@ def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
     args = _slice(blob, op["args"])
     caller = str(op.get("from", "js"))
     return HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), args, caller=caller)
+
+
+def _seeds(entropy: Entropy) -> bytes:
+    """A sandbox's own seeds and times, as ``corral_reseed`` takes them: ``Math.random``'s
+    seed, the shell's clock, ``$RANDOM``'s seed, the files' clock (16 random bytes, a realtime
+    reading in nanoseconds, 16 bytes, a reading), drawn in the order the guest drew them
+    itself when it asked the host for each, so that traces recorded then still replay."""
+    js = entropy.random(SEED_BYTES)
+    shell_ns = entropy.clock(CLOCK_REALTIME)
+    shell = entropy.random(SEED_BYTES)
+    return (
+        js + struct.pack("<Q", shell_ns) + shell + struct.pack("<Q", entropy.clock(CLOCK_REALTIME))
+    )
 
 
 def _finish(outcome: RawOutcome, output: _Output) -> RawOutcome:

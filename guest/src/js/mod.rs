@@ -206,8 +206,8 @@ impl JsEngine {
     }
 
     /// A new seed for `Math.random`, from the host.
-    pub fn reseed(&self) {
-        self.setup.random.set(crate::entropy::random_words());
+    pub fn reseed(&self, seed: [u32; 4]) {
+        self.setup.random.set(seed);
     }
 
     /// A new context with the prelude installed.

@@ -81,10 +81,9 @@ impl Vfs {
             .map_err(|code| VfsError::new(code, path))
     }
 
-    /// Stamps every node with the clock's time (see [`Tree::restamp`]).
-    pub fn restamp(&mut self) {
-        let now = self.now();
-        self.tree.restamp(now);
+    /// Stamps every node with `now_ms` (see [`Tree::restamp`]).
+    pub fn restamp(&mut self, now_ms: f64) {
+        self.tree.restamp(now_ms);
     }
 
     /// A number that changes whenever the filesystem may have changed.

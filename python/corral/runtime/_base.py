@@ -137,6 +137,16 @@ class Backend(Protocol):
         No guest code runs: the caller either calls ``_initialize`` (the reactor's
         constructors) or loads an image of an instance that did."""
 
+    def stored_image(self, module: object, config: bytes) -> InitImage | None:
+        """The init image of configuration ``config`` (an encoded ``corral_init`` frame) that
+        an earlier process stored (see :meth:`store_image`), or None."""
+
+    def store_image(
+        self, module: object, config: bytes, image: InitImage, instance: Instance
+    ) -> None:
+        """Keep ``image``, just captured from ``instance``, for later processes (natively in
+        the disk cache, best effort; the browser keeps nothing)."""
+
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run the awaitable ``make()`` builds to completion from synchronous code (a sync
         ``execute()`` whose tools are async): natively on a fresh event loop, in a helper

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
-from ._base import GuestTrap, Wasm, content_digest, file_identity, module_bytes
+from ._base import GuestTrap, Instance, Wasm, content_digest, file_identity, module_bytes
 
 if TYPE_CHECKING:
     from .._image import InitImage
@@ -231,6 +231,15 @@ class PyodideBackend:
                 "code; use `await sandbox.aexecute(...)`"
             )
         return ffi.run_sync(_await(make))
+
+    def stored_image(self, module: object, config: bytes) -> InitImage | None:
+        """None: a page keeps no init images between visits."""
+        return None
+
+    def store_image(
+        self, module: object, config: bytes, image: InitImage, instance: Instance
+    ) -> None:
+        """Nothing: a page keeps no init images between visits."""
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> PyodideInstance:
         """A fresh instance with its own memory capped at ``memory_limit`` bytes."""

@@ -27,6 +27,7 @@ import math
 import mmap
 import os
 import platform
+import struct
 import sys
 import threading
 import time
@@ -50,6 +51,7 @@ from ._base import (
 
 if TYPE_CHECKING:
     from .._image import InitImage
+    from ._base import Instance
 
 __all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
 
@@ -210,10 +212,13 @@ class WasmtimeBackend:
         self._context = hashlib.sha256(context.encode()).hexdigest()[:16]
         self.engine = wasmtime.Engine(config)
         self._ticker = _EpochTicker(self.engine)
-        self.linker = _wasi_linker(self.engine)
-        """The WASI imports of every instance, defined once (each forwards to the shim of the
-        instance running)."""
+        self.linker = wasmtime.Linker(self.engine)
+        """The WASI imports of every instance, each defined once, when the first module that
+        imports it is instantiated (each forwards to the shim of the instance running)."""
+        self._defined: set[str] = set()  # the names defined in it
+        self._linked: weakref.WeakSet[wasmtime.Module] = weakref.WeakSet()  # modules it serves
         self._modules: dict[str, wasmtime.Module] = {}
+        self._keys: weakref.WeakKeyDictionary[wasmtime.Module, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         # Free the compiled modules and the linker while wasmtime can still do it: at
         # interpreter shutdown its bindings may be torn down before this backend, and deleting
@@ -243,6 +248,7 @@ class WasmtimeBackend:
             if module is None:
                 module = self._load_uncached(wasm, cache_dir() / "modules" / f"{key}.cwasm")
                 self._modules[key] = module
+                self._keys[module] = key
             return module
 
     async def load_async(self, wasm: Wasm) -> wasmtime.Module:
@@ -261,6 +267,42 @@ class WasmtimeBackend:
         with contextlib.suppress(OSError):  # a read-only cache only costs speed
             _store(path, module.serialize())
         return module
+
+    def stored_image(self, module: object, config: bytes) -> InitImage | None:
+        """The init image of ``config`` that an earlier process left in the disk cache (see
+        :meth:`store_image`), in a memory file; None if there is none (or no memory files)."""
+        path = self._image_path(module, config)
+        if path is None:
+            return None
+        image_file = _ImageFile.load(path)
+        if image_file is None:
+            return None
+        from .._image import InitImage
+
+        return InitImage(image_file.size, (), image_file.inbox, {self.name: image_file})
+
+    def store_image(
+        self, module: object, config: bytes, image: InitImage, instance: Instance
+    ) -> None:
+        """Keep ``image`` (``instance``'s memory now) in a memory file, which this process's
+        later sandboxes of ``config`` map, and in the disk cache, from which a later process's
+        first one does, instead of initializing the guest (best effort: a read-only cache
+        only costs speed)."""
+        path = self._image_path(module, config)
+        if path is None:
+            return
+        memory = instance.read(0, image.size)
+        image.prepared[self.name] = _ImageFile.create(memory, image.inbox)
+        with contextlib.suppress(OSError):
+            _store(path, memory + _IMAGE_TRAILER.pack(image.size, *image.inbox, _IMAGE_MAGIC))
+            _forget_old_images(path.parent)
+
+    def _image_path(self, module: object, config: bytes) -> Path | None:
+        key = self._keys.get(module) if isinstance(module, wasmtime.Module) else None
+        if key is None or not _memory_files():
+            return None
+        name = f"{key}-{hashlib.sha256(config).hexdigest()[:32]}.image"
+        return cache_dir() / "images" / name
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
@@ -290,6 +332,10 @@ class WasmtimeBackend:
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
         assert isinstance(module, wasmtime.Module)
+        if module not in self._linked:
+            with self._lock:
+                _define_wasi(self.linker, self._defined, module)
+                self._linked.add(module)
         return WasmtimeInstance(self, module, shim, memory_limit)
 
 
@@ -311,8 +357,10 @@ def _store(path: Path, data: bytes | bytearray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:
+            _write_sparse(fd, data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -357,28 +405,35 @@ def _remembered_digest(path: Path, identity: str, cache: Path) -> str:
 
 _VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
 
-# The WASI functions of the instance this thread is running: a guest calls WASI only from
-# inside an export call, which sets them (see WasmtimeInstance.call).
+# The WASI shim of the instance this thread is running: a guest calls WASI only from inside an
+# export call, which sets it (see WasmtimeInstance.call).
 _RUNNING = threading.local()
 
 
-def _wasi_linker(engine: wasmtime.Engine) -> wasmtime.Linker:
-    """One linker for every instance of ``engine``: each WASI import forwards to the running
-    instance's shim. Defining the imports once saves each instance a linker of its own, and
-    wasmtime's registry of host functions never refers to a sandbox (nothing for it to leak)."""
-    linker = wasmtime.Linker(engine)
-    for name, fn in WasiShim().functions().items():
+def _define_wasi(linker: wasmtime.Linker, defined: set[str], module: wasmtime.Module) -> None:
+    """Define in ``linker`` the WASI imports of ``module`` not ``defined`` yet, each forwarding
+    to the running instance's shim. One linker serves every instance: that saves each a linker
+    of its own, and wasmtime's registry of host functions never refers to a sandbox (nothing
+    for it to leak). Only what the module imports is defined (each definition costs tens of
+    µs). An import the shim does not have is left out: instantiating then fails with
+    wasmtime's error naming it."""
+    functions = WasiShim().functions()
+    for item in module.imports:
+        name = item.name or ""
+        fn = functions.get(name)
+        if item.module != "wasi_snapshot_preview1" or fn is None or name in defined:
+            continue
         ty = wasmtime.FuncType(
             [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
         )
         if fn.results not in ("", "i") or not _define_raw(linker, name, ty, fn):
             linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
-    return linker
+        defined.add(name)
 
 
 def _forward(name: str) -> Callable[..., int | None]:
     def forward(*args: int) -> int | None:
-        return _RUNNING.wasi[name].func(*args)  # type: ignore[no-any-return]
+        return _RUNNING.shim.functions()[name].func(*args)  # type: ignore[no-any-return]
 
     forward.__name__ = name
     return forward
@@ -447,7 +502,7 @@ class WasmtimeInstance:
         self._store = wasmtime.Store(backend.engine)
         self._store.set_limits(memory_size=memory_limit)
         self._store.set_epoch_deadline(MAX_TICKS)
-        self._wasi = shim.functions()
+        self._shim = shim
         self._instance: wasmtime.Instance | None = backend.linker.instantiate(self._store, module)
         memory = self._extern("memory")
         assert isinstance(memory, wasmtime.Memory)
@@ -483,7 +538,7 @@ class WasmtimeInstance:
         ticker = self._backend._ticker if deadline is not None else None
         if ticker is not None:
             ticker.enter()
-        outer, _RUNNING.wasi = getattr(_RUNNING, "wasi", None), self._wasi
+        outer, _RUNNING.shim = getattr(_RUNNING, "shim", None), self._shim
         try:
             self._set_deadline(ticker.ticks_until(deadline) if ticker else MAX_TICKS)
             result = func(*args)
@@ -496,7 +551,7 @@ class WasmtimeInstance:
         except wasmtime.WasmtimeError as error:
             raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
-            _RUNNING.wasi = outer
+            _RUNNING.shim = outer
             if ticker is not None:
                 ticker.leave()
         return int(result or 0) & 0xFFFF_FFFF_FFFF_FFFF
@@ -586,36 +641,69 @@ class WasmtimeInstance:
             return
         image.copy_into(self)
         if source is None:
-            image.prepared[self._backend.name] = _ImageFile.create(self.read(0, image.size))
+            memory = self.read(0, image.size)
+            image.prepared[self._backend.name] = _ImageFile.create(memory, image.inbox)
 
 
 class _ImageFile:
-    """An init image's whole memory in an anonymous memory file (Linux ``memfd_create``),
-    which instances map privately: each reads the shared pages and copies only those it
-    writes. The file is closed when the image is forgotten; mappings keep what they use."""
+    """An init image's whole memory in an anonymous memory file (Linux ``memfd_create``), its
+    zero pages left as holes, which instances map privately: each reads the shared pages and
+    copies only those it writes (a hole reads as the kernel's zero page, which costs no
+    memory). The file is closed when the image is forgotten; mappings keep what they use.
 
-    def __init__(self, fd: int) -> None:
+    In the disk cache, an image is a file (``images/KEY-CONFIG.image``: the memory, with the
+    same holes, then :data:`_IMAGE_TRAILER`) that :meth:`load` copies into a memory file: a
+    regular file's holes, once read, are pages of zeros that each instance would count in
+    its resident memory."""
+
+    def __init__(self, fd: int, size: int, inbox: tuple[int, int]) -> None:
         self.fd = fd
+        self.size = size
+        self.inbox = inbox
         weakref.finalize(self, os.close, fd)
 
     @classmethod
-    def create(cls, memory: bytes) -> _ImageFile | bool:
-        """A file holding ``memory`` (its zero pages left as holes), or False where memory
-        files or ``mmap`` are missing."""
-        if _mmap() is None or not hasattr(os, "memfd_create"):
+    def create(cls, memory: bytes, inbox: tuple[int, int]) -> _ImageFile | bool:
+        """A memory file holding ``memory``, or False where memory files or ``mmap`` are
+        missing."""
+        if not _memory_files():
             return False
         fd = os.memfd_create("corral-image", os.MFD_CLOEXEC)
         try:
-            os.ftruncate(fd, len(memory))
-            zero = bytes(mmap.PAGESIZE)
-            for offset in range(0, len(memory), mmap.PAGESIZE):
-                page = memory[offset : offset + mmap.PAGESIZE]
-                if page != zero[: len(page)]:
-                    os.pwrite(fd, page, offset)
+            _write_sparse(fd, memory)
         except OSError:
             os.close(fd)
             return False
-        return cls(fd)
+        return cls(fd, len(memory), inbox)
+
+    @classmethod
+    def load(cls, path: Path) -> _ImageFile | None:
+        """The image stored at ``path``, in a memory file; None if it is missing or not a
+        whole image (or there are no memory files)."""
+        try:
+            disk = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            size = os.fstat(disk).st_size - _IMAGE_TRAILER.size
+            stored, address, capacity, magic = _IMAGE_TRAILER.unpack(
+                os.pread(disk, _IMAGE_TRAILER.size, max(0, size))
+            )
+            if size <= 0 or stored != size or size % WASM_PAGE or magic != _IMAGE_MAGIC:
+                return None
+            if not _memory_files():
+                return None
+            fd = os.memfd_create("corral-image", os.MFD_CLOEXEC)
+            try:
+                _copy_sparse(disk, fd, size)
+            except OSError:
+                os.close(fd)
+                return None
+            return cls(fd, size, (address, capacity))
+        except (OSError, struct.error):
+            return None
+        finally:
+            os.close(disk)
 
     def map(self, address: int, size: int) -> None:
         """Replace the memory at ``address`` (page-aligned) with a private mapping of the file."""
@@ -629,29 +717,91 @@ class _ImageFile:
             )
 
 
+_IMAGE_MAGIC = b"corral-image-v1\0"
+_IMAGE_TRAILER = struct.Struct("<QQQ16s")
+"""What follows the memory in an image file: its size, the inbox (address, capacity), and
+:data:`_IMAGE_MAGIC`."""
+IMAGES_KEPT = 32
+"""Image files the disk cache keeps (each about a MiB on disk); the oldest go first."""
+
+
+def _forget_old_images(directory: Path) -> None:
+    """Delete the oldest image files beyond :data:`IMAGES_KEPT` (a process that maps one
+    keeps its pages)."""
+    files = []
+    for entry in os.scandir(directory):
+        with contextlib.suppress(OSError):
+            if entry.name.endswith(".image"):
+                files.append((entry.stat().st_mtime_ns, entry.path))
+    for _, path in sorted(files)[: max(0, len(files) - IMAGES_KEPT)]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _memory_files() -> bool:
+    return _mmap() is not None and hasattr(os, "memfd_create")
+
+
+def _copy_sparse(source: int, target: int, size: int) -> None:
+    """Copy the first ``size`` bytes of file ``source`` into the empty file ``target``, only
+    the data, its holes left as holes (where the filesystem tells them apart)."""
+    os.ftruncate(target, size)
+    offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(source, offset, os.SEEK_DATA)
+        except OSError:  # ENXIO: only a hole is left
+            return
+        end = min(size, os.lseek(source, start, os.SEEK_HOLE))
+        while start < end:
+            chunk = os.pread(source, min(end - start, 1 << 20), start)
+            if not chunk:
+                raise OSError("the image file is shorter than it says")
+            os.pwrite(target, chunk, start)
+            start += len(chunk)
+        offset = end
+
+
+def _write_sparse(fd: int, data: bytes | bytearray) -> None:
+    """Write ``data`` into the empty file ``fd``, its zero pages left as holes."""
+    os.ftruncate(fd, len(data))
+    page = mmap.PAGESIZE
+    zero = bytes(page)
+    start: int | None = None
+    for offset in range(0, len(data), page):
+        chunk = data[offset : offset + page]
+        if chunk != zero[: len(chunk)]:
+            start = offset if start is None else start
+        elif start is not None:
+            os.pwrite(fd, data[start:offset], start)
+            start = None
+    if start is not None:
+        os.pwrite(fd, data[start:], start)
+
+
 _PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
 _MAP_PRIVATE_FIXED = mmap.MAP_PRIVATE | 0x10  # MAP_FIXED: the same value on Linux and macOS
 
 
 @functools.cache
-def _mmap() -> Callable[[int, int, int, int, int, int], int | None] | None:
-    """libc's ``mmap`` on Linux, else None."""
+def _libc(name: str, restype: Any, *argtypes: Any) -> Any:
+    """libc's function ``name`` with these C types (found once), on Linux; else None."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        mmap_ = ctypes.CDLL(None, use_errno=True).mmap
+        func = getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError):  # pragma: no cover - no libc symbols to find
         return None
-    mmap_.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_size_t,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_int64,
-    ]
-    mmap_.restype = ctypes.c_void_p
-    return mmap_
+    func.argtypes = argtypes
+    func.restype = restype
+    return func
+
+
+def _mmap() -> Callable[[int, int, int, int, int, int], int | None] | None:
+    """libc's ``mmap`` on Linux, else None."""
+    c = ctypes
+    types = (c.c_void_p, c.c_size_t, c.c_int, c.c_int, c.c_int, c.c_int64)
+    return _libc("mmap", c.c_void_p, *types)  # type: ignore[no-any-return]
 
 
 POPULATE_FROM = 64 * 1024
@@ -664,19 +814,14 @@ _MADV_POPULATE_WRITE = 23
 @functools.cache
 def _madvise() -> Callable[[int, int, int], int] | None:
     """libc's ``madvise``, where the kernel has ``MADV_POPULATE_WRITE``; else None."""
-    if not sys.platform.startswith("linux"):
+    madvise = _libc("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    if madvise is None:
         return None
-    try:
-        madvise = ctypes.CDLL(None, use_errno=True).madvise
-    except (OSError, AttributeError):  # pragma: no cover - no libc symbols to find
-        return None
-    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    madvise.restype = ctypes.c_int
     probe = ctypes.create_string_buffer(2 * mmap.PAGESIZE)
     start = -(-ctypes.addressof(probe) // mmap.PAGESIZE) * mmap.PAGESIZE
     if madvise(start, mmap.PAGESIZE, _MADV_POPULATE_WRITE) != 0:  # pragma: no cover - old
         return None
-    return madvise
+    return madvise  # type: ignore[no-any-return]
 
 
 def _populate(address: int, length: int) -> None:

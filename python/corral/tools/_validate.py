@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -121,6 +120,8 @@ def _unknown_key_problem(
 
 
 def _did_you_mean(key: str, known: list[str]) -> str:
+    import difflib  # only for a misspelled name: importing it costs a fresh process ~1 ms
+
     close = difflib.get_close_matches(key, known, n=1)
     return f"; did you mean {close[0]!r}?" if close else ""
 

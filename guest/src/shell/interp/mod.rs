@@ -287,6 +287,14 @@ impl Shell {
         Box::pin(jobs::with_jobs(run, jobs))
     }
 
+    /// A new seed for `$RANDOM` and a new start time for `$SECONDS` (a sandbox's own, given
+    /// when it starts: see [`crate::corral_reseed`]).
+    pub fn reseed(&self, random: u64, now_ms: f64) {
+        let mut state = self.sh.state.borrow_mut();
+        state.random.set(random);
+        state.start_ms = now_ms;
+    }
+
     /// Forgets variables, functions and options; the working directory goes back to
     /// `/workspace`.
     pub fn reset(&self) {
