@@ -315,7 +315,11 @@ impl JsEngine {
                 Err(rquickjs::Error::Exception) => {
                     let _ = ctx.catch();
                     // Interrupted by the deadline: the scheduler reports the timeout instead.
-                    let message = if self.interrupt.fired() { "" } else { UNFORMATTED };
+                    let message = if self.interrupt.fired() {
+                        ""
+                    } else {
+                        UNFORMATTED
+                    };
                     return Ok(Some(self.failed(message)));
                 }
                 raw => raw?,
