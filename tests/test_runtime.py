@@ -393,7 +393,7 @@ def test_an_exception_in_a_wasi_import_crosses_the_guest_intact(failure: Excepti
 
     sandbox = Sandbox(tools=[echo])
     assert sandbox.execute("return await echo({x: 1})").return_value == 1
-    imports = sandbox._driver.instance._wasi  # type: ignore[attr-defined]
+    imports = sandbox._driver.instance._shim.functions()  # type: ignore[attr-defined]
     imports["clock_time_get"] = dataclasses.replace(imports["clock_time_get"], func=clock)
     if isinstance(failure, GuestExit):  # the guest's own exit: the execution ends with it
         result = sandbox.execute("return await echo({x: 2})")
