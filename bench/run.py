@@ -113,7 +113,7 @@ ROWS: tuple[Row, ...] = (
     Row("deser_raw", "deserialize compiled module: raw wasmtime, fresh engine"),
     Row("load_disk", "cached load via own API: disk cache, fresh engine", target=5 * MS),
     Row("load_memory", "cached load via own API: in-process, second load", target=5 * MS),
-    Row("create", "`Sandbox()` creation (module already loaded)"),
+    Row("create", "`Sandbox()` creation (module already loaded)", target=0.5 * MS),
     Row(
         "first",
         "first sandbox in a fresh process: import, `Sandbox()`, `return 1+2` (disk caches warm)",
