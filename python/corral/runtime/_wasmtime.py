@@ -456,7 +456,11 @@ def _define_raw(
     try:
         from wasmtime import _ffi as ffi
         from wasmtime import _func
-    except ImportError:  # pragma: no cover - depends on the wasmtime release
+
+        callback_type = ffi.wasmtime_func_unchecked_callback_t
+        define = ffi.wasmtime_linker_define_func_unchecked
+        _func.LAST_EXCEPTION  # noqa: B018 - present in the releases this was written for
+    except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
         return False
     fields = ["i32" if kind == "i" else "i64" for kind in fn.params]
     result = bool(fn.results)  # an i32 (an errno), or nothing
@@ -473,9 +477,9 @@ def _define_raw(
             trap = wasmtime.Trap("python exception")._consume()
             return ctypes.cast(trap, ctypes.c_void_p).value or 0
 
-    callback = ffi.wasmtime_func_unchecked_callback_t(call)
+    callback = callback_type(call)
     raw = name.encode()
-    error = ffi.wasmtime_linker_define_func_unchecked(
+    error = define(
         linker.ptr(),
         ctypes.create_string_buffer(b"wasi_snapshot_preview1"),
         len(b"wasi_snapshot_preview1"),
@@ -571,11 +575,12 @@ class WasmtimeInstance:
         try:
             from wasmtime import _ffi as ffi
             from wasmtime._extern import wrap_extern
-        except ImportError:  # pragma: no cover - depends on the wasmtime release
+
+            item, export_get = ffi.wasmtime_extern_t(), ffi.wasmtime_instance_export_get
+        except (ImportError, AttributeError):  # pragma: no cover - depends on the release
             return self._instance.exports(self._store).get(name)
-        item = ffi.wasmtime_extern_t()
         raw = name.encode()
-        found = ffi.wasmtime_instance_export_get(
+        found = export_get(
             self._store._context(),
             ctypes.byref(self._instance._instance),
             ctypes.create_string_buffer(raw),
@@ -911,7 +916,9 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func, ty: wasmtime.FuncTy
     try:
         from wasmtime import _ffi as ffi
         from wasmtime._func import maybe_raise_last_exn
-    except ImportError:  # pragma: no cover - depends on the wasmtime release
+
+        ffi.wasmtime_val_t, ffi.WASMTIME_I32, ffi.WASMTIME_I64, ffi.wasm_trap_t  # noqa: B018
+    except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
         api = None
     kinds = {str(wasmtime.ValType.i32()): "i32", str(wasmtime.ValType.i64()): "i64"}
     params = [kinds.get(str(t)) for t in ty.params]
