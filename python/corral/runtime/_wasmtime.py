@@ -917,6 +917,7 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func, ty: wasmtime.FuncTy
         from wasmtime import _ffi as ffi
         from wasmtime._func import maybe_raise_last_exn
 
+        # What the caller below uses: a release without one of them gets the public call.
         ffi.wasmtime_val_t, ffi.WASMTIME_I32, ffi.WASMTIME_I64, ffi.wasm_trap_t  # noqa: B018
     except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
         api = None

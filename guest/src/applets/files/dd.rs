@@ -249,21 +249,12 @@ async fn copy(ctx: &mut Ctx, o: &Options) -> Res<i32> {
     Ok(status)
 }
 
-/// `91 TiB`: a size in binary units as GNU's messages word it, rounded up.
+/// `91 TiB`: a size as GNU's messages word it (`-h`'s figure, rounded up, with its unit).
 fn binary_size(bytes: u64) -> String {
-    let (mut value, mut unit) = (bytes as f64, "");
-    for next in ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"] {
-        if value < 1024.0 {
-            break;
-        }
-        (value, unit) = (value / 1024.0, next);
-    }
-    if unit.is_empty() {
-        format!("{bytes} bytes")
-    } else if value < 10.0 {
-        format!("{:.1} {unit}", (value * 10.0).ceil() / 10.0)
-    } else {
-        format!("{} {unit}", value.ceil())
+    let short = crate::applets::common::human(bytes);
+    match short.strip_suffix(|c: char| c.is_ascii_alphabetic()) {
+        Some(number) => format!("{number} {}iB", &short[number.len()..]),
+        None => format!("{bytes} bytes"),
     }
 }
 
