@@ -140,6 +140,39 @@ def test_javascript_shell_functions(sandbox: Sandbox) -> None:
     )
 
 
+
+def test_javascript_shell_output_past_the_capture_limit_says_why() -> None:
+    sandbox = Sandbox(limits=Limits(timeout=60))
+    limit = (
+        "shell: the output passed 16777216 bytes, the most one capture holds; write it to a "
+        "file (cmd > /tmp/out.txt) and read that with fs.readFile\n"
+    )
+    sync = "try { shell('yes | head -c 17000000') } catch (e) { return e.stderr }"
+    assert sandbox.execute(sync).return_value == limit
+    exec_ = "return (await shell.exec('yes | head -c 17000000')).stderr"
+    assert sandbox.execute(exec_).return_value == limit
+
+
+def test_javascript_shell_runs_yes_past_its_yield_point() -> None:
+    sandbox = Sandbox(limits=Limits(timeout=60))
+    # yes yields every 4 MiB; that yield used to be a host call, which synchronous shell()
+    # cannot make ("cannot wait for tools or sleep").
+    code = "return [shell('yes | head -c 9000000 | wc -c'), shell('yes x | head -c 5000000 | tail -c 4')]"
+    assert sandbox.execute(code).return_value == ["9000000\n", "x\nx\n"]
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [("shell", "yes > /dev/null"), ("javascript", "shell('yes > /dev/null')")],
+)
+def test_yes_into_a_sink_that_never_pushes_back_stops_at_the_time_limit(
+    language: str, code: str
+) -> None:
+    sandbox = Sandbox(limits=Limits(timeout=1))
+    result = sandbox.execute(code, language)
+    assert result.error_kind == "timeout", result.error
+    assert sandbox.execute("echo fresh", "shell").stdout == "fresh\n"
+
 def test_shell_timeout_and_recovery_keep_the_session(sandbox: Sandbox) -> None:
     sh(sandbox, "KEEP=yes; cd /tmp")
     result = sandbox.execute("while true; do :; done", language="shell")

@@ -379,6 +379,25 @@ def test_a_result_larger_than_the_memory_limit_is_a_tool_error() -> None:
     )
 
 
+
+def test_a_result_that_does_not_fit_in_the_heap_rejects_the_call_and_keeps_the_sandbox() -> None:
+    def big() -> str:
+        """Under the memory limit as JSON, too large for the heap as a string."""
+        return "x" * (14 * 1024 * 1024)
+
+    sandbox = Sandbox(tools=[big], limits=Limits(memory=16 * 1024 * 1024))
+    sandbox.fs.write("kept.txt", "still here")
+    caught = sandbox.execute(
+        "try { await big() } catch (e) { return [e.name, e.message] }; return 'no error'"
+    )
+    assert (caught.error, caught.return_value) == (None, ["InternalError", "out of memory"])
+    uncaught = sandbox.execute("return (await big()).length")
+    assert uncaught.error is not None
+    assert uncaught.error.startswith("InternalError: out of memory: the code used all of the")
+    assert "restarted" not in uncaught.error
+    assert sandbox.fs.read_text("kept.txt") == "still here"
+    assert sandbox.execute("return 1").return_value == 1
+
 # --- non-finite numbers from a guest that replaces JSON.stringify ---------------------------
 
 amount = Param("amount")

@@ -298,10 +298,18 @@ impl JsEngine {
 
     /// Delivers a host result to the promise of tool call `id`.
     pub fn settle(&self, id: u64, result: Result<&str, (&str, &str)>) -> Result<(), EngineError> {
-        self.with_realm(|_, hooks| {
+        self.with_realm(|ctx, hooks| {
             let settle = hooks.get("settle")?;
             match result {
-                Ok(json) => settle.call::<_, ()>((id as f64, true, json, ""))?,
+                Ok(json) => match settle.call::<_, ()>((id as f64, true, json, "")) {
+                    // The result did not fit in the heap as a string: the call fails with
+                    // QuickJS's out-of-memory error, which the code may catch.
+                    Err(rquickjs::Error::Exception) => {
+                        let _ = ctx.catch();
+                        settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))?
+                    }
+                    other => other?,
+                },
                 Err((kind, message)) => settle.call::<_, ()>((id as f64, false, message, kind))?,
             }
             Ok(())

@@ -97,7 +97,12 @@
     }
   }
 
-  const print = (fd) => (...args) => native.write(fd, args.map(show).join(" ") + "\n");
+  // Output is capped: long text is cut before it is joined and copied out, where a copy of
+  // a string that fills half the heap would fail.
+  const cut = (text) => (text.length > native.maxOutput
+    ? text.slice(0, native.maxOutput + 1) : text);
+  const print = (fd) => (...args) =>
+    native.write(fd, cut(args.map((arg) => cut(show(arg))).join(" ")) + "\n");
   define("console", Object.freeze({
     log: print(1), info: print(1), debug: print(1), trace: print(2), warn: print(2), error: print(2),
   }));
@@ -414,8 +419,20 @@
       const entry = pending.get(id);
       if (!entry) return;
       pending.delete(id);
-      if (ok) entry.resolve(parse(payload));
-      else entry.reject(new (errorKinds[kind] || SandboxError)(payload));
+      if (!ok) {
+        entry.reject(kind === "memory" ? new InternalError(payload)
+          : new (errorKinds[kind] || SandboxError)(payload));
+        return;
+      }
+      // A result too large for the heap rejects the call: the code can catch it.
+      let value;
+      try {
+        value = parse(payload);
+      } catch (error) {
+        entry.reject(error);
+        return;
+      }
+      entry.resolve(value);
     },
     // null while running; else [exitCode, printed stdout, printed stderr, JSON of return value,
     // why the value cannot be returned: null, "size" (over native.maxReturn) or "heap"].

@@ -48,6 +48,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::applets::Host;
+use crate::limits::MAX_CAPTURE;
 use crate::output;
 use crate::task::{Deadline, Input, LocalFuture};
 use crate::vfs::Vfs;
@@ -256,16 +257,22 @@ impl Shell {
     ) -> LocalFuture<'static, (i32, Vec<u8>, Vec<u8>)> {
         let out = Rc::new(RefCell::new(Vec::new()));
         let err = Rc::new(RefCell::new(Vec::new()));
+        let stdout = OutHandle::new(OutKind::Buffer(Rc::clone(&out)));
         let fds = Fds::new(
             InHandle::stream(stdin),
-            OutHandle::new(OutKind::Buffer(Rc::clone(&out))),
+            Rc::clone(&stdout),
             OutHandle::new(OutKind::Buffer(Rc::clone(&err))),
         );
         let run = self.run_with(script.to_string(), fds);
         Box::pin(async move {
             let status = run.await;
             let take = |b: &Rc<RefCell<Vec<u8>>>| std::mem::take(&mut *b.borrow_mut());
-            (status, take(&out), take(&err))
+            let mut stderr = take(&err);
+            if stdout.overflowed.get() {
+                // The writer only saw a refused write: say why, and what to do instead.
+                stderr.extend_from_slice(capture_overflow_message().as_bytes());
+            }
+            (status, take(&out), stderr)
         })
     }
 
@@ -348,4 +355,12 @@ impl Shell {
     pub fn cwd(&self) -> String {
         self.sh.state.borrow().cwd.clone()
     }
+}
+
+/// What a captured command's stderr gets when its output outgrew [`MAX_CAPTURE`].
+fn capture_overflow_message() -> String {
+    format!(
+        "shell: the output passed {MAX_CAPTURE} bytes, the most one capture holds; write it to \
+         a file (cmd > /tmp/out.txt) and read that with fs.readFile\n"
+    )
 }
