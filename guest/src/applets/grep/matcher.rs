@@ -7,7 +7,7 @@ use regex::bytes::{Regex, RegexBuilder};
 
 use super::options::Syntax;
 use crate::applets::common::regex::{
-    longest_end, regex_error, translate, Dialect, EndChecks, Syntax as Posix, Tool,
+    longest_end, regex_error, translate, Backtrack, Dialect, EndChecks, Syntax as Posix, Tool,
 };
 use crate::limits::MAX_GREP_BRANCHES;
 
@@ -49,6 +49,9 @@ pub struct Matcher {
     keep: Option<usize>,
     /// Warnings such as `* at start of expression`.
     pub warnings: Vec<String>,
+    /// Some pattern has back-references: every pattern compiled for backtracking (`regex`
+    /// ignores them), the leftmost-longest of their matches wins.
+    backtrack: Vec<Backtrack>,
 }
 
 /// The name of the group that holds what `-o` prints for an emulated look-around.
@@ -57,6 +60,9 @@ const KEEP: &str = "corral_keep";
 impl Matcher {
     /// The leftmost match at or after `at` in `hay` (the `regex` crate's preference).
     pub fn find_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        if !self.backtrack.is_empty() {
+            return self.backtrack_at(hay, at);
+        }
         let m = self.regex.as_ref()?.find_at(hay, at)?;
         Some((m.start(), m.end()))
     }
@@ -64,6 +70,9 @@ impl Matcher {
     /// The leftmost match at or after `at`, extended to the longest alternative there; with
     /// an emulated look-around, only the part outside the look-around.
     pub fn longest_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        if !self.backtrack.is_empty() {
+            return self.backtrack_at(hay, at);
+        }
         if let (Some(group), Some(regex)) = (self.keep, &self.regex) {
             let caps = regex.captures_at(hay, at)?;
             let m = caps.get(group)?;
@@ -93,6 +102,14 @@ impl Matcher {
     }
 }
 
+impl Matcher {
+    /// The leftmost-longest match of the backtracking patterns at or after `at`.
+    fn backtrack_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        let found = self.backtrack.iter().filter_map(|b| b.find_at(hay, at));
+        found.min_by_key(|&(start, end)| (start, std::cmp::Reverse(end)))
+    }
+}
+
 /// Compiles `patterns` (each one line) under `spec`; the error is the message to print.
 pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
     if patterns.is_empty() {
@@ -115,6 +132,13 @@ pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
     }
     let joined = join(&all.parts);
     let regex = compile(&joined, spec)?;
+    let mut backtrack = Vec::new();
+    if all.backrefs {
+        for part in &all.parts {
+            let wrapped = wrap(part, spec);
+            backtrack.push(Backtrack::new(&wrapped, spec.ignore_case, true, spec.eol)?);
+        }
+    }
     let longest = all.nested && !spec.word && !spec.line;
     let anchored_end = if longest {
         Some(compile(&format!("(?:{joined})\\z"), spec)?)
@@ -145,6 +169,7 @@ pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
         max_len: all.max_len,
         keep: None,
         warnings: all.warnings,
+        backtrack,
     })
 }
 
@@ -164,6 +189,8 @@ struct Combined {
     /// The most bytes a match can span.
     max_len: Option<u64>,
     warnings: Vec<String>,
+    /// Some pattern has back-references.
+    backrefs: bool,
 }
 
 impl Combined {
@@ -177,6 +204,7 @@ impl Combined {
         self.branches.extend(one.branches);
         self.max_len = self.max_len.zip(one.max_len).map(|(a, b)| a.max(b));
         self.nested |= one.alternation;
+        self.backrefs |= one.backrefs;
         self.ends.line_end |= one.ends.line_end;
         self.ends.word |= one.ends.word;
     }
@@ -195,6 +223,7 @@ impl Matcher {
             max_len: None,
             keep: None,
             warnings: Vec::new(),
+            backtrack: Vec::new(),
         }
     }
 }
@@ -323,16 +352,20 @@ fn join(parts: &[String]) -> String {
         .join("|")
 }
 
-/// Compiles one pattern with grep's flags, `-x` / `-w` wrapping and size limits.
-fn compile(pattern: &str, spec: MatchSpec) -> Result<Regex, String> {
-    let wrapped = if spec.line {
+/// `pattern` wrapped for `-x` / `-w`.
+fn wrap(pattern: &str, spec: MatchSpec) -> String {
+    if spec.line {
         format!("^(?:{pattern})$")
     } else if spec.word {
         format!("\\b{{start-half}}(?:{pattern})\\b{{end-half}}")
     } else {
         pattern.to_string()
-    };
-    RegexBuilder::new(&wrapped)
+    }
+}
+
+/// Compiles one pattern with grep's flags, `-x` / `-w` wrapping and size limits.
+fn compile(pattern: &str, spec: MatchSpec) -> Result<Regex, String> {
+    RegexBuilder::new(&wrap(pattern, spec))
         .multi_line(true)
         .line_terminator(spec.eol)
         .case_insensitive(spec.ignore_case)
@@ -355,6 +388,8 @@ struct OnePattern {
     branch_ends: Vec<EndChecks>,
     /// The most bytes it can match.
     max_len: Option<u64>,
+    /// It has back-references.
+    backrefs: bool,
 }
 
 fn one_pattern(
@@ -376,6 +411,7 @@ fn one_pattern(
                 ends: EndChecks::default(),
                 branch_ends: vec![EndChecks::default()],
                 max_len: None,
+                backrefs: false,
             });
         }
         Syntax::Basic => Posix::Basic,
@@ -394,5 +430,6 @@ fn one_pattern(
         ends: t.ends,
         branch_ends: t.branch_ends,
         max_len: t.max_len,
+        backrefs: t.backrefs,
     })
 }

@@ -301,12 +301,18 @@ fn regex_match(text: &str, pattern: &str) -> EvalResult<Val> {
     let re = Posix::new(pattern, Dialect::posix(false, Tool::Expr), Flags::default())?;
     let groups = re.groups > 0;
     // The leftmost match starts at 0 whenever any match does.
-    let caps = re
-        .captures_at(text.as_bytes(), 0)
-        .filter(|c| c.get(0).is_some_and(|m| m.start() == 0));
+    let spans = re.spans_at(text.as_bytes(), 0).filter(|spans| {
+        spans
+            .first()
+            .copied()
+            .flatten()
+            .is_some_and(|(s, _)| s == 0)
+    });
     let group_text = |n: usize| {
-        let m = caps.as_ref().and_then(|c| c.get(n));
-        m.map_or("", |m| &text[m.start()..m.end()])
+        let span = spans
+            .as_ref()
+            .and_then(|spans| spans.get(n).copied().flatten());
+        span.map_or("", |(s, e)| &text[s..e])
     };
     if groups {
         return Ok(Val::Str(group_text(1).to_string()));

@@ -14,13 +14,13 @@ pub fn rematch(chars: &[PChar], nocase: bool, text: &str) -> Result<Option<Vec<S
         multiline: false,
     };
     let re = Posix::compile(&t, flags)?;
-    let Some(caps) = re.captures_at(text.as_bytes(), 0) else {
+    let Some(spans) = re.spans_at(text.as_bytes(), 0) else {
         return Ok(None);
     };
-    let group = |m: Option<regex::bytes::Match<'_>>| {
-        m.map_or_else(String::new, |m| text[m.start()..m.end()].to_string())
+    let group = |span: Option<(usize, usize)>| {
+        span.map_or_else(String::new, |(s, e)| text[s..e].to_string())
     };
-    Ok(Some(caps.iter().map(group).collect()))
+    Ok(Some(spans.into_iter().map(group).collect()))
 }
 
 #[cfg(test)]
@@ -45,7 +45,8 @@ mod tests {
         assert!(is("^(ab|cd)+$", "abcd"));
         assert!(is("\\.", ".") && !is("\\.", "a"));
         assert!(is("a.b", "a\nb"));
-        for bad in ["(a)\\1", "a(", "a{", "*a", "[a", "a\\"] {
+        assert!(is("(a|b)\\1", "xbb") && !is("(a|b)\\1", "ab"));
+        for bad in ["\\1(a)", "a(", "a{", "*a", "[a", "a\\"] {
             assert!(re(bad, "a").is_err(), "{bad}");
         }
     }

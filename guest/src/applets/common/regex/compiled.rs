@@ -4,6 +4,7 @@
 
 use regex::bytes::{Captures, Regex, RegexBuilder};
 
+use super::backtrack::Backtrack;
 use super::{translate, Dialect, EndChecks, Translation};
 
 /// How a pattern matches beyond its text.
@@ -42,6 +43,8 @@ pub struct Posix {
     multiline: bool,
     /// Capturing groups, for checking `\N` references.
     pub groups: usize,
+    /// The pattern has back-references: this matches it (`regex` above ignores them).
+    backtrack: Option<Backtrack>,
 }
 
 /// Match positions: group 0 is the whole match.
@@ -66,6 +69,16 @@ impl Posix {
                 .map_err(|e| regex_error(&e))
         };
         let regex = build(&t.pattern)?;
+        let backtrack = if t.backrefs {
+            Some(Backtrack::new(
+                &t.pattern,
+                flags.icase,
+                flags.multiline,
+                b'\n',
+            )?)
+        } else {
+            None
+        };
         let nested = t.branches.iter().any(|b| b.contains('|'));
         let mut alts = Vec::new();
         if t.alternation && !nested && !t.asserts {
@@ -101,21 +114,30 @@ impl Posix {
             max_len: t.max_len,
             multiline: flags.multiline,
             groups: t.groups,
+            backtrack,
         })
     }
 
     /// Whether `text` contains a match.
     pub fn is_match(&self, text: &[u8]) -> bool {
-        self.regex.is_match(text)
+        match &self.backtrack {
+            Some(b) => b.find_at(text, 0).is_some(),
+            None => self.regex.is_match(text),
+        }
     }
 
     /// The leftmost (then longest) match at or after `at`, without its groups (faster).
     pub fn find_at(&self, text: &[u8], at: usize) -> Option<(usize, usize)> {
+        if let Some(b) = &self.backtrack {
+            return b.find_at(text, at);
+        }
         let m = self.regex.find_at(text, at)?;
         Some((m.start(), self.longest(text, m.start(), m.end())))
     }
 
-    /// The groups of the leftmost (then longest) match at or after `at`.
+    /// The groups of the leftmost (then longest) match at or after `at`; never for a
+    /// pattern with back-references (awk's, which cannot have them): use
+    /// [`Posix::spans_at`].
     pub fn captures_at<'t>(&self, text: &'t [u8], at: usize) -> Option<Captures<'t>> {
         let caps = self.regex.captures_at(text, at)?;
         let (start, end) = caps.get(0).map(|m| (m.start(), m.end()))?;
@@ -132,6 +154,9 @@ impl Posix {
 
     /// [`Posix::captures_at`] as positions.
     pub fn spans_at(&self, text: &[u8], at: usize) -> Option<Spans> {
+        if let Some(b) = &self.backtrack {
+            return b.spans_at(text, at);
+        }
         let caps = self.captures_at(text, at)?;
         Some(
             caps.iter()

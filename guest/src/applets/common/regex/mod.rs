@@ -7,9 +7,11 @@
 //! (or glibc's error message, which each tool reports its own way); [`Posix`] compiles it
 //! with POSIX's preference for the longest of the leftmost matches.
 
+mod backtrack;
 mod compiled;
 mod translate;
 
+pub use backtrack::Backtrack;
 pub use compiled::{longest_end, regex_error, whole_match, Flags, Posix, Spans, LONGEST_WINDOW};
 pub use translate::{
     translate, translate_bytes, translate_marked, EndChecks, Translation, BACKREF_UNSUPPORTED,

@@ -3,7 +3,8 @@
 //! It keeps capture-group numbering (only `\(` / `(` open capturing groups; every group
 //! added here is `(?:...)`), reports errors with glibc's messages (`Unmatched ( or \(`), and
 //! collects GNU grep's warnings (`* at start of expression`). Back-references cannot be
-//! expressed in the `regex` crate: they are reported as an error that says so.
+//! expressed in the `regex` crate: each `\N` becomes a group named `bN_K`, which
+//! [`super::backtrack`] matches (find's and awk's patterns refuse them).
 
 use super::{escape_byte, Dialect, Syntax, Tool};
 
@@ -31,6 +32,8 @@ pub struct Translation {
     pub max_len: Option<u64>,
     /// GNU-style warnings (`* at start of expression`), without the tool's name.
     pub warnings: Vec<String>,
+    /// It has back-references: only [`super::backtrack`] matches it correctly.
+    pub backrefs: bool,
 }
 
 /// Maximum match lengths in a group: over its finished alternatives, and of the current one.
@@ -143,6 +146,7 @@ pub fn translate_marked(src: &[(char, bool)], dialect: Dialect) -> Result<Transl
         last_len: Some(0),
         leading: true,
         warnings: Vec::new(),
+        backrefs: false,
     };
     t.run()?;
     let mut branches = Vec::with_capacity(t.splits.len() + 1);
@@ -162,6 +166,7 @@ pub fn translate_marked(src: &[(char, bool)], dialect: Dialect) -> Result<Transl
         branch_ends: t.branch_ends,
         max_len: t.lens.first().and_then(Lengths::total),
         warnings: t.warnings,
+        backrefs: t.backrefs,
     })
 }
 
@@ -211,6 +216,8 @@ struct Translator {
     /// Only anchors so far in this top-level alternative: they look at its start only.
     leading: bool,
     warnings: Vec<String>,
+    /// A back-reference was written.
+    backrefs: bool,
 }
 
 const UNMATCHED_BRACKET: &str = "Unmatched [, [^, [:, [., or [=";
@@ -616,7 +623,7 @@ impl Translator {
                     self.quantify(c.encode_utf8(&mut buf));
                 }
             }
-            '1'..='9' => return Err(self.backref(c)),
+            '1'..='9' => self.backref(c)?,
             'w' => self.atom_str("\\w"),
             'S' => self.atom_str("\\S"),
             'W' => self.atom_str(&self.excluding("\\W")),
@@ -677,13 +684,20 @@ impl Translator {
         Some(b)
     }
 
-    fn backref(&self, c: char) -> String {
+    fn backref(&mut self, c: char) -> Result<(), String> {
         let n = c.to_digit(10).unwrap_or(0) as usize;
         if n > self.groups {
-            "Invalid back reference".into()
-        } else {
-            BACKREF_UNSUPPORTED.into()
+            return Err("Invalid back reference".into());
         }
+        if matches!(self.dialect.tool, Tool::Find | Tool::Awk) {
+            return Err(BACKREF_UNSUPPORTED.into());
+        }
+        // Group names must differ: the second `\1` is `b1_1`.
+        let id = self.out.matches("(?P<b").count();
+        self.backrefs = true;
+        self.atom_str(&format!("(?P<b{n}_{id}>\\x{{FFFF}})"));
+        self.replace_last_len(None); // as long as the group's match, unknown here
+        Ok(())
     }
 
     /// `\W` / `\s` without the excluded line terminator.
@@ -1015,13 +1029,24 @@ mod tests {
             ("[[:foo:]]", "Invalid character class name"),
             ("[z-a]", "Invalid range end"),
             ("\\1", "Invalid back reference"),
-            ("\\(a\\)\\1", BACKREF_UNSUPPORTED),
         ];
         for (input, want) in cases {
             assert_eq!(bre(input), format!("ERR {want}"), "BRE {input}");
         }
         assert_eq!(ere("(a"), "ERR Unmatched ( or \\(");
         assert_eq!(ere("a{2,1}"), "ERR Invalid content of \\{\\}");
+    }
+
+    #[test]
+    fn back_references_become_named_groups_except_for_find_and_awk() {
+        assert_eq!(
+            bre("\\(a\\)\\1*\\1"),
+            "(a)(?P<b1_0>\\x{FFFF})*(?P<b1_1>\\x{FFFF})"
+        );
+        assert_eq!(
+            tr("(a)\\1", Syntax::Extended, Tool::Find),
+            format!("ERR {BACKREF_UNSUPPORTED}")
+        );
     }
 
     fn tr(p: &str, syntax: Syntax, tool: Tool) -> String {
