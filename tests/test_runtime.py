@@ -159,7 +159,8 @@ def test_a_fresh_process_with_a_warm_cache_imports_and_reads_little() -> None:
         "import sys, corral\n"
         "assert corral.Sandbox().execute('return 1 + 2').return_value == 3\n"
         "from corral.runtime import _base\n"
-        "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile'} & set(sys.modules)\n"
+        "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile', 'corral.tokens',\n"
+        "        'corral.sandbox_tool', 'corral.fs'} & set(sys.modules)\n"
         "print(sorted(slow), _base._read.cache_info().misses)"
     )
     for _ in range(2):
@@ -229,6 +230,27 @@ def test_cli_precompile(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip().startswith(str(tmp_path))
+
+
+@pytest.mark.needs_native("runs Python in a subprocess")
+def test_import_corral_loads_nothing_until_a_name_is_used() -> None:
+    code = (
+        "import sys, corral\n"
+        "print(sorted(m for m in sys.modules if m.startswith('corral')))\n"
+        "from corral import Limits\n"
+        "print(corral.Limits is Limits, 'corral.sandbox' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "['corral']\nTrue False\n", "")
+
+
+def test_every_public_name_resolves_and_is_listed() -> None:
+    assert set(corral._HOME_OF) == set(corral.__all__)
+    for name in corral.__all__:
+        value = getattr(corral, name)
+        assert value.__name__ == name and name in dir(corral)
+    with pytest.raises(AttributeError, match="module 'corral' has no attribute 'Sandboxes'"):
+        corral.Sandboxes  # noqa: B018
 
 
 @pytest.mark.needs_native("runs Python in a subprocess")

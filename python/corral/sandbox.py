@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from . import _json
 from ._calls import Approver, CallDispatcher, Timers, ToolHandler
@@ -33,13 +33,11 @@ from ._module import wasm_path
 from ._wasi import Entropy, WasiShim
 from .audit import AuditCollector, AuditConfig, AuditLog, AuditRecord, Redactor, now
 from .capabilities import Authorizer, MethodCapability
-from .fs import SandboxFS
 from .language import detect_language
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
 from .results import ErrorKind, ExecutionResult, ToolCall
 from .runtime import get_backend
-from .tokens import CapabilityToken, TokenError
 from .tools import (
     DECLARATIONS_PATH,
     ToolDefinition,
@@ -50,6 +48,10 @@ from .tools import (
 )
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
+
+if TYPE_CHECKING:
+    from .fs import SandboxFS
+    from .tokens import CapabilityToken
 
 __all__ = ["Sandbox", "replay", "replay_all"]
 
@@ -461,6 +463,8 @@ class Sandbox:
         {'pay': 2}
         """
         if self.token is None:
+            from .tokens import CapabilityToken  # only sandboxes with tokens import it
+
             self._key = secrets.token_bytes(32)
             self.token = CapabilityToken.mint(self._key, list(self.capabilities))
             self._init["key"] = self._key
@@ -537,6 +541,8 @@ class Sandbox:
     @property
     def fs(self) -> SandboxFS:
         """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
+        from .fs import SandboxFS
+
         return SandboxFS(self._request)
 
     def _request(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
@@ -619,17 +625,21 @@ def _authority(
     key: bytes | None,
 ) -> CapabilityToken | None:
     """The sandbox's token: the one given (checked), one minted with ``key``, or None."""
-    if token is not None:
-        if capabilities is not None:
-            raise ValueError("pass either capabilities=... or token=..., not both")
+    if token is None:
         if key is None:
-            raise TokenError("a token needs the key that verifies it: pass key=...")
-        parsed = CapabilityToken.parse(token) if isinstance(token, str) else token
-        parsed.verify(key, sandbox_id=sandbox_id)
-        return parsed
+            return None
+        from .tokens import CapabilityToken  # only sandboxes with tokens import it
+
+        return CapabilityToken.mint(key, _default_capabilities(tools, capabilities))
+    from .tokens import CapabilityToken, TokenError
+
+    if capabilities is not None:
+        raise ValueError("pass either capabilities=... or token=..., not both")
     if key is None:
-        return None
-    return CapabilityToken.mint(key, _default_capabilities(tools, capabilities))
+        raise TokenError("a token needs the key that verifies it: pass key=...")
+    parsed = CapabilityToken.parse(token) if isinstance(token, str) else token
+    parsed.verify(key, sandbox_id=sandbox_id)
+    return parsed
 
 
 def _default_capabilities(
