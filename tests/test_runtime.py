@@ -160,7 +160,8 @@ def test_a_fresh_process_with_a_warm_cache_imports_and_reads_little() -> None:
         "assert corral.Sandbox().execute('return 1 + 2').return_value == 3\n"
         "from corral.runtime import _base\n"
         "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile', 'corral.tokens',\n"
-        "        'corral.sandbox_tool', 'corral.fs', 'wasmtime', 'platform'} & set(sys.modules)\n"
+        "        'corral.sandbox_tool', 'corral.fs', 'wasmtime', 'platform', 'secrets',\n"
+        "        'corral.capabilities._constraints'} & set(sys.modules)\n"
         "print(sorted(slow), _base._read.cache_info().misses)"
     )
     for _ in range(2):
@@ -251,6 +252,11 @@ def test_every_public_name_resolves_and_is_listed() -> None:
         assert value.__name__ == name and name in dir(corral)
     with pytest.raises(AttributeError, match="module 'corral' has no attribute 'Sandboxes'"):
         corral.Sandboxes  # noqa: B018
+    from corral import capabilities
+
+    assert set(capabilities._HOME_OF) == {*capabilities.__all__, "SPEC_FORMS", "MAX_NAME_LENGTH"}
+    for name in capabilities._HOME_OF:
+        assert getattr(capabilities, name) is not None and name in dir(capabilities)
 
 
 @pytest.mark.needs_native("loads wasmtime's library")

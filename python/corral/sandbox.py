@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import secrets
+import os
 import struct
 import threading
 import time
@@ -165,7 +165,7 @@ class Sandbox:
         sandbox_id: str | None = None,
         mcp_servers: Iterable[Any] | Mapping[str, Any] | None = None,
     ) -> None:
-        self.id = sandbox_id or secrets.token_hex(16)
+        self.id = sandbox_id or os.urandom(16).hex()  # secrets.token_hex, without importing it
         self.limits = limits or Limits()
         # Run by close() (and when the sandbox is collected): each releases what it holds.
         self._on_close: list[Callable[[], Any]] = []
@@ -465,10 +465,10 @@ class Sandbox:
         if self.token is None:
             from .tokens import CapabilityToken  # only sandboxes with tokens import it
 
-            self._key = secrets.token_bytes(32)
+            self._key = os.urandom(32)
             self.token = CapabilityToken.mint(self._key, list(self.capabilities))
             self._init["key"] = self._key
-        child_id = f"{self.id}/{secrets.token_hex(6)}"  # a path: the parent's binding covers it
+        child_id = f"{self.id}/{os.urandom(6).hex()}"  # a path: the parent's binding covers it
         child_token = self.token.attenuate(
             list(capabilities), expires_in=expires_in, sandbox_id=child_id
         )
@@ -598,7 +598,7 @@ class Sandbox:
         The fork's id is ``<this id>/fork-<random>``, so a token bound to this sandbox works
         there too; it shares this sandbox's audit trail.
         """
-        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{secrets.token_hex(4)}")
+        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{os.urandom(4).hex()}")
         fork.restore(self.snapshot())
         return fork
 
