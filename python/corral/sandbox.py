@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import os
+import secrets
 import struct
 import threading
 import time
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from . import _json
 from ._calls import Approver, CallDispatcher, Timers, ToolHandler
@@ -33,11 +33,13 @@ from ._module import wasm_path
 from ._wasi import Entropy, WasiShim
 from .audit import AuditCollector, AuditConfig, AuditLog, AuditRecord, Redactor, now
 from .capabilities import Authorizer, MethodCapability
+from .fs import SandboxFS
 from .language import detect_language
 from .limits import Limits
 from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
 from .results import ErrorKind, ExecutionResult, ToolCall
 from .runtime import get_backend
+from .tokens import CapabilityToken, TokenError
 from .tools import (
     DECLARATIONS_PATH,
     ToolDefinition,
@@ -48,10 +50,6 @@ from .tools import (
 )
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
-
-if TYPE_CHECKING:
-    from .fs import SandboxFS
-    from .tokens import CapabilityToken
 
 __all__ = ["Sandbox", "replay", "replay_all"]
 
@@ -165,7 +163,7 @@ class Sandbox:
         sandbox_id: str | None = None,
         mcp_servers: Iterable[Any] | Mapping[str, Any] | None = None,
     ) -> None:
-        self.id = sandbox_id or os.urandom(16).hex()  # secrets.token_hex, without importing it
+        self.id = sandbox_id or secrets.token_hex(16)
         self.limits = limits or Limits()
         # Run by close() (and when the sandbox is collected): each releases what it holds.
         self._on_close: list[Callable[[], Any]] = []
@@ -463,12 +461,10 @@ class Sandbox:
         {'pay': 2}
         """
         if self.token is None:
-            from .tokens import CapabilityToken  # only sandboxes with tokens import it
-
-            self._key = os.urandom(32)
+            self._key = secrets.token_bytes(32)
             self.token = CapabilityToken.mint(self._key, list(self.capabilities))
             self._init["key"] = self._key
-        child_id = f"{self.id}/{os.urandom(6).hex()}"  # a path: the parent's binding covers it
+        child_id = f"{self.id}/{secrets.token_hex(6)}"  # a path: the parent's binding covers it
         child_token = self.token.attenuate(
             list(capabilities), expires_in=expires_in, sandbox_id=child_id
         )
@@ -541,8 +537,6 @@ class Sandbox:
     @property
     def fs(self) -> SandboxFS:
         """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
-        from .fs import SandboxFS
-
         return SandboxFS(self._request)
 
     def _request(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
@@ -598,7 +592,7 @@ class Sandbox:
         The fork's id is ``<this id>/fork-<random>``, so a token bound to this sandbox works
         there too; it shares this sandbox's audit trail.
         """
-        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{os.urandom(4).hex()}")
+        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{secrets.token_hex(4)}")
         fork.restore(self.snapshot())
         return fork
 
@@ -625,21 +619,17 @@ def _authority(
     key: bytes | None,
 ) -> CapabilityToken | None:
     """The sandbox's token: the one given (checked), one minted with ``key``, or None."""
-    if token is None:
+    if token is not None:
+        if capabilities is not None:
+            raise ValueError("pass either capabilities=... or token=..., not both")
         if key is None:
-            return None
-        from .tokens import CapabilityToken  # only sandboxes with tokens import it
-
-        return CapabilityToken.mint(key, _default_capabilities(tools, capabilities))
-    from .tokens import CapabilityToken, TokenError
-
-    if capabilities is not None:
-        raise ValueError("pass either capabilities=... or token=..., not both")
+            raise TokenError("a token needs the key that verifies it: pass key=...")
+        parsed = CapabilityToken.parse(token) if isinstance(token, str) else token
+        parsed.verify(key, sandbox_id=sandbox_id)
+        return parsed
     if key is None:
-        raise TokenError("a token needs the key that verifies it: pass key=...")
-    parsed = CapabilityToken.parse(token) if isinstance(token, str) else token
-    parsed.verify(key, sandbox_id=sandbox_id)
-    return parsed
+        return None
+    return CapabilityToken.mint(key, _default_capabilities(tools, capabilities))
 
 
 def _default_capabilities(

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from .._image import InitImage
     from ._base import Instance
 
-__all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
+__all__ = ["CompiledModule", "WasmtimeBackend", "cache_dir", "memory_settings"]
 
 EPOCH_TICK = 0.005  # seconds per epoch tick while any guest call runs
 PARK_AFTER = 0.1  # seconds without a guest call after which the epoch thread sleeps
@@ -233,10 +233,10 @@ class WasmtimeBackend:
         when the first module that imports it is instantiated (each forwards to the shim of
         the instance running)."""
         self._defined: set[str] = set()  # the names defined in it
-        self._callbacks: list[Any] = []  # what the linker's imports call: alive as long
-        self._linked: weakref.WeakSet[_Module] = weakref.WeakSet()  # modules it serves
-        self._modules: dict[str, _Module] = {}
-        self._keys: weakref.WeakKeyDictionary[_Module, str] = weakref.WeakKeyDictionary()
+        self._callbacks: list[Any] = []  # what the linker calls: kept as long as it lives
+        self._linked: weakref.WeakSet[CompiledModule] = weakref.WeakSet()  # modules it serves
+        self._modules: dict[str, CompiledModule] = {}
+        self._keys: weakref.WeakKeyDictionary[CompiledModule, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         # Freed with the backend, not at exit (the process ends: nothing to tidy, and the
         # epoch thread may still tick the engine).
@@ -258,7 +258,7 @@ class WasmtimeBackend:
             _store(path, self._compile(module_bytes(wasm)).serialize())
         return path
 
-    def load(self, wasm: Wasm) -> _Module:
+    def load(self, wasm: Wasm) -> CompiledModule:
         """The compiled module: from this process, else from disk, else compiled and cached."""
         key = self.cache_key(wasm)
         with self._lock:
@@ -269,19 +269,19 @@ class WasmtimeBackend:
                 self._keys[module] = key
             return module
 
-    async def load_async(self, wasm: Wasm) -> _Module:
+    async def load_async(self, wasm: Wasm) -> CompiledModule:
         """:meth:`load` in a worker thread, so the event loop keeps running meanwhile."""
         import asyncio  # only for async code: importing it costs a fresh process milliseconds
 
         return await asyncio.to_thread(self.load, wasm)
 
-    def _load_uncached(self, wasm: Wasm, path: Path) -> _Module:
+    def _load_uncached(self, wasm: Wasm, path: Path) -> CompiledModule:
         found = ctypes.c_void_p()
         error = self._lib.module_deserialize_file(
             self.engine, os.fsencode(path), ctypes.byref(found)
         )
         if not error:
-            return _Module(self._lib, found.value or 0)
+            return CompiledModule(found.value or 0)
         self._lib.error(error)  # missing, stale or corrupt (freed): recompile and overwrite
         module = self._compile(module_bytes(wasm))
         with contextlib.suppress(OSError):  # a read-only cache only costs speed
@@ -318,7 +318,7 @@ class WasmtimeBackend:
             _forget_old_images(path.parent)
 
     def _image_path(self, module: object, config: bytes) -> Path | None:
-        key = self._keys.get(module) if isinstance(module, _Module) else None
+        key = self._keys.get(module) if isinstance(module, CompiledModule) else None
         if key is None or not _memory_files():
             return None
         name = f"{key}-{hashlib.sha256(config).hexdigest()[:32]}.image"
@@ -351,19 +351,19 @@ class WasmtimeBackend:
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
-        assert isinstance(module, _Module)
+        assert isinstance(module, CompiledModule)
         if module not in self._linked:
             with self._lock:
                 self._define_wasi(module)
                 self._linked.add(module)
         return WasmtimeInstance(self, module, shim, memory_limit)
 
-    def _compile(self, wasm: bytes) -> _Module:
+    def _compile(self, wasm: bytes) -> CompiledModule:
         module = ctypes.c_void_p()
         self._lib.check(self._lib.module_new(self.engine, wasm, len(wasm), ctypes.byref(module)))
-        return _Module(self._lib, module.value or 0)
+        return CompiledModule(module.value or 0)
 
-    def _define_wasi(self, module: _Module) -> None:
+    def _define_wasi(self, module: CompiledModule) -> None:
         """Define in the linker the WASI imports of ``module`` not defined yet, each
         forwarding to the running instance's shim. One linker serves every instance: that
         saves each a linker of its own, and wasmtime's registry of host functions never
@@ -384,15 +384,16 @@ def _free(owner: object, delete: Callable[[int], None], pointer: int) -> None:
     weakref.finalize(owner, delete, pointer).atexit = False
 
 
-class _Module:
-    """A compiled module (a ``wasmtime_module_t *``), freed when collected, with the
-    signatures of its exports as ``_caller`` reads them (the same in every instance)."""
+class CompiledModule:
+    """What :meth:`WasmtimeBackend.load` returns (opaque above the backend): a compiled
+    module (a ``wasmtime_module_t *``), freed when collected, with the signatures of its
+    exports as instances read them (the same in every instance)."""
 
-    def __init__(self, lib: Library, ptr: int) -> None:
-        self._lib = lib
+    def __init__(self, ptr: int) -> None:
+        self._lib = _library()
         self.ptr = ptr
         self.signatures: dict[str, tuple[str, str]] = {}
-        _free(self, lib.module_delete, ptr)
+        _free(self, self._lib.module_delete, ptr)
 
     def serialize(self) -> bytes:
         """The compiled code, as :meth:`WasmtimeBackend.load` reads it back from a file."""
@@ -508,7 +509,7 @@ class WasmtimeInstance:
     with plain addresses."""
 
     def __init__(
-        self, backend: WasmtimeBackend, module: _Module, shim: WasiShim, memory_limit: int
+        self, backend: WasmtimeBackend, module: CompiledModule, shim: WasiShim, memory_limit: int
     ) -> None:
         self._backend = backend
         self._module = module
