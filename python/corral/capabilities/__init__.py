@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from ._subsets import pattern_covers
 
 # Each name is imported from its module on first use (PEP 562), so that a sandbox imports only
-# the parts it uses: one without constraints never defines the constraint classes.
+# the parts it uses: one without capabilities never defines the constraint classes.
 _HOMES = {
     "_authorizer": ("Authorizer", "CapabilityError", "Decision", "raise_for"),
     "_capability": ("ConstraintSet", "MethodCapability", "backtracking_risk", "is_attenuation"),

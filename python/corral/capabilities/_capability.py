@@ -13,7 +13,7 @@ from ._patterns import match_pattern, validate_pattern
 from ._values import _got, _show
 
 # The constraint classes, their JSON form and the subset proofs are imported where they are
-# used: a sandbox without constraints never needs them (their ~15 dataclasses cost a fresh
+# used: a sandbox without capabilities never needs them (their ~15 dataclasses cost a fresh
 # process milliseconds to define).
 if TYPE_CHECKING:
     from ._constraints import Constraint
