@@ -71,8 +71,8 @@ def _instrument(live: Sandbox) -> None:
     _timed(native.WasmtimeBackend, "instantiate", lambda *_: "instantiate (store, instance)")
     _timed(InitImage, "apply", lambda *_: "load the init image (natively: map it)")
     # The live sandbox's WASI imports (timed inside its guest calls): each is a call out of the
-    # guest into Python through wasmtime-py.
-    imports = live._driver.instance._wasi  # type: ignore[attr-defined]
+    # guest into Python through wasmtime's C API.
+    imports = live._driver.instance._shim.functions()  # type: ignore[attr-defined]
     for name, function in imports.items():
         imports[name] = dataclasses.replace(function, func=_timed_import(name, function.func))
 
@@ -80,15 +80,19 @@ def _instrument(live: Sandbox) -> None:
 def _perfmap() -> None:
     """Every wasmtime engine made from now on writes a perf map of the code it compiles (a
     different engine configuration: the first run compiles the module, and caches it apart)."""
-    import wasmtime
+    import ctypes
 
-    original = wasmtime.Config.__init__
+    lib = native._library()
+    new_config = lib.config_new
+    profiler_set = ctypes.CDLL(lib.path).wasmtime_config_profiler_set
+    profiler_set.argtypes = [ctypes.c_void_p, ctypes.c_uint8]
 
-    def init(self: wasmtime.Config) -> None:
-        original(self)
-        self.profiler = "perfmap"
+    def config_new() -> int:
+        config = new_config()
+        profiler_set(config, 3)  # WASMTIME_PROFILING_STRATEGY_PERFMAP
+        return config  # type: ignore[no-any-return]
 
-    wasmtime.Config.__init__ = init  # type: ignore[method-assign]
+    lib.config_new = config_new
 
 
 def echo(x: int) -> dict[str, int]:

@@ -69,7 +69,7 @@ def test_wasi_proc_exit_raises() -> None:
 def test_the_guest_imports_only_a_few_wasi_functions() -> None:
     import wasmtime
 
-    module = wasmtime.Module(get_backend().engine, wasm_bytes())  # type: ignore[attr-defined]
+    module = wasmtime.Module(wasmtime.Engine(), wasm_bytes())
     imports = sorted((i.module, i.name) for i in module.imports)
     allowed = set(WasiShim().functions())
     assert {module for module, _ in imports} == {"wasi_snapshot_preview1"}
@@ -159,7 +159,9 @@ def test_a_fresh_process_with_a_warm_cache_imports_and_reads_little() -> None:
         "import sys, corral\n"
         "assert corral.Sandbox().execute('return 1 + 2').return_value == 3\n"
         "from corral.runtime import _base\n"
-        "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile'} & set(sys.modules)\n"
+        "slow = {'asyncio', 'importlib.metadata', 'logging', 'tempfile', 'wasmtime',\n"
+        "        'platform', 'corral.sandbox_tool', 'corral.capabilities._constraints'}\n"
+        "slow &= set(sys.modules)\n"
         "print(sorted(slow), _base._read.cache_info().misses)"
     )
     for _ in range(2):
@@ -229,6 +231,52 @@ def test_cli_precompile(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip().startswith(str(tmp_path))
+
+
+@pytest.mark.needs_native("runs Python in a subprocess")
+def test_import_corral_loads_nothing_until_a_name_is_used() -> None:
+    code = (
+        "import sys, corral\n"
+        "print(sorted(m for m in sys.modules if m.startswith('corral')))\n"
+        "from corral import Limits\n"
+        "print(corral.Limits is Limits, 'corral.sandbox' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "['corral']\nTrue False\n", "")
+
+
+def test_every_public_name_resolves_and_is_listed() -> None:
+    assert set(corral._HOME_OF) == set(corral.__all__)
+    for name in corral.__all__:
+        value = getattr(corral, name)
+        assert value.__name__ == name and name in dir(corral)
+    with pytest.raises(AttributeError, match="module 'corral' has no attribute 'Sandboxes'"):
+        corral.Sandboxes  # noqa: B018
+    from corral import capabilities
+
+    assert set(capabilities._HOME_OF) == {*capabilities.__all__, "SPEC_FORMS", "MAX_NAME_LENGTH"}
+    for name in capabilities._HOME_OF:
+        assert getattr(capabilities, name) is not None and name in dir(capabilities)
+
+
+@pytest.mark.needs_native("loads wasmtime's library")
+def test_another_wasmtime_release_is_refused_with_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from corral.runtime import _capi
+
+    monkeypatch.setattr(_capi, "_version", lambda package: "51.0.0")
+    with pytest.raises(ImportError) as refused:
+        _capi.load()
+    assert str(refused.value) == (
+        "corral binds the C API of wasmtime 50.x, and wasmtime 51.0.0 is installed: "
+        "pip install 'wasmtime>=50,<51'"
+    )
+    monkeypatch.setattr(_capi, "_version", lambda package: None)
+    with pytest.raises(ImportError, match="a wasmtime whose version is unknown is installed"):
+        _capi.load()
+    monkeypatch.undo()
+    assert _capi.load().path.endswith(os.path.join(*_capi._library_location()))
 
 
 @pytest.mark.needs_native("runs Python in a subprocess")

@@ -3,34 +3,59 @@
 >>> from corral import create_sandbox_tool
 >>> create_sandbox_tool().run('return "hello"')
 'hello'
+
+The public names are imported on first use (PEP 562): ``import corral`` alone loads nothing
+else, and ``corral.Sandbox`` loads what a sandbox needs, not the tool converters, tokens or
+the SandboxTool wrappers (a fresh process's first sandbox pays only for what it uses).
 """
 
 from __future__ import annotations
 
-from ._calls import ApprovalRequest
-from ._module import configure_runtime, load, precompile_module
-from .audit import AuditCollector, AuditConfig, AuditEntry, AuditLog, AuditRecord
-from .capabilities import (
-    CapabilityError,
-    ConstraintSet,
-    MethodCapability,
-    Param,
-)
-from .fs import FileStat, SandboxFS
-from .limits import Limits
-from .protocol import SandboxClosedError
-from .results import ErrorKind, ExecutionResult, ToolCall
-from .sandbox import Sandbox, replay, replay_all
-from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
-from .tokens import CapabilityToken, TokenError
-from .tools import (
-    ToolDefinition,
-    tool_from_function,
-    tools_from_anthropic,
-    tools_from_langchain,
-    tools_from_openai,
-)
-from .trace import ReplayDivergence, Trace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._calls import ApprovalRequest
+    from ._module import configure_runtime, load, precompile_module
+    from .audit import AuditCollector, AuditConfig, AuditEntry, AuditLog, AuditRecord
+    from .capabilities import CapabilityError, ConstraintSet, MethodCapability, Param
+    from .fs import FileStat, SandboxFS
+    from .limits import Limits
+    from .protocol import SandboxClosedError
+    from .results import ErrorKind, ExecutionResult, ToolCall
+    from .sandbox import Sandbox, replay, replay_all
+    from .sandbox_tool import SandboxTool, create_bash_tool, create_sandbox_tool
+    from .tokens import CapabilityToken, TokenError
+    from .tools import (
+        ToolDefinition,
+        tool_from_function,
+        tools_from_anthropic,
+        tools_from_langchain,
+        tools_from_openai,
+    )
+    from .trace import ReplayDivergence, Trace
+
+_HOMES = {
+    "_calls": ("ApprovalRequest",),
+    "_module": ("configure_runtime", "load", "precompile_module"),
+    "audit": ("AuditCollector", "AuditConfig", "AuditEntry", "AuditLog", "AuditRecord"),
+    "capabilities": ("CapabilityError", "ConstraintSet", "MethodCapability", "Param"),
+    "fs": ("FileStat", "SandboxFS"),
+    "limits": ("Limits",),
+    "protocol": ("SandboxClosedError",),
+    "results": ("ErrorKind", "ExecutionResult", "ToolCall"),
+    "sandbox": ("Sandbox", "replay", "replay_all"),
+    "sandbox_tool": ("SandboxTool", "create_bash_tool", "create_sandbox_tool"),
+    "tokens": ("CapabilityToken", "TokenError"),
+    "tools": (
+        "ToolDefinition",
+        "tool_from_function",
+        "tools_from_anthropic",
+        "tools_from_langchain",
+        "tools_from_openai",
+    ),
+    "trace": ("ReplayDivergence", "Trace"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "ApprovalRequest",
@@ -71,3 +96,18 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (then kept in this module)."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'corral' has no attribute {name!r}")
+    # __import__ rather than importlib.import_module: importing importlib costs a fresh process.
+    value = getattr(__import__(module, globals(), None, [name], 1), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -47,7 +47,15 @@ def test_sup_1_the_shim_defines_no_filesystem_or_socket_call() -> None:
 @pytest.mark.needs_native("reads pyproject.toml from the checkout")
 def test_sup_2_the_only_runtime_dependency_is_wasmtime() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["dependencies"] == ['wasmtime>=50; sys_platform != "emscripten"']
+    assert project["dependencies"] == ['wasmtime>=50,<51; sys_platform != "emscripten"']
+
+
+def test_sup_2_the_wasmtime_dependency_is_the_releases_whose_c_api_corral_binds() -> None:
+    from corral.runtime._capi import SUPPORTED
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = f"wasmtime>={SUPPORTED[0]},<{SUPPORTED[-1] + 1};"
+    assert project["dependencies"][0].startswith(wanted)
 
 
 @pytest.mark.needs_native("lists the checkout's files with git")

@@ -4,6 +4,7 @@ Every call a guest makes is checked here, on the host, against the canonical too
 actual parameters; the guest is never trusted to enforce anything. The model reads denial
 messages, so each one names the rule that denied the call and the value that broke it::
 
+    >>> from corral.capabilities import Authorizer, MethodCapability, Param, is_attenuation
     >>> cap = MethodCapability("transfer_money", [Param("amount") <= 1000], max_calls=10)
     >>> auth = Authorizer([cap])
     >>> auth.authorize("transfer_money", {"amount": 500}).allowed
@@ -30,30 +31,81 @@ and a subset relation (:func:`pattern_covers`, :meth:`Constraint.implies`,
 
 from __future__ import annotations
 
-from ._authorizer import Authorizer, CapabilityError, Decision, raise_for
-from ._capability import ConstraintSet, MethodCapability, backtracking_risk, is_attenuation
-from ._constraints import (
-    AllOf,
-    AnyOf,
-    Comparison,
-    Constraint,
-    Contains,
-    EndsWith,
-    Exists,
-    IsIn,
-    Length,
-    Matches,
-    NotExists,
-    NotIn,
-    Param,
-    StartsWith,
-)
-from ._dict_form import SPEC_FORMS as SPEC_FORMS
-from ._dict_form import capabilities_from_dict, constraint_from_spec
-from ._json_form import constraint_from_json
-from ._patterns import MAX_NAME_LENGTH as MAX_NAME_LENGTH
-from ._patterns import match_pattern, validate_pattern, validate_tool_name
-from ._subsets import pattern_covers
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._authorizer import Authorizer, CapabilityError, Decision, raise_for
+    from ._capability import (
+        ConstraintSet,
+        MethodCapability,
+        backtracking_risk,
+        is_attenuation,
+    )
+    from ._constraints import (
+        AllOf,
+        AnyOf,
+        Comparison,
+        Constraint,
+        Contains,
+        EndsWith,
+        Exists,
+        IsIn,
+        Length,
+        Matches,
+        NotExists,
+        NotIn,
+        Param,
+        StartsWith,
+    )
+    from ._dict_form import SPEC_FORMS as SPEC_FORMS
+    from ._dict_form import capabilities_from_dict, constraint_from_spec
+    from ._json_form import constraint_from_json
+    from ._patterns import MAX_NAME_LENGTH as MAX_NAME_LENGTH
+    from ._patterns import match_pattern, validate_pattern, validate_tool_name
+    from ._subsets import pattern_covers
+
+# Each name is imported from its module on first use (PEP 562), so that a sandbox imports only
+# the parts it uses: one without capabilities never defines the constraint classes.
+_HOMES = {
+    "_authorizer": ("Authorizer", "CapabilityError", "Decision", "raise_for"),
+    "_capability": ("ConstraintSet", "MethodCapability", "backtracking_risk", "is_attenuation"),
+    "_constraints": (
+        "AllOf",
+        "AnyOf",
+        "Comparison",
+        "Constraint",
+        "Contains",
+        "EndsWith",
+        "Exists",
+        "IsIn",
+        "Length",
+        "Matches",
+        "NotExists",
+        "NotIn",
+        "Param",
+        "StartsWith",
+    ),
+    "_dict_form": ("SPEC_FORMS", "capabilities_from_dict", "constraint_from_spec"),
+    "_json_form": ("constraint_from_json",),
+    "_patterns": ("MAX_NAME_LENGTH", "match_pattern", "validate_pattern", "validate_tool_name"),
+    "_subsets": ("pattern_covers",),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use (then kept in this module)."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'corral.capabilities' has no attribute {name!r}")
+    value = getattr(__import__(module, globals(), None, [name], 1), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME_OF})
+
 
 __all__ = [
     "AllOf",

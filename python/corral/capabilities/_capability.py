@@ -7,13 +7,17 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from re import _parser as _sre_parser  # type: ignore[attr-defined]
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._constraints import AllOf, AnyOf, Constraint, Matches, _check_constraints, _describe_operand
-from ._json_form import _check_json_keys, _numbered, constraint_from_json
 from ._patterns import match_pattern, validate_pattern
-from ._subsets import _implies, _pattern_covers, _Work
 from ._values import _got, _show
+
+# The constraint classes, their JSON form and the subset proofs are imported where they are
+# used: a sandbox without capabilities never needs them (their ~15 dataclasses cost a fresh
+# process milliseconds to define).
+if TYPE_CHECKING:
+    from ._constraints import Constraint
+    from ._subsets import _Work
 
 
 @dataclass(frozen=True, init=False)
@@ -24,6 +28,8 @@ class ConstraintSet:
 
     def __init__(self, constraints: Iterable[Constraint] = ()) -> None:
         """Collect ``constraints``; anything that is not a :class:`Constraint` is a TypeError."""
+        from ._constraints import _check_constraints
+
         object.__setattr__(self, "constraints", _check_constraints(constraints))
 
     def __iter__(self) -> Iterator[Constraint]:
@@ -52,6 +58,8 @@ class ConstraintSet:
 
     def describe(self) -> str:
         """The constraints joined by ``and`` (empty when there are none)."""
+        from ._constraints import AllOf, _describe_operand
+
         return " and ".join(_describe_operand(item, AllOf) for item in self.constraints)
 
     def implies(self, parent: ConstraintSet) -> bool:
@@ -61,9 +69,14 @@ class ConstraintSet:
         one of these (or, through an AllOf member of ``parent``, by one for each member).
         Conservative: False means "not proven".
         """
+        from ._subsets import _Work
+
         return self._implies(parent, _Work())
 
     def _implies(self, parent: ConstraintSet, work: _Work) -> bool:
+        from ._constraints import AllOf
+        from ._subsets import _implies
+
         together = AllOf(self.constraints)
         return all(_implies(together, item, work) for item in parent.constraints)
 
@@ -75,6 +88,8 @@ def _as_constraint_set(
         return ConstraintSet()
     if isinstance(constraints, ConstraintSet):
         return constraints
+    from ._constraints import Constraint
+
     if isinstance(constraints, Constraint):
         return ConstraintSet([constraints])
     return ConstraintSet(constraints)
@@ -199,6 +214,8 @@ class MethodCapability:
         Raises:
             ValueError: naming the problem (see :func:`constraint_from_json`).
         """
+        from ._json_form import _check_json_keys, _numbered, constraint_from_json
+
         if not isinstance(data, Mapping):
             raise ValueError(f"a capability must be a JSON object, not {_got(data)}")
         optional = ("constraints", "max_calls", "requires_approval")
@@ -230,10 +247,14 @@ class MethodCapability:
         >>> MethodCapability("fs/read").is_subset_of(parent)
         False
         """
+        from ._subsets import _Work
+
         return _is_subset(self, parent, _Work())
 
 
 def _is_subset(child: MethodCapability, parent: MethodCapability, work: _Work) -> bool:
+    from ._subsets import _pattern_covers
+
     return (
         _budget_within(child.max_calls, parent.max_calls)
         and (child.requires_approval or not parent.requires_approval)
@@ -249,6 +270,8 @@ def _budget_within(child: int | None, parent: int | None) -> bool:
 
 def _regexes(constraints: Iterable[Constraint]) -> set[str]:
     """Every ``matches`` regex in ``constraints``, however nested."""
+    from ._constraints import AllOf, AnyOf, Matches
+
     found: set[str] = set()
     for item in constraints:
         if isinstance(item, Matches):
@@ -334,6 +357,8 @@ def is_attenuation(
     capability 'pay' (max_calls=6) and the ones before it exceed max_calls=10 of 'pay' in the
     token they narrow
     """
+    from ._subsets import _Work
+
     work = _Work()
     room: list[int | None] = [parent.max_calls for parent in parents]
     trusted = {regex for parent in parents for regex in _regexes(parent.constraints)}

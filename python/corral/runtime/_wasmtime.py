@@ -1,4 +1,5 @@
-"""The native backend: wasmtime. The only module that imports ``wasmtime``.
+"""The native backend: wasmtime, through its C API (``corral.runtime._capi``). The only
+module that runs wasmtime.
 
 Compiled modules are cached twice: in this process (a second ``Sandbox()`` only instantiates)
 and on disk under the user cache directory, keyed by the module's hash, the wasmtime build, the
@@ -10,14 +11,13 @@ deadline is the backstop for guest code that the guest's own interrupt checks ca
 Each instance reserves address space for its linear memory up front (see
 :func:`memory_settings`); on Linux, a sandbox made from an init image maps the image's memory
 file over its linear memory, copy-on-write (see ``WasmtimeInstance.load_image``). Nothing the
-engine keeps refers back to an instance: the import functions that wasmtime-py registers hold
-the WASI shim, and the shim holds only a weak reference to the instance, so a dropped instance
-is freed with its store.
+engine keeps refers back to an instance: the WASI imports are defined once per backend and
+forward to the shim of the instance running, and the shim holds only a weak reference to the
+instance, so a dropped instance is freed with its store.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import contextvars
 import ctypes
@@ -26,7 +26,6 @@ import hashlib
 import math
 import mmap
 import os
-import platform
 import struct
 import sys
 import threading
@@ -35,8 +34,6 @@ import weakref
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import wasmtime
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
@@ -48,12 +45,29 @@ from ._base import (
     file_identity,
     module_bytes,
 )
+from ._capi import (
+    CALLBACK,
+    EXTERN_FUNC,
+    EXTERN_MEMORY,
+    FINALIZER,
+    OPT_LEVEL_SPEED,
+    TRAP_INTERRUPT,
+    TRAP_MEMORY_OUT_OF_BOUNDS,
+    TRAP_STACK_OVERFLOW,
+    Extern,
+    Library,
+    Raw,
+    Vec,
+    WasmtimeError,
+    machine,
+)
+from ._capi import load as _load_library
 
 if TYPE_CHECKING:
     from .._image import InitImage
     from ._base import Instance
 
-__all__ = ["WasmtimeBackend", "cache_dir", "memory_settings"]
+__all__ = ["CompiledModule", "WasmtimeBackend", "cache_dir", "memory_settings"]
 
 EPOCH_TICK = 0.005  # seconds per epoch tick while any guest call runs
 PARK_AFTER = 0.1  # seconds without a guest call after which the epoch thread sleeps
@@ -133,8 +147,8 @@ class _EpochTicker:
     :meth:`leave` of back-to-back calls only count (waking a thread costs more than a call).
     """
 
-    def __init__(self, engine: wasmtime.Engine) -> None:
-        self._engine = engine
+    def __init__(self, increment: Callable[[], None]) -> None:
+        self._increment = increment
         self._active = 0
         self._epoch = 0  # increments done
         self._origin = 0.0  # the monotonic time that epoch 0 stands for
@@ -154,7 +168,7 @@ class _EpochTicker:
                 if self._active:
                     target = math.floor((now - self._origin) / EPOCH_TICK)
                     while self._epoch < target:
-                        self._engine.increment_epoch()
+                        self._increment()
                         self._epoch += 1
                 elif now - self._idle_since >= PARK_AFTER:
                     self._running.clear()
@@ -200,30 +214,34 @@ class WasmtimeBackend:
     def __init__(
         self, memory_reservation: int | None = None, memory_guard_size: int | None = None
     ) -> None:
-        config = wasmtime.Config()
-        config.epoch_interruption = True
-        config.cranelift_opt_level = "speed"
+        lib = self._lib = _library()
+        config = lib.config_new()
+        lib.config_epoch_interruption_set(config, True)
+        lib.config_cranelift_opt_level_set(config, OPT_LEVEL_SPEED)
         self.memory = memory_settings(memory_reservation, memory_guard_size)
         """The linear-memory settings in force (see :func:`memory_settings`)."""
         for name, value in self.memory.items():
-            setattr(config, name, value)
+            getattr(lib, f"config_{name}_set")(config, value)
         settings = ";".join([ENGINE_SETTINGS, *(f"{k}={v}" for k, v in self.memory.items())])
-        context = f"{_wasmtime_build()};{settings};{sys.platform};{platform.machine()}"
+        context = f"{_wasmtime_build(lib)};{settings};{sys.platform};{machine()}"
         self._context = hashlib.sha256(context.encode()).hexdigest()[:16]
-        self.engine = wasmtime.Engine(config)
-        self._ticker = _EpochTicker(self.engine)
-        self.linker = wasmtime.Linker(self.engine)
-        """The WASI imports of every instance, each defined once, when the first module that
-        imports it is instantiated (each forwards to the shim of the instance running)."""
+        self.engine: int = lib.engine_new_with_config(config)  # it takes the config
+        """The ``wasm_engine_t *`` every module and store of this backend belongs to."""
+        self._ticker = _EpochTicker(functools.partial(lib.engine_increment_epoch, self.engine))
+        self.linker: int = lib.linker_new(self.engine)
+        """The WASI imports of every instance (a ``wasmtime_linker_t *``), each defined once,
+        when the first module that imports it is instantiated (each forwards to the shim of
+        the instance running)."""
         self._defined: set[str] = set()  # the names defined in it
-        self._linked: weakref.WeakSet[wasmtime.Module] = weakref.WeakSet()  # modules it serves
-        self._modules: dict[str, wasmtime.Module] = {}
-        self._keys: weakref.WeakKeyDictionary[wasmtime.Module, str] = weakref.WeakKeyDictionary()
+        self._callbacks: list[Any] = []  # what the linker calls: kept as long as it lives
+        self._linked: weakref.WeakSet[CompiledModule] = weakref.WeakSet()  # modules it serves
+        self._modules: dict[str, CompiledModule] = {}
+        self._keys: weakref.WeakKeyDictionary[CompiledModule, str] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
-        # Free the compiled modules and the linker while wasmtime can still do it: at
-        # interpreter shutdown its bindings may be torn down before this backend, and deleting
-        # them then fails noisily.
-        atexit.register(_forget_modules, weakref.ref(self))
+        # Freed with the backend, not at exit (the process ends: nothing to tidy, and the
+        # epoch thread may still tick the engine).
+        _free(self, lib.linker_delete, self.linker)
+        _free(self, lib.engine_delete, self.engine)
 
     def cache_key(self, wasm: Wasm) -> str:
         """The disk-cache key of ``wasm`` under this engine, wasmtime build and platform."""
@@ -237,10 +255,10 @@ class WasmtimeBackend:
         """Compile ``wasm`` into the disk cache (if not there yet) and return its path."""
         path = self.cache_path(wasm)
         if not path.exists():
-            _store(path, wasmtime.Module(self.engine, module_bytes(wasm)).serialize())
+            _store(path, self._compile(module_bytes(wasm)).serialize())
         return path
 
-    def load(self, wasm: Wasm) -> wasmtime.Module:
+    def load(self, wasm: Wasm) -> CompiledModule:
         """The compiled module: from this process, else from disk, else compiled and cached."""
         key = self.cache_key(wasm)
         with self._lock:
@@ -251,19 +269,21 @@ class WasmtimeBackend:
                 self._keys[module] = key
             return module
 
-    async def load_async(self, wasm: Wasm) -> wasmtime.Module:
+    async def load_async(self, wasm: Wasm) -> CompiledModule:
         """:meth:`load` in a worker thread, so the event loop keeps running meanwhile."""
         import asyncio  # only for async code: importing it costs a fresh process milliseconds
 
         return await asyncio.to_thread(self.load, wasm)
 
-    def _load_uncached(self, wasm: Wasm, path: Path) -> wasmtime.Module:
-        if path.exists():
-            try:
-                return wasmtime.Module.deserialize_file(self.engine, str(path))
-            except wasmtime.WasmtimeError:
-                pass  # stale or corrupt: recompile and overwrite
-        module = wasmtime.Module(self.engine, module_bytes(wasm))
+    def _load_uncached(self, wasm: Wasm, path: Path) -> CompiledModule:
+        found = ctypes.c_void_p()
+        error = self._lib.module_deserialize_file(
+            self.engine, os.fsencode(path), ctypes.byref(found)
+        )
+        if not error:
+            return CompiledModule(found.value or 0)
+        self._lib.error(error)  # missing, stale or corrupt (freed): recompile and overwrite
+        module = self._compile(module_bytes(wasm))
         with contextlib.suppress(OSError):  # a read-only cache only costs speed
             _store(path, module.serialize())
         return module
@@ -298,7 +318,7 @@ class WasmtimeBackend:
             _forget_old_images(path.parent)
 
     def _image_path(self, module: object, config: bytes) -> Path | None:
-        key = self._keys.get(module) if isinstance(module, wasmtime.Module) else None
+        key = self._keys.get(module) if isinstance(module, CompiledModule) else None
         if key is None or not _memory_files():
             return None
         name = f"{key}-{hashlib.sha256(config).hexdigest()[:32]}.image"
@@ -331,19 +351,58 @@ class WasmtimeBackend:
 
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
-        assert isinstance(module, wasmtime.Module)
+        assert isinstance(module, CompiledModule)
         if module not in self._linked:
             with self._lock:
-                _define_wasi(self.linker, self._defined, module)
+                self._define_wasi(module)
                 self._linked.add(module)
         return WasmtimeInstance(self, module, shim, memory_limit)
 
+    def _compile(self, wasm: bytes) -> CompiledModule:
+        module = ctypes.c_void_p()
+        self._lib.check(self._lib.module_new(self.engine, wasm, len(wasm), ctypes.byref(module)))
+        return CompiledModule(module.value or 0)
 
-def _forget_modules(backend: weakref.ref[WasmtimeBackend]) -> None:
-    alive = backend()
-    if alive is not None:
-        alive._modules.clear()
-        alive.linker.close()  # deleted later, wasmtime's bindings may be gone already
+    def _define_wasi(self, module: CompiledModule) -> None:
+        """Define in the linker the WASI imports of ``module`` not defined yet, each
+        forwarding to the running instance's shim. One linker serves every instance: that
+        saves each a linker of its own, and wasmtime's registry of host functions never
+        refers to a sandbox (nothing for it to leak). Only what the module imports is
+        defined (each definition costs tens of µs). An import the shim does not have is left
+        out: instantiating then fails with wasmtime's error naming it."""
+        functions = WasiShim().functions()
+        for space, name in self._lib.imports(module.ptr):
+            fn = functions.get(name)
+            if space != "wasi_snapshot_preview1" or fn is None or name in self._defined:
+                continue
+            self._callbacks.append(_define_raw(self._lib, self.linker, space, name, fn))
+            self._defined.add(name)
+
+
+def _free(owner: object, delete: Callable[[int], None], pointer: int) -> None:
+    """Call ``delete(pointer)`` when ``owner`` is collected (not at interpreter exit)."""
+    weakref.finalize(owner, delete, pointer).atexit = False
+
+
+class CompiledModule:
+    """What :meth:`WasmtimeBackend.load` returns (opaque above the backend): a compiled
+    module (a ``wasmtime_module_t *``), freed when collected, with the signatures of its
+    exports as instances read them (the same in every instance)."""
+
+    def __init__(self, ptr: int) -> None:
+        self._lib = _library()
+        self.ptr = ptr
+        self.signatures: dict[str, tuple[str, str]] = {}
+        _free(self, self._lib.module_delete, ptr)
+
+    def serialize(self) -> bytes:
+        """The compiled code, as :meth:`WasmtimeBackend.load` reads it back from a file."""
+        vec = Vec()
+        self._lib.check(self._lib.module_serialize(self.ptr, ctypes.byref(vec)))
+        try:
+            return ctypes.string_at(vec.data, vec.size)
+        finally:
+            self._lib.byte_vec_delete(ctypes.byref(vec))
 
 
 async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
@@ -367,18 +426,17 @@ def _store(path: Path, data: bytes | bytearray) -> None:
         raise
 
 
-def _wasmtime_build() -> str:
-    """Which wasmtime compiles: its native library's size and modification time (one ``stat``;
-    asking ``importlib.metadata`` for the version costs a fresh process ~10 ms). Another
-    release is another library; a cached module it cannot use is recompiled anyway."""
-    try:
-        from wasmtime._ffi import filename
+@functools.cache
+def _library() -> Library:
+    """wasmtime's library, loaded once (see ``corral.runtime._capi``)."""
+    return _load_library()
 
-        st = os.stat(filename)
-    except (ImportError, OSError):  # pragma: no cover - depends on the wasmtime release
-        from importlib.metadata import version
 
-        return version("wasmtime")
+def _wasmtime_build(lib: Library) -> str:
+    """Which wasmtime compiles: its native library's size and modification time (one
+    ``stat``). Another release is another library; a cached module it cannot use is
+    recompiled anyway."""
+    st = os.stat(lib.path)
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
@@ -403,137 +461,135 @@ def _remembered_digest(path: Path, identity: str, cache: Path) -> str:
     return digest
 
 
-_VALTYPES = {"i": wasmtime.ValType.i32, "I": wasmtime.ValType.i64}
-
-# The WASI shim of the instance this thread is running: a guest calls WASI only from inside an
-# export call, which sets it (see WasmtimeInstance.call).
+# The WASI shim of the instance this thread is running (a guest calls WASI only from inside an
+# export call, which sets it: see WasmtimeInstance.call), and the exception one of its
+# functions raised, which the call raises again once the guest has trapped.
 _RUNNING = threading.local()
 
 
-def _define_wasi(linker: wasmtime.Linker, defined: set[str], module: wasmtime.Module) -> None:
-    """Define in ``linker`` the WASI imports of ``module`` not ``defined`` yet, each forwarding
-    to the running instance's shim. One linker serves every instance: that saves each a linker
-    of its own, and wasmtime's registry of host functions never refers to a sandbox (nothing
-    for it to leak). Only what the module imports is defined (each definition costs tens of
-    µs). An import the shim does not have is left out: instantiating then fails with
-    wasmtime's error naming it."""
-    functions = WasiShim().functions()
-    for item in module.imports:
-        name = item.name or ""
-        fn = functions.get(name)
-        if item.module != "wasi_snapshot_preview1" or fn is None or name in defined:
-            continue
-        ty = wasmtime.FuncType(
-            [_VALTYPES[c]() for c in fn.params], [_VALTYPES[c]() for c in fn.results]
-        )
-        if fn.results not in ("", "i") or not _define_raw(linker, name, ty, fn):
-            linker.define_func("wasi_snapshot_preview1", name, ty, _forward(name))
-        defined.add(name)
-
-
-def _forward(name: str) -> Callable[..., int | None]:
-    def forward(*args: int) -> int | None:
-        return _RUNNING.shim.functions()[name].func(*args)  # type: ignore[no-any-return]
-
-    forward.__name__ = name
-    return forward
-
-
-_RAW_IMPORTS: list[Any] = []
-"""The callbacks of :func:`_define_raw`, kept for the process's life (the linkers call them)."""
-
-
-def _define_raw(
-    linker: wasmtime.Linker, name: str, ty: wasmtime.FuncType, fn: WasiFunction
-) -> bool:
-    """Define the WASI import ``name`` with wasmtime's raw calling convention: the callback
-    reads its integer arguments straight from wasmtime's array, where wasmtime-py's generic
-    trampoline makes a ``Caller`` and converts every argument and the result through ``Val``
-    (about 20 Python calls per call out of the guest: a clock reading cost as much as checking
-    a tool call). An exception raised by the shim crosses the guest as wasmtime-py's own do
-    (``wasmtime._func.LAST_EXCEPTION``, raised again after the trap). False if this wasmtime
-    release lacks what it needs (the caller then defines it the generic way)."""
-    try:
-        from wasmtime import _ffi as ffi
-        from wasmtime import _func
-
-        callback_type = ffi.wasmtime_func_unchecked_callback_t
-        define = ffi.wasmtime_linker_define_func_unchecked
-        _func.LAST_EXCEPTION  # noqa: B018 - present in the releases this was written for
-    except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
-        return False
+def _define_raw(lib: Library, linker: int, space: str, name: str, fn: WasiFunction) -> Any:
+    """Define the import ``space.name`` in ``linker``, forwarding to ``fn`` of the running
+    shim with wasmtime's raw calling convention: the callback reads its integer arguments
+    straight from wasmtime's array. An exception raised by the shim crosses the guest: the
+    callback keeps it and returns a trap; :meth:`WasmtimeInstance.call` raises it again.
+    Returns the callback, which must live as long as the linker."""
     fields = ["i32" if kind == "i" else "i64" for kind in fn.params]
     result = bool(fn.results)  # an i32 (an errno), or nothing
-    forward = _forward(name)
+    if fn.results not in ("", "i"):  # pragma: no cover - every WASI function the shim has
+        raise ValueError(f"WASI function {name} returns {fn.results!r}: only an i32 or nothing")
 
-    def call(_env: Any, _caller: Any, values: Any, _count: int) -> int:
+    def call(_env: Any, _caller: Any, values: Any, _count: int) -> int | None:
         try:
-            returned = forward(*[getattr(values[i], kind) for i, kind in enumerate(fields)])
+            function = _RUNNING.shim.functions()[name].func
+            returned = function(*[getattr(values[i], kind) for i, kind in enumerate(fields)])
             if result:
                 values[0].i32 = returned
-            return 0
-        except BaseException as error:  # noqa: BLE001 - re-raised by the export's caller
-            _func.LAST_EXCEPTION = error  # type: ignore[assignment]  # as its trampoline does
-            trap = wasmtime.Trap("python exception")._consume()
-            return ctypes.cast(trap, ctypes.c_void_p).value or 0
+            return None
+        except BaseException as error:  # noqa: BLE001 - raised again by the export's caller
+            _RUNNING.error = error
+            return lib.trap_new(b"python exception", len(b"python exception"))  # type: ignore[no-any-return]
 
-    callback = callback_type(call)
-    raw = name.encode()
-    error = define(
-        linker.ptr(),
-        ctypes.create_string_buffer(b"wasi_snapshot_preview1"),
-        len(b"wasi_snapshot_preview1"),
-        ctypes.create_string_buffer(raw),
-        len(raw),
-        ty.ptr(),
-        callback,
-        None,
-        ctypes.CFUNCTYPE(None, ctypes.c_void_p)(),
-    )
-    if error:  # pragma: no cover - the same definition as define_func's
-        raise wasmtime.WasmtimeError._from_ptr(error)
-    _RAW_IMPORTS.append(callback)
-    return True
+    callback = CALLBACK(call)
+    functype = lib.functype(fn.params, fn.results)
+    try:
+        raw_space, raw_name = space.encode(), name.encode()
+        lib.check(
+            lib.linker_define_func_unchecked(
+                linker, raw_space, len(raw_space), raw_name, len(raw_name), functype,
+                callback, None, FINALIZER(),
+            )
+        )  # fmt: skip
+    finally:
+        lib.functype_delete(functype)
+    return callback
 
 
 class WasmtimeInstance:
-    """One guest instance: its store, exports and memory."""
+    """One guest instance: its store, exports and memory, reached through wasmtime's C API
+    with plain addresses."""
 
     def __init__(
-        self, backend: WasmtimeBackend, module: wasmtime.Module, shim: WasiShim, memory_limit: int
+        self, backend: WasmtimeBackend, module: CompiledModule, shim: WasiShim, memory_limit: int
     ) -> None:
         self._backend = backend
-        self._store = wasmtime.Store(backend.engine)
-        self._store.set_limits(memory_size=memory_limit)
-        self._store.set_epoch_deadline(MAX_TICKS)
-        self._shim = shim
-        self._instance: wasmtime.Instance | None = backend.linker.instantiate(self._store, module)
-        memory = self._extern("memory")
-        assert isinstance(memory, wasmtime.Memory)
-        self._memory = memory
-        # Plain addresses for the C API (see _c_api): 0 once the store is closed.
-        self._context = _address(self._store._context())
-        self._memory_address = ctypes.addressof(memory._memory)
+        self._module = module
+        lib = self._lib = backend._lib
+        store = lib.store_new(backend.engine, None, FINALIZER())
+        self._close = weakref.finalize(self, lib.store_delete, store)
+        self._close.atexit = False
+        lib.store_limiter(store, memory_limit, -1, -1, -1, -1)
+        self._context: int = lib.store_context(store)  # 0 once the store is closed
+        lib.context_set_epoch_deadline(self._context, MAX_TICKS)
+        self._instance = (ctypes.c_uint64 * 2)()  # a wasmtime_instance_t
         # Callers of the exports, made on first use (a sandbox calls a few of them).
         self._exports: dict[str, Callable[..., Any]] = {}
-        # Weakly: wasmtime-py's function registry holds the shim until the store is deleted.
+        trap = ctypes.c_void_p()
+        error = lib.linker_instantiate(
+            backend.linker, self._context, module.ptr, self._instance, ctypes.byref(trap)
+        )
+        if error or trap.value:
+            self.close()
+            message = lib.error(error) if error else lib.trap(trap.value or 0)[1]
+            raise GuestTrap(ErrorKind.TRAP, f"the guest could not be instantiated: {message}")
+        self._shim = shim
+        self._memory = self._extern("memory", EXTERN_MEMORY)
+        if self._memory is None:
+            raise GuestTrap(ErrorKind.TRAP, "the guest exports no memory")
+        self._memory_address = ctypes.addressof(self._memory.of)
+        # Weakly: the shim must not keep its instance alive.
         shim.bind(weakref.proxy(self))
 
     def _export(self, name: str) -> Callable[..., Any]:
         func = self._exports.get(name)
         if func is None:
-            found = self._extern(name)
-            if not isinstance(found, wasmtime.Func):
+            found = self._extern(name, EXTERN_FUNC)
+            if found is None:
                 raise ValueError(f"no export {name!r}, or the instance is closed")
-            func = self._exports[name] = _direct_call(self._store, found, found.type(self._store))
+            func = self._exports[name] = self._caller(name, found)
         return func
 
-    def _set_deadline(self, ticks: int) -> None:
-        api = _c_api()
-        if api is None:  # pragma: no cover - depends on the wasmtime release
-            self._store.set_epoch_deadline(ticks)
-        elif self._context:
-            api.set_epoch_deadline(self._context, ticks)
+    def _caller(self, name: str, func: Extern) -> Callable[..., int | None]:
+        """A caller of export ``name`` (integer parameters and at most one integer result,
+        as all of the guest's exports are) with its buffer made once: an instance runs one
+        call at a time, and the guest never calls an export from inside another."""
+        signature = self._module.signatures.get(name)
+        if signature is None:
+            signature = self._lib.signature(self._context, ctypes.addressof(func.of))
+            self._module.signatures[name] = signature
+        params, results = signature
+        if "?" in params + results or len(results) > 1:
+            raise ValueError(f"export {name!r} is not a function of integers: {signature}")
+        fields = ["i32" if kind == "i" else "i64" for kind in params]
+        result = ("i32" if results == "i" else "i64") if results else None
+        values = (Raw * max(1, len(params), len(results)))()
+        trap = ctypes.c_void_p()
+        call_c = functools.partial(
+            self._lib.func_call_unchecked,
+            self._context,
+            ctypes.byref(func.of),  # keeps `func` alive as long as the caller
+            values,
+            len(values),
+            ctypes.byref(trap),
+        )
+        lib = self._lib
+
+        def call(*args: int) -> int | None:
+            if len(args) != len(fields):
+                raise TypeError(f"expected {len(fields)} arguments, got {len(args)}")
+            for slot, (kind, arg) in enumerate(zip(fields, args, strict=True)):
+                setattr(values[slot], kind, arg)
+            trap.value = None
+            error = call_c()
+            if trap.value:
+                code, message = lib.trap(trap.value)
+                _raise_pending()
+                raise _classify(code, message)
+            if error:
+                _raise_pending()
+                raise lib.error(error)
+            return None if result is None else int(getattr(values[0], result))
+
+        return call
 
     def call(self, name: str, *args: int, deadline: float | None = None) -> int:
         """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
@@ -544,15 +600,15 @@ class WasmtimeInstance:
             ticker.enter()
         outer, _RUNNING.shim = getattr(_RUNNING, "shim", None), self._shim
         try:
-            self._set_deadline(ticker.ticks_until(deadline) if ticker else MAX_TICKS)
+            if self._context:
+                ticks = ticker.ticks_until(deadline) if ticker else MAX_TICKS
+                self._lib.context_set_epoch_deadline(self._context, ticks)
             result = func(*args)
-        except wasmtime.Trap as trap:
-            raise _classify(trap) from trap
         except GuestExit as exit_:
             raise GuestTrap(
                 ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
             ) from exit_
-        except wasmtime.WasmtimeError as error:
+        except WasmtimeError as error:
             raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
             _RUNNING.shim = outer
@@ -563,47 +619,29 @@ class WasmtimeInstance:
     def close(self) -> None:
         """Delete the store: the instance, its memory and its reservation go at once."""
         self._exports.clear()
-        self._instance = None
         self._context = 0
-        self._store.close()
+        self._close()
 
-    def _extern(self, name: str) -> object:
-        """Export ``name`` (None if there is none, or the instance is closed), looked up alone:
-        wasmtime-py's ``Instance.exports`` wraps every export of the module first."""
-        if self._instance is None:
+    def _extern(self, name: str, kind: int) -> Extern | None:
+        """Export ``name`` if it is of ``kind`` (None if not, or the instance is closed)."""
+        if not self._context:
             return None
-        try:
-            from wasmtime import _ffi as ffi
-            from wasmtime._extern import wrap_extern
-
-            item, export_get = ffi.wasmtime_extern_t(), ffi.wasmtime_instance_export_get
-        except (ImportError, AttributeError):  # pragma: no cover - depends on the release
-            return self._instance.exports(self._store).get(name)
+        item = Extern()
         raw = name.encode()
-        found = export_get(
-            self._store._context(),
-            ctypes.byref(self._instance._instance),
-            ctypes.create_string_buffer(raw),
-            len(raw),
-            ctypes.byref(item),
+        found = self._lib.instance_export_get(
+            self._context, self._instance, raw, len(raw), ctypes.byref(item)
         )
-        return wrap_extern(item) if found else None
+        return item if found and item.kind == kind else None
 
     def _base(self, ptr: int, length: int) -> int:
         """The host address of ``[ptr, ptr + length)`` in linear memory, checked. Asked anew
         on every access: any call into the guest may grow (and so move) its memory."""
-        api = _c_api()
-        if api is None:  # pragma: no cover - depends on the wasmtime release
-            size = self._memory.data_len(self._store)
-            base = ctypes.addressof(self._memory.data_ptr(self._store).contents)
-        elif self._context:
-            size = api.memory_data_size(self._context, self._memory_address)
-            base = api.memory_data(self._context, self._memory_address)
-        else:
+        if not self._context:
             raise ValueError("the instance is closed")
+        size = self._lib.memory_data_size(self._context, self._memory_address)
         if ptr < 0 or length < 0 or ptr + length > size:
             raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
-        return int(base) + ptr
+        return int(self._lib.memory_data(self._context, self._memory_address)) + ptr
 
     def read(self, ptr: int, length: int) -> bytes:
         """Copy bytes out of linear memory."""
@@ -619,21 +657,22 @@ class WasmtimeInstance:
 
     def memory_size(self) -> int:
         """The current (and, since memory never shrinks, peak) linear-memory size in bytes."""
-        api = _c_api()
-        if api is None or not self._context:
-            return int(self._memory.data_len(self._store))
-        return int(api.memory_data_size(self._context, self._memory_address))
+        if not self._context:
+            raise ValueError("the instance is closed")
+        return int(self._lib.memory_data_size(self._context, self._memory_address))
 
     def grow(self, size: int) -> None:
         """Grow linear memory to at least ``size`` bytes."""
         missing = -(-(size - self.memory_size()) // WASM_PAGE)
         if missing > 0:
-            try:
-                self._memory.grow(self._store, missing)
-            except wasmtime.WasmtimeError as error:
+            previous = ctypes.c_uint64()
+            error = self._lib.memory_grow(
+                self._context, self._memory_address, missing, ctypes.byref(previous)
+            )
+            if error:
                 raise GuestTrap(
                     ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
-                ) from error
+                ) from self._lib.error(error)
 
     def load_image(self, image: InitImage) -> None:
         """Map the image's memory copy-on-write over this fresh instance's (one ``mmap`` of a
@@ -837,133 +876,31 @@ def _populate(address: int, length: int) -> None:
         madvise(start, address + length - start, _MADV_POPULATE_WRITE)
 
 
-def _classify(trap: wasmtime.Trap) -> GuestTrap:
-    code = trap.trap_code
-    if code == wasmtime.TrapCode.INTERRUPT:
+def _raise_pending() -> None:
+    """Raise the exception a WASI import raised during the call that just trapped, if any."""
+    error = getattr(_RUNNING, "error", None)
+    if error is not None:
+        _RUNNING.error = None
+        raise error
+
+
+def _classify(code: int | None, message: str) -> GuestTrap:
+    """What a trap (its code and wasmtime's message) means for the execution."""
+    if code == TRAP_INTERRUPT:
         return GuestTrap(
             ErrorKind.TIMEOUT,
             "the time limit was exceeded inside a builtin that cannot be interrupted",
         )
-    if code == wasmtime.TrapCode.STACK_OVERFLOW:
+    if code == TRAP_STACK_OVERFLOW:
         return GuestTrap(ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep")
-    if code == wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS:
+    if code == TRAP_MEMORY_OUT_OF_BOUNDS:
         # With the stack placed first in memory, a shadow-stack overflow lands below address 0.
         return GuestTrap(
             ErrorKind.STACK_OVERFLOW,
             "stack overflow: recursion too deep (memory access out of bounds)",
         )
-    lines = [line.strip() for line in trap.message.splitlines() if line.strip()]
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
     cause = next(
         (line for line in lines if line.startswith("wasm trap:")), lines[-1] if lines else ""
     )
     return GuestTrap(ErrorKind.TRAP, f"the guest trapped ({cause})")
-
-
-class _CApi:
-    """The few functions of wasmtime's C API that every call into the guest and every copy in
-    or out of its memory use, called with plain addresses: wasmtime-py's wrappers look up the
-    store's context and wrap their arguments and results on every call (together about half
-    the host's cost of a trivial execution's memory copies and epoch deadline)."""
-
-    def __init__(self, dll: ctypes.CDLL) -> None:
-        self.memory_data = self._function(dll, "wasmtime_memory_data", 2, ctypes.c_void_p)
-        self.memory_data_size = self._function(dll, "wasmtime_memory_data_size", 2, ctypes.c_size_t)
-        self.set_epoch_deadline = self._function(
-            dll, "wasmtime_context_set_epoch_deadline", 1, None, ctypes.c_uint64
-        )
-        self.func_call = self._function(
-            dll, "wasmtime_func_call", 2, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
-            ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
-        )  # fmt: skip
-
-    @staticmethod
-    def _function(dll: ctypes.CDLL, name: str, pointers: int, restype: Any, *rest: Any) -> Any:
-        # dll[name] is a function object of its own (dll.name is the one wasmtime-py set up).
-        function = dll[name]
-        function.argtypes = [ctypes.c_void_p] * pointers + list(rest)
-        function.restype = restype
-        return function
-
-
-@functools.cache
-def _c_api() -> _CApi | None:
-    """:class:`_CApi` from wasmtime-py's own library, or None if a release lacks it."""
-    try:
-        from wasmtime import _ffi as ffi
-
-        return _CApi(ffi.dll)
-    except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
-        return None
-
-
-def _address(pointer: Any) -> int:
-    """The address a ctypes pointer holds."""
-    return ctypes.cast(pointer, ctypes.c_void_p).value or 0
-
-
-def _direct_call(store: wasmtime.Store, func: wasmtime.Func, ty: wasmtime.FuncType) -> Any:
-    """A caller of ``func`` (integer parameters and results only, as all of the guest's
-    exports are) through wasmtime's C API, with its signature read once.
-
-    wasmtime-py's ``Func.__call__`` reads and converts the signature on every call: about a
-    fifth of the host's time for a trivial execution. This calls :class:`_CApi` with buffers
-    made once, and raises what wasmtime-py would (``wasmtime._func``'s trap handling: an
-    exception raised by a host function crosses the guest intact); if a wasmtime release lacks
-    these, or the signature is not all-integer, it falls back to ``Func.__call__``. The caller
-    is used only while the store is open (the instance forgets its callers when it closes).
-    """
-    api = _c_api()
-    try:
-        from wasmtime import _ffi as ffi
-        from wasmtime._func import maybe_raise_last_exn
-
-        # What the caller below uses: a release without one of them gets the public call.
-        ffi.wasmtime_val_t, ffi.WASMTIME_I32, ffi.WASMTIME_I64, ffi.wasm_trap_t  # noqa: B018
-    except (ImportError, AttributeError):  # pragma: no cover - depends on the wasmtime release
-        api = None
-    kinds = {str(wasmtime.ValType.i32()): "i32", str(wasmtime.ValType.i64()): "i64"}
-    params = [kinds.get(str(t)) for t in ty.params]
-    results = [kinds.get(str(t)) for t in ty.results]
-    if api is None or None in params or None in results or len(results) > 1:  # pragma: no cover
-        return functools.partial(func, store)
-    tags = {"i32": ffi.WASMTIME_I32.value, "i64": ffi.WASMTIME_I64.value}
-    # The argument, result and trap buffers are made once: an instance runs one call at a
-    # time, and the guest never calls an export from inside another.
-    values = (ffi.wasmtime_val_t * max(1, len(params)))()
-    for slot, kind in enumerate(params):
-        values[slot].kind = tags[kind]  # type: ignore[assignment,index]
-    out = (ffi.wasmtime_val_t * max(1, len(results)))()
-    result = results[0] if results else None
-    trap = ctypes.c_void_p()
-    call_c = functools.partial(
-        api.func_call,
-        _address(store._context()),
-        ctypes.byref(func._func),  # keeps it alive: the caller may outlive `func`
-        ctypes.addressof(values),
-        len(params),
-        ctypes.addressof(out),
-        len(results),
-        ctypes.addressof(trap),
-    )
-
-    def call(*args: int) -> int | None:
-        if len(args) != len(params):
-            raise TypeError(f"expected {len(params)} arguments, got {len(args)}")
-        for slot, (kind, arg) in enumerate(zip(params, args, strict=True)):
-            setattr(values[slot].of, kind, arg)  # type: ignore[arg-type]
-        trap.value = None
-        error = call_c()
-        if trap.value:
-            raised = wasmtime.Trap._from_ptr(
-                ctypes.cast(trap.value, ctypes.POINTER(ffi.wasm_trap_t))
-            )
-            maybe_raise_last_exn()
-            raise raised
-        if error:
-            maybe_raise_last_exn()
-            raise wasmtime.WasmtimeError._from_ptr(
-                ctypes.cast(error, ctypes.POINTER(ffi.wasmtime_error_t))
-            )
-        return None if result is None else int(getattr(out[0].of, result))
-
-    return call
