@@ -101,6 +101,40 @@ def test_every_visit_starts_from_the_pyodide_snapshot_of_the_build(
         context.close()
 
 
+def test_an_import_the_snapshot_lacks_fetches_the_library_synchronously(
+    browser: Browser, base_url: str, outside: OutsideRequests
+) -> None:
+    """A misspelled tool parameter makes corral import ``difflib`` for its "did you mean",
+    a module the snapshot does not hold: the worker's finder (``corral_demo.FetchLibrary``)
+    fetches the two zips with a synchronous request in the middle of that import, and the
+    command prints the suggestion. The zips are fetched once, not for the next import; the
+    time of that first command is recorded."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.route("**/*", outside.route)
+    fetched: list[str] = []
+    context.on("request", lambda request: fetched.append(request.url.removeprefix(base_url)))
+    try:
+        demo = new_demo(context)
+        demo.open(base_url)
+        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is True
+        assert "app/python_stdlib.zip" not in fetched
+        mark = demo.type("tool get_weather --cty Paris")
+        started = demo.page.evaluate("performance.now()")
+        out = demo.wait_prompt(mark)
+        took = demo.page.evaluate("performance.now()") - started
+        assert "unknown parameter 'cty'; did you mean 'city'?" in out, out
+        assert fetched.count("app/python_stdlib.zip") == 1, fetched
+        assert fetched.count("app/corral-app.zip") == 1, fetched
+        # The next misspelling imports nothing new: nothing is fetched again.
+        assert "did you mean 'region'?" in demo.run("tool sales_records --regoin EU")
+        assert fetched.count("app/python_stdlib.zip") == 1, fetched
+        assert not demo.errors
+        MEASUREMENTS["first_import_outside_the_snapshot_ms (zips fetched)"] = round(took)
+        demo.page.close()
+    finally:
+        context.close()
+
+
 def test_without_the_snapshot_python_starts_afresh(
     browser: Browser, base_url: str, outside: OutsideRequests
 ) -> None:

@@ -71,3 +71,17 @@ def test_a_fork_bomb_shape_is_stopped_by_the_time_limit(quick: Demo) -> None:
     assert "TimeoutError" in out and out.endswith("[exit 124]\n")
     MEASUREMENTS["fork_bomb_stopped_after_ms (limit 2000)"] = last_round_trip(quick)
     assert quick.run("echo after") == "after\n"
+
+
+def test_the_output_cap_stops_the_command_before_the_time_limit(quick: Demo) -> None:
+    """``yes`` ends when its output passes the sandbox's 1 MiB cap (its write fails, as with
+    a closed pipe: exit 141), well before the 2 s limit, not at it."""
+    out = quick.run("yes", timeout=60_000)
+    assert out.endswith(
+        "y\n\n[output truncated: more than 1048576 bytes; print less or return a summary]\n"
+        "[exit 141]\n"
+    ), out[-200:]
+    stopped = last_round_trip(quick)
+    MEASUREMENTS["yes_stopped_by_the_output_cap_after_ms (limit 2000)"] = stopped
+    assert stopped < 2000
+    assert quick.run("echo after") == "after\n"

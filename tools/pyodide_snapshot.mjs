@@ -46,9 +46,21 @@ sys.path_importer_cache.clear()
 zipimport._zip_directory_cache.clear()
 gc.collect()
 `);
-// The stack below the current frame holds what finished calls left: zeros compress better.
+// The stack below the current frame holds what finished calls left, and malloc's free chunks
+// what freed objects left: zeros compress better. Each free chunk is allocated (the heap may
+// not grow meanwhile: malloc fails instead), zeroed, and freed again.
 const module = pyodide._module;
 module.HEAPU8.fill(0, module._emscripten_stack_get_end(), module.stackSave());
+module._malloc_set_footprint_limit(module._malloc_footprint());
+const held = [];
+for (let size = 1 << 24; size >= 8; size >>= 1) {
+  for (let block = module._malloc(size); block; block = module._malloc(size)) {
+    module.HEAPU8.fill(0, block, block + size);
+    held.push(block);
+  }
+}
+for (const block of held) module._free(block);
+module._malloc_set_footprint_limit(-1); // SIZE_MAX: no limit, as before
 const snapshot = pyodide.makeMemorySnapshot();
 const base = hook.state.base;
 let bytes = base.length;

@@ -418,7 +418,7 @@ def pyodide_snapshot(pyodide: Path, stdlib: Path, app: Path, imports: Path, targ
     many of its first bytes are stored XORed with the memory Pyodide's module starts with
     (``static/snapshot-delta.mjs``). The worker starts from it (``_loadSnapshot``): restoring
     memory replaces Python's start-up and those imports, on a first visit too, and the zips are
-    fetched only if the page imports something else. It is ~31 MB raw, ~2.6 MB with brotli:
+    fetched only if the page imports something else. It is ~31 MB raw, ~2.4 MB with brotli:
     the price of a first visit without Python's start."""
     tool = ROOT / "tools" / "pyodide_snapshot.mjs"
     digest = hashlib.sha256(str(pyodide).encode())

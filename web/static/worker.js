@@ -31,26 +31,62 @@ function takeBytes(proxy) {
 
 // The build's memory snapshot of Python with corral and the demo imported (build.py:
 // tools/pyodide_snapshot.mjs), ~31 MB: from the browser's Cache Storage when a standby worker
-// stored it on an earlier visit (read as it is, where the HTTP cache would decode its brotli
-// body again), else fetched. Kept under the site's build (manifest.json's "build"), so a new
-// build never restores an old one; without Cache Storage (a page not served from localhost or
-// HTTPS) it is fetched every time.
+// stored it on an earlier visit, else fetched. Stored without its zero pages (`compact`: two
+// thirds of it are zeros, the stack and the free memory, and the module's data as
+// snapshot-delta.mjs ships it), so a returning visitor reads ~11 MB instead of decoding the
+// HTTP cache's brotli body again, and `expand` writes it straight into the buffer Pyodide
+// restores from. Kept under the site's build (manifest.json's "build"), so a new build never
+// restores an old one; without Cache Storage (a page not served from localhost or HTTPS) it is
+// fetched every time. `into(bytes, stored)` is handed what was read (compact if `stored`).
 const SNAPSHOTS = "corral-demo-pyodide-snapshot";
-const snapshotKey = (manifest) => here(`${manifest.demo.snapshot}?build=${manifest.build}`);
+const snapshotKey = (manifest) => here(`${manifest.demo.snapshot}?build=${manifest.build}&compact`);
 
-async function snapshotBytes(manifest) {
+async function snapshotBytes(manifest, into) {
   const stored = await caches.open(SNAPSHOTS).then((cache) => cache.match(snapshotKey(manifest))).catch(() => null);
   const response = stored ?? (await fetch(here(manifest.demo.snapshot)));
   if (!response.ok) throw new Error(`${manifest.demo.snapshot}: HTTP ${response.status}`);
   const bytes = await response.arrayBuffer();
   reached(stored ? "snapshotStored" : "snapshotFetched");
+  into(bytes, Boolean(stored));
   return { bytes, stored: Boolean(stored) };
+}
+
+// The compact form: a count N, N (offset, length) pairs of 32-bit words, then those runs of
+// the snapshot's bytes; everything else is zero. Runs are of whole 4 KiB pages.
+const PAGE = 4096;
+function compact(bytes) {
+  const words = new Uint32Array(bytes, 0, bytes.byteLength >> 2);
+  const zero = (offset) => words.subarray(offset >> 2, (offset + PAGE) >> 2).every((word) => word === 0);
+  const runs = [];
+  for (let offset = 0; offset < bytes.byteLength; offset += PAGE) {
+    const length = Math.min(PAGE, bytes.byteLength - offset);
+    if (length === PAGE && zero(offset)) continue;
+    const last = runs[runs.length - 1];
+    if (last && last[0] + last[1] === offset) last[1] += length;
+    else runs.push([offset, length]);
+  }
+  const header = new Uint32Array([runs.length, ...runs.flat()]);
+  return new Blob([header, ...runs.map(([offset, length]) => new Uint8Array(bytes, offset, length))]);
+}
+
+function expand(stored, target) {
+  const count = new Uint32Array(stored, 0, 1)[0];
+  const header = new Uint32Array(stored, 0, Math.min(1 + 2 * count, stored.byteLength >> 2));
+  let from = header.byteLength, total = header.byteLength;
+  for (let i = 1; i + 1 < header.length; i += 2) total += header[i + 1];
+  if (header.length !== 1 + 2 * count || total !== stored.byteLength) throw new Error("the stored Pyodide snapshot is damaged");
+  for (let i = 1; i < header.length; i += 2) {
+    const [offset, length] = [header[i], header[i + 1]];
+    if (offset + length > target.length) throw new Error("the stored Pyodide snapshot is damaged");
+    target.set(new Uint8Array(stored, from, length), offset);
+    from += length;
+  }
 }
 
 async function storeSnapshot(manifest, bytes) {
   const cache = await caches.open(SNAPSHOTS);
   for (const old of await cache.keys()) await cache.delete(old); // earlier builds'
-  await cache.put(snapshotKey(manifest), new Response(bytes));
+  await cache.put(snapshotKey(manifest), new Response(compact(bytes)));
 }
 
 // Python with corral and the demo imported, started at once: from the snapshot, read while
@@ -71,19 +107,19 @@ async function startPython(manifest) {
     lockFileContents: manifest.lockfile,
     packages: [],
   };
-  const snapshot = snapshotBytes(manifest);
   // Pyodide waits for the snapshot's bytes before it instantiates its module; given a buffer of
   // the snapshot's size at once, it compiles while the snapshot downloads, and the restore
   // waits for the buffer to be filled.
   const buffer = new Uint8Array(manifest.demo.snapshot_size);
-  const filled = snapshot.then(({ bytes }) => {
+  const snapshot = snapshotBytes(manifest, (bytes, stored) => {
+    if (stored) return expand(bytes, buffer);
     if (bytes.byteLength !== buffer.length) throw new Error(`${manifest.demo.snapshot}: ${bytes.byteLength} bytes, not ${buffer.length}`);
     buffer.set(new Uint8Array(bytes));
   });
-  filled.catch(() => {}); // awaited before the restore
+  snapshot.catch(() => {}); // awaited before the restore
   try {
     const { default: factory } = await import("./pyodide/pyodide.asm.mjs");
-    const delta = withMemoryBase(factory, manifest.demo.snapshot_base_bytes, { filled });
+    const delta = withMemoryBase(factory, manifest.demo.snapshot_base_bytes, { filled: snapshot });
     const restored = await loadPyodide({ ...options, ...delta.options, stdLibURL: EMPTY_ZIP, _loadSnapshot: buffer });
     restored.runPython("import random; random.seed()");
     return { pyodide: restored, snapshot: await snapshot };
