@@ -2,6 +2,7 @@
 
     PYTHONPATH=python python bench/creation.py create [--runs N]
     PYTHONPATH=python python bench/creation.py memory [--sandboxes N] [--cycles N]
+    PYTHONPATH=python python bench/creation.py pages [--executions N] [--code JS]
 
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
 ``corral._image``), made from the image in the disk cache (a process's first sandbox), made
@@ -19,6 +20,12 @@ reserved (VmSize); then creates and drops ``--cycles`` sandboxes and prints VmRS
 start. ``--reservation BYTES`` bounds each
 instance's address-space reservation (``corral.configure_runtime(memory_reservation=...)``;
 by default wasmtime reserves 4 GiB per instance so that guest code needs no bounds checks).
+``pages`` shows where one sandbox's memory is mapped after ``--executions`` runs of ``--code``
+(Linux: ``/proc/self/pagemap``): for each region of the guest's linear memory (the stack, the
+module's data segments, the heap up to the init image's end, what grew beyond), its pages
+private to the instance (written since it mapped the image) and its pages of the image file
+mapped (read: the kernel maps up to 16 around each read fault), then a map of every 64 KiB
+window. VmRSS counts both kinds for each instance; Pss counts a shared page once.
 Nothing is asserted (see bench/README.md).
 """
 
@@ -29,6 +36,7 @@ import gc
 import os
 import shutil
 import statistics
+import struct
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,6 +44,7 @@ from pathlib import Path
 
 from corral import Sandbox, configure_runtime
 from corral._image import images_for
+from corral._module import wasm_path
 from lifecycle import status
 
 IDLE = 0.15
@@ -156,6 +165,71 @@ def memory(count: int, cycles: int, reservation: int | None) -> None:
     )
 
 
+PAGE = 4096
+WINDOW = 16  # pages the kernel maps around a read fault (fault-around, 64 KiB)
+
+
+def data_segments(module: bytes) -> list[tuple[int, int]]:
+    """The active data segments of a wasm module as ``(address, length)``."""
+
+    def leb(at: int) -> tuple[int, int]:
+        value = shift = 0
+        while True:
+            byte = module[at]
+            value, shift, at = value | (byte & 0x7F) << shift, shift + 7, at + 1
+            if byte < 0x80:
+                return value, at
+
+    segments, at = [], 8
+    while at < len(module):
+        section, (size, at) = module[at], leb(at + 1)
+        if section == 11:
+            count, i = leb(at)
+            for _ in range(count):
+                _flags, i = leb(i)  # 0: active, memory 0, then `i32.const address; end`
+                address, i = leb(i + 1)
+                length, i = leb(i + 1)
+                segments.append((address, length))
+                i += length
+        at += size
+    return segments
+
+
+def pages(executions: int, code: str) -> None:
+    configure_runtime(memory_reservation=0)
+    Sandbox(record=False).execute(code)  # the configuration's image, then one mapped from it
+    sandbox = Sandbox(record=False)
+    for _ in range(executions):
+        sandbox.execute(code)
+    instance = sandbox._driver.instance
+    size = instance.memory_size()
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(instance._base(0, size) // PAGE * 8)  # type: ignore[attr-defined]
+        entries = [e for (e,) in struct.iter_unpack("<Q", f.read(size // PAGE * 8))]
+    # Present (bit 63): a private copy, or a page of the image file (bit 61).
+    kinds = ["." if not e >> 63 & 1 else "F" if e >> 61 & 1 else "P" for e in entries]
+    segments = data_segments(wasm_path().read_bytes())
+    data, data_end = segments[0][0] // PAGE, -(-max(a + n for a, n in segments) // PAGE)
+    image = next(iter(images_for(sandbox._driver._module)._by_config.values())).size // PAGE
+    print(f"{executions} runs of {code!r}: P private pages, F the image file's pages mapped")
+    for name, start, end in (
+        ("stack", 0, data),
+        ("data segments", data, data_end),
+        ("heap (in the image)", data_end, image),
+        ("heap (grown since)", image, len(kinds)),
+    ):
+        part = kinds[start:end]
+        windows = {(start + i) // WINDOW for i, kind in enumerate(part) if kind != "."}
+        print(
+            f"  {name:20} {len(part):4} pages: P {part.count('P'):4}, F {part.count('F'):4} "
+            f"in {len(windows)} windows of 64 KiB"
+        )
+    for at in range(0, len(kinds), WINDOW):
+        window = "".join(kinds[at : at + WINDOW])
+        if window.strip("."):
+            print(f"  {at * PAGE:#09x} {window}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
@@ -164,9 +238,14 @@ def main() -> None:
     mem.add_argument("--sandboxes", type=int, default=1000)
     mem.add_argument("--cycles", type=int, default=10000)
     mem.add_argument("--reservation", type=int, default=None)
+    mapped = sub.add_parser("pages")
+    mapped.add_argument("--executions", type=int, default=2)
+    mapped.add_argument("--code", default="return 1")
     args = parser.parse_args()
     if args.what == "create":
         create(args.runs)
+    elif args.what == "pages":
+        pages(args.executions, args.code)
     else:
         memory(args.sandboxes, args.cycles, args.reservation)
 
