@@ -145,7 +145,6 @@ def test_output_is_capped_with_a_marker() -> None:
     assert sandbox.execute("console.log('fresh')").stdout == "fresh\n"
 
 
-
 def test_printing_a_string_near_half_the_heap_is_cut_to_the_cap_not_an_error() -> None:
     # Joining the arguments and copying the line out used to need two more copies of a
     # 30 MB string in a 64 MiB heap: "QuickJS library created a unknown error".
@@ -155,6 +154,7 @@ def test_printing_a_string_near_half_the_heap_is_cut_to_the_cap_not_an_error() -
     assert result.stdout == "x" * 100 + (
         "\n[output truncated: more than 100 bytes; print less or return a summary]\n"
     )
+
 
 def test_caps_apply_to_the_returned_value_too() -> None:
     sandbox = Sandbox(limits=Limits(max_output=10))

@@ -140,7 +140,6 @@ def test_javascript_shell_functions(sandbox: Sandbox) -> None:
     )
 
 
-
 def test_javascript_shell_output_past_the_capture_limit_says_why() -> None:
     sandbox = Sandbox(limits=Limits(timeout=60))
     limit = (
@@ -157,7 +156,10 @@ def test_javascript_shell_runs_yes_past_its_yield_point() -> None:
     sandbox = Sandbox(limits=Limits(timeout=60))
     # yes yields every 4 MiB; that yield used to be a host call, which synchronous shell()
     # cannot make ("cannot wait for tools or sleep").
-    code = "return [shell('yes | head -c 9000000 | wc -c'), shell('yes x | head -c 5000000 | tail -c 4')]"
+    code = (
+        "return [shell('yes | head -c 9000000 | wc -c'), "
+        "shell('yes x | head -c 5000000 | tail -c 4')]"
+    )
     assert sandbox.execute(code).return_value == ["9000000\n", "x\nx\n"]
 
 
@@ -172,6 +174,7 @@ def test_yes_into_a_sink_that_never_pushes_back_stops_at_the_time_limit(
     result = sandbox.execute(code, language)
     assert result.error_kind == "timeout", result.error
     assert sandbox.execute("echo fresh", "shell").stdout == "fresh\n"
+
 
 def test_shell_timeout_and_recovery_keep_the_session(sandbox: Sandbox) -> None:
     sh(sandbox, "KEEP=yes; cd /tmp")

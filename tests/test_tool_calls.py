@@ -379,7 +379,6 @@ def test_a_result_larger_than_the_memory_limit_is_a_tool_error() -> None:
     )
 
 
-
 def test_a_result_that_does_not_fit_in_the_heap_rejects_the_call_and_keeps_the_sandbox() -> None:
     def big() -> str:
         """Under the memory limit as JSON, too large for the heap as a string."""
@@ -397,6 +396,7 @@ def test_a_result_that_does_not_fit_in_the_heap_rejects_the_call_and_keeps_the_s
     assert "restarted" not in uncaught.error
     assert sandbox.fs.read_text("kept.txt") == "still here"
     assert sandbox.execute("return 1").return_value == 1
+
 
 # --- non-finite numbers from a guest that replaces JSON.stringify ---------------------------
 
