@@ -72,7 +72,7 @@ def _instrument(live: Sandbox) -> None:
     _timed(InitImage, "apply", lambda *_: "load the init image (natively: map it)")
     # The live sandbox's WASI imports (timed inside its guest calls): each is a call out of the
     # guest into Python through wasmtime-py.
-    imports = live._driver.instance._wasi  # type: ignore[attr-defined]
+    imports = live._driver.instance._shim.functions()  # type: ignore[attr-defined]
     for name, function in imports.items():
         imports[name] = dataclasses.replace(function, func=_timed_import(name, function.func))
 
