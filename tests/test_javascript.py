@@ -153,6 +153,25 @@ def test_the_poisoning_execution_itself_still_ends_cleanly(sandbox: Sandbox) -> 
     assert sandbox.execute("return 1 + 2").return_value == 3
 
 
+def test_calls_and_timers_do_not_go_through_the_codes_map(sandbox: Sandbox) -> None:
+    # The prelude's tables of pending calls and timers are its own: replacing Map's methods
+    # (which they used, once) changes nothing for them.
+    code = """
+    for (const name of ["set", "get", "has", "delete"]) {
+      Map.prototype[name] = () => { throw new Error(`Map.prototype.${name} replaced`); };
+    }
+    const ticks = [];
+    clearTimeout(setTimeout(() => ticks.push("cleared"), 1));
+    clearTimeout("no such timer");
+    const every = setInterval(() => { ticks.push("tick"); clearInterval(every); }, 1);
+    const weather = await Promise.all([get_weather({city: "Oslo"}), get_weather({city: "Rome"})]);
+    await new Promise((ok) => setTimeout(ok, 5));
+    return [weather.map((w) => w.city), ticks];
+    """
+    result = sandbox.execute(code)
+    assert (result.return_value, result.error) == ([["Oslo", "Rome"], ["tick"]], None)
+
+
 @pytest.mark.parametrize(
     ("code", "message"),
     [

@@ -131,6 +131,19 @@ def test_positional_argument_throws_type_error_with_call_form(sandbox: Sandbox) 
     assert result.tool_calls == ()
 
 
+def test_a_tool_returns_a_promise_and_rejects_it_rather_than_throwing(sandbox: Sandbox) -> None:
+    # As from an async function, even when the code has replaced Promise's statics.
+    code = """
+    Promise.reject = Promise.resolve = () => "replaced";
+    const bad = get_weather("SF"), cyclic = {}; cyclic.self = cyclic;
+    const shapes = [bad, get_weather({city: "Oslo"})].map((p) => p instanceof Promise);
+    const failure = await bad.then(() => "resolved", (e) => e.name);
+    return [shapes, failure, (await get_weather(cyclic).catch((e) => e)).name];
+    """
+    result = sandbox.execute(code)
+    assert (result.return_value, result.error) == ([[True, True], "TypeError", "TypeError"], None)
+
+
 def test_bad_arguments_are_rejected_before_the_tool_runs(sandbox: Sandbox) -> None:
     result = sandbox.execute("await get_weather({town: 'SF'})")
     assert result.error_kind == "exception"

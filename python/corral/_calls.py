@@ -108,6 +108,8 @@ class Timers:
     def take_ended(self) -> list[OpResult]:
         """The answers to the sleeps that have ended, earliest first (so timers fire in
         order)."""
+        if not self.due:
+            return []
         now = time.monotonic()
         ended = sorted((due, op_id) for op_id, due in self.due.items() if due <= now)
         for _, op_id in ended:

@@ -111,7 +111,7 @@ class AuditLog:
         return self._keep(entries)
 
     def _keep(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
-        kept = [self._redacted(entry) for entry in entries]
+        kept = list(entries) if self._redact is None else [self._redacted(e) for e in entries]
         with self._lock:
             self._entries.extend(kept)
             if self._sink is not None:
