@@ -24,9 +24,9 @@ PROGRAMS = (
     "\n.[]\n| [$__loc__, .n]",
     ".[] | debug | .n",
     ".[] | stderr | .n",
-    '.[] | if .n == 2 then halt_error else . end',
+    ".[] | if .n == 2 then halt_error else . end",
     ".[] | [paths]",
-    ".[] | getpath([\"a\"])",
+    '.[] | getpath(["a"])',
     ".[] | label $out | (., break $out)",
     ".[] | error",
     "[.[]]",
@@ -102,7 +102,9 @@ def test_items_one_at_a_time_are_the_whole_array(
 )
 def test_an_iterated_array_is_never_built_whole(program: str, output: str) -> None:
     sb = Sandbox()
-    items = [{"id": i, "name": f"user{i}", "tags": ["a", "b"], "on": i % 2 == 0} for i in range(40_000)]
+    items = [
+        {"id": i, "name": f"user{i}", "tags": ["a", "b"], "on": i % 2 == 0} for i in range(40_000)
+    ]
     text = json.dumps(items)
     sb.fs.write("big.json", text)
     sb.execute("jq -n 1", language="shell")

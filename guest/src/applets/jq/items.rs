@@ -39,7 +39,9 @@ pub fn split(code: &str, names: &[String], modules: &Modules) -> Option<Split> {
             Some(range) => blank_except(&code, range)?,
             None => ".".to_string(),
         };
-        compile_rewritten(&text, names, modules).ok().map(|(f, _)| f)
+        compile_rewritten(&text, names, modules)
+            .ok()
+            .map(|(f, _)| f)
     };
     if let Some(f) = each(&code, &term, &tokens, code.len()) {
         return Some(Split::Each(compile(f)?));

@@ -568,7 +568,12 @@ fn read_value(
             }
             _ if want_value && !is_delimiter(b) => {
                 let len = data[at..].iter().position(|&b| is_delimiter(b))?;
-                let v = literal(&data[at..at + len]).ok()?;
+                let token = &data[at..at + len];
+                let v = if !build && plain_integer(token) {
+                    Val::Null
+                } else {
+                    literal(token).ok()?
+                };
                 at += len;
                 Some(v)
             }
@@ -609,6 +614,14 @@ fn string_at(data: &[u8], at: usize) -> Option<(&[u8], usize)> {
             _ => end += 2,
         }
     }
+}
+
+/// Whether `token` is an integer of at most 15 digits without leading zeros (which
+/// [`literal`] reads, no need to ask it).
+fn plain_integer(token: &[u8]) -> bool {
+    let digits = token.strip_prefix(b"-").unwrap_or(token);
+    matches!(digits, [b'1'..=b'9', rest @ ..] if rest.len() < 15 && rest.iter().all(u8::is_ascii_digit))
+        || digits == b"0"
 }
 
 /// The value of a literal token (`true`, `null`, `12.5`...).
@@ -1185,6 +1198,42 @@ mod tests {
                     "{text:?} in chunks of {chunk}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn array_items_are_the_items_of_the_whole_value() {
+        let texts = [
+            " [1, -0, 012, 1e2, 100000000000000000001, \"a\\u00e9\\n\", {\"k\": [true, null]}, [], {}]\n",
+            "[[1,[2]],\n\"x\",\n{\"a\":{\"b\":[]}}] [3]",
+            "[]",
+            "[1,]",
+            "[1 2]",
+            "[\"\\x\"]",
+            "[nan]",
+            "[1,2",
+            "{\"a\":1}",
+        ];
+        for text in texts {
+            let whole = Parser::new().whole_value(text.as_bytes());
+            let checked = Parser::new().whole_array(text.as_bytes());
+            let Some((parsed, used)) = whole else {
+                assert!(checked.is_none(), "{text:?}");
+                continue;
+            };
+            if !text.trim_start().starts_with('[') {
+                assert!(checked.is_none(), "{text:?}");
+                continue;
+            }
+            assert_eq!(checked, Some((parsed.line, used)), "{text:?}");
+            let items: Vec<String> = ArrayItems::new(Rc::new(text.as_bytes().to_vec()), 0)
+                .map(|v| to_string(&v))
+                .collect();
+            let want: Vec<String> = match &parsed.val {
+                Val::Arr(whole) => whole.iter().map(to_string).collect(),
+                other => vec![to_string(other)],
+            };
+            assert_eq!(items, want, "{text:?}");
         }
     }
 
