@@ -79,7 +79,7 @@ def _run(sb: Sandbox, command: str) -> tuple[str, str, int]:
     return result.stdout, result.stderr.replace("<stdin>", "in.json"), result.exit_code
 
 
-@pytest.mark.parametrize("options", ["-c", "", "-e -r --seq"])
+@pytest.mark.parametrize("options", ["-c", "-e -r --seq"])
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_items_one_at_a_time_are_the_whole_array(
     sandbox: Sandbox, program: str, options: str
