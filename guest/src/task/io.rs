@@ -205,6 +205,16 @@ impl Input {
         }
     }
 
+    /// The bytes of an in-memory input, shared, and where its unread part begins.
+    pub fn shared_bytes(&self) -> Option<(Rc<Vec<u8>>, usize)> {
+        match &self.source {
+            Source::Bytes { data, pos } if self.start >= self.pending.len() => {
+                Some((Rc::clone(data), *pos))
+            }
+            _ => None,
+        }
+    }
+
     /// Marks `n` bytes of [`Input::in_memory`] as read.
     pub fn consume(&mut self, n: usize) {
         if let Source::Bytes { data, pos } = &mut self.source {

@@ -162,9 +162,9 @@ pub enum Op {
     Delete(ArrRef),
     /// Delete every element.
     DeleteAll(ArrRef),
-    /// Pop the value (and key/index), assign, push the value.
+    /// Pop the key/index (if any, pushed last) and the value, assign, push the value.
     Assign(LVal),
-    /// `lval op= value`: pop value (and key), push the result.
+    /// `lval op= value`: pop the key (if any, pushed last) and value, push the result.
     AugAssign(LVal, Arith),
     /// `lval = lval a b...`: pop n pieces (and key), append them in place, push the result.
     Append(LVal, u32),

@@ -8,7 +8,8 @@ use jaq_core::{Ctx as JaqCtx, Vars};
 use super::engine::{self, Env, Filter, Shared};
 use super::funs::object;
 use super::input::{Inputs, Next, Source};
-use super::json::{self, Format};
+use super::items::{self, Split};
+use super::json::{self, ArrayItems, Format};
 use super::map::Map;
 use super::val::Val;
 use crate::applets::common::Zone;
@@ -381,7 +382,13 @@ async fn main(mut ctx: Ctx) -> i32 {
     };
     let mut globals = global_values(&ctx, &opts, named);
     globals.extend(data);
-    execute(&mut ctx, &opts, &program, &filter, globals, modules).await
+    // (`input` reads values the items would have to be read before: the whole array first.)
+    let whole_inputs = opts.null_input || opts.slurp || opts.stream || opts.raw_input;
+    let compiled = Compiled {
+        filter: &filter,
+        unsplit: (!whole_inputs && !program.contains("input")).then_some((&program, &names)),
+    };
+    execute(&mut ctx, &opts, &program, compiled, globals, modules).await
 }
 
 /// The module search path: the `-L` directories, or jq's default `~/.jq` (then
@@ -500,10 +507,25 @@ async fn open_sources(ctx: &mut Ctx, files: &[String]) -> (Vec<Source>, bool) {
     (sources, ok)
 }
 
+/// The compiled program, and its text and global names while it may be split
+/// ([`items::split`]).
+struct Compiled<'a> {
+    filter: &'a Filter,
+    unsplit: Option<(&'a str, &'a [String])>,
+}
+
+/// Arrays from this many bytes on are read an item at a time by a program that only iterates
+/// them: smaller ones are not worth compiling its parts (about a millisecond each).
+const SPLIT_MIN: usize = 1 << 20;
+
 /// Everything about one run that the per-input loop needs.
 struct Run<'a> {
     opts: &'a Opts,
     filter: &'a Filter,
+    /// The program's text and global names until it is split (at the first big array).
+    unsplit: Option<(&'a str, &'a [String])>,
+    /// The split program, once made.
+    split: Option<Rc<Split>>,
     env: &'a Env<'a>,
     vars: Vars<Val>,
     format: Format,
@@ -522,7 +544,7 @@ async fn execute(
     ctx: &mut Ctx,
     opts: &Opts,
     program: &str,
-    filter: &Filter,
+    compiled: Compiled<'_>,
     globals: Vec<Val>,
     modules: engine::Modules,
 ) -> i32 {
@@ -542,12 +564,14 @@ async fn execute(
         zone: Zone::from_tz(ctx.env.get("TZ").map(String::as_str)),
     });
     let env = Env {
-        lut: &filter.lut,
+        lut: &compiled.filter.lut,
         shared: &shared,
     };
     let mut run = Run {
         opts,
-        filter,
+        filter: compiled.filter,
+        unsplit: compiled.unsplit,
+        split: None,
         env: &env,
         vars: Vars::new(globals),
         format: output_format(opts),
@@ -618,6 +642,15 @@ async fn drive(ctx: &mut Ctx, run: &mut Run<'_>) -> Result<(i32, i32), Stop> {
         return slurp(ctx, run).await;
     }
     loop {
+        if let Some((split, items, file)) = next_array(run) {
+            run.env.shared.borrow_mut().filename =
+                Some(file.unwrap_or_else(|| "<stdin>".to_string()));
+            ret = process_items(ctx, run, &split, items).await?;
+            if ret <= 0 && ret != NO_OUTPUT {
+                last_result = i32::from(ret != NULL_KIND);
+            }
+            continue;
+        }
         match read_next(run.env).await {
             Next::Item(item) => {
                 run.env.shared.borrow_mut().filename =
@@ -637,6 +670,21 @@ async fn drive(ctx: &mut Ctx, run: &mut Run<'_>) -> Result<(i32, i32), Stop> {
             Next::End => return Ok((ret, last_result)),
         }
     }
+}
+
+/// The split program and the items of the next input, when it is an array big enough to be
+/// read an item at a time ([`SPLIT_MIN`]) and the program only iterates it.
+fn next_array(run: &mut Run<'_>) -> Option<(Rc<Split>, ArrayItems, Option<String>)> {
+    let mut shared = run.env.shared.borrow_mut();
+    if !shared.inputs.array_ahead(SPLIT_MIN) {
+        return None;
+    }
+    if let Some((program, names)) = run.unsplit.take() {
+        run.split = items::split(program, names, &shared.modules).map(Rc::new);
+    }
+    let split = Rc::clone(run.split.as_ref()?);
+    let (items, file) = shared.inputs.next_array()?;
+    Some((split, items, file))
 }
 
 /// Reads the next input without holding the shared state across the wait.
@@ -726,12 +774,65 @@ fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>, top: bool) {
 /// Runs the filter on one input and writes its outputs; returns jq's per-input status.
 async fn process(ctx: &mut Ctx, run: &mut Run<'_>, input: Val) -> Result<i32, Stop> {
     let mut ret = NO_OUTPUT;
-    let jctx = JaqCtx::<engine::JqData>::new(run.env, run.vars.clone());
-    let outputs = run.filter.id.run((jctx, input));
+    let filter = run.filter;
+    run_filter(ctx, run, filter, input, None, &mut ret).await?;
+    Ok(ret)
+}
+
+/// Runs a split program on the items of one array input, as [`process`] runs the whole
+/// program on the array: the same outputs, errors and status.
+async fn process_items(
+    ctx: &mut Ctx,
+    run: &mut Run<'_>,
+    split: &Split,
+    items: ArrayItems,
+) -> Result<i32, Stop> {
+    let mut ret = NO_OUTPUT;
+    match split {
+        Split::Each(f) => {
+            for item in items {
+                if !run_filter(ctx, run, f, item, None, &mut ret).await? {
+                    break;
+                }
+            }
+        }
+        Split::Collect(f, g) => {
+            let mut outputs = Vec::new();
+            for item in items {
+                if !run_filter(ctx, run, f, item, Some(&mut outputs), &mut ret).await? {
+                    return Ok(ret);
+                }
+            }
+            run_filter(ctx, run, g, Val::arr(outputs), None, &mut ret).await?;
+        }
+    }
+    Ok(ret)
+}
+
+/// Runs `filter` on `input`: its outputs go to `collect`, or are written out with `ret` set
+/// to jq's status of each. False when it stopped at an error (reported, `ret` is ERROR).
+async fn run_filter(
+    ctx: &mut Ctx,
+    run: &mut Run<'_>,
+    filter: &Filter,
+    input: Val,
+    mut collect: Option<&mut Vec<Val>>,
+    ret: &mut i32,
+) -> Result<bool, Stop> {
+    let env = Env {
+        lut: &filter.lut,
+        shared: run.env.shared,
+    };
+    let jctx = JaqCtx::<engine::JqData>::new(&env, run.vars.clone());
+    let outputs = filter.id.run((jctx, input));
     for out in outputs {
         match out {
             Ok(v) => {
-                ret = if matches!(v, Val::Str(_)) && run.opts.raw_output
+                if let Some(collect) = collect.as_deref_mut() {
+                    collect.push(v);
+                    continue;
+                }
+                *ret = if matches!(v, Val::Str(_)) && run.opts.raw_output
                     || !matches!(v, Val::Null | Val::Bool(false))
                 {
                     0
@@ -745,7 +846,8 @@ async fn process(ctx: &mut Ctx, run: &mut Run<'_>, input: Val) -> Result<i32, St
                 match exn.get_err() {
                     Ok(error) => {
                         report(ctx, run.env, error.into_val()).await;
-                        return Ok(ERROR);
+                        *ret = ERROR;
+                        return Ok(false);
                     }
                     Err(exn) => {
                         let code = exn.get_halt().unwrap_or(ERROR);
@@ -756,7 +858,7 @@ async fn process(ctx: &mut Ctx, run: &mut Run<'_>, input: Val) -> Result<i32, St
         }
     }
     flush_stderr(ctx, run.env).await;
-    Ok(ret)
+    Ok(true)
 }
 
 async fn write_value(ctx: &mut Ctx, run: &mut Run<'_>, v: &Val) -> Result<(), Stop> {

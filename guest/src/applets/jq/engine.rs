@@ -121,7 +121,7 @@ pub fn compile(
 }
 
 /// [`compile`] after the checks and rewrites of `desugar`.
-fn compile_rewritten(
+pub fn compile_rewritten(
     code: &str,
     names: &[String],
     modules: &Modules,

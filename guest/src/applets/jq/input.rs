@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::json::{Parsed, Parser};
+use super::json::{ArrayItems, Parsed, Parser};
 use super::val::Val;
 use crate::task::{poll_once, Input, LocalFuture};
 
@@ -127,6 +127,41 @@ impl Inputs {
             };
             self.consume(source, chunk);
         }
+    }
+
+    /// The next input when it is an array in memory that is plain JSON throughout (checked
+    /// whole first, since jq parses a value before using it): its items, built one at a
+    /// time, and its file. None to read it with [`Inputs::next`].
+    pub fn next_array(&mut self) -> Option<(ArrayItems, Option<String>)> {
+        if !self.array_ahead(0) {
+            return None;
+        }
+        let mut source = self.sources.pop_front()?;
+        let items = self.check_array(&mut source);
+        self.sources.push_front(source);
+        let items = items?;
+        self.started = true;
+        self.position = Some((self.file(), items.1));
+        Some((items.0, self.file()))
+    }
+
+    /// Whether the next input may be an array in memory with at least `min_len` bytes
+    /// (blanks after it included) for [`Inputs::next_array`] to read.
+    pub fn array_ahead(&self, min_len: usize) -> bool {
+        if self.raw || !self.ready.is_empty() || self.error.is_some() || self.ended {
+            return false;
+        }
+        let data = self.sources.front().and_then(|s| s.input.in_memory());
+        data.is_some_and(|d| d.len() >= min_len && d.trim_ascii_start().starts_with(b"["))
+    }
+
+    /// [`Inputs::next_array`] for one source: the items and jq's line of the array.
+    fn check_array(&mut self, source: &mut Source) -> Option<(ArrayItems, usize)> {
+        let (data, pos) = source.input.shared_bytes()?;
+        self.begin(source);
+        let (line, used) = self.parser.whole_array(&data[pos..])?;
+        source.input.consume(used);
+        Some((ArrayItems::new(data, pos), line - self.lines_before_file))
     }
 
     fn take_ready(&mut self) -> Option<Next> {

@@ -379,14 +379,42 @@ impl Parser {
     /// the text is anything but plain JSON: the byte-by-byte [`Parser::feed`] then reads the
     /// same bytes, with jq's errors and extensions. The value is the one `feed` would make.
     pub fn whole_value(&mut self, data: &[u8]) -> Option<(Parsed, usize)> {
+        if !self.may_read_whole(data, b"[{") {
+            return None;
+        }
+        let (val, end) = read_value(data, &mut self.keys, &mut Stacks::default(), true)?;
+        let line = self.passed(data, end);
+        Some((Parsed { val, line }, end))
+    }
+
+    /// What [`Parser::whole_value`] would read when `data` starts with an array, checked
+    /// without building anything (for [`ArrayItems`] to build it an item at a time): jq's line
+    /// of the array and how many bytes it took, or None as `whole_value` would say.
+    pub fn whole_array(&mut self, data: &[u8]) -> Option<(usize, usize)> {
+        if !self.may_read_whole(data, b"[") {
+            return None;
+        }
+        let (_, end) = read_value(data, &mut self.keys, &mut Stacks::default(), false)?;
+        Some((self.passed(data, end), end))
+    }
+
+    /// Whether the parser is between values with `data` starting (after blanks) with one of
+    /// the bytes `open`, outside of the stream's byte-order mark.
+    fn may_read_whole(&self, data: &[u8], open: &[u8]) -> bool {
         let between = self.stack.is_empty() && self.next.is_none() && self.token.is_empty();
         if self.failed || !between || self.state != State::Normal || !self.completed.is_empty() {
-            return None;
+            return false;
         }
         if !self.started && data.starts_with("\u{feff}".as_bytes()) {
-            return None;
+            return false;
         }
-        let (val, end) = self.read_whole(data)?;
+        data.get(skip_blanks(data, 0))
+            .is_some_and(|b| open.contains(b))
+    }
+
+    /// Counts the lines and columns of the `end` bytes of `data` a whole value took; returns
+    /// jq's line of that value.
+    fn passed(&mut self, data: &[u8], end: usize) -> usize {
         self.started = true;
         let taken = &data[..end];
         match memchr::memrchr(b'\n', taken) {
@@ -396,98 +424,173 @@ impl Parser {
             }
             None => self.column += end,
         }
-        let line = self.line_at(data, end - 1, &mut None);
-        Some((Parsed { val, line }, end))
+        self.line_at(data, end - 1, &mut None)
     }
+}
 
-    /// The value of [`Parser::whole_value`] and the index after its closing bracket.
-    fn read_whole(&mut self, data: &[u8]) -> Option<(Val, usize)> {
-        let mut at = skip_blanks(data, 0);
-        if !matches!(data.get(at), Some(b'[' | b'{')) {
-            return None;
+/// The items of an array that [`Parser::whole_array`] checked, built one at a time: only
+/// the item being used is in memory, not the whole array.
+pub struct ArrayItems {
+    data: Rc<Vec<u8>>,
+    at: usize,
+    keys: KeyCache,
+    stacks: Stacks,
+}
+
+impl ArrayItems {
+    /// The items of the checked array that starts (after blanks) at `start` in `data`.
+    pub fn new(data: Rc<Vec<u8>>, start: usize) -> Self {
+        ArrayItems {
+            at: skip_blanks(&data, start) + 1,
+            data,
+            keys: KeyCache::default(),
+            stacks: Stacks::default(),
         }
-        let mut open: Vec<Building> = Vec::new();
-        let mut items: Vec<Val> = Vec::new();
-        let mut pairs: Vec<(Rc<str>, Val)> = Vec::new();
-        // Whether a value may come next (after `[`, `,` or `:`), rather than `,` or a close.
-        let mut want_value = true;
-        loop {
-            at = skip_blanks(data, at);
-            let &b = data.get(at)?;
-            let done: Option<Val> = match b {
-                b'[' | b'{' if want_value => {
-                    // Each array, object and pending key is a level of jq's parser.
-                    if open.len() * 2 + 2 >= MAX_JQ_DEPTH {
-                        return None;
-                    }
-                    open.push(if b == b'[' {
-                        Building::Arr(items.len())
-                    } else {
-                        Building::Obj(pairs.len(), None)
-                    });
-                    at += 1;
-                    continue;
+    }
+}
+
+impl Iterator for ArrayItems {
+    type Item = Val;
+
+    fn next(&mut self) -> Option<Val> {
+        let data = &self.data[..];
+        let mut at = skip_blanks(data, self.at);
+        match data.get(at)? {
+            b']' => return None,
+            b',' => at = skip_blanks(data, at + 1),
+            _ => {}
+        }
+        let (val, used) = read_value(&data[at..], &mut self.keys, &mut self.stacks, true)?;
+        self.at = at + used;
+        Some(val)
+    }
+}
+
+/// The stacks of [`read_value`] (kept for the next value, so that they are allocated once).
+#[derive(Default)]
+struct Stacks {
+    open: Vec<Building>,
+    items: Vec<Val>,
+    pairs: Vec<(Rc<str>, Val)>,
+}
+
+/// The one plain JSON value at the start of `data` (after blanks) and the index after it,
+/// for [`Parser::whole_value`]: None where the text is not plain JSON or ends first.
+/// Without `build`, only checks it (and gives `null` for it).
+fn read_value(
+    data: &[u8],
+    keys: &mut KeyCache,
+    stacks: &mut Stacks,
+    build: bool,
+) -> Option<(Val, usize)> {
+    let mut at = skip_blanks(data, 0);
+    let Stacks { open, items, pairs } = stacks;
+    open.clear();
+    items.clear();
+    pairs.clear();
+    let unbuilt_key: Option<Rc<str>> = (!build).then(|| Rc::from(""));
+    // Whether a value may come next (after `[`, `,` or `:`), rather than `,` or a close,
+    // and whether the last byte read was a comma.
+    let (mut want_value, mut after_comma) = (true, false);
+    loop {
+        at = skip_blanks(data, at);
+        let &b = data.get(at)?;
+        let done: Option<Val> = match b {
+            b'[' | b'{' if want_value => {
+                // Each array, object and pending key is a level of jq's parser.
+                if open.len() * 2 + 2 >= MAX_JQ_DEPTH {
+                    return None;
                 }
-                b']' | b'}' => {
-                    let empty = match *open.last()? {
-                        Building::Arr(start) if b == b']' => items.len() == start,
-                        Building::Obj(start, None) if b == b'}' => pairs.len() == start,
-                        _ => return None,
-                    };
-                    // `[1,]` and `{"a":1,}` are errors for `feed` to word.
-                    if want_value && !empty {
-                        return None;
-                    }
-                    at += 1;
-                    Some(match open.pop()? {
-                        // The outermost array (all of a big file) is not copied.
-                        Building::Arr(0) => Val::arr(std::mem::take(&mut items)),
-                        Building::Arr(start) => Val::arr(items.drain(start..).collect()),
-                        Building::Obj(start, _) => {
-                            Val::Obj(Rc::new(pairs.drain(start..).collect::<Map>()))
-                        }
-                    })
-                }
-                b',' if !want_value => {
-                    want_value = true;
-                    at += 1;
-                    continue;
-                }
-                b'"' if want_value => {
-                    let (raw, end) = string_at(data, at + 1)?;
-                    let text = unescape(raw).ok()?;
-                    at = end;
-                    if let Some(Building::Obj(_, key @ None)) = open.last_mut() {
-                        *key = Some(self.keys.get(&text));
-                        at = skip_blanks(data, at);
-                        if data.get(at) != Some(&b':') {
-                            return None;
-                        }
-                        at += 1;
-                        continue;
-                    }
-                    // Short strings repeat (tags, states, codes): shared like keys.
-                    Some(Val::Str(if text.len() <= SHARED_STRING_MAX {
-                        self.keys.get(&text)
-                    } else {
-                        Rc::from(&*text)
-                    }))
-                }
-                _ if want_value && !is_delimiter(b) => {
-                    let len = data[at..].iter().position(|&b| is_delimiter(b))?;
-                    let v = literal(&data[at..at + len]).ok()?;
-                    at += len;
-                    Some(v)
-                }
-                _ => return None,
-            };
-            let v = done?;
-            want_value = false;
-            match open.last_mut() {
-                None => return Some((v, at)),
-                Some(Building::Arr(_)) => items.push(v),
-                Some(Building::Obj(_, key)) => pairs.push((key.take()?, v)),
+                open.push(if b == b'[' {
+                    Building::Arr(items.len())
+                } else {
+                    Building::Obj(pairs.len(), None)
+                });
+                after_comma = false;
+                at += 1;
+                continue;
             }
+            b']' | b'}' => {
+                match open.last()? {
+                    Building::Arr(_) if b == b']' => {}
+                    Building::Obj(_, None) if b == b'}' => {}
+                    _ => return None,
+                }
+                // `[1,]` and `{"a":1,}` are errors for `feed` to word.
+                if after_comma {
+                    return None;
+                }
+                at += 1;
+                Some(match open.pop()? {
+                    _ if !build => Val::Null,
+                    // The outermost array (all of a big file) is not copied.
+                    Building::Arr(0) if open.is_empty() => Val::arr(std::mem::take(items)),
+                    Building::Arr(start) => Val::arr(items.drain(start..).collect()),
+                    Building::Obj(start, _) => {
+                        Val::Obj(Rc::new(pairs.drain(start..).collect::<Map>()))
+                    }
+                })
+            }
+            b',' if !want_value => {
+                (want_value, after_comma) = (true, true);
+                at += 1;
+                continue;
+            }
+            b'"' if want_value => {
+                let (raw, end) = string_at(data, at + 1)?;
+                let text = match raw {
+                    // (what `unescape` checks first, and all it checks of a plain string)
+                    _ if !build && !raw.iter().any(|&c| c == b'\\' || (c > 0 && c < 0x1f)) => {
+                        Cow::Borrowed("")
+                    }
+                    _ => unescape(raw).ok()?,
+                };
+                at = end;
+                after_comma = false;
+                if let Some(Building::Obj(_, key @ None)) = open.last_mut() {
+                    *key = Some(match &unbuilt_key {
+                        Some(unbuilt) => Rc::clone(unbuilt),
+                        None => keys.get(&text),
+                    });
+                    at = skip_blanks(data, at);
+                    if data.get(at) != Some(&b':') {
+                        return None;
+                    }
+                    at += 1;
+                    continue;
+                }
+                Some(match text {
+                    _ if !build => Val::Null,
+                    // Short strings repeat (tags, states, codes): shared like keys.
+                    text if text.len() <= SHARED_STRING_MAX => Val::Str(keys.get(&text)),
+                    text => Val::Str(Rc::from(&*text)),
+                })
+            }
+            _ if want_value && !is_delimiter(b) => {
+                let len = data[at..].iter().position(|&b| is_delimiter(b))?;
+                let token = &data[at..at + len];
+                let v = if !build && plain_integer(token) {
+                    Val::Null
+                } else {
+                    literal(token).ok()?
+                };
+                at += len;
+                Some(v)
+            }
+            _ => return None,
+        };
+        let v = done?;
+        (want_value, after_comma) = (false, false);
+        match open.last_mut() {
+            None => return Some((v, at)),
+            Some(Building::Arr(_)) if build => items.push(v),
+            Some(Building::Obj(_, key)) => {
+                let key = key.take()?;
+                if build {
+                    pairs.push((key, v));
+                }
+            }
+            Some(Building::Arr(_)) => {}
         }
     }
 }
@@ -505,12 +608,20 @@ fn skip_blanks(data: &[u8], mut at: usize) -> usize {
 fn string_at(data: &[u8], at: usize) -> Option<(&[u8], usize)> {
     let mut end = at;
     loop {
-        match data.get(end)? {
+        end += memchr::memchr2(b'"', b'\\', data.get(end..)?)?;
+        match data[end] {
             b'"' => return Some((&data[at..end], end + 1)),
-            b'\\' => end += 2,
-            _ => end += 1,
+            _ => end += 2,
         }
     }
+}
+
+/// Whether `token` is an integer of at most 15 digits without leading zeros (which
+/// [`literal`] reads, no need to ask it).
+fn plain_integer(token: &[u8]) -> bool {
+    let digits = token.strip_prefix(b"-").unwrap_or(token);
+    matches!(digits, [b'1'..=b'9', rest @ ..] if rest.len() < 15 && rest.iter().all(u8::is_ascii_digit))
+        || digits == b"0"
 }
 
 /// The value of a literal token (`true`, `null`, `12.5`...).
@@ -1087,6 +1198,42 @@ mod tests {
                     "{text:?} in chunks of {chunk}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn array_items_are_the_items_of_the_whole_value() {
+        let texts = [
+            " [1, -0, 012, 1e2, 100000000000000000001, \"a\\u00e9\\n\", {\"k\": [true, null]}, [], {}]\n",
+            "[[1,[2]],\n\"x\",\n{\"a\":{\"b\":[]}}] [3]",
+            "[]",
+            "[1,]",
+            "[1 2]",
+            "[\"\\x\"]",
+            "[nan]",
+            "[1,2",
+            "{\"a\":1}",
+        ];
+        for text in texts {
+            let whole = Parser::new().whole_value(text.as_bytes());
+            let checked = Parser::new().whole_array(text.as_bytes());
+            let Some((parsed, used)) = whole else {
+                assert!(checked.is_none(), "{text:?}");
+                continue;
+            };
+            if !text.trim_start().starts_with('[') {
+                assert!(checked.is_none(), "{text:?}");
+                continue;
+            }
+            assert_eq!(checked, Some((parsed.line, used)), "{text:?}");
+            let items: Vec<String> = ArrayItems::new(Rc::new(text.as_bytes().to_vec()), 0)
+                .map(|v| to_string(&v))
+                .collect();
+            let want: Vec<String> = match &parsed.val {
+                Val::Arr(whole) => whole.iter().map(to_string).collect(),
+                other => vec![to_string(other)],
+            };
+            assert_eq!(items, want, "{text:?}");
         }
     }
 

@@ -9,6 +9,7 @@ mod engine;
 mod errors;
 mod funs;
 mod input;
+mod items;
 mod json;
 mod map;
 mod math;

@@ -579,17 +579,17 @@ impl Compiler {
                 self.emit(Op::Append(lv, parts.len() as u32 - 1));
             }
             Expr::Assign(target, op, value) => {
-                let lv = self.lval_after(target, Some(value))?;
+                // gawk evaluates the value before the target's subscript or field number
+                // (`a[i] += (i = 2)` adds to `a[2]`).
                 match op {
-                    None => {
-                        self.expr(value)?;
-                        self.emit(Op::Assign(lv))
-                    }
-                    Some(op) => {
-                        self.number(value)?;
-                        self.emit(Op::AugAssign(lv, *op))
-                    }
-                };
+                    None => self.expr(value)?,
+                    Some(_) => self.number(value)?,
+                }
+                let lv = self.lval_after(target, Some(value))?;
+                self.emit(match op {
+                    None => Op::Assign(lv),
+                    Some(op) => Op::AugAssign(lv, *op),
+                });
             }
             Expr::Cond(c, a, b) => {
                 self.expr(c)?;
@@ -646,9 +646,12 @@ impl Compiler {
     fn appends_to(&self, target: &Expr, value: &Expr) -> bool {
         let mut parts = Vec::new();
         concat_parts(value, &mut parts);
+        // (An element's subscript is taken before the pieces: they must not change it.)
+        let keep_subscript = |e: &&Expr| !matches!(target, Expr::Index(..)) || keeps_record(e);
         parts.len() >= 2
             && matches!(target, Expr::Var(_) | Expr::Index(..))
             && same_place(target, parts[0])
+            && parts[1..].iter().all(keep_subscript)
     }
 
     fn load_var(&mut self, name: &str) -> CResult {

@@ -140,15 +140,15 @@ impl Interp {
                 }
                 Op::DeleteAll(a) => self.array(a)?.borrow_mut().clear(),
                 Op::Assign(lv) => {
-                    let v = self.pop();
                     let key = self.lv_key(lv);
+                    let v = self.pop();
                     let v = self.scalar(v)?;
                     self.write_lv(lv, key, v.clone())?;
                     self.push(v);
                 }
                 Op::AugAssign(lv, op) => {
-                    let rhs = self.pop().num();
                     let key = self.lv_key(lv);
+                    let rhs = self.pop().num();
                     let new =
                         self.modify(lv, key, |old| Ok(Value::Num(arith(op, old.num(), rhs)?)))?;
                     self.push(new);
