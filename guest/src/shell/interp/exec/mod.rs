@@ -259,18 +259,18 @@ impl Sh {
             sub.state.borrow_mut().job_owner = pid;
             Box::pin(async move { sub.run_command(&body, job_fds).await.status() })
         });
-        let mut s = self.state.borrow_mut();
-        s.last_job = Some(pid);
-        s.keep_fd(63, Some(Fd::In(InHandle::pipe(shell_end))));
-        s.keep_fd(60, Some(Fd::Out(writer(to_job))));
-        let elements = vec![
-            (Some(Key::Index(0)), "63".to_string()),
-            (Some(Key::Index(1)), "60".to_string()),
-        ];
-        let assigned = s
-            .assign_array(&c.name, elements, false)
-            .and_then(|()| s.assign(&format!("{}_PID", c.name), pid.to_string(), false));
-        drop(s);
+        let assigned = {
+            let mut s = self.state.borrow_mut();
+            s.last_job = Some(pid);
+            s.keep_fd(63, Some(Fd::In(InHandle::pipe(shell_end))));
+            s.keep_fd(60, Some(Fd::Out(writer(to_job))));
+            let elements = vec![
+                (Some(Key::Index(0)), "63".to_string()),
+                (Some(Key::Index(1)), "60".to_string()),
+            ];
+            s.assign_array(&c.name, elements, false)
+                .and_then(|()| s.assign(&format!("{}_PID", c.name), pid.to_string(), false))
+        };
         match assigned {
             Ok(()) => Flow::Normal(0),
             Err(message) => {
