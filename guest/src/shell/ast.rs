@@ -117,6 +117,10 @@ pub enum CommandKind {
     If(IfCommand),
     /// `for name in words; do ...; done` (or over `"$@"`).
     For(ForCommand),
+    /// `coproc [NAME] command`: the command runs in the background with its stdin and
+    /// stdout connected to the shell by pipes, whose descriptors go in `NAME[1]` and
+    /// `NAME[0]`.
+    Coproc(CoprocCommand),
     /// `for (( init; cond; step )); do ...; done`.
     ArithFor(ArithForCommand),
     /// `while list; do list; done`.
@@ -213,9 +217,11 @@ pub struct CondBranch {
     pub body: List,
 }
 
-/// `for var in words; do body; done`.
+/// `for var in words; do body; done`, or `select var in words; do body; done`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ForCommand {
+    /// `select`: each iteration shows a numbered menu of the words and reads a choice.
+    pub select: bool,
     /// The loop variable.
     pub var: String,
     /// The words after `in`, expanded like command words; `None` when there was no `in`
@@ -223,6 +229,15 @@ pub struct ForCommand {
     pub words: Option<Vec<Word>>,
     /// The loop body.
     pub body: List,
+}
+
+/// `coproc [NAME] command`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CoprocCommand {
+    /// The array naming the descriptors (`COPROC` unless a name precedes a compound command).
+    pub name: String,
+    /// What runs in the background.
+    pub body: Box<Command>,
 }
 
 /// `for (( init; cond; step )); do body; done`. Each part is arithmetic text (see

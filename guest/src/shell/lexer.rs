@@ -396,7 +396,12 @@ impl<'a> Lexer<'a> {
                     return Ok(Tok::IoNumber(fd));
                 }
                 let name = digits.strip_prefix('{').and_then(|d| d.strip_suffix('}'));
-                if let Some(name) = name.filter(|n| is_name(n)) {
+                // `{fd}>file`, or an array element: `exec {COPROC[1]}>&-`.
+                let element = |n: &str| {
+                    n.split_once('[')
+                        .is_some_and(|(base, rest)| is_name(base) && rest.ends_with(']'))
+                };
+                if let Some(name) = name.filter(|n| is_name(n) || element(n)) {
                     return Ok(Tok::IoVar(name.to_string()));
                 }
             }

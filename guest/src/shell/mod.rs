@@ -6,7 +6,8 @@
 
 pub mod arith;
 pub mod ast;
-pub mod bytes;
+/// Raw bytes in shell strings (shared with the applets, which sit below the shell).
+pub use crate::applets::common::bytes;
 mod lexer;
 mod parser;
 

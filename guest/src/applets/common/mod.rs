@@ -1,9 +1,11 @@
-//! What applets share, below all of them: GNU-style option parsing and the `--help` rule,
+//! What applets share, below all of them (and below the shell): GNU-style option parsing and
+//! the `--help` rule, raw bytes in strings, quoting text back into shell syntax,
 //! messages, opening inputs, writing output and exit statuses, reading records, numbers
 //! with size suffixes, names and paths, modes, file listings, time and dates, wildcard
 //! patterns (the shell's too), POSIX regular expressions, and running a child command.
 
 mod args;
+pub mod bytes;
 mod child;
 mod fmt;
 mod glob;
@@ -12,6 +14,7 @@ mod names;
 mod numbers;
 mod output;
 pub mod pattern;
+pub mod quote;
 mod records;
 pub mod regex;
 mod targets;

@@ -83,8 +83,11 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 continue;
             }
             let mut bytes = chunk.bytes;
-            // A NUL delimiter never stays: bash's strings cannot hold it.
-            if chunk.delimited && !trim && delim != 0 {
+            // bash's strings end at a NUL: a line holding one keeps what comes before it (a
+            // NUL delimiter never stays either).
+            if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+                bytes.truncate(nul);
+            } else if chunk.delimited && !trim && delim != 0 {
                 bytes.push(delim);
             }
             let line = crate::shell::bytes::decode(&bytes);

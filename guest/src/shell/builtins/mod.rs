@@ -29,6 +29,7 @@ mod mapfile;
 mod printf;
 mod pwd;
 mod read;
+pub(crate) use read::read_reply;
 mod readonly;
 mod return_;
 mod set;

@@ -169,6 +169,13 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     })
 }
 
+/// A line as `read` with no names reads it into `REPLY` (backslash escapes applied), or
+/// None at the end of input: how `select` reads its choice.
+pub(crate) async fn read_reply(input: &crate::shell::interp::io::InHandle) -> Option<String> {
+    let (chars, complete) = read_line(input, Some(b'\n'), None, false).await;
+    complete.then(|| chars.iter().map(|c| c.0).collect())
+}
+
 /// Reads up to the delimiter; backslash escapes (and line continuations) unless `raw`.
 /// Returns the characters (with an "escaped" flag) and whether the delimiter (or the count)
 /// was reached before the end of input.
@@ -192,7 +199,8 @@ async fn read_line(
         };
         let text = crate::shell::bytes::decode(&chunk.bytes);
         let got = text.chars().count();
-        for c in text.chars() {
+        // bash drops NUL bytes from what it reads.
+        for c in text.chars().filter(|&c| c != '\0') {
             if escaped {
                 escaped = false;
                 // A backslash-newline is a line continuation, whatever the delimiter.

@@ -1,5 +1,6 @@
 //! `shopt [-s|-u|-p|-q] [name ...]`: the glob options (nullglob, dotglob, failglob,
-//! nocaseglob, nocasematch, globstar; extglob is always on); other bash options are accepted.
+//! nocaseglob, nocasematch, globstar; extglob is reported as set, but extended patterns are
+//! always recognised); other bash options are accepted.
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::state::{SET_OPTIONS, SHOPT_OPTIONS};
@@ -126,9 +127,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             match mode {
                 Some(on) if !printing => {
                     if let Some(flag) = ctx.sh.state.borrow_mut().opts.flag(name) {
-                        if name != "extglob" {
-                            *flag = on;
-                        }
+                        *flag = on;
                     }
                 }
                 _ => {

@@ -290,7 +290,13 @@ impl Shell {
             jobs: Rc::clone(&jobs),
             ..self.sh.clone()
         };
-        let run = Box::pin(async move { sh.run_script_text(&script, fds).await });
+        let run = Box::pin(async move {
+            let status = sh.run_script_text(&script, fds).await;
+            // The kept descriptors close before the jobs are waited for, so a `coproc`
+            // reading from the shell sees the end of its input.
+            sh.state.borrow_mut().kept_fds.clear();
+            status
+        });
         Box::pin(jobs::with_jobs(run, jobs))
     }
 

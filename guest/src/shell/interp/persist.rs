@@ -67,6 +67,7 @@ const OPTION_NAMES: &[&str] = &[
     "allexport",
     "verbose",
     "nullglob",
+    "extglob",
     "failglob",
     "dotglob",
     "nocaseglob",

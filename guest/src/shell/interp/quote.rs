@@ -1,7 +1,8 @@
 //! Quoting values back into shell syntax, the ways bash prints them: `${x@Q}`, `declare -p`,
-//! `set -x` traces, `printf %q`-style.
+//! `set -x` traces, on top of the applets' shared quoting (`printf %q` uses it too).
 
 use super::state::{Value, Var};
+pub use crate::applets::common::quote::{ansi_c, needs_ansi_c, single};
 
 /// Characters that make a word need quoting in a `set -x` trace.
 fn needs_quotes(s: &str) -> bool {
@@ -31,56 +32,29 @@ fn needs_quotes(s: &str) -> bool {
                     | '}'
                     | '!'
                     | '^'
-            ) || c.is_control()
+            )
         })
+        || needs_ansi_c(s)
         || s.starts_with('#')
         || s.starts_with('~')
 }
 
-/// `'text'`, with embedded single quotes as `'\''`.
-pub fn single(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// `$'text'` with C escapes, for values holding control characters.
-pub fn ansi_c(s: &str) -> String {
-    let mut out = String::from("$'");
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0b' => out.push_str("\\v"),
-            '\x0c' => out.push_str("\\f"),
-            '\x1b' => out.push_str("\\E"),
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
-}
-
-fn has_control(s: &str) -> bool {
-    s.chars().any(|c| c.is_control())
-}
-
 /// `${x@Q}`: always quoted, `$'...'` when control characters need it.
 pub fn q(s: &str) -> String {
-    if has_control(s) {
+    if needs_ansi_c(s) {
         ansi_c(s)
     } else {
         single(s)
     }
 }
 
-/// A word in a `set -x` trace: bare when safe, else single-quoted.
+/// A word in a `set -x` trace: bare when safe, else single-quoted (`$'...'` for control
+/// characters other than tab and newline, and for raw bytes).
 pub fn trace(s: &str) -> String {
-    if needs_quotes(s) {
+    // Tabs and newlines stay literal inside single quotes.
+    if needs_ansi_c(&s.replace(['\n', '\t'], "")) {
+        ansi_c(s)
+    } else if needs_quotes(s) {
         single(s)
     } else {
         s.to_string()
@@ -89,7 +63,7 @@ pub fn trace(s: &str) -> String {
 
 /// A value in `declare -p`: `"text"` with `\ " $ `` ` `` escaped, or `$'...'`.
 pub fn double(s: &str) -> String {
-    if has_control(s) {
+    if needs_ansi_c(s) {
         return ansi_c(s);
     }
     let mut out = String::from("\"");
@@ -109,7 +83,7 @@ pub fn word(s: &str) -> String {
     if !needs_quotes(s) {
         return s.to_string();
     }
-    if has_control(s) {
+    if needs_ansi_c(s) {
         return ansi_c(s);
     }
     single(s)
@@ -250,11 +224,20 @@ pub fn value_text(var: &Var, style: fn(&str) -> String) -> Option<String> {
         Value::Assoc(map) => {
             let items: String = map
                 .iter()
-                .map(|(k, v)| format!("[{}]={} ", word(k), double(v)))
+                .map(|(k, v)| format!("[{}]={} ", key(k), double(v)))
                 .collect();
             format!("({items})")
         }
     })
+}
+
+/// An associative array's key in `declare -p` and `set`: bare when safe, else `"key"`.
+fn key(k: &str) -> String {
+    if needs_quotes(k) {
+        double(k)
+    } else {
+        k.to_string()
+    }
 }
 
 /// `declare -p`-style line for a variable.

@@ -111,6 +111,8 @@ impl Var {
 /// `set -o` and `shopt` options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
+    /// `shopt extglob`, as reported; extended patterns are recognised whether it is on or not.
+    pub extglob: bool,
     /// `-e`.
     pub errexit: bool,
     /// `-E`: functions, substitutions and subshells inherit the `ERR` trap.
@@ -185,6 +187,38 @@ pub const SHOPT_OPTIONS: &[&str] = &[
     "nullglob",
 ];
 
+/// The options a non-interactive bash 5.2 starts with on, besides [`SHOPT_OPTIONS`].
+const BASHOPTS_DEFAULT: &[&str] = &[
+    "checkwinsize",
+    "cmdhist",
+    "complete_fullquote",
+    "extquote",
+    "force_fignore",
+    "globasciiranges",
+    "globskipdots",
+    "hostcomplete",
+    "interactive_comments",
+    "patsub_replacement",
+    "progcomp",
+    "promptvars",
+    "sourcepath",
+];
+
+/// Variables computed when read ([`State::dynamic`]), for listings such as `${!BASH*}`.
+const DYNAMIC_NAMES: &[&str] = &[
+    "BASHOPTS",
+    "BASHPID",
+    "BASH_ARGV0",
+    "BASH_COMMAND",
+    "BASH_SUBSHELL",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "LINENO",
+    "RANDOM",
+    "SECONDS",
+    "SHELLOPTS",
+];
+
 impl Options {
     /// The flag behind a `set -o` or `shopt` name.
     pub fn flag(&mut self, name: &str) -> Option<&mut bool> {
@@ -200,6 +234,7 @@ impl Options {
             "allexport" => &mut self.allexport,
             "verbose" => &mut self.verbose,
             "nullglob" => &mut self.nullglob,
+            "extglob" => &mut self.extglob,
             "failglob" => &mut self.failglob,
             "dotglob" => &mut self.dotglob,
             "nocaseglob" => &mut self.nocaseglob,
@@ -213,11 +248,8 @@ impl Options {
         })
     }
 
-    /// The value of a `set -o` or `shopt` name (`extglob` is always on).
+    /// The value of a `set -o` or `shopt` name.
     pub fn get(&self, name: &str) -> Option<bool> {
-        if name == "extglob" {
-            return Some(true);
-        }
         self.clone().flag(name).map(|f| *f)
     }
 
@@ -514,6 +546,7 @@ impl State {
             ("MACHTYPE", "wasm32-unknown-linux-gnu"),
             ("BASH", "/bin/bash"),
             ("BASH_VERSION", "5.2.15(1)-release"),
+            ("BASH_LOADABLES_PATH", "/usr/local/lib/bash:/usr/lib/bash"),
             ("UID", "1000"),
             ("EUID", "1000"),
             ("PPID", "999"),
@@ -524,24 +557,28 @@ impl State {
             self.put_global(name, value, false);
         }
         let versinfo = ["5", "2", "15", "1", "release", "wasm32-unknown-linux-gnu"];
-        // `extend`, not `collect`: collecting into a map compiles a sort per call site.
-        let mut map = BTreeMap::new();
-        map.extend(
-            versinfo
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as i64, v.to_string())),
-        );
-        self.globals.insert(
-            "BASH_VERSINFO".into(),
-            Var {
-                value: Some(Value::Indexed(Rc::new(map))),
-                attrs: Attrs {
-                    readonly: true,
-                    ..Attrs::default()
-                },
-            },
-        );
+        let arrays = [
+            ("BASH_VERSINFO", indexed(&versinfo)),
+            ("BASH_ARGC", indexed(&["0"])),
+            ("BASH_ARGV", indexed(&[])),
+            ("BASH_LINENO", indexed(&[])),
+            ("BASH_SOURCE", indexed(&[])),
+            ("BASH_ALIASES", Value::Assoc(Rc::default())),
+            ("BASH_CMDS", Value::Assoc(Rc::default())),
+        ];
+        // bash's bookkeeping arrays are present but stay empty here: there are no script
+        // files, and aliases and hashed commands are not mirrored into them.
+        for (name, value) in arrays {
+            let attrs = Attrs {
+                readonly: name == "BASH_VERSINFO",
+                ..Attrs::default()
+            };
+            let var = Var {
+                value: Some(value),
+                attrs,
+            };
+            self.globals.insert(name.into(), var);
+        }
     }
 
     fn put_global(&mut self, name: &str, value: &str, export: bool) {
@@ -714,6 +751,9 @@ impl State {
             "BASH_SUBSHELL" => self.subshell.to_string(),
             "BASHPID" => (1000 + self.subshell).to_string(),
             "SHELLOPTS" => self.shellopts(),
+            "BASHOPTS" => self.bashopts(),
+            "BASH_ARGV0" => self.arg0.clone(),
+            "BASH_COMMAND" => String::new(),
             _ => return None,
         })
     }
@@ -726,6 +766,20 @@ impl State {
             }
         }
         crate::sort::sort(&mut on);
+        on.join(":")
+    }
+
+    /// `$BASHOPTS`: the `shopt` options on, with bash's defaults for the ones accepted
+    /// without effect.
+    fn bashopts(&self) -> String {
+        let mut on: Vec<&str> = BASHOPTS_DEFAULT.to_vec();
+        on.extend(
+            SHOPT_OPTIONS
+                .iter()
+                .filter(|n| self.opts.get(n) == Some(true)),
+        );
+        crate::sort::sort(&mut on);
+        on.dedup();
         on.join(":")
     }
 
@@ -1179,6 +1233,7 @@ impl State {
     /// Every variable name visible, sorted.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.globals.keys().cloned().collect();
+        names.extend(DYNAMIC_NAMES.iter().map(|n| n.to_string()));
         for frame in &self.frames {
             names.extend(frame.keys().cloned());
         }
@@ -1191,6 +1246,19 @@ impl State {
     pub fn eval_arith(&mut self, text: &str) -> Result<i64, ArithError> {
         self.arith(text)
     }
+}
+
+/// An indexed array of `items`.
+fn indexed(items: &[&str]) -> Value {
+    // `extend`, not `collect`: collecting into a map compiles a sort per call site.
+    let mut map = BTreeMap::new();
+    map.extend(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as i64, v.to_string())),
+    );
+    Value::Indexed(Rc::new(map))
 }
 
 /// `a[2]` as `("a", "2")`: a name, then a subscript that runs to the final `]`.

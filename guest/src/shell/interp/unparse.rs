@@ -28,7 +28,7 @@ pub fn function(name: &str, body: &Command) -> String {
     p.out.push_str(name);
     p.out.push_str(" () ");
     p.newline();
-    p.command(body);
+    p.function_body(body);
     p.flush_heredocs();
     p.out
 }
@@ -171,7 +171,7 @@ impl Printer {
             }
             CommandKind::If(c) => self.if_command(c),
             CommandKind::For(c) => {
-                self.out.push_str("for ");
+                self.out.push_str(if c.select { "select " } else { "for " });
                 self.out.push_str(&c.var);
                 if let Some(words) = &c.words {
                     self.out.push_str(" in");
@@ -185,14 +185,19 @@ impl Printer {
                 self.do_done(&c.body);
             }
             CommandKind::ArithFor(c) => {
+                // bash: each part without its leading blanks (an empty one as `1`),
+                // joined by `; `.
                 self.out.push_str("for ((");
                 for (i, part) in [&c.init, &c.cond, &c.step].into_iter().enumerate() {
                     if i > 0 {
-                        self.out.push(';');
+                        self.out.push_str("; ");
                     }
-                    if let Some(w) = part {
-                        self.word(w, Ctx::Double);
+                    let mut p = Printer::new();
+                    match part {
+                        Some(w) => p.word(w, Ctx::Double),
+                        None => p.out.push('1'),
                     }
+                    self.out.push_str(p.out.trim_start());
                 }
                 self.out.push_str("))");
                 self.newline();
@@ -220,6 +225,12 @@ impl Printer {
                 self.cond(expr);
                 self.out.push_str(" ]]");
             }
+            CommandKind::Coproc(c) => {
+                self.out.push_str("coproc ");
+                self.out.push_str(&c.name);
+                self.out.push(' ');
+                self.command(&c.body);
+            }
             CommandKind::Function(def) => {
                 // bash names a function defined inside another with the keyword.
                 if self.indent > 0 {
@@ -228,13 +239,28 @@ impl Printer {
                 self.out.push_str(&def.name);
                 self.out.push_str(" () ");
                 self.newline();
-                self.command(&def.body);
+                self.function_body(&def.body);
             }
         }
         for r in &command.redirects {
             self.out.push(' ');
             self.redirect(r);
         }
+    }
+
+    /// A function's body; bash wraps one that is not a `{ }` group (`f() ( ... )`) in one.
+    fn function_body(&mut self, body: &Command) {
+        if matches!(body.kind, CommandKind::Group(_)) {
+            self.command(body);
+            return;
+        }
+        self.out.push_str("{ ");
+        self.indent += 1;
+        self.newline();
+        self.command(body);
+        self.indent -= 1;
+        self.newline();
+        self.out.push('}');
     }
 
     fn do_done(&mut self, body: &List) {
@@ -244,13 +270,27 @@ impl Printer {
     }
 
     fn if_command(&mut self, c: &IfCommand) {
-        for (i, branch) in c.branches.iter().enumerate() {
-            self.out.push_str(if i == 0 { "if " } else { "elif " });
-            self.list(&branch.condition);
-            self.out.push_str("; then");
-            self.body(&branch.body, true);
-        }
-        if let Some(body) = &c.else_body {
+        self.if_branches(&c.branches, c.else_body.as_ref());
+    }
+
+    /// bash prints `elif` as an `if` nested in the `else`.
+    fn if_branches(&mut self, branches: &[CondBranch], else_body: Option<&List>) {
+        let Some((first, rest)) = branches.split_first() else {
+            return;
+        };
+        self.out.push_str("if ");
+        self.list(&first.condition);
+        self.out.push_str("; then");
+        self.body(&first.body, true);
+        if !rest.is_empty() {
+            self.out.push_str("else");
+            self.indent += 1;
+            self.newline();
+            self.if_branches(rest, else_body);
+            self.out.push(';');
+            self.indent -= 1;
+            self.newline();
+        } else if let Some(body) = else_body {
             self.out.push_str("else");
             self.body(body, true);
         }
@@ -281,8 +321,13 @@ impl Printer {
             }
             self.out.push(')');
             self.indent += 1;
-            self.newline();
-            self.list(&arm.body);
+            if arm.body.items.is_empty() {
+                // bash leaves an empty line, unindented.
+                self.out.push('\n');
+            } else {
+                self.newline();
+                self.list(&arm.body);
+            }
             self.indent -= 1;
             self.newline();
             self.out.push_str(match arm.terminator {
@@ -436,7 +481,7 @@ impl Printer {
         let mut body = Printer::new();
         if h.expand {
             body.word(&h.body, Ctx::HereDoc);
-            self.out.push_str("<<");
+            self.out.push_str(if h.strip_tabs { "<<-" } else { "<<" });
             self.out.push_str(&h.delimiter);
         } else {
             for part in &h.body.parts {
@@ -444,7 +489,7 @@ impl Printer {
                     body.out.push_str(s);
                 }
             }
-            self.out.push_str("<<'");
+            self.out.push_str(if h.strip_tabs { "<<-'" } else { "<<'" });
             self.out.push_str(&h.delimiter);
             self.out.push('\'');
         }
@@ -478,9 +523,7 @@ impl Printer {
                 Ctx::HereDoc => self.escaped(s, "\\$`"),
             },
             WordPart::SingleQuoted(s) => match ctx {
-                Ctx::Top if s.chars().any(char::is_control) && !s.contains('\n') => {
-                    self.out.push_str(&quote::ansi_c(s));
-                }
+                // bash prints `$'\t'` as a quoted literal tab.
                 Ctx::Top => self.out.push_str(&quote::single(s)),
                 Ctx::Double => self.escaped(s, "\\\"$`"),
                 Ctx::HereDoc => self.escaped(s, "\\$`"),
@@ -804,7 +847,7 @@ mod tests {
     fn commands_round_trip() {
         for src in [
             "echo a b; x=1 y=(1 2 [5]=x) cmd >out 2>&1",
-            "if a && b; then c; elif d; then e; else f; fi",
+            "if a && b; then c; else if d; then e; else f; fi; fi",
             "for x in a \"b c\" $y; do echo $x; done; for ((i=0; i<3; i++)); do :; done",
             "while read -r l; do echo \"$l\"; done < f | sort -u || true",
             "case $x in a|b) c;; *.txt) d;& *) e;;& esac",
@@ -835,6 +878,13 @@ mod tests {
             unreachable!("a function");
         };
         let want = "f () \n{ \n    if [ -n \"$1\" ]; then\n        echo \"$1\";\n    fi;\n    for i in 1 2;\n    do\n        echo $i;\n    done;\n    while true; do\n        break;\n    done;\n    case $1 in \n        a)\n            echo a\n        ;;\n    esac;\n    { \n        echo g\n    };\n    ( echo s );\n    echo a && echo b || echo c\n}";
+        assert_eq!(function(&def.name, &def.body), want);
+        let program = parse("g() ( if a; then b; elif c; then :; fi; case x in y) ;; esac )")
+            .unwrap_or_default();
+        let CommandKind::Function(def) = &program.items[0].and_or.first.commands[0].kind else {
+            unreachable!("a function");
+        };
+        let want = "g () \n{ \n    ( if a; then\n        b;\n    else\n        if c; then\n            :;\n        fi;\n    fi;\n    case x in \n        y)\n\n        ;;\n    esac )\n}";
         assert_eq!(function(&def.name, &def.body), want);
     }
 }

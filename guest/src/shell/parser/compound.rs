@@ -1,4 +1,4 @@
-//! Compound commands: `if`, `for`, `while`, `until`, `case`, `{ }`, `( )`.
+//! Compound commands: `if`, `for`, `select`, `while`, `until`, `case`, `{ }`, `( )`.
 
 use super::super::ast::{
     ArithForCommand, CaseArm, CaseCommand, CaseTerminator, CommandKind, CondBranch, ForCommand,
@@ -13,7 +13,8 @@ impl Parser<'_> {
     pub(super) fn parse_compound(&mut self, kw: &str) -> Result<CommandKind, ParseError> {
         match kw {
             "if" => self.parse_if(),
-            "for" => self.parse_for(),
+            "for" | "select" => self.parse_for(kw == "select"),
+            "coproc" => self.parse_coproc(),
             "while" => Ok(CommandKind::While(self.parse_loop()?)),
             "until" => Ok(CommandKind::Until(self.parse_loop()?)),
             "case" => self.parse_case(),
@@ -60,11 +61,11 @@ impl Parser<'_> {
         Ok(CondBranch { condition, body })
     }
 
-    fn parse_for(&mut self) -> Result<CommandKind, ParseError> {
+    fn parse_for(&mut self, select: bool) -> Result<CommandKind, ParseError> {
         self.next()?;
         let tok = self.next()?;
         let var = match &tok.tok {
-            Tok::DParen(word) => return self.parse_arith_for(word.clone()),
+            Tok::DParen(word) if !select => return self.parse_arith_for(word.clone()),
             Tok::Word(word) => word.as_literal().map(str::to_string),
             _ => return Err(self.unexpected(&tok)),
         };
@@ -73,7 +74,12 @@ impl Parser<'_> {
         self.skip_newlines()?;
         let words = self.parse_for_words()?;
         let body = self.parse_for_body()?;
-        Ok(CommandKind::For(ForCommand { var, words, body }))
+        Ok(CommandKind::For(ForCommand {
+            select,
+            var,
+            words,
+            body,
+        }))
     }
 
     /// `in words ;` (or nothing, or just `;`) before `do`.

@@ -45,6 +45,7 @@ fn attach_command(command: &mut Command, bodies: &mut impl Iterator<Item = Word>
             }
         }
         CommandKind::Function(def) => attach_command(&mut def.body, bodies),
+        CommandKind::Coproc(c) => attach_command(&mut c.body, bodies),
     }
     for redirect in &mut command.redirects {
         if let RedirectKind::HereDoc(doc) = &mut redirect.kind {

@@ -98,7 +98,7 @@ pub(super) fn parse_nested(
 /// constructs that expect them).
 const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
-    "in", "function", "{", "}", "[[", "]]", "!",
+    "select", "coproc", "in", "function", "{", "}", "[[", "]]", "!",
 ];
 
 /// Words that end a list when they appear where a command could start.
@@ -339,7 +339,7 @@ impl<'a> Parser<'a> {
                 Tok::DParen(word) => CommandKind::Arith(word),
                 _ => CommandKind::Simple(SimpleCommand::default()),
             },
-            _ => return self.parse_simple_command(line),
+            _ => return self.parse_simple_command(line, None),
         };
         let redirects = self.parse_redirects()?;
         Ok(Command {
@@ -349,10 +349,19 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn parse_simple_command(&mut self, line: usize) -> Result<Command, ParseError> {
+    /// A simple command; `first`: its first word, already read (after `coproc`).
+    fn parse_simple_command(
+        &mut self,
+        line: usize,
+        first: Option<Token>,
+    ) -> Result<Command, ParseError> {
         let mut cmd = SimpleCommand::default();
         let mut redirects = Vec::new();
         let mut first_text = String::new();
+        if let Some(tok) = first {
+            first_text = self.lex.text(tok.start, tok.end).to_string();
+            self.add_word(&mut cmd, tok)?;
+        }
         loop {
             match &self.peek()?.tok {
                 Tok::IoNumber(_) | Tok::IoVar(_) => redirects.push(self.parse_redirect()?),
@@ -472,6 +481,37 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `coproc [NAME] command`: a name counts only when a compound command follows it;
+    /// otherwise it is the simple command's first word.
+    pub(super) fn parse_coproc(&mut self) -> Result<CommandKind, ParseError> {
+        self.next()?;
+        let line = self.peek()?.line;
+        let mut name = "COPROC".to_string();
+        let is_name = |tok: &Token| match &tok.tok {
+            Tok::Word(w) if keyword(tok).is_none() => w
+                .as_literal()
+                .filter(|n| word::is_name(n))
+                .map(str::to_string),
+            _ => None,
+        };
+        let body = match is_name(self.peek()?) {
+            Some(word) => {
+                let tok = self.next()?;
+                if self.at_compound_start()? {
+                    name = word;
+                    self.parse_command()?
+                } else {
+                    self.parse_simple_command(line, Some(tok))?
+                }
+            }
+            None => self.parse_command()?,
+        };
+        Ok(CommandKind::Coproc(super::ast::CoprocCommand {
+            name,
+            body: Box::new(body),
+        }))
+    }
+
     /// `name ( ) body` after the name.
     fn parse_function_def(&mut self, name: String, line: usize) -> Result<Command, ParseError> {
         self.expect_op(Op::LParen)?;
@@ -520,7 +560,7 @@ impl<'a> Parser<'a> {
             Tok::Op(Op::LParen) | Tok::DParen(_) => true,
             _ => matches!(
                 keyword(tok),
-                Some("if" | "for" | "while" | "until" | "case" | "{" | "[[")
+                Some("if" | "for" | "select" | "while" | "until" | "case" | "{" | "[[" | "coproc")
             ),
         })
     }

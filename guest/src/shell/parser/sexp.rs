@@ -60,10 +60,18 @@ fn kind(kind: &CommandKind) -> String {
         CommandKind::Subshell(l) => format!("(sub {})", list(l)),
         CommandKind::Group(l) => format!("(group {})", list(l)),
         CommandKind::If(c) => if_command(c),
-        CommandKind::For(f) => match &f.words {
-            Some(ws) => format!("(for {} in{} do {})", f.var, words_after(ws), list(&f.body)),
-            None => format!("(for {} do {})", f.var, list(&f.body)),
-        },
+        CommandKind::For(f) => {
+            let kw = if f.select { "select" } else { "for" };
+            match &f.words {
+                Some(ws) => format!(
+                    "({kw} {} in{} do {})",
+                    f.var,
+                    words_after(ws),
+                    list(&f.body)
+                ),
+                None => format!("({kw} {} do {})", f.var, list(&f.body)),
+            }
+        }
         CommandKind::ArithFor(f) => format!(
             "(for (({};{};{})) do {})",
             opt_word(&f.init),
@@ -77,6 +85,7 @@ fn kind(kind: &CommandKind) -> String {
         CommandKind::Arith(w) => format!("(({}))", word(w)),
         CommandKind::Cond(e) => format!("[[ {} ]]", cond(e)),
         CommandKind::Function(f) => format!("(fn {} {})", f.name, command(&f.body)),
+        CommandKind::Coproc(c) => format!("(coproc {} {})", c.name, command(&c.body)),
     }
 }
 

@@ -15,6 +15,9 @@ use crate::task::LocalFuture;
 
 use number::{format_float, format_int, parse_float, parse_int, Spec};
 
+/// The size of bash's buffer for `%(fmt)T`: a longer result prints as nothing.
+const STRFTIME_BUFFER: usize = 128;
+
 /// The `printf` applet.
 pub const APPLET: Applet = Applet {
     name: "printf",
@@ -233,7 +236,11 @@ impl<'a> Printer<'a> {
             None | Some("" | "-1" | "-2") => self.now,
             Some(text) => self.int_arg(text, b'd'),
         };
-        let text = crate::applets::common::strftime_in(&pattern, secs, 0, &self.zone);
+        let mut text = crate::applets::common::strftime_in(&pattern, secs, 0, &self.zone);
+        // bash formats into a 128-byte buffer and prints nothing when the result fills it.
+        if text.len() >= STRFTIME_BUFFER {
+            text.clear();
+        }
         self.pad_text(text.as_bytes(), spec);
         Some((start + length + 2, Flow::Go))
     }
@@ -270,7 +277,7 @@ impl<'a> Printer<'a> {
                 return Some(flow);
             }
             b'q' => {
-                let quoted = shell_quote(self.arg().unwrap_or(""));
+                let quoted = crate::applets::common::quote::backslash(self.arg().unwrap_or(""));
                 let unlimited = Spec {
                     precision: None,
                     ..*spec
@@ -484,48 +491,6 @@ pub(super) fn expand_b(text: &[u8], out: &mut Vec<u8>, rules: Escapes) -> Flow {
         at = escape(text, at + 1, out, rules);
     }
     Flow::Go
-}
-
-/// `%q`: bash's quoting, backslashes before special characters, `$'...'` for control
-/// characters, `''` for the empty string.
-pub fn shell_quote(text: &str) -> String {
-    if text.is_empty() {
-        return "''".to_string();
-    }
-    if text.chars().any(|c| c.is_control()) {
-        return ansi_c_quote(text);
-    }
-    let mut out = String::with_capacity(text.len() + 4);
-    for (i, c) in text.chars().enumerate() {
-        let special = " !\"$&'()*,;<>?[\\]^`{|}".contains(c) || (i == 0 && "~#".contains(c));
-        if special {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn ansi_c_quote(text: &str) -> String {
-    let mut out = String::from("$'");
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0b' => out.push_str("\\v"),
-            '\x0c' => out.push_str("\\f"),
-            '\x1b' => out.push_str("\\E"),
-            '\'' => out.push_str("\\'"),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('\'');
-    out
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! Execution: lists, `&&`/`||`, pipelines (stages concurrently, through bounded pipes), and
 //! the compound commands. Simple commands are in `simple`, redirections in `redirect`,
-//! `[[ ]]` and the file tests in `cond`.
+//! `[[ ]]` and the file tests in `cond`, `select`'s menu in `select`.
 
 pub mod cond;
 pub mod redirect;
+mod select;
 pub mod simple;
 
 use std::cell::RefCell;
@@ -226,6 +227,59 @@ impl Sh {
         Flow::Normal(0)
     }
 
+    /// `coproc NAME command`: starts the command as a background job reading from one pipe
+    /// and writing to another; the shell keeps their other ends open as descriptors 63
+    /// (read) and 60 (write), as bash numbers them, in `NAME[0]` and `NAME[1]`, and the
+    /// job's id in `NAME_PID`.
+    async fn start_coproc(&self, c: &CoprocCommand, fds: &Fds) -> Flow {
+        let sub = match self.subshell() {
+            Ok(sub) => sub,
+            Err(message) => {
+                self.report(fds, &message).await;
+                return Flow::Normal(1);
+            }
+        };
+        let (to_job, job_stdin) = {
+            let (r, w) = pipe();
+            (w, r)
+        };
+        let (shell_end, job_stdout) = pipe();
+        let writer = |w| {
+            OutHandle::new(OutKind::Stream(RefCell::new(Some(Output::new(
+                Sink::Pipe(w),
+            )))))
+        };
+        let mut job_fds = fds.clone();
+        job_fds.set(0, Some(Fd::In(InHandle::pipe(job_stdin))));
+        job_fds.set(1, Some(Fd::Out(writer(job_stdout))));
+        let body = (*c.body).clone();
+        let command = super::unparse::command(&body).trim_end().to_string();
+        let owner = self.state.borrow().job_owner;
+        let pid = self.jobs.spawn(owner, command, |pid| {
+            sub.state.borrow_mut().job_owner = pid;
+            Box::pin(async move { sub.run_command(&body, job_fds).await.status() })
+        });
+        let assigned = {
+            let mut s = self.state.borrow_mut();
+            s.last_job = Some(pid);
+            s.keep_fd(63, Some(Fd::In(InHandle::pipe(shell_end))));
+            s.keep_fd(60, Some(Fd::Out(writer(to_job))));
+            let elements = vec![
+                (Some(Key::Index(0)), "63".to_string()),
+                (Some(Key::Index(1)), "60".to_string()),
+            ];
+            s.assign_array(&c.name, elements, false)
+                .and_then(|()| s.assign(&format!("{}_PID", c.name), pid.to_string(), false))
+        };
+        match assigned {
+            Ok(()) => Flow::Normal(0),
+            Err(message) => {
+                self.report(fds, &message).await;
+                Flow::Normal(1)
+            }
+        }
+    }
+
     /// Runs `a && b || c`; `checked`: a failure of the whole may set off `set -e` and the
     /// `ERR` trap.
     async fn run_and_or(&self, and_or: &AndOr, fds: &Fds, checked: bool) -> Flow {
@@ -312,12 +366,26 @@ impl Sh {
 
     /// Runs the `DEBUG` trap before a simple command, `[[ ]]` or `(( ))` (see
     /// [`is_traced_command`]).
+    /// Also keeps `$BASH_COMMAND` while any trap is set (traps are what read it; without
+    /// one the command is not re-printed, to stay fast).
     async fn run_debug_trap(&self, command: &Command, fds: &Fds) -> Option<Flow> {
-        if !is_traced_command(command) || !self.state.borrow().traps.contains_key("DEBUG") {
+        let traced = is_traced_command(command);
+        let subshell = matches!(command.kind, CommandKind::Subshell(_));
+        if !(traced || subshell) || self.state.borrow().traps.is_empty() {
             return None;
         }
         let text = super::unparse::command(command);
-        self.debug_trap(Some(text.trim_end()), fds).await
+        let text = text.trim_end();
+        // A subshell is named in `$BASH_COMMAND` but does not run the `DEBUG` trap here.
+        if !traced || !self.state.borrow().traps.contains_key("DEBUG") {
+            let mut s = self.state.borrow_mut();
+            // Inside a trap (which pins `$LINENO`) it keeps naming the trapped command.
+            if s.trap_line.is_none() {
+                let _ = s.assign("BASH_COMMAND", text.into(), false);
+            }
+            return None;
+        }
+        self.debug_trap(Some(text), fds).await
     }
 
     /// Runs the `DEBUG` trap, if set and inherited here, with `$BASH_COMMAND` set to `text`
@@ -636,6 +704,7 @@ impl Sh {
             CommandKind::If(c) => self.run_if(c, fds).await,
             CommandKind::For(c) => self.run_for(c, fds).await,
             CommandKind::ArithFor(c) => self.run_arith_for(c, fds).await,
+            CommandKind::Coproc(c) => self.start_coproc(c, fds).await,
             CommandKind::While(c) => self.run_while(c, true, fds).await,
             CommandKind::Until(c) => self.run_while(c, false, fds).await,
             CommandKind::Case(c) => self.run_case(c, fds).await,
@@ -773,6 +842,9 @@ impl Sh {
                 }
             }
         };
+        if c.select {
+            return self.run_select(c, items, fds).await;
+        }
         let trace_items = items.clone();
         // Each iteration starts at the `for` line again (`$LINENO` in a DEBUG trap).
         let line = self.state.borrow().line;

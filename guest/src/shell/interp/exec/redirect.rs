@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use super::super::expand::ExpandError;
 use super::super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
+use super::super::state::{split_element, Key};
 use super::super::{Flow, Sh};
 use crate::limits::MAX_FD;
 use crate::shell::ast::{Redirect, RedirectKind, Word};
@@ -172,8 +173,17 @@ impl Sh {
     /// The descriptor of `{name}>...`: for `{name}>&-` the one `$name` holds, else the first
     /// free one from 10, which `name` is set to.
     fn named_fd(&self, name: &str, r: &Redirect, fds: &Fds) -> Result<u32, ExpandError> {
+        let element = split_element(name).and_then(|(base, index)| {
+            let index = index.trim().parse().ok()?;
+            Some((base, Key::Index(index)))
+        });
         if closes(r) {
-            let value = self.state.borrow().get(name).unwrap_or_default();
+            let state = self.state.borrow();
+            let value = match &element {
+                Some((base, key)) => state.element(base, key),
+                None => state.get(name),
+            };
+            let value = value.unwrap_or_default();
             return value
                 .trim()
                 .parse()
@@ -182,10 +192,12 @@ impl Sh {
         let fd = (10..=MAX_FD)
             .find(|&fd| fds.get(fd).is_none())
             .ok_or_else(|| ExpandError::Failed(format!("{name}: Too many open files")))?;
-        self.state
-            .borrow_mut()
-            .assign(name, fd.to_string(), false)
-            .map_err(ExpandError::Failed)?;
+        let mut state = self.state.borrow_mut();
+        match element {
+            Some((base, key)) => state.assign_element(base, key, fd.to_string(), false),
+            None => state.assign(name, fd.to_string(), false),
+        }
+        .map_err(ExpandError::Failed)?;
         Ok(fd)
     }
 

@@ -28,9 +28,15 @@ pub fn decode_owned(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| decode(e.as_bytes()))
 }
 
+/// The raw byte `c` carries, if it is a carrier character.
+pub fn raw_byte(c: char) -> Option<u8> {
+    let offset = u32::from(c).checked_sub(BASE)?;
+    u8::try_from(offset + 0x80).ok()
+}
+
 /// Whether `s` carries a raw byte.
 pub fn has_raw(s: &str) -> bool {
-    s.chars().any(|c| u32::from(c) >= BASE)
+    s.chars().any(|c| raw_byte(c).is_some())
 }
 
 /// What a shell string writes: its UTF-8 with each carrier character turned back into its
