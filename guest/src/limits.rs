@@ -128,6 +128,15 @@ pub const MAX_BC_CALL_DEPTH: usize = 250;
 /// grep: at most this many alternatives are tried one by one for the longest match.
 pub const MAX_GREP_BRANCHES: usize = 16;
 
+/// Regular expressions with back-references (grep, sed, expr, `[[ =~ ]]`): the most
+/// instructions one compiles to (counted repetitions are unrolled).
+pub const MAX_BACKREF_PROGRAM: usize = 1 << 16;
+
+/// Regular expressions with back-references: the most backtracking steps one search may
+/// take; a search that needs more matches nothing there (GNU's matcher would run on in
+/// exponential time).
+pub const MAX_BACKREF_STEPS: u64 = 1 << 25;
+
 /// jq: how many alternatives one program may rewrite (each copies its body once per pattern).
 pub const MAX_JQ_REWRITES: usize = 64;
 

@@ -8,12 +8,7 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use regex_syntax::ParserBuilder;
 
 use super::Spans;
-
-/// Most instructions a compiled pattern may have (counted repetitions are unrolled).
-const MAX_INSTS: usize = 1 << 16;
-/// Most steps one search may take; a pattern that needs more on some text is treated as not
-/// matching there (GNU's matcher would take exponential time instead).
-const MAX_STEPS: u64 = 1 << 25;
+use crate::limits::{MAX_BACKREF_PROGRAM, MAX_BACKREF_STEPS};
 
 /// One instruction of a compiled pattern.
 #[derive(Debug)]
@@ -98,7 +93,7 @@ impl Backtrack {
                 spans.extend((1..=self.groups).map(|g| slots[2 * g].zip(slots[2 * g + 1])));
                 return Some(spans);
             }
-            if steps > MAX_STEPS {
+            if steps > MAX_BACKREF_STEPS {
                 return None;
             }
         }
@@ -130,7 +125,7 @@ impl Backtrack {
             };
             loop {
                 *steps += 1;
-                if *steps > MAX_STEPS {
+                if *steps > MAX_BACKREF_STEPS {
                     return best;
                 }
                 match &self.prog[pc] {
@@ -294,7 +289,7 @@ struct Compiler {
 
 impl Compiler {
     fn push(&mut self, inst: Inst) -> Result<usize, String> {
-        if self.prog.len() >= MAX_INSTS {
+        if self.prog.len() >= MAX_BACKREF_PROGRAM {
             return Err("regular expression is too big".into());
         }
         self.prog.push(inst);
