@@ -777,6 +777,24 @@ impl Sh {
         }
     }
 
+    /// One pass of a `for` or `select` body with its variable set to `value`: None to go
+    /// on, else the loop's way out (a variable that cannot be set ends it with status 1).
+    async fn loop_pass(
+        &self,
+        c: &ForCommand,
+        value: String,
+        status: &mut i32,
+        fds: &Fds,
+    ) -> Option<Flow> {
+        let assigned = self.state.borrow_mut().assign_loop_var(&c.var, value);
+        if let Err(message) = assigned {
+            self.report(fds, &message).await;
+            return Some(Flow::Normal(1));
+        }
+        let flow = self.run_list(&c.body, fds).await;
+        Self::after_body(flow, status)
+    }
+
     async fn loop_tick(&self, iterations: &mut u32) -> Option<Flow> {
         if self.world.deadline_hit() {
             return Some(Flow::Exit(TIMEOUT_STATUS));
@@ -865,13 +883,7 @@ impl Sh {
                 if let Some(flow) = self.debug_trap(Some(&for_text(c)), fds).await {
                     return flow;
                 }
-                let assigned = self.state.borrow_mut().assign_loop_var(&c.var, item);
-                if let Err(message) = assigned {
-                    self.report(fds, &message).await;
-                    return Flow::Normal(1);
-                }
-                let flow = self.run_list(&c.body, fds).await;
-                if let Some(done) = Self::after_body(flow, &mut status) {
+                if let Some(done) = self.loop_pass(c, item, &mut status, fds).await {
                     return done;
                 }
             }

@@ -27,13 +27,7 @@ impl Sh {
                 let Some(choice) = self.select_query(&items, show_menu, fds).await else {
                     return Flow::Normal(1);
                 };
-                let assigned = self.state.borrow_mut().assign_loop_var(&c.var, choice);
-                if let Err(message) = assigned {
-                    self.report(fds, &message).await;
-                    return Flow::Normal(1);
-                }
-                let flow = self.run_list(&c.body, fds).await;
-                if let Some(done) = Self::after_body(flow, &mut status) {
+                if let Some(done) = self.loop_pass(c, choice, &mut status, fds).await {
                     return done;
                 }
                 show_menu = self
