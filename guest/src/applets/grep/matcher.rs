@@ -5,6 +5,7 @@
 
 use regex::bytes::{Regex, RegexBuilder};
 
+use super::bytes::memchr;
 use super::options::Syntax;
 use crate::applets::common::regex::{
     longest_end, regex_error, translate, Backtrack, Dialect, EndChecks, Syntax as Posix, Tool,
@@ -100,13 +101,24 @@ impl Matcher {
         }
         Some((start, end))
     }
-}
 
-impl Matcher {
-    /// The leftmost-longest match of the backtracking patterns at or after `at`.
+    /// The leftmost-longest match of the backtracking patterns at or after `at`, searched a
+    /// line at a time: no match spans a line end, and each search has its own step budget
+    /// (a whole buffer would spend it before reaching a match far into the file).
     fn backtrack_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
-        let found = self.backtrack.iter().filter_map(|b| b.find_at(hay, at));
-        found.min_by_key(|&(start, end)| (start, std::cmp::Reverse(end)))
+        let mut start = at;
+        loop {
+            let end = memchr(self.eol, &hay[start..]).map_or(hay.len(), |i| start + i);
+            let found = self
+                .backtrack
+                .iter()
+                .filter_map(|b| b.find_at(&hay[..end], start));
+            let found = found.min_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+            if found.is_some() || end == hay.len() {
+                return found;
+            }
+            start = end + 1;
+        }
     }
 }
 

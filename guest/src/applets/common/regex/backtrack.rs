@@ -47,6 +47,13 @@ pub struct Backtrack {
     eol: u8,
 }
 
+/// A search's working memory, reused from one start position to the next.
+struct State {
+    slots: Vec<Option<usize>>,
+    marks: Vec<usize>,
+    stack: Vec<Frame>,
+}
+
 /// What a step of the search puts aside.
 enum Frame {
     Try(usize, usize),
@@ -87,8 +94,13 @@ impl Backtrack {
     /// The leftmost-longest match at or after `at`: its groups' positions.
     pub fn spans_at(&self, text: &[u8], at: usize) -> Option<Spans> {
         let mut steps = 0u64;
+        let mut state = State {
+            slots: vec![None; 2 * (self.groups + 1)],
+            marks: vec![usize::MAX; self.marks],
+            stack: Vec::new(),
+        };
         for start in at..=text.len() {
-            if let Some(slots) = self.longest(text, start, &mut steps) {
+            if let Some(slots) = self.longest(text, start, &mut steps, &mut state) {
                 let mut spans = vec![Some((start, slots[1].unwrap_or(start)))];
                 spans.extend((1..=self.groups).map(|g| slots[2 * g].zip(slots[2 * g + 1])));
                 return Some(spans);
@@ -106,11 +118,23 @@ impl Backtrack {
     }
 
     /// The slots of the longest match that starts at `start` (slot 1: its end).
-    fn longest(&self, text: &[u8], start: usize, steps: &mut u64) -> Option<Vec<Option<usize>>> {
-        let mut slots: Vec<Option<usize>> = vec![None; 2 * (self.groups + 1)];
-        let mut marks = vec![usize::MAX; self.marks];
+    fn longest(
+        &self,
+        text: &[u8],
+        start: usize,
+        steps: &mut u64,
+        state: &mut State,
+    ) -> Option<Vec<Option<usize>>> {
+        let State {
+            slots,
+            marks,
+            stack,
+        } = state;
+        slots.fill(None);
+        marks.fill(usize::MAX);
+        stack.clear();
+        stack.push(Frame::Try(0, start));
         let mut best: Option<Vec<Option<usize>>> = None;
-        let mut stack = vec![Frame::Try(0, start)];
         while let Some(frame) = stack.pop() {
             let (mut pc, mut pos) = match frame {
                 Frame::Try(pc, pos) => (pc, pos),
