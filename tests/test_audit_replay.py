@@ -123,6 +123,32 @@ def test_audit_log_records_a_batch_in_order_with_one_flush() -> None:
     assert sink.flushes == 1
 
 
+def test_call_records_read_later_are_those_a_sink_gets_at_once() -> None:
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    def trail(log: AuditLog) -> list[tuple[Any, ...]]:
+        sandbox = Sandbox(tools=[add], audit_sink=log)
+        sandbox.execute("await add({a: 1, b: 2}); await Promise.all([add({a: 3}), nope({})])")
+        sandbox.execute("return await Promise.all([add({a: 4, b: 5}), add({a: 1, b: 1})])")
+        assert len(log) == 8
+        assert [e.timestamp for e in log] == sorted(e.timestamp for e in log)
+        return [
+            (e.kind, e.execution_id, e.call_id, e.method, e.params, e.decision, e.rule, e.error)
+            for e in sandbox.audit()
+            if e.sandbox_id == sandbox.id
+        ]
+
+    sink = io.StringIO()
+    kept = trail(AuditLog())  # no sink, redactor or listener: records made when read
+    assert kept == trail(AuditLog(sink))
+    assert [entry[5] for entry in kept if entry[0] == "tool_call"] == ["allowed", "denied"] + [
+        "allowed"
+    ] * 2
+    assert len(sink.getvalue().splitlines()) == 8
+
+
 def test_an_audit_log_subclass_sees_every_call_of_a_batch_through_record() -> None:
     calls: list[int | None] = []
 

@@ -21,7 +21,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .results import ToolCall
 
 __all__ = [
     "AuditCollector",
@@ -87,7 +90,10 @@ class AuditLog:
     """
 
     def __init__(self, sink: str | Path | IO[str] | None = None, redact: Redactor | None = None):
-        self._entries: list[AuditRecord] = []
+        # A batch of tool calls is kept as it came (:meth:`record_calls`) and made into its
+        # records when they are first read: one object less per call when nothing reads it.
+        self._entries: list[AuditRecord | _Calls] = []
+        self._count = 0
         self._listeners: list[Callable[[AuditRecord], object]] = []
         self._redact = redact
         self._lock = threading.Lock()
@@ -110,10 +116,26 @@ class AuditLog:
             return [self.record(entry) for entry in entries]
         return self._keep(entries)
 
+    def record_calls(self, sandbox_id: str, execution_id: int, calls: Iterable[ToolCall]) -> None:
+        """:meth:`record_all` the records of a batch of tool calls of one execution. When
+        nothing needs them now (no sink, redactor or listener, no :meth:`record` of a
+        subclass), they are made only when read."""
+        plain = (
+            type(self).record is AuditLog.record and type(self).record_all is AuditLog.record_all
+        )
+        if plain and self._sink is None and self._redact is None and not self._listeners:
+            batch = _Calls(sandbox_id, execution_id, tuple(calls))
+            with self._lock:
+                self._entries.append(batch)
+                self._count += len(batch.calls)
+            return
+        self.record_all(_call_record(sandbox_id, execution_id, call) for call in calls)
+
     def _keep(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
         kept = list(entries) if self._redact is None else [self._redacted(e) for e in entries]
         with self._lock:
             self._entries.extend(kept)
+            self._count += len(kept)
             if self._sink is not None:
                 self._sink.write("".join(entry.to_json() + "\n" for entry in kept))
                 self._sink.flush()
@@ -139,9 +161,11 @@ class AuditLog:
         if kind is not None and kind not in KINDS:
             raise ValueError(f"unknown audit kind {kind!r}; use one of {', '.join(KINDS)}")
         with self._lock:
+            records = [*_expanded(self._entries)]
+            self._entries = [*records]
             return [
                 e
-                for e in self._entries
+                for e in records
                 if (since is None or e.timestamp >= since) and (kind is None or e.kind == kind)
             ]
 
@@ -149,7 +173,7 @@ class AuditLog:
         return iter(self.entries())
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._count
 
     def close(self) -> None:
         """Close the sink if this log opened it."""
@@ -382,6 +406,42 @@ def _without_binary(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_binary(item) for item in value]
     return value
+
+
+@dataclass(frozen=True)
+class _Calls:
+    """A batch of tool calls of one execution, kept until its records are read."""
+
+    sandbox_id: str
+    execution_id: int
+    calls: tuple[ToolCall, ...]
+
+
+def _expanded(entries: Iterable[AuditRecord | _Calls]) -> Iterator[AuditRecord]:
+    for entry in entries:
+        if isinstance(entry, _Calls):
+            for call in entry.calls:
+                yield _call_record(entry.sandbox_id, entry.execution_id, call)
+        else:
+            yield entry
+
+
+def _call_record(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditRecord:
+    """The audit record of one tool call of an execution."""
+    return AuditRecord(
+        timestamp=call.timestamp,
+        kind="tool_call",
+        sandbox_id=sandbox_id,
+        execution_id=execution_id,
+        call_id=call.call_id,
+        method=call.method,
+        params=call.params,
+        decision="allowed" if call.allowed else "denied",
+        rule=call.rule,
+        duration_ms=call.duration_ms,
+        result_size=call.result_size,
+        error=call.error,
+    )
 
 
 def _replace_params(entry: AuditRecord, params: Any) -> AuditRecord:

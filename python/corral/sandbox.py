@@ -359,7 +359,7 @@ class Sandbox:
     ) -> Any:
         current.records.extend(records)
         if records:
-            self._log.record_all([_call_entry(self.id, current.execution_id, c) for c in records])
+            self._log.record_calls(self.id, current.execution_id, records)
         if self._recorder:
             self._recorder.ops(ops)
             self._recorder.answer(answer)
@@ -648,23 +648,6 @@ def _collector(config: AuditConfig | None) -> AuditCollector | None:
             f"audit_config must be a corral.audit.AuditConfig, not {type(config).__name__}"
         )
     return AuditCollector(config)
-
-
-def _call_entry(sandbox_id: str, execution_id: int, call: ToolCall) -> AuditRecord:
-    return AuditRecord(
-        timestamp=call.timestamp,
-        kind="tool_call",
-        sandbox_id=sandbox_id,
-        execution_id=execution_id,
-        call_id=call.call_id,
-        method=call.method,
-        params=call.params,
-        decision="allowed" if call.allowed else "denied",
-        rule=call.rule,
-        duration_ms=call.duration_ms,
-        result_size=call.result_size,
-        error=call.error,
-    )
 
 
 def _result(raw: RawOutcome, records: Iterable[ToolCall], duration_ms: float) -> ExecutionResult:

@@ -172,6 +172,9 @@ class Authorizer:
         # immutable, and a sandbox calls the same few tools over and over).
         self._descriptions = [cap.describe() for cap in self._capabilities]
         self._matching: dict[str, tuple[int, ...]] = {}
+        # The decision allowing a call of a name under a capability is the same every time
+        # (decisions are immutable): made once, for the names that are remembered.
+        self._allowed: dict[tuple[str, int], Decision] = {}
         self._sandbox = _sandbox_budget(max_calls)
         self._tools = _tool_budgets(max_calls_per_tool)
         self._execution = _execution_budget(None)
@@ -278,16 +281,20 @@ class Authorizer:
             capability = self._capabilities[index]
             reason = self._denial_reason(index, params)
             if reason is None:
-                allowed = Decision(
-                    True,
-                    self._descriptions[index],
-                    capability,
-                    method,
-                    capability.requires_approval,
-                )
-                return allowed, index
+                return self._allowing(method, index), index
             denials.append(Decision(False, reason, capability, method))
         return denials[0], None
+
+    def _allowing(self, method: str, index: int) -> Decision:
+        """The decision allowing a call of ``method`` under capability ``index``."""
+        allowed = self._allowed.get((method, index))
+        if allowed is None:
+            capability = self._capabilities[index]
+            description = self._descriptions[index]
+            allowed = Decision(True, description, capability, method, capability.requires_approval)
+            if method in self._matching:  # a remembered name (there are at most MATCHES_KEPT)
+                self._allowed[method, index] = allowed
+        return allowed
 
     def _matching_indices(self, method: str) -> tuple[int, ...]:
         """The indices of the capabilities whose pattern matches ``method`` (a valid name),
