@@ -56,9 +56,12 @@ def encode_result(value: Any) -> bytes:
             itself (the message names the type and where it is).
         Exception: whatever a ``model_dump()`` of the value raises (the tool's own failure).
     """
-    text = _plain_dumps(value) if _shallow(value) else None
+    flat = type(value) in _FLAT and _SCALARS.issuperset(map(type, _items(value)))
+    text = _plain_dumps(value) if flat or _shallow(value) else None
     data = None if text is None else _utf8(text)
-    if data is None or _json.too_deep(data):  # not plain data, or too deep: the walk says why
+    # Not plain data, or too deep (a flat dict or list of scalars is one level): the walk
+    # says why.
+    if data is None or (not flat and _json.too_deep(data)):
         data = _utf8(_dumps(_convert(value, (), 0, set())))
     return data
 
@@ -73,8 +76,6 @@ def _shallow(value: Any) -> bool:
     in C once per level (which, under Pyodide, can exhaust the JavaScript stack before Python
     notices: fatal to the interpreter). Anything else goes through :func:`_convert`, which
     refuses values nested too deeply or holding themselves."""
-    if type(value) in _FLAT and _SCALARS.issuperset(map(type, _items(value))):
-        return True  # the common case, a flat dict or list of plain values: all in C
     level = [value]
     seen: set[int] = set()
     for _ in range(_json.MAX_DEPTH + 1):

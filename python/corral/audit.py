@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .results import ToolCall
@@ -90,9 +90,10 @@ class AuditLog:
     """
 
     def __init__(self, sink: str | Path | IO[str] | None = None, redact: Redactor | None = None):
-        # A batch of tool calls is kept as it came (:meth:`record_calls`) and made into its
-        # records when they are first read: one object less per call when nothing reads it.
-        self._entries: list[AuditRecord | _Calls] = []
+        # A sandbox's events and batches of tool calls are kept as they came (:meth:`record_event`,
+        # :meth:`record_calls`) and made into records when first read: when nothing else sees
+        # them, a record per call and two per execution are made only if someone asks.
+        self._entries: list[AuditRecord | _Calls | _Event] = []
         self._count = 0
         self._listeners: list[Callable[[AuditRecord], object]] = []
         self._redact = redact
@@ -116,20 +117,35 @@ class AuditLog:
             return [self.record(entry) for entry in entries]
         return self._keep(entries)
 
+    def record_event(
+        self, timestamp: float, kind: str, sandbox_id: str, execution_id: int, **fields: Any
+    ) -> None:
+        """:meth:`record` ``AuditRecord(timestamp, kind, sandbox_id, execution_id, **fields)``;
+        made only when read if nothing needs it now (see :meth:`record_calls`)."""
+        if not self._later():
+            self.record(AuditRecord(timestamp, kind, sandbox_id, execution_id, **fields))
+            return
+        with self._lock:
+            self._entries.append(_Event(timestamp, kind, sandbox_id, execution_id, fields))
+            self._count += 1
+
     def record_calls(self, sandbox_id: str, execution_id: int, calls: Iterable[ToolCall]) -> None:
         """:meth:`record_all` the records of a batch of tool calls of one execution. When
-        nothing needs them now (no sink, redactor or listener, no :meth:`record` of a
-        subclass), they are made only when read."""
-        plain = (
-            type(self).record is AuditLog.record and type(self).record_all is AuditLog.record_all
-        )
-        if plain and self._sink is None and self._redact is None and not self._listeners:
-            batch = _Calls(sandbox_id, execution_id, tuple(calls))
-            with self._lock:
-                self._entries.append(batch)
-                self._count += len(batch.calls)
+        nothing needs them now (no sink, redactor or listener, no :meth:`record` or
+        :meth:`record_all` of a subclass), they are made only when read."""
+        if not self._later():
+            self.record_all(_call_record(sandbox_id, execution_id, call) for call in calls)
             return
-        self.record_all(_call_record(sandbox_id, execution_id, call) for call in calls)
+        batch = _Calls(sandbox_id, execution_id, tuple(calls))
+        with self._lock:
+            self._entries.append(batch)
+            self._count += len(batch.calls)
+
+    def _later(self) -> bool:
+        """Whether records may be made when read: nothing sees them as they are kept."""
+        mine = type(self)
+        plain = mine.record is AuditLog.record and mine.record_all is AuditLog.record_all
+        return plain and self._sink is None and self._redact is None and not self._listeners
 
     def _keep(self, entries: Iterable[AuditRecord]) -> list[AuditRecord]:
         kept = list(entries) if self._redact is None else [self._redacted(e) for e in entries]
@@ -408,8 +424,7 @@ def _without_binary(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class _Calls:
+class _Calls(NamedTuple):
     """A batch of tool calls of one execution, kept until its records are read."""
 
     sandbox_id: str
@@ -417,11 +432,23 @@ class _Calls:
     calls: tuple[ToolCall, ...]
 
 
-def _expanded(entries: Iterable[AuditRecord | _Calls]) -> Iterator[AuditRecord]:
+class _Event(NamedTuple):
+    """The facts of an execution's start or end, kept until its record is read."""
+
+    timestamp: float
+    kind: str
+    sandbox_id: str
+    execution_id: int
+    fields: dict[str, Any]
+
+
+def _expanded(entries: Iterable[AuditRecord | _Calls | _Event]) -> Iterator[AuditRecord]:
     for entry in entries:
         if isinstance(entry, _Calls):
             for call in entry.calls:
                 yield _call_record(entry.sandbox_id, entry.execution_id, call)
+        elif isinstance(entry, _Event):
+            yield AuditRecord(*entry[:4], **entry.fields)
         else:
             yield entry
 

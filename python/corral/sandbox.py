@@ -381,7 +381,7 @@ class Sandbox:
         return result
 
     def _audit(self, kind: str, execution_id: int, **fields: Any) -> None:
-        self._log.record(AuditRecord(now(), kind, self.id, execution_id, **fields))
+        self._log.record_event(now(), kind, self.id, execution_id, **fields)
 
     def _token_gate(self) -> str | None:
         """Why the token forbids every call now (it expired), or None."""

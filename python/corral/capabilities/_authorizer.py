@@ -343,6 +343,6 @@ def _request_problem(method: object, params: object) -> str | None:
     problem = _known_name_problem(method) if isinstance(method, str) else _name_problem(method)
     if problem is not None:
         return f"invalid tool name: {problem}"
-    if not isinstance(params, Mapping):
+    if type(params) is not dict and not isinstance(params, Mapping):  # a dict: no ABC check
         return f"parameters must be an object, not {_type_phrase(params)}"
     return None
