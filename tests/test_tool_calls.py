@@ -492,3 +492,44 @@ def test_a_returned_value_that_is_not_strict_json_is_an_exception_not_a_crash() 
         )
         assert (result.exit_code, result.error_kind, result.error) == (1, "exception", message)
         assert (result.return_value, result.stdout, result.stderr) == (None, text, message + "\n")
+
+
+def test_a_tools_arguments_are_copied_as_plain_json_once() -> None:
+    # Plain objects take a faster copy in the prelude: the same values, each getter read once.
+    seen: list[dict[str, Any]] = []
+
+    def keep(v: Any = None, w: Any = None, n: Any = None) -> None:
+        """Keep the arguments."""
+        seen.append({"v": v, "w": w, "n": n})
+
+    code = """
+    let gets = 0;
+    const loop = {a: 1}; loop.self = loop;
+    const bare = Object.create(null); bare.k = "bare";
+    const v = {s: "x", t: true, z: null, i: 3, f: 1.5, nan: NaN, inf: -Infinity, big: 10n,
+      u: undefined, fn() {}, sym: Symbol("s"), nested: {deep: [1, NaN, undefined, {q: 2}]},
+      date: new Date(0), map: new Map([["m", 1]]), set: new Set([1, 2]),
+      err: new RangeError("r"), loop, bare, get lazy() { gets += 1; return gets; },
+      typed: new Uint8Array([7, 8])};
+    await keep({v});
+    const n = {__proto__: {inherited: 1}, own: 2};
+    await keep({w: [v.nested, {toJSON() { return "own"; }}], n});
+    return gets;
+    """
+    result = Sandbox(tools=[keep]).execute(code)
+    assert (result.return_value, result.stderr) == (1, "")
+    nested = {"deep": [1, None, None, {"q": 2}]}
+    assert seen == [
+        {
+            "v": {
+                "s": "x", "t": True, "z": None, "i": 3, "f": 1.5, "nan": None, "inf": None,
+                "big": "10", "nested": nested, "date": "1970-01-01T00:00:00.000Z",
+                "map": {"m": 1}, "set": [1, 2], "err": {"name": "RangeError", "message": "r"},
+                "loop": {"a": 1, "self": "[Circular]"}, "bare": {"k": "bare"}, "lazy": 1,
+                "typed": [7, 8],
+            },
+            "w": None,
+            "n": None,
+        },
+        {"v": None, "w": [nested, "own"], "n": {"own": 2}},
+    ]  # fmt: skip

@@ -202,7 +202,9 @@ impl Guest {
             exec.abort = Some(ExecError::cancelled(kind, exec.timeout));
             return Ok(());
         }
-        for result in resume.results {
+        // JavaScript's results are settled together, in order, in one entry into the realm.
+        let mut settled = Vec::new();
+        for result in &resume.results {
             let Some(owner) = exec.waiting.remove(&result.id) else {
                 if exec.abandoned.remove(&result.id) {
                     continue;
@@ -212,18 +214,23 @@ impl Guest {
                     result.id
                 )));
             };
-            let outcome = match (result.ok, result.error) {
+            let outcome = match (result.ok, &result.error) {
                 (Some(range), _) => Ok(frame.text(range)?),
-                (None, Some(err)) => Err((err.kind, err.message)),
+                (None, Some(err)) => Err((err.kind.as_str(), err.message.as_str())),
                 (None, None) => return Err(GuestError("a result needs `ok` or `error`".into())),
             };
             match owner {
-                Owner::Js => match &outcome {
-                    Ok(json) => self.js.settle(result.id, Ok(json))?,
-                    Err((kind, message)) => self.js.settle(result.id, Err((kind, message)))?,
-                },
-                Owner::Shell => self.queue.deliver(result.id, outcome.map(str::to_string)),
+                Owner::Js => settled.push((result.id, outcome)),
+                Owner::Shell => self.queue.deliver(
+                    result.id,
+                    outcome
+                        .map(str::to_string)
+                        .map_err(|(kind, message)| (kind.to_string(), message.to_string())),
+                ),
             }
+        }
+        if !settled.is_empty() {
+            self.js.settle_all(&settled)?;
         }
         Ok(())
     }

@@ -302,20 +302,30 @@ impl JsEngine {
     }
 
     /// Delivers a host result to the promise of tool call `id`.
-    pub fn settle(&self, id: u64, result: Result<&str, (&str, &str)>) -> Result<(), EngineError> {
+    pub fn settle(&self, id: u64, result: Settled<'_>) -> Result<(), EngineError> {
+        self.settle_all(&[(id, result)])
+    }
+
+    /// Delivers host results to the promises of their tool calls, in order (a batch's results
+    /// enter the realm once).
+    pub fn settle_all(&self, results: &[(u64, Settled<'_>)]) -> Result<(), EngineError> {
         self.with_realm(|ctx, hooks| {
             let settle = hooks.get("settle")?;
-            match result {
-                Ok(json) => match settle.call::<_, ()>((id as f64, true, json, "")) {
-                    // The result did not fit in the heap as a string: the call fails with
-                    // QuickJS's out-of-memory error, which the code may catch.
-                    Err(rquickjs::Error::Exception) => {
-                        let _ = ctx.catch();
-                        settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))?
+            for &(id, result) in results {
+                match result {
+                    Ok(json) => match settle.call::<_, ()>((id as f64, true, json, "")) {
+                        // The result did not fit in the heap as a string: the call fails with
+                        // QuickJS's out-of-memory error, which the code may catch.
+                        Err(rquickjs::Error::Exception) => {
+                            let _ = ctx.catch();
+                            settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))?
+                        }
+                        other => other?,
+                    },
+                    Err((kind, message)) => {
+                        settle.call::<_, ()>((id as f64, false, message, kind))?
                     }
-                    other => other?,
-                },
-                Err((kind, message)) => settle.call::<_, ()>((id as f64, false, message, kind))?,
+                }
             }
             Ok(())
         })
@@ -426,6 +436,9 @@ impl JsEngine {
 }
 
 /// The prelude's hooks object in one realm.
+/// A host result for a promise: its JSON, or its error's kind and message.
+pub type Settled<'a> = Result<&'a str, (&'a str, &'a str)>;
+
 struct Hooks<'js>(Object<'js>);
 
 impl<'js> Hooks<'js> {

@@ -22,10 +22,16 @@
   // --- formatting -------------------------------------------------------------------------
   // Plain JSON-able copy of a value: cycles become "[Circular]", functions and symbols are
   // dropped from objects (as JSON.stringify does), Maps and Sets become objects and arrays.
+  // A plain object (a tool's arguments, mostly) is copied first and its strings, numbers,
+  // booleans and nulls without a call each (copying `{x}` took twice as long as its JSON).
+  const ObjectPrototype = Object.prototype;
+  const { getPrototypeOf, keys: keysOf } = Object;
+  const { isArray } = Array;
+  const { isFinite: finite } = Number;
   function plain(value, ancestors, depth) {
     if (value === null || typeof value !== "object") {
       if (typeof value === "bigint") return value.toString();
-      if (typeof value === "number" && !Number.isFinite(value)) return null;
+      if (typeof value === "number" && !finite(value)) return null;
       return value;
     }
     if (ancestors.includes(value)) return "[Circular]";
@@ -33,7 +39,23 @@
     if (typeof value.toJSON === "function") return plain(value.toJSON(), ancestors, depth + 1);
     ancestors.push(value);
     let out;
-    if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+    if (getPrototypeOf(value) === ObjectPrototype && !isArray(value)) {
+      out = {};
+      const keys = keysOf(value);
+      for (let i = 0; i < keys.length; i++) {  // not for-of: no iterator per object
+        const key = keys[i];
+        const item = value[key];
+        const kind = typeof item;
+        if (kind === "string" || kind === "boolean" || item === null) {
+          out[key] = item;
+        } else if (kind === "number") {
+          out[key] = finite(item) ? item : null;
+        } else {
+          const p = plain(item, ancestors, depth + 1);
+          if (p !== undefined && typeof p !== "function" && typeof p !== "symbol") out[key] = p;
+        }
+      }
+    } else if (Array.isArray(value) || ArrayBuffer.isView(value)) {
       out = Array.from(value, (item) => {
         const p = plain(item, ancestors, depth + 1);
         return p === undefined || typeof p === "function" || typeof p === "symbol" ? null : p;
