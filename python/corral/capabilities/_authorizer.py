@@ -188,9 +188,11 @@ class Authorizer:
 
     def start_execution(self, max_calls: int | None = None) -> None:
         """Begin a new execution: its own budget of ``max_calls`` calls (None = unlimited)."""
-        budget = _execution_budget(max_calls)
         with self._lock:
-            self._execution = budget
+            if max_calls is None and self._execution.limit is None:
+                self._execution.used = 0  # the same budget, made anew (the common case)
+            else:
+                self._execution = _execution_budget(max_calls)
 
     def authorize(self, method: str, params: Mapping[str, Any]) -> Decision:
         """Decide a call of ``method`` with ``params``; charge the budgets if it is allowed."""
