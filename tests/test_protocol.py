@@ -8,12 +8,14 @@ import pytest
 
 from corral._module import wasm_bytes
 from corral.protocol import (
+    CallErrorKind,
     Cancel,
     Driver,
     Execution,
     HostOp,
     OpResult,
     RawOutcome,
+    _results_frame,
     decode_frame,
     encode_frame,
 )
@@ -121,3 +123,22 @@ def test_only_an_execution_that_ran_shell_code_sends_the_session(driver: Driver)
 def test_stdout_travels_as_raw_bytes(driver: Driver) -> None:
     _, outcome = drive(driver.run("javascript", "console.log('\\u00e9\\u0000x')", None, 5.0))
     assert outcome.stdout == "é\x00x\n".encode()
+
+
+def test_the_results_frame_holds_each_result_by_id_and_range() -> None:
+    results = [
+        OpResult(7, ok=b'{"x":1}'),
+        OpResult(8, error_kind=CallErrorKind.CAPABILITY, error='no "quotes" \u00e9'),
+        OpResult(9, ok=b"null"),
+        OpResult(10, error_kind=None, error=None),
+    ]
+    header, blob = decode_frame(_results_frame(results))
+    assert header == {
+        "results": [
+            {"id": 7, "ok": [0, 7]},
+            {"id": 8, "error": {"kind": "capability", "message": 'no "quotes" \u00e9'}},
+            {"id": 9, "ok": [7, 4]},
+            {"id": 10, "error": {"kind": "tool", "message": ""}},
+        ]
+    }
+    assert blob == b'{"x":1}null'

