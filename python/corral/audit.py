@@ -14,14 +14,17 @@ lines.
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported where used: a fresh process's first sandbox never needs them
+    from datetime import datetime
+    from pathlib import Path
 
 __all__ = [
     "AuditCollector",
@@ -92,8 +95,9 @@ class AuditLog:
         self._redact = redact
         self._lock = threading.Lock()
         self._sink: IO[str] | None
-        self._owns_sink = isinstance(sink, (str, Path))
-        if isinstance(sink, (str, Path)):
+        # os.PathLike, not pathlib.Path: a fresh process's first sandbox never imports pathlib.
+        self._owns_sink = isinstance(sink, (str, os.PathLike))
+        if isinstance(sink, (str, os.PathLike)):
             self._sink = open(sink, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         else:
             self._sink = sink
@@ -328,6 +332,8 @@ class AuditCollector:
                     f"AuditConfig.custom_enricher must return the data dict, not "
                     f"{type(data).__name__}"
                 )
+        from datetime import UTC, datetime
+
         entry = AuditEntry(
             type=record.kind,
             session_id=record.sandbox_id,

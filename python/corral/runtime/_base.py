@@ -4,7 +4,6 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,6 +20,7 @@ __all__ = [
     "GuestTrap",
     "Instance",
     "Wasm",
+    "cache_name",
     "content_digest",
     "file_identity",
     "module_bytes",
@@ -60,7 +60,20 @@ def _read(path: Path, identity: str) -> bytes:
 
 @functools.lru_cache(maxsize=8)
 def _sha256(data: bytes) -> str:
+    import hashlib  # not at the top: it loads OpenSSL's library, ~2 ms of a fresh process
+
     return hashlib.sha256(data).hexdigest()
+
+
+def cache_name(data: bytes, chars: int) -> str:
+    """A name for ``data`` in the disk cache: ``chars`` hex digits (at most 32) of its BLAKE2b
+    digest, from the built-in ``_blake2`` module: :mod:`hashlib` would load OpenSSL's
+    library, ~2 ms of a fresh process."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without its own BLAKE2
+        from hashlib import blake2b
+    return blake2b(data, digest_size=16).hexdigest()[:chars]
 
 
 @functools.lru_cache(maxsize=8)

@@ -22,7 +22,6 @@ import contextlib
 import contextvars
 import ctypes
 import functools
-import hashlib
 import math
 import mmap
 import os
@@ -41,6 +40,7 @@ from ._base import (
     WASM_PAGE,
     GuestTrap,
     Wasm,
+    cache_name,
     content_digest,
     file_identity,
     module_bytes,
@@ -224,7 +224,7 @@ class WasmtimeBackend:
             getattr(lib, f"config_{name}_set")(config, value)
         settings = ";".join([ENGINE_SETTINGS, *(f"{k}={v}" for k, v in self.memory.items())])
         context = f"{_wasmtime_build(lib)};{settings};{sys.platform};{machine()}"
-        self._context = hashlib.sha256(context.encode()).hexdigest()[:16]
+        self._context = cache_name(context.encode(), 16)
         self.engine: int = lib.engine_new_with_config(config)  # it takes the config
         """The ``wasm_engine_t *`` every module and store of this backend belongs to."""
         self._ticker = _EpochTicker(functools.partial(lib.engine_increment_epoch, self.engine))
@@ -321,7 +321,7 @@ class WasmtimeBackend:
         key = self._keys.get(module) if isinstance(module, CompiledModule) else None
         if key is None or not _memory_files():
             return None
-        name = f"{key}-{hashlib.sha256(config).hexdigest()[:32]}.image"
+        name = f"{key}-{cache_name(config, 32)}.image"
         return cache_dir() / "images" / name
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
@@ -450,7 +450,7 @@ def _digest(wasm: Wasm) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _remembered_digest(path: Path, identity: str, cache: Path) -> str:
-    stamp = cache / "digests" / hashlib.sha256(identity.encode()).hexdigest()[:32]
+    stamp = cache / "digests" / identity.replace(":", "-")  # digits: a file name everywhere
     with contextlib.suppress(OSError, UnicodeDecodeError):
         digest = stamp.read_text("ascii")
         if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
