@@ -246,7 +246,7 @@ def test_import_corral_loads_nothing_until_a_name_is_used() -> None:
 
 
 def test_every_public_name_resolves_and_is_listed() -> None:
-    assert set(corral._HOME_OF) == set(corral.__all__)
+    assert {name for names in corral._HOMES.values() for name in names} == set(corral.__all__)
     for name in corral.__all__:
         value = getattr(corral, name)
         assert value.__name__ == name and name in dir(corral)
@@ -254,8 +254,12 @@ def test_every_public_name_resolves_and_is_listed() -> None:
         corral.Sandboxes  # noqa: B018
     from corral import capabilities
 
-    assert set(capabilities._HOME_OF) == {*capabilities.__all__, "SPEC_FORMS", "MAX_NAME_LENGTH"}
-    for name in capabilities._HOME_OF:
+    public = {name for names in capabilities._HOMES.values() for name in names}
+    assert public == {*capabilities.__all__, "SPEC_FORMS", "MAX_NAME_LENGTH"}
+    missing = r"module 'corral\.capabilities' has no attribute 'Authorize'"
+    with pytest.raises(AttributeError, match=missing):
+        capabilities.Authorize  # noqa: B018
+    for name in public:
         assert getattr(capabilities, name) is not None and name in dir(capabilities)
 
 
