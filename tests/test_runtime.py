@@ -245,6 +245,56 @@ def test_import_corral_loads_nothing_until_a_name_is_used() -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "['corral']\nTrue False\n", "")
 
 
+# What a fresh process's first sandbox loads (issue 14: every module costs it time). A module
+# that joins this list must be one that `Sandbox().execute("return 1+2")` cannot do without:
+# tools, capabilities, tokens, the call dispatcher and fs load on first use.
+FIRST_SANDBOX_MODULES = [
+    "corral",
+    "corral._image",
+    "corral._json",
+    "corral._module",
+    "corral._wasi",
+    "corral.audit",
+    "corral.limits",
+    "corral.protocol",
+    "corral.results",
+    "corral.runtime",
+    "corral.runtime._base",
+    "corral.runtime._capi",
+    "corral.runtime._wasmtime",
+    "corral.sandbox",
+    "corral.trace",
+]
+# Standard modules it must not load (each costs a fresh process a millisecond or more).
+FIRST_SANDBOX_SPARES = [
+    "asyncio",
+    "base64",
+    "datetime",
+    "hashlib",
+    "hmac",
+    "logging",
+    "random",
+    "secrets",
+    "tempfile",
+]
+
+
+@pytest.mark.needs_native("runs Python in a subprocess")
+def test_the_first_sandbox_loads_only_what_it_needs() -> None:
+    code = (
+        "import sys, corral\n"
+        "assert corral.Sandbox().execute('return 1+2').return_value == 3\n"
+        f"print(sorted(m for m in sys.modules if m.startswith('corral')))\n"
+        f"print([m for m in {FIRST_SANDBOX_SPARES!r} if m in sys.modules])"
+    )
+    for _ in range(2):  # the first run may compile the module and write the caches
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{FIRST_SANDBOX_MODULES}\n[]\n"
+
+
 def test_every_public_name_resolves_and_is_listed() -> None:
     assert {name for names in corral._HOMES.values() for name in names} == set(corral.__all__)
     for name in corral.__all__:
