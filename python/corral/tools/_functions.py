@@ -37,8 +37,8 @@ def tool_from_function(
 
     A plain function's definition is remembered for as long as the function lives, and made
     again when anything it was made from changes (its code, docstring, defaults, annotations
-    and the globals they name); each call returns
-    a definition of its own, whose schemas may be changed without touching the others.
+    and the globals they name); each call returns a definition of its own, whose schemas may
+    be changed without touching the others.
 
     Raises:
         ValueError: for ``*args``, positional-only parameters, an unsupported
