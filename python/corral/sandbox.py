@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any
 
 from . import _json
-from ._module import wasm_path
+from ._module import wasm_file
 from ._wasi import Entropy, WasiShim
 from .audit import AuditLog, AuditRecord, now
 from .limits import Limits
@@ -224,7 +224,7 @@ class Sandbox:
         backend = get_backend()
         self._driver = Driver(
             backend,
-            backend.load(wasm_path()),
+            backend.load(wasm_file()),
             config,
             self.limits.wasm_memory,
             shim_factory=self._recorder.shim if self._recorder else lambda: WasiShim(entropy),
@@ -778,7 +778,7 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
     backend = get_backend()
     driver = Driver(
         backend,
-        backend.load(wasm_path()),
+        backend.load(wasm_file()),
         head["config"],
         head["memory_limit"],
         shim_factory=cursor.shim,

@@ -4,14 +4,16 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from .._wasi import WasiShim
 from ..results import ErrorKind
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .._image import InitImage
 
 __all__ = [
@@ -28,16 +30,17 @@ __all__ = [
 
 WASM_PAGE = 64 * 1024  # the unit linear memory grows by
 
-Wasm = bytes | Path
-"""The guest module as a backend takes it: its bytes, or its file, which is read only when no
-cache holds its compiled form (reading and hashing 4.7 MB cost a fresh process milliseconds)."""
+Wasm: TypeAlias = "bytes | str | Path"
+"""The guest module as a backend takes it: its bytes, or its file (a path: ``str`` on a fresh
+process's path, which never imports :mod:`pathlib`), read only when no cache holds its
+compiled form (reading and hashing 4.7 MB cost a fresh process milliseconds)."""
 
 
-def file_identity(path: Path) -> str:
+def file_identity(path: str | Path) -> str:
     """What tells the content of ``path`` apart without reading it: one ``stat``. Device,
     inode, size, and modification and change times in nanoseconds; rewriting a file changes
     its change time, which no one but the kernel sets."""
-    st = path.stat()
+    st = os.stat(path)
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
@@ -54,8 +57,9 @@ def content_digest(wasm: Wasm) -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def _read(path: Path, identity: str) -> bytes:
-    return path.read_bytes()
+def _read(path: str | Path, identity: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
 
 
 @functools.lru_cache(maxsize=8)
@@ -77,7 +81,7 @@ def cache_name(data: bytes, chars: int) -> str:
 
 
 @functools.lru_cache(maxsize=8)
-def _file_digest(path: Path, identity: str) -> str:
+def _file_digest(path: str | Path, identity: str) -> str:
     return _sha256(_read(path, identity))
 
 
