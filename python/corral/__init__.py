@@ -11,10 +11,10 @@ the SandboxTool wrappers (a fresh process's first sandbox pays only for what it 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
+    from typing import Any
 
     from ._calls import ApprovalRequest
     from ._module import configure_runtime, load, precompile_module

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import TYPE_CHECKING
 
 from . import runtime
 from .runtime import get_backend
 from .runtime._base import module_bytes
 
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -33,7 +33,7 @@ def wasm_path() -> Path:
 
 def wasm_file() -> str:
     """:func:`wasm_path` as a ``str``, as backends take it (a fresh process's first sandbox
-    never imports :mod:`pathlib`, ~4 ms).
+    never imports ``pathlib``, ~4 ms).
 
     Backends take the path, not the bytes: with the compiled module in the disk cache, a fresh
     process never reads the file (see :mod:`corral.runtime._wasmtime`)."""

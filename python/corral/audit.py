@@ -20,11 +20,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import IO, TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:  # imported where used: a fresh process's first sandbox never needs them
     from datetime import datetime
     from pathlib import Path
+    from typing import IO, Any, TypeAlias
 
 __all__ = [
     "AuditCollector",
@@ -36,7 +37,7 @@ __all__ = [
     "Redactor",
 ]
 
-Redactor = Callable[[str, Any], Any]
+Redactor: TypeAlias = "Callable[[str, Any], Any]"
 """``redact(method, params) -> params``: what of a call's parameters the log may keep."""
 
 KINDS = ("execution_start", "execution_end", "tool_call")
@@ -162,7 +163,7 @@ class AuditLog:
             self._sink = None
 
 
-Enricher = Callable[[dict[str, Any]], dict[str, Any]]
+Enricher: TypeAlias = "Callable[[dict[str, Any]], dict[str, Any]]"
 """``enrich(data) -> data``: custom fields added to each collected entry's data."""
 
 ENVELOPE = ("type", "session_id", "timestamp", "agent_id", "trace_id", "turn_id")
