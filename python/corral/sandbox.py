@@ -98,7 +98,6 @@ class _Run:
     started: float
     deadline: float
     records: list[ToolCall] = field(default_factory=list)
-    timers: Timers | None = None  # made with the first tool call or sleep (see _calls)
 
 
 class Sandbox:
@@ -266,7 +265,7 @@ class Sandbox:
             current = self._begin(code, language, stdin)
             try:
                 ops = next(current.run)
-                dispatcher, timers = self._calls(current)
+                dispatcher, timers = self._calls()
                 while True:
                     answer, records = dispatcher.dispatch_sync(ops, current.deadline, timers)
                     ops = current.run.send(self._answered(current, ops, answer, records))
@@ -289,7 +288,7 @@ class Sandbox:
             current = self._begin(code, language, stdin)
             try:
                 ops = next(current.run)
-                dispatcher, timers = self._calls(current)
+                dispatcher, timers = self._calls()
                 while True:
                     answer, records = await dispatcher.dispatch_async(ops, current.deadline, timers)
                     ops = current.run.send(self._answered(current, ops, answer, records))
@@ -301,9 +300,9 @@ class Sandbox:
             _EXECUTING.reset(executing)
             self._lock.release()
 
-    def _calls(self, current: _Run) -> tuple[CallDispatcher, Timers]:
-        """The dispatcher of tool calls and the execution's sleeps, made when the guest first
-        asks for a call or a sleep (an execution that asks for none never loads them)."""
+    def _calls(self) -> tuple[CallDispatcher, Timers]:
+        """The dispatcher of tool calls, and the sleeps of an execution, once the guest asks
+        for a call or a sleep (an execution that asks for neither never imports them)."""
         from ._calls import CallDispatcher, Timers
 
         if self._dispatcher is None:
@@ -312,9 +311,7 @@ class Sandbox:
             )
             # Not a bound method: the sandbox must not be in a reference cycle (see close()).
             self._dispatcher.gate = functools.partial(_expired, self.token)
-        if current.timers is None:
-            current.timers = Timers()
-        return self._dispatcher, current.timers
+        return self._dispatcher, Timers()
 
     @property
     def authorizer(self) -> Authorizer:
