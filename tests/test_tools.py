@@ -903,6 +903,10 @@ def test_a_function_definition_is_made_again_when_the_function_changes(
     assert tool_from_function(_priced).description == "Price it."
     monkeypatch.setattr(_priced, "__defaults__", ("cm",))
     assert tool_from_function(_priced).parameters["properties"]["unit"]["default"] == "cm"
+    monkeypatch.setattr(_priced, "__defaults__", (1,))
+    assert tool_from_function(_priced).parameters["properties"]["unit"]["default"] == 1
+    monkeypatch.setattr(_priced, "__defaults__", (True,))  # == 1, yet another default
+    assert tool_from_function(_priced).parameters["properties"]["unit"]["default"] is True
     # A name in a string annotation is resolved anew when the global it names changes.
     monkeypatch.setitem(globals(), "_Meters", int)
     assert tool_from_function(_priced).returns == {"type": "integer"}

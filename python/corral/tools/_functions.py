@@ -91,8 +91,19 @@ def _made_from(
     # A string annotation (``from __future__ import annotations``) is resolved in the module's
     # globals: the objects its names stand for now are part of what the schema is made from.
     named = tuple(func.__globals__.get(n, _MISSING) for n in names)
+    kinds = tuple(map(type, defaults))  # == does not tell 1 from True or 1.0, the schema does
     code = func.__code__
-    return (name, description, code, func.__name__, func.__doc__, defaults, annotations, named)
+    return (
+        name,
+        description,
+        code,
+        func.__name__,
+        func.__doc__,
+        defaults,
+        kinds,
+        annotations,
+        named,
+    )
 
 
 _MISSING = object()  # what no global is
