@@ -949,5 +949,11 @@ def test_declarations_are_remembered_by_everything_they_are_made_from() -> None:
     assert "Default: 1." in one and "Default: true." in true  # 1 == True, yet they differ
     assert ts_declaration(tool(1)) is one
     assert ts_declaration(tool(1), ["Or not."]) != one
+    deep: dict[str, Any] = {"type": "object", "properties": {}}
+    inner = deep
+    for _ in range(3000):  # too deep to compare (RecursionError), not too deep to render
+        inner["properties"]["a"] = inner = {"type": "object", "properties": {}}
+    deep_tool = ToolDefinition("deep", "Deep.", deep)
+    assert ts_declaration(deep_tool) == _typescript._declaration(deep_tool, ())
     text = ts_declaration(tool(Text("x")))  # not built-in JSON data: made every time
     assert ts_declaration(tool(Text("x"))) == text and ts_declaration(tool(Text("x"))) is not text

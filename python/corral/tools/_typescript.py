@@ -54,15 +54,19 @@ def ts_declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
     notes), when that is plain JSON data: every ``Sandbox(tools=[...])`` asks again.
     """
     made_from = (tool.name, tool.description, tuple(notes), tool.parameters, tool.returns)
-    if not _plain(made_from):
+    try:
+        plain = _plain(made_from)
+    except RecursionError:  # a schema nested too deep to compare: its renderer says why
+        plain = False
+    if not plain:
         return _declaration(tool, made_from[2])
     # repr tells apart what == does not (1, 1.0 and True), for the plain data checked above.
     key = repr(made_from)
     declared = _DECLARED.get(key)
     if declared is None:
         declared = _declaration(tool, made_from[2])
-        if len(_DECLARED) >= DECLARED_KEPT:
-            del _DECLARED[next(iter(_DECLARED))]
+        if len(_DECLARED) >= DECLARED_KEPT:  # another thread may drop the same one
+            _DECLARED.pop(next(iter(_DECLARED), ""), None)
         _DECLARED[key] = declared
     return declared
 
