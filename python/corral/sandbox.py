@@ -190,7 +190,7 @@ class Sandbox:
             self._authorizer = Authorizer(caps, max_calls, max_calls_per_tool)
         self._tool_handler = tool_handler
         self._approve = approve
-        self._dispatcher: CallDispatcher | None = None
+        self._made_dispatcher: CallDispatcher | None = None  # see _dispatcher
         self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
         self.audit_collector = _collector(audit_config)
         """The :class:`~corral.audit.AuditCollector` made from ``audit_config``, or None."""
@@ -301,17 +301,24 @@ class Sandbox:
             self._lock.release()
 
     def _calls(self) -> tuple[CallDispatcher, Timers]:
-        """The dispatcher of tool calls, and the sleeps of an execution, once the guest asks
-        for a call or a sleep (an execution that asks for neither never imports them)."""
-        from ._calls import CallDispatcher, Timers
+        """The dispatcher, and the sleeps of an execution, once the guest asks for a call or a
+        sleep (an execution that asks for neither never imports them)."""
+        from ._calls import Timers
 
-        if self._dispatcher is None:
-            self._dispatcher = CallDispatcher(
+        return self._dispatcher, Timers()
+
+    @property
+    def _dispatcher(self) -> CallDispatcher:
+        """The dispatcher of the tool calls, made on first use."""
+        if self._made_dispatcher is None:
+            from ._calls import CallDispatcher
+
+            self._made_dispatcher = CallDispatcher(
                 self.tools, self.authorizer, self._tool_handler, self._approve, self.limits.memory
             )
             # Not a bound method: the sandbox must not be in a reference cycle (see close()).
-            self._dispatcher.gate = functools.partial(_expired, self.token)
-        return self._dispatcher, Timers()
+            self._made_dispatcher.gate = functools.partial(_expired, self.token)
+        return self._made_dispatcher
 
     @property
     def authorizer(self) -> Authorizer:
