@@ -54,11 +54,7 @@ def ts_declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
     notes), when that is plain JSON data: every ``Sandbox(tools=[...])`` asks again.
     """
     made_from = (tool.name, tool.description, tuple(notes), tool.parameters, tool.returns)
-    try:
-        plain = _plain(made_from)
-    except RecursionError:  # a schema nested too deep to compare: its renderer says why
-        plain = False
-    if not plain:
+    if not _plain(made_from, 0):
         return _declaration(tool, made_from[2])
     # repr tells apart what == does not (1, 1.0 and True), for the plain data checked above.
     key = repr(made_from)
@@ -75,13 +71,21 @@ DECLARED_KEPT: Final = 512
 _DECLARED: dict[str, str] = {}  # made_from's repr -> the declaration, oldest first
 
 
-def _plain(value: object) -> bool:
-    """Whether ``value`` is JSON data of the built-in types (tuples too, and str keys)."""
+def _plain(value: object, depth: int) -> bool:
+    """Whether ``value`` is JSON data of the built-in types (tuples too, and str keys), at
+    most :data:`PLAIN_DEPTH` deep (a deeper schema is shown as ``unknown`` past its depth
+    anyway; and under Pyodide, a few thousand levels of recursion exhaust JavaScript's stack
+    before Python's recursion limit)."""
+    if depth > PLAIN_DEPTH:
+        return False
     if type(value) is dict:
-        return all(type(k) is str and _plain(v) for k, v in value.items())
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
     if type(value) is list or type(value) is tuple:
-        return all(_plain(item) for item in value)
+        return all(_plain(item, depth + 1) for item in value)
     return type(value) in _PLAIN_SCALARS
+
+
+PLAIN_DEPTH: Final = 100
 
 
 _PLAIN_SCALARS: Final[frozenset[type]] = frozenset({str, int, float, bool, type(None)})
