@@ -951,7 +951,7 @@ def test_declarations_are_remembered_by_everything_they_are_made_from() -> None:
     assert ts_declaration(tool(1), ["Or not."]) != one
     deep: dict[str, Any] = {"type": "object", "properties": {}}
     inner = deep
-    for _ in range(3000):  # too deep to remember (a fresh declaration each time)
+    for _ in range(60):  # 120 levels: too deep to remember (a fresh declaration each time)
         inner["properties"]["a"] = inner = {"type": "object", "properties": {}}
     deep_tool = ToolDefinition("deep", "Deep.", deep)
     assert ts_declaration(deep_tool) == _typescript._declaration(deep_tool, ())
