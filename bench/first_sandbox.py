@@ -56,14 +56,14 @@ def child() -> None:
 
     step("from corral import Sandbox: the modules a sandbox needs")
     from corral import protocol
-    from corral._module import wasm_path
+    from corral._module import wasm_file
     from corral.runtime import _wasmtime, get_backend
 
     _wasmtime._library()
     step("wasmtime's library: ctypes, dlopen, the functions declared")
     backend = get_backend()
     step("backend: engine, config, WASI linker")
-    wasm = wasm_path()
+    wasm = wasm_file()
     backend.cache_key(wasm)
     step("cache key: stat the module, its hash remembered on disk")
     backend.load(wasm)

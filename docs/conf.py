@@ -61,8 +61,12 @@ nitpick_ignore_regex = [
     (r"py:(class|exc|func|mod|data|obj|attr|meth)", r"(mcp|mcp_types|anyio)(\..+)?"),
     # The private base class of the parameter constraints, shown by :show-inheritance:.
     (r"py:class", r"corral\.capabilities\._constraints\._ParamConstraint"),
-    # The private init image a backend's Instance.load_image is given (corral/_image.py).
-    (r"py:class", r"InitImage"),
+    # The private init image a backend's Instance.load_image is given (corral/_image.py), and
+    # the private type of the module a backend loads (corral/runtime/_base.py).
+    (r"py:class", r"(InitImage|Wasm)"),
+    # Standard names a module imports for the type checker only (a fresh process's first
+    # sandbox imports neither pathlib nor datetime), which autodoc cannot qualify.
+    (r"py:class", r"(Path|datetime)"),
     # The agent frameworks the integrations adapt (no inventories offline either).
     (
         r"py:(class|exc|func|obj)",

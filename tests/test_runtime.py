@@ -245,8 +245,65 @@ def test_import_corral_loads_nothing_until_a_name_is_used() -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "['corral']\nTrue False\n", "")
 
 
+# What a fresh process's first sandbox loads (issue 14: every module costs it time). A module
+# that joins this list must be one that `Sandbox().execute("return 1+2")` cannot do without:
+# tools, capabilities, tokens, the call dispatcher and fs load on first use.
+FIRST_SANDBOX_MODULES = [
+    "corral",
+    "corral._image",
+    "corral._json",
+    "corral._module",
+    "corral._wasi",
+    "corral.audit",
+    "corral.limits",
+    "corral.protocol",
+    "corral.results",
+    "corral.runtime",
+    "corral.runtime._base",
+    "corral.runtime._capi",
+    "corral.runtime._wasmtime",
+    "corral.sandbox",
+    "corral.trace",
+]
+# Standard modules it must not load (each costs a fresh process a millisecond or more;
+# pathlib, with urllib.parse and ipaddress, ~4 ms: its paths are str; typing ~2 ms).
+FIRST_SANDBOX_SPARES = [
+    "asyncio",
+    "base64",
+    "datetime",
+    "hashlib",
+    "hmac",
+    "ipaddress",
+    "logging",
+    "pathlib",
+    "random",
+    "secrets",
+    "tempfile",
+    "typing",
+    "urllib.parse",
+]
+
+
+@pytest.mark.needs_native("runs Python in a subprocess")
+def test_the_first_sandbox_loads_only_what_it_needs() -> None:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)  # what the interpreter's start-up loaded\n"
+        "import corral\n"
+        "assert corral.Sandbox().execute('return 1+2').return_value == 3\n"
+        "print(sorted(m for m in sys.modules if m.startswith('corral')))\n"
+        f"print([m for m in {FIRST_SANDBOX_SPARES!r} if m in set(sys.modules) - before])"
+    )
+    for _ in range(2):  # the first run may compile the module and write the caches
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=False
+        )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{FIRST_SANDBOX_MODULES}\n[]\n"
+
+
 def test_every_public_name_resolves_and_is_listed() -> None:
-    assert set(corral._HOME_OF) == set(corral.__all__)
+    assert {name for names in corral._HOMES.values() for name in names} == set(corral.__all__)
     for name in corral.__all__:
         value = getattr(corral, name)
         assert value.__name__ == name and name in dir(corral)
@@ -254,8 +311,12 @@ def test_every_public_name_resolves_and_is_listed() -> None:
         corral.Sandboxes  # noqa: B018
     from corral import capabilities
 
-    assert set(capabilities._HOME_OF) == {*capabilities.__all__, "SPEC_FORMS", "MAX_NAME_LENGTH"}
-    for name in capabilities._HOME_OF:
+    public = {name for names in capabilities._HOMES.values() for name in names}
+    assert public == {*capabilities.__all__, "SPEC_FORMS", "MAX_NAME_LENGTH"}
+    missing = r"module 'corral\.capabilities' has no attribute 'Authorize'"
+    with pytest.raises(AttributeError, match=missing):
+        capabilities.Authorize  # noqa: B018
+    for name in public:
         assert getattr(capabilities, name) is not None and name in dir(capabilities)
 
 

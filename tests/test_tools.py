@@ -875,3 +875,86 @@ def test_the_quick_check_accepts_only_what_validation_accepts(
 )
 def test_the_quick_check_takes_plain_arguments(args: object, quick: bool) -> None:
     assert quick_check(WEATHER)(args) is quick
+
+
+# --- what is remembered between sandboxes (issue 14: Sandbox(tools=[...]) made it all again) ---
+
+
+class _Meters:
+    pass
+
+
+def _priced(amount: int, unit: str = "m") -> _Meters:
+    """Price an amount."""
+    return _Meters()
+
+
+def test_a_function_definition_is_made_again_when_the_function_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from corral.tools import _functions
+
+    first = tool_from_function(_priced)
+    again = tool_from_function(_priced)
+    assert again == first and again.parameters is not first.parameters
+    again.parameters["properties"]["amount"]["type"] = "string"  # each has its own schemas
+    assert tool_from_function(_priced) == first
+    monkeypatch.setattr(_priced, "__doc__", "Price it.")
+    assert tool_from_function(_priced).description == "Price it."
+    monkeypatch.setattr(_priced, "__defaults__", ("cm",))
+    assert tool_from_function(_priced).parameters["properties"]["unit"]["default"] == "cm"
+    monkeypatch.setattr(_priced, "__defaults__", (1,))
+    assert tool_from_function(_priced).parameters["properties"]["unit"]["default"] == 1
+    monkeypatch.setattr(_priced, "__defaults__", (True,))  # == 1, yet another default
+    assert tool_from_function(_priced).parameters["properties"]["unit"]["default"] is True
+    # A name in a string annotation is resolved anew when the global it names changes.
+    monkeypatch.setitem(globals(), "_Meters", int)
+    assert tool_from_function(_priced).returns == {"type": "integer"}
+    assert tool_from_function(_priced, name="price").name == "price"
+    assert _functions._MADE[_priced][1].func is None  # the entry does not keep it alive
+
+
+def test_a_remembered_definition_does_not_keep_its_function_alive() -> None:
+    import gc
+
+    from corral.tools import _functions
+
+    def short_lived(x: int) -> int:
+        """Live briefly."""
+        return x
+
+    tool_from_function(short_lived)
+    assert short_lived in _functions._MADE
+    del short_lived
+    gc.collect()
+    assert all(f.__name__ != "short_lived" for f in _functions._MADE)
+
+
+def test_declarations_are_remembered_by_everything_they_are_made_from() -> None:
+    from corral.tools import _typescript
+    from corral.tools._typescript import ts_declaration
+
+    class Text(str):
+        pass
+
+    def tool(default: object) -> ToolDefinition:
+        schema = {"type": "integer", "default": default}
+        return ToolDefinition("pick", "Pick one.", {"type": "object", "properties": {"n": schema}})
+
+    one, true = ts_declaration(tool(1)), ts_declaration(tool(True))
+    assert (one, true) == (
+        _typescript._declaration(tool(1), ()),
+        _typescript._declaration(tool(True), ()),
+    )
+    assert "Default: 1." in one and "Default: true." in true  # 1 == True, yet they differ
+    assert ts_declaration(tool(1)) is one
+    assert ts_declaration(tool(1), ["Or not."]) != one
+    deep: dict[str, Any] = {"type": "object", "properties": {}}
+    inner = deep
+    for _ in range(60):  # 120 levels: too deep to remember (a fresh declaration each time)
+        inner["properties"]["a"] = inner = {"type": "object", "properties": {}}
+    deep_tool = ToolDefinition("deep", "Deep.", deep)
+    assert ts_declaration(deep_tool) == _typescript._declaration(deep_tool, ())
+    assert ts_declaration(deep_tool) is not ts_declaration(deep_tool)
+    text = ts_declaration(tool(Text("x")))  # not built-in JSON data: made every time
+    assert ts_declaration(tool(Text("x"))) == text and ts_declaration(tool(Text("x"))) is not text

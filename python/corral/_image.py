@@ -17,7 +17,6 @@ are the same in every sandbox (iteration orders replay exactly across processes)
 
 from __future__ import annotations
 
-import random
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -35,6 +34,8 @@ IMAGES_PER_MODULE = 16  # configurations remembered per compiled module (each ~0
 
 def throwaway_entropy() -> Entropy:
     """The entropy initialization runs with: the same bytes and a zero clock every time."""
+    import random  # not at the top: a fresh process that finds its image never needs it
+
     return Entropy(clock=lambda clock_id: 0, random=random.Random(0x636F7272616C).randbytes)
 
 

@@ -37,7 +37,10 @@ import json.encoder
 import math
 import threading
 from collections.abc import Callable
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 __all__ = ["MAX_DEPTH", "encoder", "loads", "too_deep"]
 

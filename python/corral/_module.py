@@ -5,17 +5,35 @@ from __future__ import annotations
 
 import functools
 import os
-from pathlib import Path
 
 from . import runtime
 from .runtime import get_backend
 from .runtime._base import module_bytes
 
-__all__ = ["configure_runtime", "load", "precompile_module", "wasm_bytes", "wasm_path"]
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = [
+    "configure_runtime",
+    "load",
+    "precompile_module",
+    "wasm_bytes",
+    "wasm_file",
+    "wasm_path",
+]
 
 
 def wasm_path() -> Path:
-    """The guest module: ``$CORRAL_WASM`` if set, else the ``corral.wasm`` in this package.
+    """The guest module: ``$CORRAL_WASM`` if set, else the ``corral.wasm`` in this package."""
+    from pathlib import Path
+
+    return Path(wasm_file())
+
+
+def wasm_file() -> str:
+    """:func:`wasm_path` as a ``str``, as backends take it (a fresh process's first sandbox
+    never imports ``pathlib``, ~4 ms).
 
     Backends take the path, not the bytes: with the compiled module in the disk cache, a fresh
     process never reads the file (see :mod:`corral.runtime._wasmtime`)."""
@@ -30,14 +48,14 @@ def wasm_path() -> Path:
 
 
 @functools.lru_cache(maxsize=4)
-def _path(explicit: str | None) -> Path:
+def _path(explicit: str | None) -> str:
     # Remembered: every Sandbox() asks, and making paths costs microseconds.
-    return Path(explicit) if explicit else Path(__file__).with_name("corral.wasm")
+    return explicit or os.path.join(os.path.dirname(__file__), "corral.wasm")
 
 
 def wasm_bytes() -> bytes:
     """The guest module's bytes (read once per process while the file stays the same)."""
-    return module_bytes(wasm_path())
+    return module_bytes(wasm_file())
 
 
 def precompile_module() -> Path | None:
@@ -50,7 +68,7 @@ def precompile_module() -> Path | None:
     precompile = getattr(backend, "precompile", None)
     if precompile is None:
         return None
-    path: Path = precompile(wasm_path())
+    path: Path = precompile(wasm_file())
     return path
 
 
@@ -68,7 +86,7 @@ async def load() -> None:
         await corral.load()
         sandbox = corral.Sandbox()
     """
-    await get_backend().load_async(wasm_path())
+    await get_backend().load_async(wasm_file())
 
 
 def configure_runtime(

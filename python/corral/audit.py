@@ -14,16 +14,19 @@ lines.
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
+if TYPE_CHECKING:  # imported where used: a fresh process's first sandbox never needs them
+    from datetime import datetime
+    from pathlib import Path
+    from typing import IO, Any, TypeAlias
+
     from .results import ToolCall
 
 __all__ = [
@@ -36,7 +39,7 @@ __all__ = [
     "Redactor",
 ]
 
-Redactor = Callable[[str, Any], Any]
+Redactor: TypeAlias = "Callable[[str, Any], Any]"
 """``redact(method, params) -> params``: what of a call's parameters the log may keep."""
 
 KINDS = ("execution_start", "execution_end", "tool_call")
@@ -99,8 +102,9 @@ class AuditLog:
         self._redact = redact
         self._lock = threading.Lock()
         self._sink: IO[str] | None
-        self._owns_sink = isinstance(sink, (str, Path))
-        if isinstance(sink, (str, Path)):
+        # os.PathLike, not pathlib.Path: a fresh process's first sandbox never imports pathlib.
+        self._owns_sink = isinstance(sink, (str, os.PathLike))
+        if isinstance(sink, (str, os.PathLike)):
             self._sink = open(sink, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
         else:
             self._sink = sink
@@ -198,7 +202,7 @@ class AuditLog:
             self._sink = None
 
 
-Enricher = Callable[[dict[str, Any]], dict[str, Any]]
+Enricher: TypeAlias = "Callable[[dict[str, Any]], dict[str, Any]]"
 """``enrich(data) -> data``: custom fields added to each collected entry's data."""
 
 ENVELOPE = ("type", "session_id", "timestamp", "agent_id", "trace_id", "turn_id")
@@ -368,6 +372,8 @@ class AuditCollector:
                     f"AuditConfig.custom_enricher must return the data dict, not "
                     f"{type(data).__name__}"
                 )
+        from datetime import UTC, datetime
+
         entry = AuditEntry(
             type=record.kind,
             session_id=record.sandbox_id,
@@ -424,7 +430,8 @@ def _without_binary(value: Any) -> Any:
     return value
 
 
-class _Calls(NamedTuple):
+@dataclass(slots=True)
+class _Calls:
     """A batch of tool calls of one execution, kept until its records are read."""
 
     sandbox_id: str
@@ -432,7 +439,8 @@ class _Calls(NamedTuple):
     calls: tuple[ToolCall, ...]
 
 
-class _Event(NamedTuple):
+@dataclass(slots=True)
+class _Event:
     """The facts of an execution's start or end, kept until its record is read."""
 
     timestamp: float
@@ -448,7 +456,9 @@ def _expanded(entries: Iterable[AuditRecord | _Calls | _Event]) -> Iterator[Audi
             for call in entry.calls:
                 yield _call_record(entry.sandbox_id, entry.execution_id, call)
         elif isinstance(entry, _Event):
-            yield AuditRecord(*entry[:4], **entry.fields)
+            yield AuditRecord(
+                entry.timestamp, entry.kind, entry.sandbox_id, entry.execution_id, **entry.fields
+            )
         else:
             yield entry
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import copy
 import enum
 from dataclasses import dataclass, fields
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ErrorKind", "ExecutionResult", "ToolCall", "timeout_message"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import secrets
+import os
 import struct
 import threading
 import time
@@ -24,32 +24,31 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import IO, Any
 
 from . import _json
-from ._calls import Approver, CallDispatcher, Timers, ToolHandler
-from ._module import wasm_path
+from ._module import wasm_file
 from ._wasi import Entropy, WasiShim
-from .audit import AuditCollector, AuditConfig, AuditLog, AuditRecord, Redactor, now
-from .capabilities import Authorizer, MethodCapability
-from .fs import SandboxFS
-from .language import detect_language
+from .audit import AuditLog, AuditRecord, now
 from .limits import Limits
-from .protocol import Driver, Execution, HostOp, RawOutcome, SandboxClosedError
-from .results import ErrorKind, ExecutionResult, ToolCall
+from .protocol import Driver, Execution, SandboxClosedError
+from .results import ErrorKind, ExecutionResult
 from .runtime import get_backend
-from .tokens import CapabilityToken, TokenError
-from .tools import (
-    DECLARATIONS_PATH,
-    ToolDefinition,
-    ToolLike,
-    code_mode_prompt,
-    declarations_file,
-    tool_table,
-)
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
+
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
+if TYPE_CHECKING:  # loaded on first use: a sandbox without tools or authority never needs them
+    from pathlib import Path
+    from typing import IO, Any
+
+    from ._calls import Approver, CallDispatcher, Timers, ToolHandler
+    from .audit import AuditCollector, AuditConfig, Redactor
+    from .capabilities import Authorizer, MethodCapability
+    from .fs import SandboxFS
+    from .protocol import HostOp, RawOutcome
+    from .results import ToolCall
+    from .tokens import CapabilityToken
+    from .tools import ToolDefinition, ToolLike
 
 __all__ = ["Sandbox", "replay", "replay_all"]
 
@@ -99,7 +98,6 @@ class _Run:
     started: float
     deadline: float
     records: list[ToolCall] = field(default_factory=list)
-    timers: Timers = field(default_factory=Timers)
 
 
 class Sandbox:
@@ -163,7 +161,7 @@ class Sandbox:
         sandbox_id: str | None = None,
         mcp_servers: Iterable[Any] | Mapping[str, Any] | None = None,
     ) -> None:
-        self.id = sandbox_id or secrets.token_hex(16)
+        self.id = sandbox_id or os.urandom(16).hex()
         self.limits = limits or Limits()
         # Run by close() (and when the sandbox is collected): each releases what it holds.
         self._on_close: list[Callable[[], Any]] = []
@@ -173,18 +171,26 @@ class Sandbox:
             connected = MCPTools(mcp_servers)
             self._on_close.append(weakref.finalize(self, connected.close))
             tools = [*(tools or ()), *connected]
-        self.tools = tool_table(tools, tool_handler)
+        # The tools machinery, capabilities and tokens load only when they are used: a
+        # first Sandbox() without them spends no time importing them (issue 14).
+        self.tools: dict[str, ToolDefinition] = {}
+        if tools:
+            from .tools import tool_table
+
+            self.tools = tool_table(tools, tool_handler)
         self._key = key
         self.token = _authority(self.id, self.tools, capabilities, token, key)
         caps = self.token.verify(key, sandbox_id=self.id) if self.token and key else None
         if caps is None:
             caps = _default_capabilities(self.tools, capabilities)
-        self.authorizer = Authorizer(caps, max_calls, max_calls_per_tool)
-        self._dispatcher = CallDispatcher(
-            self.tools, self.authorizer, tool_handler, approve, self.limits.memory
-        )
-        # Not a bound method: the sandbox must not be in a reference cycle (see close()).
-        self._dispatcher.gate = functools.partial(_expired, self.token)
+        self._authorizer: Authorizer | None = None
+        if caps or max_calls is not None or max_calls_per_tool is not None:
+            from .capabilities import Authorizer
+
+            self._authorizer = Authorizer(caps, max_calls, max_calls_per_tool)
+        self._tool_handler = tool_handler
+        self._approve = approve
+        self._made_dispatcher: CallDispatcher | None = None  # see _dispatcher
         self._log = audit_sink if isinstance(audit_sink, AuditLog) else AuditLog(audit_sink, redact)
         self.audit_collector = _collector(audit_config)
         """The :class:`~corral.audit.AuditCollector` made from ``audit_config``, or None."""
@@ -199,6 +205,8 @@ class Sandbox:
             "limits": self.limits.to_guest(),
         }
         if self.tools:
+            from .tools import DECLARATIONS_PATH, declarations_file
+
             dts = declarations_file(self.tools.values(), self.authorizer)
             config["files"] = {DECLARATIONS_PATH: dts}
         self._recorder = (
@@ -216,7 +224,7 @@ class Sandbox:
         backend = get_backend()
         self._driver = Driver(
             backend,
-            backend.load(wasm_path()),
+            backend.load(wasm_file()),
             config,
             self.limits.wasm_memory,
             shim_factory=self._recorder.shim if self._recorder else lambda: WasiShim(entropy),
@@ -257,10 +265,9 @@ class Sandbox:
             current = self._begin(code, language, stdin)
             try:
                 ops = next(current.run)
+                dispatcher, timers = self._calls()
                 while True:
-                    answer, records = self._dispatcher.dispatch_sync(
-                        ops, current.deadline, current.timers
-                    )
+                    answer, records = dispatcher.dispatch_sync(ops, current.deadline, timers)
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)
@@ -281,10 +288,9 @@ class Sandbox:
             current = self._begin(code, language, stdin)
             try:
                 ops = next(current.run)
+                dispatcher, timers = self._calls()
                 while True:
-                    answer, records = await self._dispatcher.dispatch_async(
-                        ops, current.deadline, current.timers
-                    )
+                    answer, records = await dispatcher.dispatch_async(ops, current.deadline, timers)
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)
@@ -293,6 +299,37 @@ class Sandbox:
             self._thread = None
             _EXECUTING.reset(executing)
             self._lock.release()
+
+    def _calls(self) -> tuple[CallDispatcher, Timers]:
+        """The dispatcher, and the sleeps of an execution, once the guest asks for a call or a
+        sleep (an execution that asks for neither never imports them)."""
+        from ._calls import Timers
+
+        return self._dispatcher, Timers()
+
+    @property
+    def _dispatcher(self) -> CallDispatcher:
+        """The dispatcher of the tool calls, made on first use."""
+        if self._made_dispatcher is None:
+            from ._calls import CallDispatcher
+
+            self._made_dispatcher = CallDispatcher(
+                self.tools, self.authorizer, self._tool_handler, self._approve, self.limits.memory
+            )
+            # Not a bound method: the sandbox must not be in a reference cycle (see close()).
+            self._made_dispatcher.gate = functools.partial(_expired, self.token)
+        return self._made_dispatcher
+
+    @property
+    def authorizer(self) -> Authorizer:
+        """The :class:`~corral.capabilities.Authorizer` that decides this sandbox's calls."""
+        if self._authorizer is None:  # no capability and no budget: made on first use
+            from .capabilities import Authorizer
+
+            self._authorizer = Authorizer(())
+            if self._executions:
+                self._authorizer.start_execution(self.limits.max_tool_calls)
+        return self._authorizer
 
     @contextlib.contextmanager
     def _held(self, action: str) -> Iterator[None]:
@@ -340,10 +377,13 @@ class Sandbox:
         if stdin is not None and not isinstance(stdin, str | bytes):
             raise TypeError(f"stdin must be a str, bytes or None, not {type(stdin).__name__}")
         if lang == "auto":
+            from .language import detect_language
+
             lang = detect_language(code, self.commands)
         data = stdin.encode() if isinstance(stdin, str) else stdin
         self._executions += 1
-        self.authorizer.start_execution(self.limits.max_tool_calls)
+        if self._authorizer is not None:  # else it starts when it is made (authorizer)
+            self._authorizer.start_execution(self.limits.max_tool_calls)
         detail = {"language": lang, "code_bytes": len(code.encode())}
         self._audit("execution_start", self._executions, detail=detail)
         if self._recorder:
@@ -395,6 +435,8 @@ class Sandbox:
         limits, and every tool as a TypeScript declaration with the constraints and budgets
         in force now (the same declarations are in the guest at ``/tools/index.d.ts``).
         """
+        from .tools import code_mode_prompt
+
         lang = _language(language)
         return code_mode_prompt(self.tools.values(), self.authorizer, self.limits, lang)
 
@@ -460,11 +502,13 @@ class Sandbox:
         >>> parent.delegate([MethodCapability("pay", max_calls=2)]).remaining_calls()
         {'pay': 2}
         """
+        from .tokens import CapabilityToken
+
         if self.token is None:
-            self._key = secrets.token_bytes(32)
+            self._key = os.urandom(32)
             self.token = CapabilityToken.mint(self._key, list(self.capabilities))
             self._init["key"] = self._key
-        child_id = f"{self.id}/{secrets.token_hex(6)}"  # a path: the parent's binding covers it
+        child_id = f"{self.id}/{os.urandom(6).hex()}"  # a path: the parent's binding covers it
         child_token = self.token.attenuate(
             list(capabilities), expires_in=expires_in, sandbox_id=child_id
         )
@@ -537,6 +581,8 @@ class Sandbox:
     @property
     def fs(self) -> SandboxFS:
         """Direct access to the sandbox's files (see :class:`~corral.fs.SandboxFS`)."""
+        from .fs import SandboxFS
+
         return SandboxFS(self._request)
 
     def _request(self, request: dict[str, Any], data: bytes | None) -> tuple[dict[str, Any], bytes]:
@@ -592,7 +638,7 @@ class Sandbox:
         The fork's id is ``<this id>/fork-<random>``, so a token bound to this sandbox works
         there too; it shares this sandbox's audit trail.
         """
-        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{secrets.token_hex(4)}")
+        fork = Sandbox(**self._init, sandbox_id=f"{self.id}/fork-{os.urandom(4).hex()}")
         fork.restore(self.snapshot())
         return fork
 
@@ -619,6 +665,10 @@ def _authority(
     key: bytes | None,
 ) -> CapabilityToken | None:
     """The sandbox's token: the one given (checked), one minted with ``key``, or None."""
+    if token is None and key is None:
+        return None
+    from .tokens import CapabilityToken, TokenError
+
     if token is not None:
         if capabilities is not None:
             raise ValueError("pass either capabilities=... or token=..., not both")
@@ -637,12 +687,18 @@ def _default_capabilities(
 ) -> list[MethodCapability]:
     if capabilities is not None:
         return list(capabilities)
+    if not tools:
+        return []
+    from .capabilities import MethodCapability
+
     return [MethodCapability(name) for name in tools]
 
 
 def _collector(config: AuditConfig | None) -> AuditCollector | None:
     if config is None:
         return None
+    from .audit import AuditCollector, AuditConfig
+
     if not isinstance(config, AuditConfig):
         raise TypeError(
             f"audit_config must be a corral.audit.AuditConfig, not {type(config).__name__}"
@@ -710,7 +766,7 @@ def replay_all(trace: Trace | str) -> list[ExecutionResult]:
     backend = get_backend()
     driver = Driver(
         backend,
-        backend.load(wasm_path()),
+        backend.load(wasm_file()),
         head["config"],
         head["memory_limit"],
         shim_factory=cursor.shim,

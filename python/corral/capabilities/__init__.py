@@ -31,7 +31,9 @@ and a subset relation (:func:`pattern_covers`, :meth:`Constraint.implies`,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .. import _lazy_names
 
 if TYPE_CHECKING:
     from ._authorizer import Authorizer, CapabilityError, Decision, raise_for
@@ -90,22 +92,9 @@ _HOMES = {
     "_patterns": ("MAX_NAME_LENGTH", "match_pattern", "validate_pattern", "validate_tool_name"),
     "_subsets": ("pattern_covers",),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use (then kept in this module)."""
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'corral.capabilities' has no attribute {name!r}")
-    value = getattr(__import__(module, globals(), None, [name], 1), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOME_OF})
-
+__getattr__, __dir__ = _lazy_names(globals(), _HOMES)
 
 __all__ = [
     "AllOf",

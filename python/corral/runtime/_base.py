@@ -4,16 +4,20 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 from __future__ import annotations
 
 import functools
-import hashlib
+import os
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
 from .._wasi import WasiShim
 from ..results import ErrorKind
 
+TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Protocol, TypeAlias
+
     from .._image import InitImage
+else:  # at run time a protocol is a plain base class
+    Protocol = object
 
 __all__ = [
     "WASM_PAGE",
@@ -21,6 +25,7 @@ __all__ = [
     "GuestTrap",
     "Instance",
     "Wasm",
+    "cache_name",
     "content_digest",
     "file_identity",
     "module_bytes",
@@ -28,16 +33,17 @@ __all__ = [
 
 WASM_PAGE = 64 * 1024  # the unit linear memory grows by
 
-Wasm = bytes | Path
-"""The guest module as a backend takes it: its bytes, or its file, which is read only when no
-cache holds its compiled form (reading and hashing 4.7 MB cost a fresh process milliseconds)."""
+Wasm: TypeAlias = "bytes | str | Path"
+"""The guest module as a backend takes it: its bytes, or its file (a path: ``str`` on a fresh
+process's path, which never imports ``pathlib``), read only when no cache holds its
+compiled form (reading and hashing 4.7 MB cost a fresh process milliseconds)."""
 
 
-def file_identity(path: Path) -> str:
+def file_identity(path: str | Path) -> str:
     """What tells the content of ``path`` apart without reading it: one ``stat``. Device,
     inode, size, and modification and change times in nanoseconds; rewriting a file changes
     its change time, which no one but the kernel sets."""
-    st = path.stat()
+    st = os.stat(path)
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
@@ -54,17 +60,31 @@ def content_digest(wasm: Wasm) -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def _read(path: Path, identity: str) -> bytes:
-    return path.read_bytes()
+def _read(path: str | Path, identity: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
 
 
 @functools.lru_cache(maxsize=8)
 def _sha256(data: bytes) -> str:
+    import hashlib  # not at the top: it loads OpenSSL's library, ~2 ms of a fresh process
+
     return hashlib.sha256(data).hexdigest()
 
 
+def cache_name(data: bytes, chars: int) -> str:
+    """A name for ``data`` in the disk cache: ``chars`` hex digits (at most 32) of its BLAKE2b
+    digest, from the built-in ``_blake2`` module: :mod:`hashlib` would load OpenSSL's
+    library, ~2 ms of a fresh process."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without its own BLAKE2
+        from hashlib import blake2b
+    return blake2b(data, digest_size=16).hexdigest()[:chars]
+
+
 @functools.lru_cache(maxsize=8)
-def _file_digest(path: Path, identity: str) -> str:
+def _file_digest(path: str | Path, identity: str) -> str:
     return _sha256(_read(path, identity))
 
 

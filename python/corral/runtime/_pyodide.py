@@ -18,7 +18,6 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
@@ -26,6 +25,8 @@ from ..results import ErrorKind
 from ._base import GuestTrap, Instance, Wasm, content_digest, file_identity, module_bytes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .._image import InitImage
 
 __all__ = [
@@ -157,7 +158,7 @@ class PyodideBackend:
         self._adopted: dict[tuple[str, str], CompiledModule] = {}  # by path and file identity
         self._wasi: Any = None  # the shared WASI imports (see _wasi_imports), made on first use
 
-    def adopt(self, wasm: Path, module: Any, min_pages: int) -> None:
+    def adopt(self, wasm: str | Path, module: Any, min_pages: int) -> None:
         """Use ``module``, a ``WebAssembly.Module`` compiled by JavaScript, as the compiled
         form of the module file ``wasm``; ``min_pages`` is the minimum size of its memory.
 
@@ -172,7 +173,7 @@ class PyodideBackend:
     def _known(self, wasm: Wasm) -> tuple[str, CompiledModule | None]:
         """The module's content key (its digest; for an adopted file, its identity), and its
         compiled form if there is one already."""
-        if isinstance(wasm, Path):
+        if not isinstance(wasm, bytes):
             adopted = self._adopted.get((str(wasm), file_identity(wasm)))
             if adopted is not None:
                 return "", adopted

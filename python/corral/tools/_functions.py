@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import inspect
+import types
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from corral.capabilities import validate_tool_name
 
-from ._definition import ToolDefinition
+from ._definition import ToolDefinition, tree_copy
 from ._schema import (
     annotation_schema,
     is_json,
@@ -31,10 +35,92 @@ def tool_from_function(
     default, or annotated ``X | None``, is not required. With ``**kwargs`` the object is
     free-form: keys beyond the declared parameters are passed through to it.
 
+    A plain function's definition is remembered for as long as the function lives, and made
+    again when anything it was made from changes (its code, docstring, defaults, annotations
+    and the globals they name); each call returns a definition of its own, whose schemas may
+    be changed without touching the others.
+
     Raises:
         ValueError: for ``*args``, positional-only parameters, an unsupported
             annotation, an unresolvable forward reference, or an invalid name.
     """
+    made_from = _made_from(func, name, description)
+    known = _MADE.get(func) if made_from is not None else None
+    if known is not None and known[0] == made_from:
+        tool = known[1]
+    else:
+        tool = _tool_from_function(func, name, description)
+        if made_from is not None:  # without the function: the entry must not keep it alive
+            _MADE[func] = (made_from, dataclasses.replace(tool, func=None))
+    return dataclasses.replace(
+        tool,
+        parameters=tree_copy(tool.parameters),
+        returns=tree_copy(tool.returns),
+        func=func,
+    )
+
+
+# Each plain function's definition, with what it was made from (~100 us a function to make:
+# every Sandbox(tools=[...]) asks again).
+_MADE: weakref.WeakKeyDictionary[Callable[..., Any], tuple[tuple[Any, ...], ToolDefinition]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _made_from(
+    func: Callable[..., Any], name: str | None, description: str | None
+) -> tuple[Any, ...] | None:
+    """Everything :func:`tool_from_function` reads from a plain function, compared (by ``==``,
+    so by identity for the objects an annotation names) with what a remembered definition
+    was made from; None for a function that is not remembered: not a plain function, one
+    with attributes (``__wrapped__`` and ``__signature__`` change its signature) or with a
+    list or dict default (changed in place, it would change the schema unseen)."""
+    if type(func) is not types.FunctionType or func.__dict__:
+        return None
+    defaults = (*(func.__defaults__ or ()), *(func.__kwdefaults__ or {}).values())
+    if any(isinstance(value, list | dict) for value in defaults):
+        return None
+    annotations = tuple(func.__annotations__.items())
+    names: list[str] = []
+    for _, annotation in annotations:
+        if isinstance(annotation, str):
+            found = _names_in(annotation)
+            if found is None:
+                return None
+            names.extend(found)
+    # A string annotation (``from __future__ import annotations``) is resolved in the module's
+    # globals: the objects its names stand for now are part of what the schema is made from.
+    named = tuple(func.__globals__.get(n, _MISSING) for n in names)
+    kinds = tuple(map(type, defaults))  # == does not tell 1 from True or 1.0, the schema does
+    code = func.__code__
+    return (
+        name,
+        description,
+        code,
+        func.__name__,
+        func.__doc__,
+        defaults,
+        kinds,
+        annotations,
+        named,
+    )
+
+
+_MISSING = object()  # what no global is
+
+
+@functools.lru_cache(maxsize=1024)
+def _names_in(annotation: str) -> tuple[str, ...] | None:
+    """The names a string annotation uses, or None if it is not an expression."""
+    try:
+        return compile(annotation, "<annotation>", "eval").co_names
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _tool_from_function(
+    func: Callable[..., Any], name: str | None, description: str | None
+) -> ToolDefinition:
     # Here, not at the top: a process without tools from functions is spared textwrap and the
     # docstring patterns (~1.5 ms of a fresh process's first sandbox).
     from ._docstrings import docstring, first_paragraph, param_docs

@@ -48,7 +48,50 @@ _BOUNDS: Final = (
 
 def ts_declaration(tool: ToolDefinition, notes: Iterable[str] = ()) -> str:
     """``tool`` as a TypeScript declaration with its JSDoc; ``notes`` are extra lines of the
-    comment (the capabilities in force, say)."""
+    comment (the capabilities in force, say).
+
+    Remembered by what it is made from (the tool's name, description and schemas, and the
+    notes), when that is plain JSON data: every ``Sandbox(tools=[...])`` asks again.
+    """
+    made_from = (tool.name, tool.description, tuple(notes), tool.parameters, tool.returns)
+    if not _plain(made_from, 0):
+        return _declaration(tool, made_from[2])
+    # repr tells apart what == does not (1, 1.0 and True), for the plain data checked above.
+    key = repr(made_from)
+    declared = _DECLARED.get(key)
+    if declared is None:
+        declared = _declaration(tool, made_from[2])
+        if len(_DECLARED) >= DECLARED_KEPT:  # another thread may drop the same one
+            _DECLARED.pop(next(iter(_DECLARED), ""), None)
+        _DECLARED[key] = declared
+    return declared
+
+
+DECLARED_KEPT: Final = 512
+_DECLARED: dict[str, str] = {}  # made_from's repr -> the declaration, oldest first
+
+
+def _plain(value: object, depth: int) -> bool:
+    """Whether ``value`` is JSON data of the built-in types (tuples too, and str keys), at
+    most :data:`PLAIN_DEPTH` deep (a deeper schema is shown as ``unknown`` past its depth
+    anyway; and under Pyodide, a few thousand levels of recursion exhaust JavaScript's stack
+    before Python's recursion limit)."""
+    if depth > PLAIN_DEPTH:
+        return False
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    if type(value) is list or type(value) is tuple:
+        return all(_plain(item, depth + 1) for item in value)
+    return type(value) in _PLAIN_SCALARS
+
+
+PLAIN_DEPTH: Final = 100
+
+
+_PLAIN_SCALARS: Final[frozenset[type]] = frozenset({str, int, float, bool, type(None)})
+
+
+def _declaration(tool: ToolDefinition, notes: tuple[str, ...]) -> str:
     path = js_namespace_path(tool.name)
     namespaced = (
         len(path) > 1
