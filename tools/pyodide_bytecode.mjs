@@ -24,7 +24,13 @@ if (args.length !== 7) {
 }
 const [dist, stdlib, app, module, outStdlib, outApp, outImports] = args;
 const { loadPyodide } = await import(pathToFileURL(path.join(dist, "pyodide.mjs")).href);
-const pyodide = await loadPyodide({ indexURL: dist + path.sep, stdLibURL: path.resolve(stdlib) });
+// Code objects without column positions (as \`-X no_debug_ranges\`), like those of the memory
+// snapshot (tools/pyodide_snapshot.mjs): smaller zips for an import the snapshot lacks.
+const pyodide = await loadPyodide({
+  indexURL: dist + path.sep,
+  stdLibURL: path.resolve(stdlib),
+  env: { PYTHONNODEBUGRANGES: "1" },
+});
 pyodide.FS.writeFile("/tmp/stdlib.zip", fs.readFileSync(stdlib));
 pyodide.FS.writeFile("/tmp/app.zip", fs.readFileSync(app));
 pyodide.FS.writeFile("/tmp/corral.wasm", fs.readFileSync(module));
