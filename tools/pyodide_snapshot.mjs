@@ -61,7 +61,10 @@ def init_loaded_packages():
         __getattr__("init_loaded_packages")()
 
 def __getattr__(name):
-    """Anything else comes from the real loader, imported now in place of this module."""
+    """Anything else comes from the real loader, imported now in place of this module (not
+    for a probe such as hasattr(module, "__file__"))."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     if vars(sys.modules.get(__name__, sys)) is globals():
         del sys.modules[__name__]
     return getattr(importlib.import_module(__name__), name)
