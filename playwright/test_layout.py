@@ -38,3 +38,54 @@ def test_the_page_works_360_px_wide(
         assert not demo.errors
     finally:
         context.close()
+
+
+def test_keyboard_only(browser: Browser, base_url: str, outside: OutsideRequests) -> None:
+    """Without a mouse: Tab completes inside the terminal, Escape then Tab (or Shift-Tab) leaves
+    it, so it is no keyboard trap; a file of the tree opens with Enter, and Enter or Space on
+    the upload control opens the file chooser."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.route("**/*", outside.route)
+    try:
+        demo = new_demo(context)
+        demo.open(base_url)
+        page = demo.page
+        demo.run("echo keyed > /workspace/keys.txt")
+        focused = "document.activeElement.closest('#terminal') !== null"
+        page.locator("#terminal").click()
+        mark = len(demo.transcript)
+        page.keyboard.type("ech")
+        page.keyboard.press("Tab")  # completes: the focus stays
+        page.wait_for_function("window.corralDemo.line === 'echo '")
+        assert page.evaluate(focused)
+        page.keyboard.type("completed")
+        page.keyboard.press("Enter")
+        assert demo.wait_prompt(mark) == "completed\n"
+        page.keyboard.press("Escape")
+        page.keyboard.press("Tab")
+        assert not page.evaluate(focused)
+        page.locator("#terminal").click()
+        page.keyboard.press("Shift+Tab")
+        assert not page.evaluate(focused)
+        for _ in range(40):  # on through the page until the file
+            if page.evaluate("document.activeElement.dataset.path") == "/workspace/keys.txt":
+                break
+            page.keyboard.press("Tab")
+        page.keyboard.press("Enter")
+        page.wait_for_function("!document.getElementById('viewer').hidden")
+        assert page.inner_text("#viewer-text") == "keyed\n"
+        page.focus("#upload-label")
+        assert page.evaluate("document.activeElement.id") == "upload-label"
+        page.evaluate(
+            """window.uploadClicks = 0;
+            document.getElementById("upload").addEventListener("click", (event) => {
+                window.uploadClicks += 1;
+                event.preventDefault(); // no file chooser left open
+            });"""
+        )
+        page.keyboard.press("Enter")
+        page.keyboard.press(" ")
+        page.wait_for_function("window.uploadClicks === 2")
+        assert not demo.errors
+    finally:
+        context.close()
