@@ -26,6 +26,7 @@ def test_the_page_works_360_px_wide(
         welcome = demo.transcript.split("\n\n")[0].split("\n")
         assert all(len(line) <= cols for line in welcome), welcome
         assert all(not line.endswith("-") for line in welcome)
+        assert "on the right" not in demo.transcript  # the panels are below the terminal here
         assert page.inner_text(".install") == "pip install corral"
         assert "WebAssembly sandbox" in page.inner_text(".pitch")
         assert page.locator("link[rel=icon]").get_attribute("href") == "favicon.svg"

@@ -572,7 +572,7 @@ function welcome() {
     "running in your browser (Pyodide in a Web Worker).", cols);
   editor.write(bold("corral") + dim(intro.slice("corral".length)) + "\n");
   editor.write(dim(wrapWords("Tools: sales_records, get_weather (`tool --list`); every call is checked against " +
-    "the capabilities on the right. Tab completes, ↑/↓ recalls, Ctrl-C stops.", cols)) + "\n\n");
+    "the Capabilities panel. Tab completes, ↑/↓ recalls, Ctrl-C stops.", cols)) + "\n\n");
 }
 
 // The links in the header: the repository the site was built from, and its docs/.
