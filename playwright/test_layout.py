@@ -4,9 +4,9 @@ tool-call entries that stay inside their panel."""
 
 from __future__ import annotations
 
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, ConsoleMessage
 
-from conftest import OutsideRequests, new_demo, screenshot
+from conftest import Demo, OutsideRequests, new_demo, screenshot, watched_page
 
 
 def test_the_page_works_360_px_wide(
@@ -87,6 +87,45 @@ def test_keyboard_only(browser: Browser, base_url: str, outside: OutsideRequests
         page.keyboard.press("Enter")
         page.keyboard.press(" ")
         page.wait_for_function("window.uploadClicks === 2")
+        assert not demo.errors
+    finally:
+        context.close()
+
+
+def test_a_visit_logs_nothing_to_the_console(
+    browser: Browser, base_url: str, outside: OutsideRequests
+) -> None:
+    """No warning or error in the console (the page's or its workers') while a visitor loads
+    the page, runs shell and JavaScript, replays the agent session and stops a loop with
+    Ctrl-C, nor once the new standby has booted."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.route("**/*", outside.route)
+    logged: list[str] = []
+
+    def log(message: ConsoleMessage) -> None:
+        if message.type in ("warning", "error", "assert"):
+            logged.append(f"{message.type}: {message.text}")
+
+    try:
+        page, errors = watched_page(context)
+        page.on("console", log)
+        demo = Demo(page, errors)
+        demo.open(base_url)
+        assert demo.run("echo quiet | tr a-z A-Z") == "QUIET\n"
+        mark = len(demo.transcript)
+        page.click("#agent")
+        assert "✓ identical to the recording" in demo.wait_prompt(mark)
+        demo.mode("javascript")
+        assert demo.run("1 + 1") == "2\n"
+        demo.mode("shell")
+        page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+        mark = demo.type("while :; do :; done")
+        page.wait_for_function("window.corralDemo.busy")
+        page.keyboard.press("Control+c")
+        assert demo.wait_prompt(mark).startswith("^C\n[stopped")
+        page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+        assert demo.run("echo after") == "after\n"
+        assert logged == [], logged
         assert not demo.errors
     finally:
         context.close()
