@@ -45,11 +45,13 @@ def test_typing_is_accepted_while_loading(context: BrowserContext, base_url: str
     demo = new_demo(context)
     demo.page.goto(base_url, wait_until="domcontentloaded")
     demo.page.wait_for_function("window.corralDemo && window.corralDemo.promptMs !== null")
-    ready_when_typed = demo.page.evaluate("window.corralDemo.ready")
     mark = demo.type("echo typed while loading")
+    entered = demo.page.evaluate("performance.now()")  # just after Enter
     out = demo.wait_prompt(mark, timeout=90_000)
     assert out.endswith("typed while loading\n")
-    if not ready_when_typed:  # the usual case: Python takes seconds to start
+    # Python takes seconds to start, so the command usually waits for it, and says so; with a
+    # warm cache on a quiet machine the sandbox may be ready before Enter.
+    if demo.page.evaluate("window.corralDemo.readyMs") > entered:
         assert out.startswith("[the sandbox is still starting: this runs when it is ready]\n")
     assert not demo.errors
     demo.page.close()
