@@ -30,7 +30,10 @@ const pyodide = await loadPyodide({
   indexURL: dist + path.sep,
   stdLibURL: path.resolve(stdlib),
   packages: [],
-  env: { _: "./this.program" }, // as in a browser, not this script's path
+  // `_` as in a browser, not this script's path. No column positions in code objects (as
+  // `-X no_debug_ranges`): the snapshot keeps Python's config, so the page's Python runs
+  // without them too (tracebacks keep their line numbers, not the ^^^ under a column range).
+  env: { _: "./this.program", PYTHONNODEBUGRANGES: "1" },
   _makeSnapshot: true,
 });
 const APP = "/home/pyodide/corral-app.zip"; // worker.js's APP
@@ -42,6 +45,65 @@ sys.path.insert(0, "${APP}")
 for name in modules:
     importlib.import_module(name)
 del modules
+`);
+// Pyodide's package loader (and what only it imports: zipfile, tarfile's compressors, shutil,
+// tempfile) is never used by the page, which loads no package, yet Pyodide's start imports it
+// and the JavaScript side asks for it again on a restore. A stand-in takes its place: it has
+// what the restore reads, and imports the real one (from the zips, as any module the snapshot
+// lacks) on first use of anything else. The old JavaScript proxy to the loader is destroyed so
+// that nothing holds it; the restore makes a new one.
+const STAND_IN = `
+import importlib, os, sys
+
+def init_loaded_packages():
+    """Called on every start: the real one if a package is installed (the page installs none)."""
+    if any(name.endswith(".dist-info") for name in os.listdir(SITE_PACKAGES)):
+        __getattr__("init_loaded_packages")()
+
+def __getattr__(name):
+    """Anything else comes from the real loader, imported now in place of this module (not
+    for a probe such as hasattr(module, "__file__"))."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if vars(sys.modules.get(__name__, sys)) is globals():
+        del sys.modules[__name__]
+    return getattr(importlib.import_module(__name__), name)
+`;
+pyodide.globals.set("STAND_IN", STAND_IN);
+pyodide.runPython(`
+import gc, importlib, sys, types, weakref
+LOADER = "pyodide._package_loader"
+real = sys.modules.pop(LOADER)
+stand_in = types.ModuleType(LOADER, "Pyodide's package loader, imported on first use.")
+# What Pyodide's JavaScript reads on a restore; loadedPackages is a JavaScript object that
+# Pyodide expects Python to hold when it takes the snapshot.
+for name in ("SITE_PACKAGES", "DSO_DIR", "loadedPackages"):
+    setattr(stand_in, name, getattr(real, name))
+exec(STAND_IN, stand_in.__dict__)
+sys.modules[LOADER] = sys.modules["pyodide"]._package_loader = stand_in
+ONLY_THE_LOADER = (
+    "pyodide.common", "shutil", "tempfile", "zipfile", "zipfile._path", "zipfile._path.glob",
+    "compression", "compression._common", "compression._common._streams", "compression.zstd",
+    "compression.zstd._zstdfile", "bz2", "_bz2", "lzma", "_lzma", "_zstd",
+)
+dropped = [weakref.ref(real)]
+for name in ONLY_THE_LOADER:
+    module = sys.modules.pop(name, None)
+    if module is not None:
+        dropped.append(weakref.ref(module))
+        parent, _, child = name.rpartition(".")
+        if getattr(sys.modules.get(parent), child, None) is module:
+            delattr(sys.modules[parent], child)
+del real, module, stand_in, name, parent, child, STAND_IN
+`);
+pyodide._api.package_loader.destroy();
+pyodide.runPython(`
+import gc, sys, zipimport
+gc.collect()
+kept = [ref().__name__ for ref in dropped if ref() is not None]
+if kept:  # what Pyodide's start imports has changed: ONLY_THE_LOADER must follow
+    raise RuntimeError(f"still referenced after the package loader was dropped: {kept}")
+del dropped, kept, ONLY_THE_LOADER, LOADER
 sys.path_importer_cache.clear()
 zipimport._zip_directory_cache.clear()
 gc.collect()

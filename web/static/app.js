@@ -121,6 +121,15 @@ const term = new Terminal({
 });
 const fit = new FitAddon();
 term.loadAddon(fit);
+// Tab completes in the terminal, so it would keep the keyboard's focus for good: Escape then
+// Tab, or Shift-Tab, moves the focus on, as in code editors.
+let escaped = false;
+term.attachCustomKeyEventHandler((event) => {
+  if (event.type !== "keydown") return true;
+  const leave = event.key === "Tab" && (escaped || event.shiftKey);
+  escaped = event.key === "Escape";
+  return !leave; // false: xterm.js leaves the key to the browser
+});
 const editor = new LineEditor(term, {
   onLine: (line) => (state.current = runLine(line)),
   onInterrupt: interrupt,
@@ -326,6 +335,13 @@ function showTree(entries) {
     if (entry.kind !== "dir") {
       item.append(el("span", { className: "size", textContent: formatSize(entry.size) }));
       item.onclick = () => view(entry.path);
+      item.tabIndex = 0; // viewed from the keyboard too (Enter or Space)
+      item.setAttribute("role", "button");
+      item.onkeydown = (event) => {
+        if (event.key !== "Enter" && event.key !== " ") return;
+        event.preventDefault();
+        view(entry.path);
+      };
       if (entry.path === state.viewing) item.classList.add("selected");
     }
     return item;
@@ -520,6 +536,11 @@ function wireUp() {
   $("csv-example").onclick = csvExample;
   $("agent").onclick = agentAtWork;
   $("download").onclick = download;
+  $("upload-label").onkeydown = (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    $("upload").click();
+  };
   $("upload").onchange = (event) => upload(event.target.files[0]).finally(() => (event.target.value = ""));
   $("examples").replaceChildren(...EXAMPLES.map(([mode, code, tag]) => el("li", {},
     el("button", { onclick: () => typeAndRun(mode, code), title: `Run in ${mode} mode` },
@@ -551,7 +572,7 @@ function welcome() {
     "running in your browser (Pyodide in a Web Worker).", cols);
   editor.write(bold("corral") + dim(intro.slice("corral".length)) + "\n");
   editor.write(dim(wrapWords("Tools: sales_records, get_weather (`tool --list`); every call is checked against " +
-    "the capabilities on the right. Tab completes, ↑/↓ recalls, Ctrl-C stops.", cols)) + "\n\n");
+    "the Capabilities panel. Tab completes, ↑/↓ recalls, Ctrl-C stops.", cols)) + "\n\n");
 }
 
 // The links in the header: the repository the site was built from, and its docs/.

@@ -204,6 +204,7 @@ async function boot({ store = false } = {}) {
   progress("Starting Python (Pyodide)", 0.05, 0.7, 1);
   const { snapshot } = await python;
   ({ pyodide } = await python);
+  self.pyodide = pyodide; // for the curious in DevTools, and the end-to-end tests
   reached("python");
   if (snapshot) {
     const { FetchLibrary } = pyodide.pyimport("corral_demo");
