@@ -30,7 +30,8 @@
 //!   redirections, so it applies after them, as in bash).
 //! - **Extended globs** (`@(a|b)`, `!(*.txt)`, `+(...)`, `?(...)`, `*(...)`) are always
 //!   recognised, as if `shopt -s extglob` were on, and kept in [`WordPart::Literal`] text
-//!   for the pattern matcher (quoted pieces inside them stay quoted parts).
+//!   for the pattern matcher (quoted pieces inside them stay quoted parts); the lines that
+//!   hold them are noted for the interpreter, which refuses them while the option is off.
 //! - **Not special here**: `time` and `coproc` are ordinary command words; `$(<file)` is a
 //!   [`WordPart::CommandSubst`] of one simple command with no words and one `<` redirection
 //!   (the interpreter may read the file directly); `!` alone negates an empty command.
@@ -567,6 +568,14 @@ pub enum WordPart {
     Param(ParamExpansion),
     /// `$(...)` or `` `...` ``: the parsed commands; the output, minus trailing newlines.
     CommandSubst(Program),
+    /// `` `...` ``: as [`WordPart::CommandSubst`], with its text as written (`declare -f`
+    /// prints it back so).
+    Backquote {
+        /// The parsed commands.
+        program: Program,
+        /// The text between the backquotes.
+        text: String,
+    },
     /// `$(( ... ))`: the text between the parentheses (see [`CommandKind::Arith`]).
     Arith(Word),
     /// `<(...)` (`output: false`: read what the commands write) or `>(...)` (`output: true`:
@@ -626,6 +635,9 @@ pub struct ParamExpansion {
     pub indirect: bool,
     /// What to do with it.
     pub op: ParamOp,
+    /// Written `${...}`, not `$name`: kept for `declare -f`, and for brace expansion, which
+    /// comes first in bash and so lets `{$a,b}_c` give `$a_c` (the variable `a_c`).
+    pub braced: bool,
 }
 
 /// The parameter of a [`ParamExpansion`].
@@ -757,6 +769,13 @@ pub enum ParamOp {
     /// `${x,pat}`, `${x,,pat}`: lower-case, like [`ParamOp::Upper`].
     Lower {
         /// `,,`.
+        all: bool,
+        /// The pattern.
+        pattern: Option<Word>,
+    },
+    /// `${x~pat}`, `${x~~pat}`: swap the case, like [`ParamOp::Upper`].
+    Toggle {
+        /// `~~`.
         all: bool,
         /// The pattern.
         pattern: Option<Word>,

@@ -176,6 +176,14 @@ pub struct Lexer<'a> {
     pub heredoc_bodies: Vec<Word>,
     /// Lexing the inside of `$(...)`.
     pub in_substitution: bool,
+    /// A word here may be an assignment (no command name yet): blanks inside the subscript
+    /// of `a[1 + 2]=x` belong to the word.
+    pub assign_words: bool,
+    /// Inside `[[ ]]`, where extended glob groups need no `shopt -s extglob`.
+    pub in_cond: bool,
+    /// The lines of the extended glob groups read outside `[[ ]]` (see
+    /// [`crate::shell::parse_script`]).
+    pub extglob_lines: Vec<usize>,
 }
 
 /// Characters that end an unquoted word.
@@ -197,6 +205,9 @@ impl<'a> Lexer<'a> {
             pending: Vec::new(),
             heredoc_bodies: Vec::new(),
             in_substitution: false,
+            assign_words: true,
+            in_cond: false,
+            extglob_lines: Vec::new(),
         }
     }
 

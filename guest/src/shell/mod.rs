@@ -11,6 +11,6 @@ pub use crate::applets::common::bytes;
 mod lexer;
 mod parser;
 
-pub use parser::{parse, parse_at, ParseError};
+pub use parser::{parse, parse_at, parse_script, ParseError};
 pub mod builtins;
 pub mod interp;

@@ -411,9 +411,10 @@ impl Output {
         }
     }
 
-    /// Writes `data` (buffered; passed on in chunks).
+    /// Writes `data` (buffered and passed on in chunks; into a pipe at once, which buffers
+    /// itself, so that a reader waiting on the other end, a `coproc`, gets each line).
     pub async fn write(&mut self, data: &[u8]) -> Result<(), WriteError> {
-        if self.buf.is_empty() && data.len() >= CHUNK {
+        if self.buf.is_empty() && (data.len() >= CHUNK || matches!(self.sink, Sink::Pipe(_))) {
             // Large writes (sort's whole output) go straight on: no second copy in `buf`.
             return match &mut self.sink {
                 Sink::Pipe(writer) => writer.write(data).await,

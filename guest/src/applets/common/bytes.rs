@@ -1,7 +1,9 @@
 //! Raw bytes in the shell's strings. Shell values are UTF-8 text, but bash's are bytes:
 //! `$'\xce'` or `$(printf '\xff')` hold a byte that is not UTF-8. Such a byte is carried as
 //! one character of a private-use range (U+10FF80 + byte - 0x80) and turns back into the
-//! byte wherever the shell writes (`echo`, redirections, pipes, captures).
+//! byte wherever the shell writes (`echo`, redirections, pipes, captures). A character of
+//! that range read as UTF-8 (U+10FFFF) is carried as its four bytes, so it too writes back
+//! as it came.
 
 use std::borrow::Cow;
 
@@ -17,15 +19,60 @@ fn carrier(b: u8) -> char {
 pub fn decode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
+        push_valid(&mut out, chunk.valid());
         out.extend(chunk.invalid().iter().map(|&b| carrier(b)));
     }
     out
 }
 
+/// Appends UTF-8 text, a character of the carriers' range as the carriers of its bytes.
+fn push_valid(out: &mut String, text: &str) {
+    // Such a character's UTF-8 starts with F4, as does nothing below U+100000.
+    if !text.as_bytes().contains(&0xF4) {
+        return out.push_str(text);
+    }
+    for c in text.chars() {
+        match raw_byte(c) {
+            Some(_) => out.extend(c.encode_utf8(&mut [0; 4]).bytes().map(carrier)),
+            None => out.push(c),
+        }
+    }
+}
+
 /// `bytes` (a `Vec`) as a shell string, without a copy when it is UTF-8.
 pub fn decode_owned(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| decode(e.as_bytes()))
+    match String::from_utf8(bytes) {
+        Ok(text) if text.as_bytes().contains(&0xF4) => decode(text.as_bytes()),
+        Ok(text) => text,
+        Err(e) => decode(e.as_bytes()),
+    }
+}
+
+/// Appends the bytes bash writes for the escape `\U` of `value`: its UTF-8, extended the
+/// way the original UTF-8 was for values past U+10FFFF (up to six bytes), nothing past
+/// 0x7FFFFFFF.
+pub fn code_point_bytes(value: u32, out: &mut Vec<u8>) {
+    let len = match value {
+        0..=0x7F => return out.push(value as u8),
+        0x80..=0x7FF => 2,
+        0x800..=0xFFFF => 3,
+        0x1_0000..=0x1F_FFFF => 4,
+        0x20_0000..=0x3FF_FFFF => 5,
+        0x400_0000..=0x7FFF_FFFF => 6,
+        _ => return,
+    };
+    let lead = [0xC0u8, 0xE0, 0xF0, 0xF8, 0xFC][len - 2];
+    out.push(lead | (value >> (6 * (len - 1))) as u8);
+    for i in (0..len - 1).rev() {
+        out.push(0x80 | ((value >> (6 * i)) & 0x3F) as u8);
+    }
+}
+
+/// The shell string for the escape `\U` of `value` (see [`code_point_bytes`]).
+pub fn code_point(value: u32) -> String {
+    let mut bytes = Vec::new();
+    code_point_bytes(value, &mut bytes);
+    decode(&bytes)
 }
 
 /// The raw byte `c` carries, if it is a carrier character.
@@ -73,6 +120,14 @@ mod tests {
         assert_eq!(text.chars().count(), 256);
         assert_eq!(encode(text.as_bytes()).as_ref(), all.as_slice());
         assert_eq!(decode("λ x".as_bytes()), "λ x");
+        let top = "\u{10FFFF}".as_bytes();
+        assert_eq!(decode(top).chars().count(), 4);
+        assert_eq!(encode(decode(top).as_bytes()).as_ref(), top);
+        assert_eq!(
+            encode(code_point(0x11_0000).as_bytes()).as_ref(),
+            [0xF4, 0x90, 0x80, 0x80]
+        );
+        assert_eq!(code_point(0x8000_0000), "");
         assert_eq!(decode(&[0xce, b'a']), format!("{}a", carrier(0xce)));
         assert_eq!(
             encode(decode(&[0xce, 0xbb]).as_bytes()).as_ref(),

@@ -90,7 +90,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .vfs
                 .borrow()
                 .read(&cwd, file)
-                .map(|b| String::from_utf8_lossy(b).into_owned());
+                .map(crate::shell::bytes::decode);
             match read {
                 Ok(code) => (code, file.clone(), rest[1..].to_vec()),
                 Err(e) => {
@@ -100,7 +100,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
         } else {
             let code = match ctx.fds.input(0) {
-                Some(input) => String::from_utf8_lossy(&input.read_all().await).into_owned(),
+                Some(input) => crate::shell::bytes::decode(&input.read_all().await),
                 None => String::new(),
             };
             (code, name.clone(), Vec::new())
@@ -121,6 +121,10 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         {
             let mut s = child.state.borrow_mut();
             s.opts.command_string = command;
+            if command {
+                // Ignored when a readonly variable of that name came along.
+                let _ = s.assign("BASH_EXECUTION_STRING", code.clone(), false);
+            }
             for (name, on) in &options {
                 if let Some(flag) = s.opts.flag(name) {
                     *flag = *on;

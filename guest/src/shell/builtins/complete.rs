@@ -607,8 +607,16 @@ fn filter_pattern(text: &str, word: &str) -> Pattern {
 /// splitting), but not globbed, as bash does.
 async fn expand_wordlist(ctx: &Ctx, words: &str) -> Result<Vec<String>, Flow> {
     let ifs = ctx.sh.state.borrow().ifs();
-    let Ok(program) = crate::shell::parse(&format!(": {}", ifs_words(words, &ifs))) else {
-        return Ok(words.split_whitespace().map(str::to_string).collect());
+    let program = match crate::shell::parse(&format!(": {}", ifs_words(words, &ifs))) {
+        Ok(program) => program,
+        // bash: an unclosed `${` is a bad substitution; other broken text is taken as words.
+        Err(e) if e.message.ends_with("matching `}'") => {
+            let from = words.rfind("${").unwrap_or_default();
+            let message = format!("{}: bad substitution", &words[from..]);
+            ctx.sh.report(&ctx.fds, &message).await;
+            return Err(Flow::Normal(1));
+        }
+        Err(_) => return Ok(words.split_whitespace().map(str::to_string).collect()),
     };
     let Some(simple) =
         program

@@ -161,6 +161,16 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
     };
     let mut status = 0;
     for arg in operands {
+        if mode == Mode::Local && matches!(arg, ArgValue::Word(w) if w == "-") {
+            // `local -`: the `set` options come back as they are now when the function returns.
+            let mut s = ctx.sh.state.borrow_mut();
+            let depth = s.frames.len();
+            if s.saved_options.last().is_none_or(|(d, _)| *d != depth) {
+                let opts = s.opts.clone();
+                s.saved_options.push((depth, opts));
+            }
+            continue;
+        }
         let assign = match arg {
             ArgValue::Assign(a) => Some(a.clone()),
             ArgValue::Word(w) => parse_word_assignment(w),
@@ -186,6 +196,13 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
                 .await;
             status = 1;
             continue;
+        }
+        let mut flags = flags;
+        if mode == Mode::Readonly && assign.is_none() && ctx.sh.state.borrow().var(&name).is_none()
+        {
+            // bash: `readonly -a x` alone makes a readonly variable, not an array.
+            flags.on.array = false;
+            flags.on.assoc = false;
         }
         if let Err(message) = declare_one(ctx, &name, assign.as_ref(), flags, scope) {
             ctx.fail(&message, 1).await;

@@ -1,6 +1,6 @@
 //! `shopt [-s|-u|-p|-q] [name ...]`: the glob options (nullglob, dotglob, failglob,
-//! nocaseglob, nocasematch, globstar; extglob is reported as set, but extended patterns are
-//! always recognised); other bash options are accepted.
+//! nocaseglob, nocasematch, globstar; extglob, which a script's lines that use extended
+//! patterns need, as in bash); other bash options are accepted.
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::state::{SET_OPTIONS, SHOPT_OPTIONS};

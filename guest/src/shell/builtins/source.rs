@@ -40,7 +40,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             .vfs
             .borrow()
             .read(&cwd, &path)
-            .map(|b| String::from_utf8_lossy(b).into_owned());
+            .map(crate::shell::bytes::decode);
         let code = match read {
             Ok(code) => code,
             Err(e) => {

@@ -88,10 +88,14 @@ impl OutHandle {
         })
     }
 
-    /// Writes `data` (passed on at once: nothing stays buffered in the handle).
+    /// Writes `data`, a shell string's UTF-8 (its raw-byte carriers become the bytes), passed
+    /// on at once: nothing stays buffered in the handle.
     pub async fn write(&self, data: &[u8]) -> Result<(), WriteError> {
-        let data = crate::shell::bytes::encode(data);
-        let data = data.as_ref();
+        self.write_bytes(&crate::shell::bytes::encode(data)).await
+    }
+
+    /// Writes `data` as it is.
+    pub async fn write_bytes(&self, data: &[u8]) -> Result<(), WriteError> {
         let result = match &self.kind {
             OutKind::Null => Ok(()),
             OutKind::Std(out, fd) => {
@@ -624,7 +628,7 @@ pub fn applet_io(mut fds: Fds, name: &str, deadline: &Rc<Deadline>, raw: bool) -
         // stderr arrive in the order the applet wrote them. (A file takes both directly.)
         (Some(out), Some(err)) if Rc::ptr_eq(&out, &err) && out.direct_file().is_none() => {
             let (reader, writer) = pipe();
-            pumps.push(Box::pin(pump(reader, out, Rc::clone(deadline))));
+            pumps.push(Box::pin(pump(reader, out, Rc::clone(deadline), raw)));
             (
                 Output::new(Sink::Pipe(writer.share())),
                 Output::new(Sink::Pipe(writer)),
@@ -696,13 +700,14 @@ fn output_for(
         return Output::new(sink);
     }
     let (reader, writer) = pipe();
-    pumps.push(Box::pin(pump(reader, handle, Rc::clone(deadline))));
+    pumps.push(Box::pin(pump(reader, handle, Rc::clone(deadline), raw)));
     Output::new(Sink::Pipe(writer))
 }
 
-/// Copies what an applet writes into a shared handle; stops (closing the pipe, so the
-/// applet's next write fails) at the deadline, at a write error, or at the capture cap.
-async fn pump(mut reader: PipeReader, handle: Rc<OutHandle>, deadline: Rc<Deadline>) {
+/// Copies what an applet writes into a shared handle (with `raw`, its raw-byte carriers as
+/// the bytes); stops (closing the pipe, so the applet's next write fails) at the deadline, at
+/// a write error, or at the capture cap.
+async fn pump(mut reader: PipeReader, handle: Rc<OutHandle>, deadline: Rc<Deadline>, raw: bool) {
     // Direct sinks take the bytes synchronously; others go through the handle's lock.
     let direct = handle.direct_sink().map(Output::new);
     let mut direct = direct;
@@ -710,12 +715,16 @@ async fn pump(mut reader: PipeReader, handle: Rc<OutHandle>, deadline: Rc<Deadli
         if deadline.expired() {
             return;
         }
+        let chunk = match raw {
+            true => crate::shell::bytes::encode(&chunk),
+            false => std::borrow::Cow::Borrowed(chunk.as_slice()),
+        };
         let ok = match direct.as_mut() {
             Some(out) => {
-                let written = out.write(&crate::shell::bytes::encode(&chunk)).await;
+                let written = out.write(&chunk).await;
                 written.is_ok() && out.flush().await.is_ok()
             }
-            None => handle.write(&chunk).await.is_ok(),
+            None => handle.write_bytes(&chunk).await.is_ok(),
         };
         if !ok {
             return;

@@ -19,7 +19,8 @@
 //!   assignment, bad arithmetic, a bad substitution) end the rest of the line being run and
 //!   the shell goes on, as in bash (see `State::discarding`).
 //! - `trap` runs `EXIT`, `ERR` and `DEBUG` traps (inside functions and subshells under
-//!   `set -E` / `set -T`, as in bash); no signal ever arrives; `extglob` is always on;
+//!   `set -E` / `set -T`, as in bash); no signal ever arrives; `extglob` is checked a line
+//!   at a time (inside `$(...)` it is always on);
 //!   strings are UTF-8 (`${#x}` counts characters, as bash does in a UTF-8 locale).
 //! - Applets that read a *shared* standard input (a loop's, a group's) get it only if they do
 //!   not finish on their first poll, so `while read l; do echo "$l"; done < f` never loses

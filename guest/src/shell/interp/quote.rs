@@ -157,7 +157,7 @@ pub fn unescape_c(s: &str) -> String {
             'u' | 'U' => {
                 let max = if e == 'u' { 4 } else { 8 };
                 match digits(&mut i, max, 16) {
-                    (v, n) if n > 0 => out.push(char::from_u32(v).unwrap_or('?')),
+                    (v, n) if n > 0 => out.push_str(&crate::shell::bytes::code_point(v)),
                     _ => {
                         out.push('\\');
                         out.push(e);

@@ -111,7 +111,7 @@ impl Var {
 /// `set -o` and `shopt` options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// `shopt extglob`, as reported; extended patterns are recognised whether it is on or not.
+    /// `shopt extglob`: a script's lines that use extended patterns (outside `[[ ]]`) need it.
     pub extglob: bool,
     /// `-e`.
     pub errexit: bool,
@@ -220,6 +220,16 @@ const DYNAMIC_NAMES: &[&str] = &[
 ];
 
 impl Options {
+    /// Takes the `set -o` options (not the `shopt` ones) from `saved`.
+    pub fn restore_set_options(&mut self, saved: &Options) {
+        let mut saved = saved.clone();
+        for (name, _) in SET_OPTIONS {
+            if let (Some(now), Some(then)) = (self.flag(name), saved.flag(name)) {
+                *now = *then;
+            }
+        }
+    }
+
     /// The flag behind a `set -o` or `shopt` name.
     pub fn flag(&mut self, name: &str) -> Option<&mut bool> {
         Some(match name {
@@ -353,6 +363,9 @@ pub struct State {
     pub globals: HashMap<String, Var>,
     /// Local scopes, innermost last: one per running function.
     pub frames: Vec<HashMap<String, Var>>,
+    /// The options saved by `local -`, with the depth of the frame that saved them: the
+    /// function's return restores them.
+    pub saved_options: Vec<(usize, Options)>,
     /// Functions by name.
     pub funcs: BTreeMap<String, Function>,
     /// `$1`...
@@ -468,6 +481,7 @@ impl State {
         let mut state = State {
             globals: HashMap::new(),
             frames: Vec::new(),
+            saved_options: Vec::new(),
             funcs: BTreeMap::new(),
             positional: Vec::new(),
             arg0: "bash".into(),

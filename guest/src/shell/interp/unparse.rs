@@ -545,6 +545,11 @@ impl Printer {
                 }
             }
             WordPart::Param(pe) => self.param(pe),
+            WordPart::Backquote { text, .. } => {
+                self.out.push('`');
+                self.out.push_str(text);
+                self.out.push('`');
+            }
             WordPart::CommandSubst(program) => {
                 let text = list(program);
                 self.out.push_str("$(");
@@ -674,11 +679,13 @@ impl Printer {
                     self.word(l, Ctx::Top);
                 }
             }
-            ParamOp::Upper { all, pattern } | ParamOp::Lower { all, pattern } => {
-                let c = if matches!(op, ParamOp::Upper { .. }) {
-                    "^"
-                } else {
-                    ","
+            ParamOp::Upper { all, pattern }
+            | ParamOp::Lower { all, pattern }
+            | ParamOp::Toggle { all, pattern } => {
+                let c = match op {
+                    ParamOp::Upper { .. } => "^",
+                    ParamOp::Lower { .. } => ",",
+                    _ => "~",
                 };
                 self.out.push_str(c);
                 if *all {
@@ -712,7 +719,7 @@ fn first_char(part: &WordPart) -> Option<char> {
 
 /// `$name`, `$1`, `$@` when that reads back the same before `next`.
 fn short_param(pe: &ParamExpansion, next: Option<char>) -> Option<String> {
-    if pe.indirect || pe.op != ParamOp::Plain {
+    if pe.indirect || pe.op != ParamOp::Plain || pe.braced {
         return None;
     }
     match &pe.param {

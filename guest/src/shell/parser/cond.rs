@@ -9,13 +9,35 @@ use super::{brace, keyword, ParseError, Parser};
 impl Parser<'_> {
     pub(super) fn parse_cond_command(&mut self) -> Result<CommandKind, ParseError> {
         self.next()?;
-        let expr = self.cond_or()?;
+        let outer = std::mem::replace(&mut self.lex.in_cond, true);
+        let expr = self.cond_or();
+        self.lex.in_cond = outer;
+        let expr = expr?;
         self.skip_newlines()?;
         let tok = self.next()?;
-        match keyword(&tok) {
-            Some("]]") => Ok(CommandKind::Cond(expr)),
-            _ if matches!(tok.tok, Tok::Word(_) | Tok::IoNumber(_)) => {
+        if keyword(&tok) == Some("]]") {
+            return Ok(CommandKind::Cond(expr));
+        }
+        match tok.tok {
+            Tok::Word(_) | Tok::IoNumber(_) => {
                 Err(self.cond_error(&tok, "conditional binary operator expected"))
+            }
+            // bash: after a lone word, a token that cannot follow it asks for an operator;
+            // anywhere else the expression is malformed. Neither is a shell syntax error:
+            // the script ends with the status it had.
+            Tok::Op(op) => {
+                let text = self.token_text(&tok);
+                let lone = matches!(expr, CondExpr::Word(_))
+                    && !matches!(op, Op::RParen | Op::AndIf | Op::OrIf);
+                let message = match lone {
+                    true => {
+                        format!("unexpected token `{text}', conditional binary operator expected")
+                    }
+                    false => {
+                        format!("syntax error in conditional expression: unexpected token `{text}'")
+                    }
+                };
+                Err(self.cond_error(&tok, &message))
             }
             _ => Err(self.unexpected(&tok)),
         }

@@ -59,17 +59,23 @@ pub fn parse_at(src: &str, line: usize) -> Result<Program, ParseError> {
     parse_chars(&chars, line, 0)
 }
 
+/// Parses a script, with the lines (number and text) that hold extended glob groups outside
+/// `[[ ]]`. bash parses a line before it runs any of it, so such a line needs the
+/// `shopt -s extglob` of an earlier one.
+pub fn parse_script(src: &str) -> Result<(Program, Vec<(usize, String)>), ParseError> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut parser = Parser::new(Lexer::new(&chars, 0, 1, 0));
+    let list = parser.parse_all()?;
+    let mut lines = std::mem::take(&mut parser.lex.extglob_lines);
+    lines.dedup();
+    let text = |n: usize| src.lines().nth(n - 1).unwrap_or_default().to_string();
+    Ok((list, lines.into_iter().map(|n| (n, text(n))).collect()))
+}
+
 /// Parses all of `src` (a script, or the text inside backquotes), which starts on `line`,
 /// `depth` levels deep.
 pub(super) fn parse_chars(src: &[char], line: usize, depth: usize) -> Result<Program, ParseError> {
-    let mut parser = Parser::new(Lexer::new(src, 0, line, depth));
-    let mut list = parser.parse_list()?;
-    let tok = parser.next()?;
-    if tok.tok != Tok::Eof {
-        return Err(parser.unexpected(&tok));
-    }
-    parser.finish(&mut list)?;
-    Ok(list)
+    Parser::new(Lexer::new(src, 0, line, depth)).parse_all()
 }
 
 /// Parses the commands of `$(...)` or `<(...)` from `pos` (just after the `(`) to the
@@ -206,6 +212,17 @@ impl<'a> Parser<'a> {
     }
 
     /// Attaches here-document bodies once the whole input is parsed.
+    /// The whole input as a list.
+    fn parse_all(&mut self) -> Result<List, ParseError> {
+        let mut list = self.parse_list()?;
+        let tok = self.next()?;
+        if tok.tok != Tok::Eof {
+            return Err(self.unexpected(&tok));
+        }
+        self.finish(&mut list)?;
+        Ok(list)
+    }
+
     fn finish(&mut self, list: &mut List) -> Result<(), ParseError> {
         self.lex.check_heredocs_done()?;
         let bodies = std::mem::take(&mut self.lex.heredoc_bodies);
@@ -363,6 +380,10 @@ impl<'a> Parser<'a> {
             self.add_word(&mut cmd, tok)?;
         }
         loop {
+            self.lex.assign_words = cmd.words.is_empty();
+            let peeked = self.peek().map(|_| ());
+            self.lex.assign_words = true;
+            peeked?;
             match &self.peek()?.tok {
                 Tok::IoNumber(_) | Tok::IoVar(_) => redirects.push(self.parse_redirect()?),
                 Tok::Op(op) if op.is_redirect() => redirects.push(self.parse_redirect()?),

@@ -110,6 +110,7 @@ impl Lexer<'_> {
                     param,
                     indirect: false,
                     op: ParamOp::Length,
+                    braced: true,
                 });
             }
         }
@@ -123,6 +124,7 @@ impl Lexer<'_> {
             param,
             indirect: false,
             op,
+            braced: true,
         })
     }
 
@@ -165,12 +167,14 @@ impl Lexer<'_> {
                 param,
                 indirect: true,
                 op,
+                braced: true,
             });
         };
         Ok(ParamExpansion {
             param,
             indirect: false,
             op,
+            braced: true,
         })
     }
 
@@ -243,13 +247,14 @@ impl Lexer<'_> {
                 }
             }
             '/' => self.read_replace(quoted)?,
-            '^' | ',' => {
+            '^' | ',' | '~' => {
                 let all = self.eat(c);
                 let pattern = self.read_operand('}', Operand::pattern(quoted, None))?;
                 let pattern = (!pattern.parts.is_empty()).then_some(pattern);
                 match c {
                     '^' => ParamOp::Upper { all, pattern },
-                    _ => ParamOp::Lower { all, pattern },
+                    ',' => ParamOp::Lower { all, pattern },
+                    _ => ParamOp::Toggle { all, pattern },
                 }
             }
             '@' => match self.bump() {

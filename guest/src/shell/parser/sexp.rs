@@ -220,7 +220,9 @@ fn part(p: &WordPart) -> String {
         WordPart::SingleQuoted(s) => format!("'{s}'"),
         WordPart::DoubleQuoted(ps) => format!("\"{}\"", parts(ps)),
         WordPart::Param(e) => param(e),
-        WordPart::CommandSubst(l) => format!("$({})", list(l)),
+        WordPart::CommandSubst(l) | WordPart::Backquote { program: l, .. } => {
+            format!("$({})", list(l))
+        }
         WordPart::Arith(w) => format!("$(({}))", word(w)),
         WordPart::ProcessSubst { output, program } => {
             format!("{}({})", if *output { ">" } else { "<" }, list(program))
@@ -316,6 +318,13 @@ fn param(e: &ParamExpansion) -> String {
             format!(
                 "{bang}{name}{}{}",
                 if *all { ",," } else { "," },
+                opt_word(pattern)
+            )
+        }
+        ParamOp::Toggle { all, pattern } => {
+            format!(
+                "{bang}{name}{}{}",
+                if *all { "~~" } else { "~" },
                 opt_word(pattern)
             )
         }

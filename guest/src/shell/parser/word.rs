@@ -131,6 +131,7 @@ fn plain(param: Param) -> WordPart {
         param,
         indirect: false,
         op: ParamOp::Plain,
+        braced: false,
     })
 }
 
@@ -145,8 +146,8 @@ impl Lexer<'_> {
         let mut subscript_end = 0;
         while let Some(c) = self.peek() {
             match c {
-                '[' if !regex && subscript_end == 0 && parts.is_name() => {
-                    subscript_end = self.assignment_subscript_end().unwrap_or(0);
+                '[' if !regex && self.assign_words && subscript_end == 0 && parts.is_name() => {
+                    subscript_end = self.assignment_subscript_end()?.unwrap_or(0);
                     self.bump();
                     parts.literal(c);
                 }
@@ -195,30 +196,64 @@ impl Lexer<'_> {
     }
 
     /// Where the `]` closing the `[` at the cursor is, when it is directly followed by `=` or
-    /// `+=` on the same line (the subscript of an assignment word).
-    fn assignment_subscript_end(&self) -> Option<usize> {
+    /// `+=` on the same line (the subscript of an assignment word). Like bash, an `[` that
+    /// nothing closes is an error.
+    fn assignment_subscript_end(&self) -> Result<Option<usize>, ParseError> {
         let mut depth = 0usize;
+        let mut next_line = false;
         for (i, &c) in self.src.iter().enumerate().skip(self.pos) {
             match c {
                 '[' => depth += 1,
                 ']' if depth == 1 => {
                     let rest = &self.src[i + 1..];
                     let assigns = rest.first() == Some(&'=') || rest.starts_with(&['+', '=']);
-                    return assigns.then_some(i);
+                    return Ok((assigns && !next_line).then_some(i));
                 }
                 ']' => depth -= 1,
-                '\n' => return None,
+                '\n' => next_line = true,
                 _ => {}
             }
         }
-        None
+        Err(self.eof_error("]"))
+    }
+
+    /// `$` backslash-newline `?`: bash removes line continuations before it reads the name.
+    /// Handles a name or a one-character parameter after them; false (the cursor untouched)
+    /// for anything else.
+    fn read_split_dollar(&mut self, parts: &mut Parts) -> bool {
+        let (pos, line) = (self.pos, self.line);
+        self.bump();
+        while self.peek() == Some('\\') && self.peek_at(1) == Some('\n') {
+            self.bump();
+            self.bump();
+        }
+        match self.peek() {
+            Some(c) if is_name_start(c) => parts.push(plain(Param::Var(self.read_name()))),
+            Some(c) if c.is_ascii_digit() => {
+                self.bump();
+                parts.push(plain(Param::Positional(c.to_digit(10).unwrap_or(0))));
+            }
+            Some(c) if special_param(c).is_some() => {
+                self.bump();
+                parts.extend_special(c);
+            }
+            _ => {
+                (self.pos, self.line) = (pos, line);
+                return false;
+            }
+        }
+        true
     }
 
     /// An extended glob group such as `@(a|b)` or `!(*.txt)`: unquoted text up to the
     /// matching parenthesis, blanks and `|` included. Always recognised (as if `extglob`
-    /// were on), since it is only an error otherwise.
+    /// were on); a script's lines that hold one are noted, and fail when they run with the
+    /// option off, as bash fails to parse them.
     fn read_extglob(&mut self, parts: &mut Parts) -> Result<(), ParseError> {
         self.enter()?;
+        if !self.in_cond {
+            self.extglob_lines.push(self.line);
+        }
         let mut depth = 0usize;
         loop {
             match self.peek() {
@@ -312,6 +347,12 @@ impl Lexer<'_> {
     /// Whatever starts with `$`. `quoted`: inside double quotes or a here-document, where
     /// `$'...'` and `$"..."` are not special.
     pub fn read_dollar(&mut self, parts: &mut Parts, quoted: bool) -> Result<(), ParseError> {
+        if self.peek_at(1) == Some('\\')
+            && self.peek_at(2) == Some('\n')
+            && self.read_split_dollar(parts)
+        {
+            return Ok(());
+        }
         match self.peek_at(1) {
             Some('(') if self.peek_at(2) == Some('(') && self.is_arith_at(self.pos + 1) => {
                 self.eat_str("$((");
@@ -396,6 +437,7 @@ impl Lexer<'_> {
     pub fn read_backquote(&mut self, in_double_quotes: bool) -> Result<WordPart, ParseError> {
         let line = self.line;
         self.bump();
+        let start = self.pos;
         let mut text = Vec::new();
         loop {
             match self.bump() {
@@ -418,7 +460,10 @@ impl Lexer<'_> {
         self.enter()?;
         let program = parse_chars(&text, line, self.depth)?;
         self.leave();
-        Ok(WordPart::CommandSubst(program))
+        Ok(WordPart::Backquote {
+            program,
+            text: self.text(start, self.pos - 1),
+        })
     }
 
     /// The text of `((...))` or `$((...))` after the opening parentheses, through `))`:
@@ -556,7 +601,7 @@ impl Lexer<'_> {
             None => text.push_str(escape),
             Some(_) => {
                 let value = self.read_digits(radix, max, 0);
-                text.extend(char::from_u32(value));
+                text.push_str(&crate::shell::bytes::code_point(value));
             }
         }
     }

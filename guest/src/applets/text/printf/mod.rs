@@ -446,9 +446,7 @@ fn escape(text: &[u8], at: usize, out: &mut Vec<u8>, rules: Escapes) -> usize {
                     end
                 }
                 (value, end) => {
-                    let ch = char::from_u32(value).unwrap_or('\u{fffd}');
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    crate::applets::common::bytes::code_point_bytes(value, out);
                     end
                 }
             }

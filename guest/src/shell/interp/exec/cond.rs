@@ -5,7 +5,7 @@ use super::super::expand::{ExpandError, Expanded};
 use super::super::io::Fds;
 use super::super::state::{is_name, Value};
 use super::super::Sh;
-use crate::shell::ast::{BinaryTest, CondExpr, UnaryTest};
+use crate::shell::ast::{BinaryTest, CondExpr, UnaryTest, Word, WordPart};
 use crate::task::LocalFuture;
 use crate::vfs::{FileKind, Vfs};
 
@@ -84,7 +84,14 @@ impl Sh {
                     Ok(self.eval_cond(a, fds).await? || self.eval_cond(b, fds).await?)
                 }
                 CondExpr::Not(a) => Ok(!self.eval_cond(a, fds).await?),
-                CondExpr::Word(w) => Ok(!self.expand_string(w, fds).await?.is_empty()),
+                CondExpr::Word(w) => {
+                    let extglob = self.state.borrow().opts.extglob;
+                    match negated_group(w, extglob) {
+                        // Without extglob, bash reads `!(x)` here as `! ( x )`.
+                        Some(inner) => Ok(self.expand_string(&inner, fds).await?.is_empty()),
+                        None => Ok(!self.expand_string(w, fds).await?.is_empty()),
+                    }
+                }
                 CondExpr::Unary(test, w) => {
                     let operand = self.expand_string(w, fds).await?;
                     Ok(self.unary(*test, &operand))
@@ -249,4 +256,25 @@ pub fn test_int(s: &str) -> Expanded<i64> {
     } else {
         i64::MAX
     }))
+}
+
+/// The word inside `!( )` when `word` is that group alone and `extglob` is off.
+fn negated_group(word: &Word, extglob: bool) -> Option<Word> {
+    if extglob {
+        return None;
+    }
+    let parts = match word.parts.as_slice() {
+        [WordPart::Literal(only)] => {
+            let inner = only.strip_prefix("!(")?.strip_suffix(')')?;
+            vec![WordPart::Literal(inner.to_string())]
+        }
+        [WordPart::Literal(first), middle @ .., WordPart::Literal(last)] => {
+            let mut parts = vec![WordPart::Literal(first.strip_prefix("!(")?.to_string())];
+            parts.extend(middle.iter().cloned());
+            parts.push(WordPart::Literal(last.strip_suffix(')')?.to_string()));
+            parts
+        }
+        _ => return None,
+    };
+    Some(Word { parts })
 }

@@ -26,13 +26,17 @@ impl Sh {
     /// `source`). A syntax error prints bash's message and is status 2.
     pub async fn run_script_text(&self, script: &str, fds: Fds) -> i32 {
         self.state.borrow_mut().discarding = false;
-        let (program, error) = match crate::shell::parse(script) {
-            Ok(program) => (program, None),
+        let (program, extglob, error) = match crate::shell::parse_script(script) {
+            Ok((program, extglob)) => (program, extglob, None),
             // Like bash, which reads a script command by command: the commands on the lines
             // before the one that does not parse run first.
-            Err(e) => (complete_lines_before(script, 1, e.line), Some(e)),
+            Err(e) => (
+                complete_lines_before(script, 1, e.line),
+                Vec::new(),
+                Some(e),
+            ),
         };
-        let flow = self.run_lines(&program, &fds).await;
+        let flow = self.run_items(&program, &fds, Some(&extglob)).await;
         let status = match (flow, error) {
             (Flow::Exit(s), _) => s,
             (_, Some(e)) if !self.world.deadline_hit() => {
@@ -45,7 +49,9 @@ impl Sh {
                 let last_line = e.line >= script.trim_end_matches('\n').lines().count();
                 let at_end = e.message.contains("unexpected EOF")
                     || last_line && e.message.contains("`newline'");
-                if e.message.starts_with("syntax error") || at_end && before == 0 {
+                let shell_syntax = e.message.starts_with("syntax error")
+                    && !e.message.starts_with("syntax error in conditional");
+                if shell_syntax || at_end && before == 0 {
                     2
                 } else {
                     before
@@ -92,7 +98,8 @@ impl Sh {
         let mut text = format!("{head}{}\n", e.message);
         if let Some(line) = script.lines().nth(e.line.saturating_sub(first)) {
             if e.message.starts_with("syntax error near") {
-                text.push_str(&format!("{head}`{}'\n", line.trim()));
+                // As read: bash keeps the line's blanks.
+                text.push_str(&format!("{head}`{line}'\n"));
             }
         }
         fds.eprint(&text).await;
@@ -127,29 +134,58 @@ impl Sh {
 
     /// Runs the items of a list in order.
     pub fn run_list<'a>(&'a self, list: &'a List, fds: &'a Fds) -> LocalFuture<'a, Flow> {
-        self.run_items(list, fds, false)
+        self.run_items(list, fds, None)
     }
 
     /// Runs a script, an `eval`'s or a sourced file's code as bash reads it, line by line:
     /// an error that discards (see [`super::state::State::discarding`]) abandons the rest
     /// of its line, and the next line runs with `$?` 1.
     pub fn run_lines<'a>(&'a self, list: &'a List, fds: &'a Fds) -> LocalFuture<'a, Flow> {
-        self.run_items(list, fds, true)
+        self.run_items(list, fds, Some(&[]))
     }
 
-    fn run_items<'a>(&'a self, list: &'a List, fds: &'a Fds, lines: bool) -> LocalFuture<'a, Flow> {
+    /// Runs `list`'s items. With `lines` (a script's, `eval`'s), an error that discards the
+    /// rest of a line skips the items left on it, and the lines holding extended glob groups
+    /// (see [`crate::shell::parse_script`]) are a syntax error when they come up with
+    /// `extglob` off.
+    fn run_items<'a>(
+        &'a self,
+        list: &'a List,
+        fds: &'a Fds,
+        lines: Option<&'a [(usize, String)]>,
+    ) -> LocalFuture<'a, Flow> {
         Box::pin(async move {
             let mut status = 0;
             let mut fds = std::borrow::Cow::Borrowed(fds);
             let mut discarded_line = None;
-            for item in &list.items {
+            let mut parsed_to = 0;
+            for (i, item) in list.items.iter().enumerate() {
+                let line = item.and_or.first.commands.first().map_or(0, |c| c.line);
+                if let Some(extglob) = lines.filter(|e| !e.is_empty() && line > parsed_to) {
+                    // bash parses up to the end of the line of the item's last command.
+                    parsed_to = list.items[i + 1..]
+                        .iter()
+                        .filter_map(|next| next.and_or.first.commands.first())
+                        .map(|c| c.line)
+                        .find(|&l| l > line)
+                        .map_or(usize::MAX, |l| l - 1);
+                    let found = extglob.iter().find(|(n, _)| (line..=parsed_to).contains(n));
+                    if let Some((n, text)) = found.filter(|_| !self.state.borrow().opts.extglob) {
+                        let head = format!("{}: line {n}: ", self.script_name());
+                        let message = format!(
+                            "{head}syntax error near unexpected token `('\n{head}`{text}'\n"
+                        );
+                        fds.eprint(&message).await;
+                        return Flow::Exit(2);
+                    }
+                }
                 if self.state.borrow().kept_fds_newer(&fds) {
                     self.state.borrow().apply_kept_fds(fds.to_mut());
                 }
                 if self.world.deadline_hit() {
                     return Flow::Exit(TIMEOUT_STATUS);
                 }
-                let line = item.and_or.first.commands.first().map(|c| c.line);
+                let line = Some(line);
                 if discarded_line.is_some() && discarded_line == line {
                     continue;
                 }
@@ -164,7 +200,7 @@ impl Sh {
                         status = s;
                         self.state.borrow_mut().status = s;
                     }
-                    Flow::Exit(s) if lines && self.state.borrow().discarding => {
+                    Flow::Exit(s) if lines.is_some() && self.state.borrow().discarding => {
                         let mut state = self.state.borrow_mut();
                         state.discarding = false;
                         state.status = s;

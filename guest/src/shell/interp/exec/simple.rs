@@ -720,6 +720,12 @@ impl Sh {
             let mut s = self.state.borrow_mut();
             s.positional = saved_positional;
             s.loop_depth = saved_loops;
+            let depth = s.frames.len();
+            if s.saved_options.last().is_some_and(|(d, _)| *d == depth) {
+                if let Some((_, saved)) = s.saved_options.pop() {
+                    s.opts.restore_set_options(&saved);
+                }
+            }
             s.frames.pop();
             s.call_stack.pop();
             s.line = line;

@@ -2,7 +2,7 @@
 //! `{01..10}`. The parser has marked where it applies; this produces the words, bounded.
 
 use crate::limits::MAX_BRACE_WORDS;
-use crate::shell::ast::{BraceSeq, Word, WordPart};
+use crate::shell::ast::{BraceSeq, Param, ParamOp, Word, WordPart};
 use crate::shell::parser::brace::mark_tilde_after_braces;
 
 /// Whether `word` has brace expansions.
@@ -22,9 +22,33 @@ pub fn expand(word: &Word) -> Result<Vec<Word>, String> {
     Ok(lists
         .into_iter()
         .map(|parts| Word {
-            parts: mark_tilde_after_braces(parts),
+            parts: mark_tilde_after_braces(join_names(parts)),
         })
         .collect())
+}
+
+/// Joins a `$name` with the name characters that brace expansion put right after it: bash
+/// expands braces in the text first, so `{$a,b}_c` reads the variable `a_c`.
+fn join_names(parts: Vec<WordPart>) -> Vec<WordPart> {
+    let mut out: Vec<WordPart> = Vec::with_capacity(parts.len());
+    for part in parts {
+        if let (WordPart::Literal(text), Some(WordPart::Param(pe))) = (&part, out.last_mut()) {
+            if let (Param::Var(name), ParamOp::Plain, false, false) =
+                (&mut pe.param, &pe.op, pe.indirect, pe.braced)
+            {
+                let end = text
+                    .find(|c: char| c != '_' && !c.is_ascii_alphanumeric())
+                    .unwrap_or(text.len());
+                name.push_str(&text[..end]);
+                if end < text.len() {
+                    out.push(WordPart::Literal(text[end..].to_string()));
+                }
+                continue;
+            }
+        }
+        out.push(part);
+    }
+    out
 }
 
 fn too_many() -> String {

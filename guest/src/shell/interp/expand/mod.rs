@@ -370,7 +370,7 @@ impl Sh {
                 let value = self.param(pe, quoted, fds).await?;
                 self.push_value(value, b, quoted)
             }
-            WordPart::CommandSubst(program) => {
+            WordPart::CommandSubst(program) | WordPart::Backquote { program, .. } => {
                 let text = self.command_subst(program, fds).await?;
                 b.push(&text, quoted, !quoted)
             }

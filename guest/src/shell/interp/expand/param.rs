@@ -417,8 +417,14 @@ impl Sh {
                 };
                 self.substring(value, base, off, len)
             }
-            ParamOp::Upper { all, pattern } | ParamOp::Lower { all, pattern } => {
-                let upper = matches!(pe.op, ParamOp::Upper { .. });
+            ParamOp::Upper { all, pattern }
+            | ParamOp::Lower { all, pattern }
+            | ParamOp::Toggle { all, pattern } => {
+                let upper = match pe.op {
+                    ParamOp::Upper { .. } => Some(true),
+                    ParamOp::Lower { .. } => Some(false),
+                    _ => None,
+                };
                 let p = match pattern {
                     Some(w) => Some(self.expand_pattern(w, fds).await?),
                     None => None,
@@ -552,7 +558,7 @@ impl Sh {
             'E' => map(value, |s| quote::unescape_c(&s)),
             'U' => map(value, |s| s.to_uppercase()),
             'L' => map(value, |s| s.to_lowercase()),
-            'u' => map(value, |s| change_case(s, true, false, None)),
+            'u' => map(value, |s| change_case(s, Some(true), false, None)),
             'a' => {
                 let flags = var_name
                     .and_then(|n| state.var(n))
@@ -995,12 +1001,13 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
     }
 }
 
-fn change_case(s: String, upper: bool, all: bool, p: Option<&Pattern>) -> String {
+/// `upper`: to upper case, to lower case, or (None) swapped.
+fn change_case(s: String, upper: Option<bool>, all: bool, p: Option<&Pattern>) -> String {
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
         let eligible = (all || i == 0) && p.is_none_or(|p| p.matches(&c.to_string()));
         if eligible {
-            if upper {
+            if upper.unwrap_or(c.is_lowercase()) {
                 out.extend(c.to_uppercase());
             } else {
                 out.extend(c.to_lowercase());
@@ -1059,12 +1066,19 @@ mod tests {
 
     #[test]
     fn case_changes() {
-        assert_eq!(change_case("abcabc".into(), true, false, None), "Abcabc");
         assert_eq!(
-            change_case("abcabc".into(), true, true, Some(&pat("[ab]"))),
+            change_case("abcabc".into(), Some(true), false, None),
+            "Abcabc"
+        );
+        assert_eq!(
+            change_case("abcabc".into(), Some(true), true, Some(&pat("[ab]"))),
             "ABcABc"
         );
-        assert_eq!(change_case("ABC".into(), false, false, None), "aBC");
+        assert_eq!(change_case("ABC".into(), Some(false), false, None), "aBC");
+        assert_eq!(
+            change_case("hello World".into(), None, true, None),
+            "HELLO wORLD"
+        );
     }
 
     #[test]
