@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::expand::ExpandError;
 use super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
-use super::state::{Key, Value};
+use super::state::{Key, State, Value};
 use super::{Flow, Sh, TIMEOUT_STATUS};
 use crate::limits::MAX_ERROR_LOOKBACK;
 use crate::shell::ast::*;
@@ -580,11 +580,8 @@ impl Sh {
     /// nests calls on the machine stack, which is small under WebAssembly.
     pub fn run_command<'a>(&'a self, command: &'a Command, fds: Fds) -> LocalFuture<'a, Flow> {
         Box::pin(async move {
-            let depth = {
-                let mut s = self.state.borrow_mut();
-                s.depth += 1;
-                s.depth
-            };
+            let level = Level::enter(&self.state);
+            let depth = level.1;
             let outputs_mark = self.state.borrow().pending_outputs.len();
             let flow = 'run: {
                 // `set -n`: the commands after it are only read.
@@ -645,8 +642,7 @@ impl Sh {
                 }
                 flow
             };
-            let mut s = self.state.borrow_mut();
-            s.depth = s.depth.saturating_sub(1);
+            drop(level);
             flow
         })
     }
@@ -1122,4 +1118,25 @@ fn is_traced_command(command: &Command) -> bool {
         command.kind,
         CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
     )
+}
+
+/// One level of command nesting, counted while it lives: also a command whose future is
+/// dropped unfinished (a `shell.exec` command cancelled at the deadline) gives its level back,
+/// where it used to leave the count raised for every later execution of the sandbox.
+struct Level<'a>(&'a RefCell<State>, usize);
+
+impl<'a> Level<'a> {
+    fn enter(state: &'a RefCell<State>) -> Self {
+        let mut s = state.borrow_mut();
+        s.depth += 1;
+        Level(state, s.depth)
+    }
+}
+
+impl Drop for Level<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut s) = self.0.try_borrow_mut() {
+            s.depth = s.depth.saturating_sub(1);
+        }
+    }
 }
