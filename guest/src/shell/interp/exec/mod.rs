@@ -195,7 +195,7 @@ impl Sh {
     /// `cmd &`: starts `and_or` as a background job in a copy of the shell; `$!` names it.
     /// Status 0, at once. Its stdin is empty unless redirected, as in a non-interactive bash.
     async fn start_job(&self, and_or: &AndOr, fds: &Fds) -> Flow {
-        let sub = match self.subshell() {
+        let sub = match self.jobs.full().map_or_else(|| self.subshell(), Err) {
             Ok(sub) => sub,
             Err(message) => {
                 self.report(fds, &message).await;
@@ -232,7 +232,7 @@ impl Sh {
     /// (read) and 60 (write), as bash numbers them, in `NAME[0]` and `NAME[1]`, and the
     /// job's id in `NAME_PID`.
     async fn start_coproc(&self, c: &CoprocCommand, fds: &Fds) -> Flow {
-        let sub = match self.subshell() {
+        let sub = match self.jobs.full().map_or_else(|| self.subshell(), Err) {
             Ok(sub) => sub,
             Err(message) => {
                 self.report(fds, &message).await;
