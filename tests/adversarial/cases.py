@@ -568,6 +568,15 @@ DENIAL = [
     case("DOS-115", JS, "for (;;) await null", "stops"),
     case("DOS-116", JS, "for (;;) console.error('e'.repeat(1000))", "stops"),
     case("DOS-117", JS, "for (;;) console.log('x')", "stops"),
+    # A fork bomb's jobs, polled together, made one pass of the executor longer than the
+    # backstop's grace; at most MAX_JOBS run at once, as `ulimit -u` bounds processes.
+    case("DOS-118", SH, "f() { f & f & }; f; wait", "stops"),
+    case(
+        "DOS-119",
+        SH,
+        "for i in {1..1001}; do sleep 5 & done",
+        "says:fork: Resource temporarily unavailable",
+    ),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,
