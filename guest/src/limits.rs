@@ -89,6 +89,11 @@ pub const MAX_NAMEREF_HOPS: usize = 8;
 /// number pay for its slots.
 pub const MAX_FD: u32 = 1023;
 
+/// Most background jobs (`cmd &`, `coproc`) of one run that may be running at once; one
+/// more fails as a `fork` past `ulimit -u` does. Bounds fork bombs (`f() { f & f & }; f`),
+/// whose jobs the executor polls together.
+pub const MAX_JOBS: usize = 1000;
+
 /// Most words one brace expansion may produce (`{1..1000000000}` would exhaust memory).
 pub const MAX_BRACE_WORDS: usize = 1_000_000;
 

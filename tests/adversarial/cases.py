@@ -9,7 +9,10 @@ of the invariants every case is held to (see test_adversarial.py):
 - ``"fails"``: the execution fails (non-zero exit status);
 - ``"kind:K"``: it fails with ``error_kind == K``;
 - ``"says:TEXT"``: TEXT appears in stdout, stderr or the error;
-- ``"out:TEXT"``: stdout is exactly TEXT.
+- ``"out:TEXT"``: stdout is exactly TEXT;
+- ``"stops"``: it times out, stopped by the guest's own deadline checks, not by a backstop
+  (the native epoch or the guest's allocator trap): those restart the sandbox, and under
+  Pyodide there is no epoch, so a loop that never looks at the deadline would run on.
 
 ``native=True`` marks a case whose bound comes from the native backstop (a builtin that never
 polls QuickJS's interrupt): in the browser the Worker's termination is that backstop instead.
@@ -500,6 +503,80 @@ DENIAL = [
     ),
     case("DOS-091", SH, "dd if=/dev/zero bs=1M count=100000 of=big", "says:File too large"),
     case("DOS-092", SH, "date +%99999999999d | wc -c", "out:16777217\n"),
+    # Loops inside one builtin that used to run on past the deadline (only a backstop ended
+    # them): back-reference searches (up to 2**25 steps a line), shell pattern operators
+    # (quadratic or worse over a long value), endless devices, which never block.
+    case(
+        "DOS-093",
+        SH,
+        "printf '%3000sbc\\n' {1..40} | tr ' ' a > g; grep -c '\\(a*\\)*\\1c' g",
+        "stops",
+    ),
+    case(
+        "DOS-094",
+        SH,
+        "printf '%3000sbc\\n' {1..40} | tr ' ' a > g; grep -Ec '(a*)*\\1c' g",
+        "stops",
+    ),
+    case(
+        "DOS-095",
+        SH,
+        "printf '%3000s\\n' {1..40} | tr ' ' a > g; sed 's/\\(a*\\)*\\1b//' g",
+        "stops",
+    ),
+    case(
+        "DOS-096",
+        SH,
+        "x=$(printf '%3000s' | tr ' ' a); for i in {1..40}; do expr \"$x\" : '\\(a*\\)*\\1b'; done",
+        "stops",
+    ),
+    case("DOS-097", SH, "x=$(printf '%200000s' | tr ' ' a); y=${x//*a*a*b/}; echo ${#y}", "stops"),
+    case("DOS-098", SH, "x=$(printf '%100000s' | tr ' ' a); y=${x##*a*a*a*b}; echo ${#y}", "stops"),
+    case(
+        "DOS-099",
+        SH,
+        "shopt -s extglob; x=$(printf '%3000s' | tr ' ' a); echo ${x//+(a|aa)+(a)b/}",
+        "stops",
+    ),
+    case("DOS-100", SH, "wc -l /dev/zero", "stops"),
+    case("DOS-101", SH, "rev /dev/zero | head -c 1", "fails"),
+    case("DOS-102", SH, "od /dev/zero | tail -1", "stops"),
+    case("DOS-103", SH, "sha256sum /dev/zero", "stops"),
+    case("DOS-104", SH, "md5sum /dev/urandom", "stops"),
+    # xargs summed its whole batch for every item: quadratic, seconds for 1 MB.
+    case("DOS-105", SH, "yes | head -c 1000000 | xargs echo | wc -c", "out:1000000\n"),
+    case("DOS-106", SH, "yes | xargs echo > /dev/null", "stops"),
+    case("DOS-107", JS, "return shell('cat /dev/zero | wc -c')", "stops"),
+    # Precisions past 65,535, which Rust's formatter refuses with a panic (a trap, restarting
+    # the sandbox); GNU's tools print them.
+    case("DOS-108", SH, "printf '%.100000f' 1 | wc -c", "out:100002\n"),
+    case("DOS-109", SH, "printf '%.70000d' 1 | wc -c", "out:70000\n"),
+    case("DOS-110", SH, "printf '%.100000e' 1 | wc -c", "out:100006\n"),
+    case("DOS-111", SH, "seq -f '%.100000f' 1 1 | wc -c", "out:100003\n"),
+    case("DOS-112", SH, "awk 'BEGIN { printf \"%.100000f\", 1 }' | wc -c", "out:100002\n"),
+    case("DOS-113", SH, "awk 'BEGIN { printf \"%.100000e\", 1 }' | wc -c", "out:100006\n"),
+    # Commands of `shell.exec` cut short by the deadline kept their nesting level: every
+    # later shell command of the sandbox failed with "maximum nesting level exceeded".
+    case(
+        "DOS-114",
+        JS,
+        "await Promise.all(Array.from({length: 300}, () => shell.exec('sleep 10')))",
+        "kind:timeout",
+    ),
+    # Loops of work that QuickJS does not count towards its interrupt checks (tiny jobs,
+    # native calls): only the native backstop, which the browser lacks, ended them.
+    case("DOS-115", JS, "for (;;) await null", "stops"),
+    case("DOS-116", JS, "for (;;) console.error('e'.repeat(1000))", "stops"),
+    case("DOS-117", JS, "for (;;) console.log('x')", "stops"),
+    # A fork bomb's jobs, polled together, made one pass of the executor longer than the
+    # backstop's grace; at most MAX_JOBS run at once, as `ulimit -u` bounds processes.
+    case("DOS-118", SH, "f() { f & f & }; f; wait", "stops"),
+    case(
+        "DOS-119",
+        SH,
+        "for i in {1..1001}; do sleep 5 & done",
+        "says:fork: Resource temporarily unavailable",
+    ),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,
@@ -540,6 +617,18 @@ EXFILTRATION = [
     case("EXF-028", SH, "tool bad_str", "fails"),
     case("EXF-029", JS, "return await reenter({})", "fails"),
     case("EXF-030", SH, "tool reenter", "fails"),
+    # Lone surrogates, which UTF-8 cannot hold, on their way out of the engine: they used to
+    # restart the sandbox (a return value, an error) or empty a file.
+    case("EXF-031", JS, "return '\\ud800'", "out:\ufffd"),
+    case("EXF-032", JS, "throw new Error('bad \\udc00')", "says:Error: bad \ufffd"),
+    case("EXF-033", JS, "console.log('a\\ud800b'); console.error('\\udfff')", "out:a\ufffdb\n"),
+    case(
+        "EXF-034",
+        JS,
+        "await fs.writeFile('s.txt', 'a\\ud800'); return await fs.readFile('s.txt', 'utf8')",
+        "out:a\ufffd",
+    ),
+    case("EXF-035", JS, "return await echo({text: '\\ud800'})", "out:\ufffd"),
 ]
 
 # --- VFS: the scratch filesystem (paths, quotas, links, special files) -------------------------

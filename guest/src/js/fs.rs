@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use rquickjs::{ArrayBuffer, Ctx, Function, IntoJs, Object, TypedArray, Value};
+use rquickjs::{ArrayBuffer, Ctx, FromJs, Function, IntoJs, Object, TypedArray, Value};
 
 use crate::vfs::{FileKind, Stat, Vfs, VfsError};
 
@@ -73,8 +73,10 @@ pub fn install<'js>(
 
 /// The bytes of a string (UTF-8), an `ArrayBuffer` or a typed array.
 fn bytes_of(data: &Value<'_>) -> Vec<u8> {
-    if let Some(text) = data.as_string() {
-        return text.to_string().map(String::into_bytes).unwrap_or_default();
+    if data.is_string() {
+        // A lone surrogate is written as U+FFFD (it used to empty the file).
+        let text = super::text::Text::from_js(data.ctx(), data.clone());
+        return text.map(|t| t.0.into_bytes()).unwrap_or_default();
     }
     if let Some(object) = data.as_object() {
         if let Ok(array) = TypedArray::<u8>::from_object(object.clone()) {

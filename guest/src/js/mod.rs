@@ -19,6 +19,7 @@ use serde::Serialize;
 pub mod fs;
 pub mod heap;
 pub mod shell;
+mod text;
 
 use crate::host::ops::{HostQueue, OpKind, Owner};
 use crate::output::Output;
@@ -36,6 +37,8 @@ const WRAP_PREFIX: &str = "(async () => {";
 /// The interrupt handler runs every ~10k bytecodes; reading the clock goes through the host, so
 /// only every this many calls does it actually look.
 const CLOCK_EVERY: u32 = 8;
+/// Jobs and native calls between two looks at the clock (see `Interrupt::count_uncounted`).
+const UNCOUNTED_EVERY: u32 = 256;
 
 /// State shared with the native functions the prelude calls.
 pub struct Shared {
@@ -53,6 +56,8 @@ pub struct Interrupt {
     deadline: Rc<Deadline>,
     fired: Cell<bool>,
     calls: Cell<u32>,
+    /// Work QuickJS does not count towards calling the handler: jobs and native calls.
+    uncounted: Cell<u32>,
 }
 
 impl Interrupt {
@@ -61,6 +66,20 @@ impl Interrupt {
             deadline,
             fired: Cell::new(false),
             calls: Cell::new(0),
+            uncounted: Cell::new(0),
+        }
+    }
+
+    /// Counts work that QuickJS's count of bytecodes misses, looking at the clock every
+    /// [`UNCOUNTED_EVERY`]: a loop of tiny jobs (`for (;;) await null`) or of native calls
+    /// (`console.log`) used to run far past the deadline between two calls of the handler,
+    /// until the native backstop (which the browser lacks) ended it. Once out of time, the
+    /// handler interrupts the code at its next call.
+    fn count_uncounted(&self) {
+        let n = self.uncounted.get().wrapping_add(1);
+        self.uncounted.set(n);
+        if n.is_multiple_of(UNCOUNTED_EVERY) && !self.fired.get() {
+            self.fired.set(self.deadline.expired_now());
         }
     }
 
@@ -290,6 +309,7 @@ impl JsEngine {
             // A job's exception is already routed to the promise it belongs to; an interrupt
             // shows up in `interrupt.fired()`.
             let _ = self.rt.execute_pending_job();
+            self.interrupt.count_uncounted();
             if self.interrupt.fired() {
                 break;
             }
@@ -352,8 +372,8 @@ impl JsEngine {
             }
             let parts = rquickjs::Array::from_value(raw)?;
             let exit_code: i32 = parts.get(0)?;
-            let stdout: Option<String> = parts.get(1)?;
-            let stderr: Option<String> = parts.get(2)?;
+            let stdout = parts.get::<Option<text::Text>>(1)?.map(|t| t.0);
+            let stderr = parts.get::<Option<text::Text>>(2)?.map(|t| t.0);
             let problem: Option<String> = parts.get(4)?;
             // Copying the JSON out of the heap needs room in it: a value that barely fits is
             // refused like one that does not.
@@ -540,11 +560,12 @@ fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<(Held, Held), EngineError
         shell_tasks,
         &setup.deadline,
     )?;
-    let out = Rc::clone(shared);
+    let (out, interrupt) = (Rc::clone(shared), Rc::clone(&engine.interrupt));
     native.set(
         "write",
-        Function::new(ctx.clone(), move |fd: i32, text: String| {
-            out.output.borrow_mut().write(fd, text.as_bytes());
+        Function::new(ctx.clone(), move |fd: i32, text: text::Text| {
+            interrupt.count_uncounted();
+            out.output.borrow_mut().write(fd, text.0.as_bytes());
         })?,
     )?;
     let calls = Rc::clone(shared);

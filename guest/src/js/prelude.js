@@ -396,6 +396,10 @@
     { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr });
   function shell(cmd) {
     const r = native.shellSync(String(cmd));
+    if (r === false) {
+      throw new Error("shell(cmd) was stopped by the execution's time limit; do less work " +
+        "per execution or raise Limits(timeout=...)");
+    }
     if (r === null) {
       throw new Error("shell(cmd) cannot wait for tools or sleep; use " +
         "`await shell.exec(cmd)` for this command");

@@ -88,8 +88,14 @@ pub fn install<'js>(
                         ctx.json_parse(json)
                     }
                     Poll::Pending => {
-                        q.forget_queued_after(keep); // nothing the host has seen: just drop it
-                        Ok(Value::new_null(ctx))
+                        // Nothing the host has seen: just drop it. `false` says the deadline
+                        // stopped the command; `null`, that it must wait on the host.
+                        q.forget_queued_after(keep);
+                        if d.fired() {
+                            Ok(Value::new_bool(ctx, false))
+                        } else {
+                            Ok(Value::new_null(ctx))
+                        }
                     }
                 }
             },

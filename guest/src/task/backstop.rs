@@ -71,6 +71,12 @@ pub fn out_of_time() -> bool {
         .unwrap_or(false)
 }
 
+/// [`out_of_time`], reading the clock at every call: for loops that do much work between
+/// two calls.
+pub fn out_of_time_now() -> bool {
+    with_current(|d| d.expired_now()).unwrap_or(false)
+}
+
 /// Counts an allocation; every [`ALLOC_CHECK_EVERY`]-th, whether the running execution is
 /// [`GRACE`] past its deadline. (Only the WebAssembly build installs the allocator.)
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]

@@ -138,8 +138,9 @@ enum Source {
         pos: usize,
     },
     Pipe(PipeReader),
-    /// A device that never ends (`/dev/zero`): each chunk is made by the function.
-    Endless(Fill),
+    /// A device that never ends (`/dev/zero`): each chunk is made by the function; the
+    /// count of chunks read says when to look at the clock.
+    Endless(Fill, u32),
 }
 
 /// Fills a chunk of an endless input.
@@ -189,7 +190,7 @@ impl Input {
     /// An input that never ends (`/dev/zero`, `/dev/urandom`): `fill` makes each chunk.
     pub fn endless(fill: impl FnMut(&mut [u8]) + 'static) -> Self {
         Input {
-            source: Source::Endless(Box::new(fill)),
+            source: Source::Endless(Box::new(fill), 0),
             pending: Vec::new(),
             start: 0,
         }
@@ -239,7 +240,14 @@ impl Input {
                 Some(chunk)
             }
             Source::Pipe(reader) => reader.read_chunk().await,
-            Source::Endless(fill) => {
+            Source::Endless(fill, chunks) => {
+                // A device never blocks, so a reader of one never yields by itself: once out
+                // of time, yield, so that the executor ends the execution. The clock is read
+                // every 64 KiB: a reader may do much work per byte (`sha256sum`).
+                *chunks = chunks.wrapping_add(1);
+                if chunks.is_multiple_of(16) && super::out_of_time_now() {
+                    super::yield_now().await;
+                }
                 let mut chunk = vec![0; DEVICE_CHUNK];
                 fill(&mut chunk);
                 Some(chunk)
@@ -254,13 +262,18 @@ impl Input {
                 return read_line_from_bytes(data, pos, line);
             }
         }
+        // How much of the unconsumed bytes has been searched for a newline already: a line
+        // that never ends (`/dev/zero`) is searched once, not once per chunk.
+        let mut searched = 0;
         loop {
             let rest = &self.pending[self.start..];
-            if let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            if let Some(at) = rest[searched..].iter().position(|&b| b == b'\n') {
+                let at = searched + at;
                 line.extend_from_slice(&rest[..=at]);
                 self.start += at + 1;
                 return true;
             }
+            searched = rest.len();
             match self.read_more().await {
                 Some(chunk) => {
                     self.pending.drain(..self.start);

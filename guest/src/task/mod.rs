@@ -9,7 +9,7 @@
 mod backstop;
 mod io;
 
-pub use backstop::{out_of_time, Running};
+pub use backstop::{out_of_time, out_of_time_now, Running};
 pub use io::{pipe, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY};
 
 use std::cell::Cell;

@@ -2,6 +2,7 @@
 //! %g %G %%` with flags `- + space # 0`, widths, precisions and `*`.
 
 use super::value::{push_int, special_float, Value};
+use crate::applets::common::float;
 
 /// One conversion's flags, width and precision.
 #[derive(Default, Clone, Copy)]
@@ -309,7 +310,7 @@ fn format_float(out: &mut Vec<u8>, n: f64, conv: u8, spec: &Spec) {
     let upper = conv.is_ascii_uppercase();
     match conv {
         b'e' | b'E' => push_e(&mut body, n.abs(), prec, upper),
-        b'f' | b'F' => body.extend_from_slice(format!("{:.*}", prec, n.abs()).as_bytes()),
+        b'f' | b'F' => body.extend_from_slice(float::fixed(n.abs(), prec).as_bytes()),
         b'a' | b'A' => push_hex_float(&mut body, n.abs(), spec.prec, upper),
         _ => push_g(&mut body, n.abs(), prec, upper, spec.alt),
     }
@@ -325,7 +326,7 @@ fn format_float(out: &mut Vec<u8>, n: f64, conv: u8, spec: &Spec) {
 
 /// `%e`: `d.ddde+XX`.
 fn push_e(out: &mut Vec<u8>, n: f64, prec: usize, upper: bool) {
-    let text = format!("{:.*e}", prec, n);
+    let text = float::scientific(n, prec);
     let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
     out.extend_from_slice(mantissa.as_bytes());
     push_exponent(out, exp.parse().unwrap_or(0), upper);
@@ -350,7 +351,7 @@ pub fn push_g(out: &mut Vec<u8>, n: f64, prec: usize, upper: bool, alt: bool) {
     let exp = if n == 0.0 {
         0
     } else {
-        let text = format!("{:.*e}", p - 1, n);
+        let text = float::scientific(n, p - 1);
         text.split_once('e')
             .and_then(|(_, e)| e.parse::<i32>().ok())
             .unwrap_or(0)
@@ -360,7 +361,7 @@ pub fn push_g(out: &mut Vec<u8>, n: f64, prec: usize, upper: bool, alt: bool) {
         push_e(out, n, p - 1, upper);
     } else {
         let decimals = (p as i32 - 1 - exp).max(0) as usize;
-        out.extend_from_slice(format!("{n:.decimals$}").as_bytes());
+        out.extend_from_slice(float::fixed(n, decimals).as_bytes());
     }
     if !alt {
         strip_zeros(out, start);

@@ -7,6 +7,7 @@
 mod args;
 pub mod bytes;
 mod child;
+pub mod float;
 mod fmt;
 mod glob;
 mod mode;

@@ -335,6 +335,7 @@ fn single(tok: &Tok, c: char, nocase: bool) -> bool {
 fn simple_match(toks: &[Tok], s: &[char], nocase: bool) -> bool {
     let (mut ti, mut si) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
+    let mut retries = 0u32;
     while si < s.len() {
         match toks.get(ti) {
             Some(Tok::Star) => {
@@ -350,7 +351,10 @@ fn simple_match(toks: &[Tok], s: &[char], nocase: bool) -> bool {
             _ => {}
         }
         match star {
+            // Quadratic at worst: over a long subject, look at the deadline now and then.
+            Some(_) if retries & 0xFF == 0xFF && crate::task::out_of_time() => return false,
             Some((sti, ssi)) => {
+                retries = retries.wrapping_add(1);
                 ti = sti + 1;
                 si = ssi + 1;
                 star = Some((sti, ssi + 1));
@@ -376,6 +380,9 @@ impl Matcher {
         let mut ti = 0;
         loop {
             self.steps += 1;
+            if self.steps.is_multiple_of(1 << 8) && crate::task::out_of_time() {
+                self.steps = STEP_BUDGET; // out of time: unwind as when out of steps
+            }
             if self.steps > STEP_BUDGET || depth > MAX_PATTERN_DEPTH {
                 return false;
             }
@@ -498,6 +505,22 @@ mod tests {
         assert!(!m(&p, &"a".repeat(60)));
         let deep = "@(".repeat(500) + &")".repeat(500);
         let _ = m(&deep, "x");
+    }
+
+    #[test]
+    fn long_matches_look_at_the_deadline() {
+        let deadline = std::rc::Rc::new(crate::task::Deadline::default());
+        deadline.set(Some(std::time::Instant::now()));
+        let _running = deadline.enter();
+        // A clock reading every 1,024 looks, a look every 256 steps: 2**18 steps at least.
+        assert!(!m("*a*a*b", &"a".repeat(1 << 19)));
+        assert!(deadline.fired(), "a star match never looked at the clock");
+        deadline.set(Some(std::time::Instant::now()));
+        assert!(!m("*(a)*(a)b", &"a".repeat(1 << 12)));
+        assert!(
+            deadline.fired(),
+            "an extended match never looked at the clock"
+        );
     }
 
     #[test]

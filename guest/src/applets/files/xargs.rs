@@ -345,6 +345,9 @@ struct Batch<'a> {
     command: &'a [String],
     o: &'a Options,
     args: Vec<String>,
+    /// The bytes `args` take on the command line (kept, not summed per item: a batch holds
+    /// up to 64 Ki items).
+    args_len: usize,
     lines: usize,
     status: i32,
     ran: bool,
@@ -361,6 +364,7 @@ async fn drive(ctx: &mut Ctx, mut input: Input, command: &[String], o: &Options)
         command,
         o,
         args: Vec::new(),
+        args_len: 0,
         lines: 0,
         status: 0,
         ran: false,
@@ -407,7 +411,7 @@ async fn accept(ctx: &mut Ctx, batch: &mut Batch<'_>, token: Token) -> Res<bool>
             if batch.o.eof.as_deref() == Some(item.as_str()) {
                 return Ok(false);
             }
-            let len: usize = batch.args.iter().map(|a| a.len() + 1).sum::<usize>() + batch.base_len;
+            let len = batch.args_len + batch.base_len;
             if batch.base_len + item.len() + 1 > batch.o.max_chars {
                 warn(ctx, "argument line too long").await;
                 return Err(Exit(1));
@@ -415,6 +419,7 @@ async fn accept(ctx: &mut Ctx, batch: &mut Batch<'_>, token: Token) -> Res<bool>
             if len + item.len() + 1 > batch.o.max_chars {
                 run_batch(ctx, batch).await?;
             }
+            batch.args_len += item.len() + 1;
             batch.args.push(item);
             if batch.o.max_args.is_some_and(|max| batch.args.len() >= max)
                 && batch.o.max_lines.is_none()
@@ -483,6 +488,7 @@ async fn drive_replace(ctx: &mut Ctx, input: &mut Input, batch: &mut Batch<'_>) 
 async fn run_batch(ctx: &mut Ctx, batch: &mut Batch<'_>) -> Res {
     let mut argv = batch.command.to_vec();
     argv.append(&mut batch.args);
+    batch.args_len = 0;
     batch.lines = 0;
     batch.ran = true;
     let status = execute(ctx, argv, batch.o.verbose).await?;

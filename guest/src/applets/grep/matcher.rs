@@ -108,6 +108,8 @@ impl Matcher {
     fn backtrack_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
         let mut start = at;
         loop {
+            // No match starts before the relaxed pattern's first one (see `relaxed`).
+            start = self.regex.as_ref()?.find_at(hay, start)?.start();
             let end = memchr(self.eol, &hay[start..]).map_or(hay.len(), |i| start + i);
             let found = self
                 .backtrack
@@ -143,14 +145,22 @@ pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
         crate::sort::sort_by_key(&mut all.parts, |p| std::cmp::Reverse(p.len()));
     }
     let joined = join(&all.parts);
-    let regex = compile(&joined, spec)?;
     let mut backtrack = Vec::new();
     if all.backrefs {
         for part in &all.parts {
             let wrapped = wrap(part, spec);
             backtrack.push(Backtrack::new(&wrapped, spec.ignore_case, true, spec.eol)?);
         }
+        // The backtracking search does all the matching; the fast engine only skips the
+        // lines that cannot match.
+        all.branches.clear();
+        all.nested = false;
     }
+    let regex = if all.backrefs {
+        compile(&relaxed(&joined, spec.eol), spec)?
+    } else {
+        compile(&joined, spec)?
+    };
     let longest = all.nested && !spec.word && !spec.line;
     let anchored_end = if longest {
         Some(compile(&format!("(?:{joined})\\z"), spec)?)
@@ -364,6 +374,33 @@ fn join(parts: &[String]) -> String {
         .join("|")
 }
 
+/// `pattern` (a translation) with each back-reference relaxed to any text on the line: it
+/// matches wherever the pattern itself can, and is searched by the fast engine, so that the
+/// backtracking search only runs from where a match may start (over a big file with few
+/// matches, most of the time it used to take).
+fn relaxed(pattern: &str, eol: u8) -> String {
+    const OPEN: &str = "(?P<b";
+    const CLOSE: &str = ">\\x{FFFF})";
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + OPEN.len()..];
+        match tail.find(CLOSE) {
+            Some(end) if tail[..end].bytes().all(|b| b.is_ascii_digit() || b == b'_') => {
+                out.push_str(&format!("(?:(?-u:[^\\x{eol:02X}])*)"));
+                rest = &tail[end + CLOSE.len()..];
+            }
+            _ => {
+                out.push_str(OPEN);
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `pattern` wrapped for `-x` / `-w`.
 fn wrap(pattern: &str, spec: MatchSpec) -> String {
     if spec.line {
@@ -444,4 +481,18 @@ fn one_pattern(
         max_len: t.max_len,
         backrefs: t.backrefs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn back_references_relax_to_anything_on_the_line() {
+        let any = "(?:(?-u:[^\\x0A])*)";
+        assert_eq!(
+            super::relaxed("(a)(?P<b1_0>\\x{FFFF})*x(?P<b12_3>\\x{FFFF})", b'\n'),
+            format!("(a){any}*x{any}")
+        );
+        assert_eq!(super::relaxed("\\(\\?P<b1_0>", b'\n'), "\\(\\?P<b1_0>");
+        assert_eq!(super::relaxed("(?P<bad>x)", b'\n'), "(?P<bad>x)");
+    }
 }

@@ -124,6 +124,23 @@ impl Jobs {
             .map(f)
     }
 
+    /// Why no job may start now ([`crate::limits::MAX_JOBS`] are running), if so.
+    pub fn full(&self) -> Option<String> {
+        let max = crate::limits::MAX_JOBS;
+        let running = self
+            .table
+            .borrow()
+            .iter()
+            .filter(|j| j.status.is_none())
+            .count();
+        (running >= max).then(|| {
+            format!(
+                "fork: Resource temporarily unavailable (at most {max} background jobs run at \
+                 once in this sandbox; wait for some to end first)"
+            )
+        })
+    }
+
     /// Whether any job that `owner` started is still running.
     pub fn any_running(&self, owner: u32) -> bool {
         self.table

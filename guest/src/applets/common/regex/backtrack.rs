@@ -10,6 +10,10 @@ use regex_syntax::ParserBuilder;
 use super::Spans;
 use crate::limits::{MAX_BACKREF_PROGRAM, MAX_BACKREF_STEPS};
 
+/// Steps between two looks at the execution's deadline: a search may run for up to
+/// [`MAX_BACKREF_STEPS`] steps (a second or more), longer than the time limit.
+const DEADLINE_EVERY: u64 = 1 << 8;
+
 /// One instruction of a compiled pattern.
 #[derive(Debug)]
 enum Inst {
@@ -99,6 +103,9 @@ impl Backtrack {
             marks: vec![usize::MAX; self.marks],
             stack: Vec::new(),
         };
+        if crate::task::out_of_time() {
+            return None;
+        }
         for start in at..=text.len() {
             if let Some(slots) = self.longest(text, start, &mut steps, &mut state) {
                 let mut spans = vec![Some((start, slots[1].unwrap_or(start)))];
@@ -151,6 +158,12 @@ impl Backtrack {
                 *steps += 1;
                 if *steps > MAX_BACKREF_STEPS {
                     return best;
+                }
+                if steps.is_multiple_of(DEADLINE_EVERY) && crate::task::out_of_time() {
+                    // Out of time: no match, and no further start position is tried (the
+                    // shell then ends the execution with the timeout).
+                    *steps = u64::MAX;
+                    return None;
                 }
                 match &self.prog[pc] {
                     Inst::Bytes(bytes) => {
@@ -448,6 +461,16 @@ mod tests {
     fn hostile_patterns_stop_at_the_budget() {
         let text = "a".repeat(64);
         assert_eq!(find("((a*)*)*(?P<b1_0>\\x{FFFF})b", &text), None);
+    }
+
+    #[test]
+    fn a_search_looks_at_the_deadline() {
+        let deadline = std::rc::Rc::new(crate::task::Deadline::default());
+        deadline.set(Some(std::time::Instant::now()));
+        let _running = deadline.enter();
+        let text = "a".repeat(5000);
+        assert_eq!(find("((a*)*)*(?P<b1_0>\\x{FFFF})b", &text), None);
+        assert!(deadline.fired(), "the search never looked at the clock");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Numbers for `printf` (and `seq -f`): C-style parsing of arguments (`0x1f`, `010`, `'c`)
 //! and C-style formatting of integers and floating point (`%d`, `%08.3f`, `%g`, `%e`).
 
+use crate::applets::common::float;
+
 /// Flags, width and precision of one directive.
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Spec {
@@ -248,7 +250,7 @@ pub fn format_int(value: i64, conv: u8, spec: &Spec) -> String {
     };
     let mut digits = match spec.precision {
         Some(0) if value == 0 => String::new(),
-        Some(p) => format!("{digits:0>width$}", width = usize::try_from(p).unwrap_or(0)),
+        Some(p) => float::zero_padded(&digits, usize::try_from(p).unwrap_or(0)),
         None => digits,
     };
     let mut prefix = sign.to_string();
@@ -318,7 +320,7 @@ pub fn format_float(value: f64, conv: u8, spec: &Spec) -> String {
 
 /// `%f`: `precision` digits after the point (no point at 0 unless `#`).
 pub fn fixed(magnitude: f64, precision: usize, alt: bool) -> String {
-    let mut text = format!("{magnitude:.precision$}");
+    let mut text = float::fixed(magnitude, precision);
     if alt && precision == 0 {
         text.push('.');
     }
@@ -327,7 +329,7 @@ pub fn fixed(magnitude: f64, precision: usize, alt: bool) -> String {
 
 /// `%e`: `d.ddde+XX` with at least two exponent digits.
 pub fn exponent(magnitude: f64, precision: usize, alt: bool) -> String {
-    let text = format!("{magnitude:.precision$e}");
+    let text = float::scientific(magnitude, precision);
     let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let sign = if exp < 0 { '-' } else { '+' };

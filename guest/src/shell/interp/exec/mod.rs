@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::expand::ExpandError;
 use super::io::{Fd, Fds, InHandle, OutHandle, OutKind};
-use super::state::{Key, Value};
+use super::state::{Key, State, Value};
 use super::{Flow, Sh, TIMEOUT_STATUS};
 use crate::limits::MAX_ERROR_LOOKBACK;
 use crate::shell::ast::*;
@@ -231,7 +231,7 @@ impl Sh {
     /// `cmd &`: starts `and_or` as a background job in a copy of the shell; `$!` names it.
     /// Status 0, at once. Its stdin is empty unless redirected, as in a non-interactive bash.
     async fn start_job(&self, and_or: &AndOr, fds: &Fds) -> Flow {
-        let sub = match self.subshell() {
+        let sub = match self.jobs.full().map_or_else(|| self.subshell(), Err) {
             Ok(sub) => sub,
             Err(message) => {
                 self.report(fds, &message).await;
@@ -268,7 +268,7 @@ impl Sh {
     /// (read) and 60 (write), as bash numbers them, in `NAME[0]` and `NAME[1]`, and the
     /// job's id in `NAME_PID`.
     async fn start_coproc(&self, c: &CoprocCommand, fds: &Fds) -> Flow {
-        let sub = match self.subshell() {
+        let sub = match self.jobs.full().map_or_else(|| self.subshell(), Err) {
             Ok(sub) => sub,
             Err(message) => {
                 self.report(fds, &message).await;
@@ -616,11 +616,8 @@ impl Sh {
     /// nests calls on the machine stack, which is small under WebAssembly.
     pub fn run_command<'a>(&'a self, command: &'a Command, fds: Fds) -> LocalFuture<'a, Flow> {
         Box::pin(async move {
-            let depth = {
-                let mut s = self.state.borrow_mut();
-                s.depth += 1;
-                s.depth
-            };
+            let level = Level::enter(&self.state);
+            let depth = level.1;
             let outputs_mark = self.state.borrow().pending_outputs.len();
             let flow = 'run: {
                 // `set -n`: the commands after it are only read.
@@ -681,8 +678,7 @@ impl Sh {
                 }
                 flow
             };
-            let mut s = self.state.borrow_mut();
-            s.depth = s.depth.saturating_sub(1);
+            drop(level);
             flow
         })
     }
@@ -1158,4 +1154,25 @@ fn is_traced_command(command: &Command) -> bool {
         command.kind,
         CommandKind::Simple(_) | CommandKind::Cond(_) | CommandKind::Arith(_)
     )
+}
+
+/// One level of command nesting, counted while it lives: also a command whose future is
+/// dropped unfinished (a `shell.exec` command cancelled at the deadline) gives its level back,
+/// where it used to leave the count raised for every later execution of the sandbox.
+struct Level<'a>(&'a RefCell<State>, usize);
+
+impl<'a> Level<'a> {
+    fn enter(state: &'a RefCell<State>) -> Self {
+        let mut s = state.borrow_mut();
+        s.depth += 1;
+        Level(state, s.depth)
+    }
+}
+
+impl Drop for Level<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut s) = self.0.try_borrow_mut() {
+            s.depth = s.depth.saturating_sub(1);
+        }
+    }
 }

@@ -893,6 +893,13 @@ fn map(value: PVal, mut f: impl FnMut(String) -> String) -> PVal {
     }
 }
 
+/// Whether the execution still has time: the pattern operators below try a match at every
+/// position, quadratic work (or worse) over a long value, which never yields to the shell's
+/// deadline checks. Once out of time they find nothing, and the shell ends the execution.
+fn in_time<T>(_: &T) -> bool {
+    !crate::task::out_of_time()
+}
+
 fn remove_prefix(s: String, p: &Pattern, longest: bool) -> String {
     if let Some(lit) = p.literal() {
         return match s.strip_prefix(lit.as_str()) {
@@ -902,12 +909,15 @@ fn remove_prefix(s: String, p: &Pattern, longest: bool) -> String {
     }
     let chars: Vec<char> = s.chars().collect();
     let n = chars.len();
-    let mut ends: Box<dyn Iterator<Item = usize>> = if longest {
+    let ends: Box<dyn Iterator<Item = usize>> = if longest {
         Box::new((0..=n).rev())
     } else {
         Box::new(0..=n)
     };
-    match ends.find(|&i| p.matches_chars(&chars[..i])) {
+    match ends
+        .take_while(in_time)
+        .find(|&i| p.matches_chars(&chars[..i]))
+    {
         Some(i) => chars[i..].iter().collect(),
         None => s,
     }
@@ -922,12 +932,15 @@ fn remove_suffix(s: String, p: &Pattern, longest: bool) -> String {
     }
     let chars: Vec<char> = s.chars().collect();
     let n = chars.len();
-    let mut starts: Box<dyn Iterator<Item = usize>> = if longest {
+    let starts: Box<dyn Iterator<Item = usize>> = if longest {
         Box::new(0..=n)
     } else {
         Box::new((0..=n).rev())
     };
-    match starts.find(|&i| p.matches_chars(&chars[i..])) {
+    match starts
+        .take_while(in_time)
+        .find(|&i| p.matches_chars(&chars[i..]))
+    {
         Some(i) => chars[..i].iter().collect(),
         None => s,
     }
@@ -951,7 +964,11 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
     let chars: Vec<char> = s.chars().collect();
     let n = chars.len();
     match mode {
-        ReplaceMode::Prefix => match (0..=n).rev().find(|&j| p.matches_chars(&chars[..j])) {
+        ReplaceMode::Prefix => match (0..=n)
+            .rev()
+            .take_while(in_time)
+            .find(|&j| p.matches_chars(&chars[..j]))
+        {
             Some(j) => {
                 let mut out = replacement(rep, &chars[..j]);
                 out.extend(&chars[j..]);
@@ -959,7 +976,10 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
             }
             None => s,
         },
-        ReplaceMode::Suffix => match (0..=n).find(|&i| p.matches_chars(&chars[i..])) {
+        ReplaceMode::Suffix => match (0..=n)
+            .take_while(in_time)
+            .find(|&i| p.matches_chars(&chars[i..]))
+        {
             Some(i) => {
                 let mut out: String = chars[..i].iter().collect();
                 out.push_str(&replacement(rep, &chars[i..]));
@@ -981,7 +1001,10 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
                     Some(lit) => {
                         (chars[i..].starts_with(lit) && !lit.is_empty()).then_some(i + lit.len())
                     }
-                    None => (i + 1..=n).rev().find(|&j| p.matches_chars(&chars[i..j])),
+                    None => (i + 1..=n)
+                        .rev()
+                        .take_while(in_time)
+                        .find(|&j| p.matches_chars(&chars[i..j])),
                 };
                 match end {
                     Some(j) => {
