@@ -256,7 +256,7 @@ impl Input {
         }
         loop {
             let rest = &self.pending[self.start..];
-            if let Some(at) = memchr::memchr(b'\n', rest) {
+            if let Some(at) = rest.iter().position(|&b| b == b'\n') {
                 line.extend_from_slice(&rest[..=at]);
                 self.start += at + 1;
                 return true;
@@ -326,7 +326,10 @@ fn read_line_from_bytes(data: &[u8], pos: &mut usize, line: &mut Vec<u8>) -> boo
         return false;
     }
     let rest = &data[*pos..];
-    let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |at| at + 1);
+    let end = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(rest.len(), |at| at + 1);
     line.extend_from_slice(&rest[..end]);
     *pos += end;
     true

@@ -29,7 +29,7 @@ impl Records {
         }
         loop {
             let rest = &self.pending[self.start..];
-            if let Some(at) = memchr::memchr(self.delim, rest) {
+            if let Some(at) = rest.iter().position(|&b| b == self.delim) {
                 out.extend_from_slice(&rest[..=at]);
                 self.start += at + 1;
                 return true;
@@ -58,7 +58,10 @@ pub fn split_lines(data: &[u8], delim: u8) -> impl Iterator<Item = &[u8]> {
         if rest.is_empty() {
             return None;
         }
-        let end = memchr::memchr(delim, rest).map_or(rest.len(), |at| at + 1);
+        let end = rest
+            .iter()
+            .position(|&b| b == delim)
+            .map_or(rest.len(), |at| at + 1);
         let (line, tail) = rest.split_at(end);
         rest = tail;
         Some(line)

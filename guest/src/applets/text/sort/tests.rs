@@ -282,8 +282,9 @@ fn piped_input_is_kept_in_full_blocks_of_whole_lines() {
     let blocks = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let kept = std::rc::Rc::clone(&blocks);
     let read: LocalFuture<'_, usize> = Box::pin(async move {
-        let mut input = Input::pipe(reader);
-        read_blocks(&mut input, b'\n', &mut kept.borrow_mut()).await;
+        let (mut input, mut read) = (Input::pipe(reader), Vec::new());
+        read_blocks(&mut input, b'\n', &mut read).await;
+        *kept.borrow_mut() = read;
         0
     });
     let mut both: LocalFuture<'_, Vec<usize>> = Box::pin(join_all(vec![feed, read]));
