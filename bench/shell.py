@@ -2,7 +2,8 @@
 
 Usage::
 
-    PYTHONPATH=python python bench/shell.py [--quick] [--json PATH] [--note TEXT] [--peers ...]
+    PYTHONPATH=python python bench/shell.py [--quick] [--only CASES] [--json PATH] [--note TEXT]
+        [--peers ...] [--scale F]
 
 Cases: ``echo hi`` per execution; a group-by over a 50 MB CSV (``cut -d, -f3 | sort | uniq -c |
 sort -rn | head``); ``grep -c``, an awk sum by key and ``sed -n '$p'`` over the same file; ``jq``
@@ -135,6 +136,8 @@ CASES: tuple[Case, ...] = (
     ),
 )
 MEMORY_CASES = ("groupby", "grep", "jq")
+DEFAULT_RESULTS = Path(__file__).resolve().parent / "results-shell.json"
+"""The committed results, which the README's shell figures are checked against."""
 """Cases whose peak guest memory is measured, each in a fresh corral sandbox."""
 
 
@@ -589,11 +592,15 @@ def _ratio_to_native(outcomes: dict[str, Outcome], subject: str) -> Outcome:
     return NotAvailable("no native or no own timing")
 
 
-def build_rows(outcomes: dict[str, dict[str, Outcome]], files: dict[str, bytes]) -> tuple[Row, ...]:
+def build_rows(
+    outcomes: dict[str, dict[str, Outcome]],
+    files: dict[str, bytes],
+    cases: Sequence[Case] = CASES,
+) -> tuple[Row, ...]:
     """The rows, with targets made concrete (a factor of native's median, or of a file size)."""
     total = sum(map(len, files.values())) / MB
     rows: list[Row] = [Row("place", f"place the data files ({total:.0f} MB) in the sandbox")]
-    for case in CASES:
+    for case in cases:
         target: float | None = None
         kind, _, value = case.target.partition(":")
         native = outcomes.get(case.id, {}).get("native")
@@ -602,7 +609,7 @@ def build_rows(outcomes: dict[str, dict[str, Outcome]], files: dict[str, bytes])
         elif kind == "native" and isinstance(native, Stats):
             target = float(value) * native.median
         rows.append(Row(case.id, case.label + ": median", target=target))
-    for case_id in MEMORY_CASES:
+    for case_id in _memory_cases(cases):
         size = len(files[JSON_FILE if case_id == "jq" else CSV])
         rows.append(
             Row(
@@ -616,11 +623,13 @@ def build_rows(outcomes: dict[str, dict[str, Outcome]], files: dict[str, bytes])
     return tuple(rows)
 
 
-def ratio_table(outcomes: dict[str, dict[str, Outcome]], order: Sequence[str]) -> str:
+def ratio_table(
+    outcomes: dict[str, dict[str, Outcome]], order: Sequence[str], cases: Sequence[Case] = CASES
+) -> str:
     """Each subject's median as a multiple of native's, per case (below 1: faster than native)."""
     head = ["case", *(f"{s} / native" for s in order if s != "native")]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for case in CASES:
+    for case in cases:
         cells = [case.id]
         for subject in order:
             if subject == "native":
@@ -636,7 +645,7 @@ def ratio_table(outcomes: dict[str, dict[str, Outcome]], order: Sequence[str]) -
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer samples (a smoke run)")
-    add_results_options(parser, Path(__file__).resolve().parent / "results-shell.json")
+    add_results_options(parser, DEFAULT_RESULTS)
     parser.add_argument(
         "--peers",
         default="amla-sandbox,bashkit",
@@ -650,6 +659,14 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         help="a peer that takes longer to receive the files skips the data cases (0: no cap)",
     )
     parser.add_argument(
+        "--only",
+        default="",
+        metavar="CASES",
+        help="comma-separated case ids to run (default: all; "
+        f"{', '.join(c.id for c in CASES)}); the results file is then not written unless "
+        "--json names one",
+    )
+    parser.add_argument(
         "--scale",
         type=float,
         default=1.0,
@@ -658,18 +675,39 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _memory_cases(cases: Sequence[Case]) -> list[str]:
+    """The ids of ``cases`` whose peak memory is measured."""
+    return [case.id for case in cases if case.id in MEMORY_CASES]
+
+
+def select_cases(only: str) -> tuple[Case, ...]:
+    """The cases ``--only`` names (all for ''); raises ValueError naming an unknown one."""
+    if not only:
+        return CASES
+    wanted = [name.strip() for name in only.split(",") if name.strip()]
+    known = {case.id for case in CASES}
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        raise ValueError(f"unknown case {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    return tuple(case for case in CASES if case.id in wanted)
+
+
 def run_all(
-    subjects: Sequence[ShellSubject], files: dict[str, bytes], quick: bool, place_cap: float
+    subjects: Sequence[ShellSubject],
+    files: dict[str, bytes],
+    quick: bool,
+    place_cap: float,
+    cases: Sequence[Case] = CASES,
 ) -> dict[str, dict[str, Outcome]]:
     """Place the files, run every case, measure memory; native runs first in every case."""
     outcomes: dict[str, dict[str, Outcome]] = {}
     outcomes["place"], broken = place_all(subjects, files, place_cap)
-    for case in CASES:
+    for case in cases:
         outcomes[case.id] = run_case(case, subjects, broken, quick)
         for name, outcome in outcomes[case.id].items():
             _progress(case.id, name, outcome)
     by_id = {case.id: case for case in CASES}
-    for case_id in MEMORY_CASES:
+    for case_id in _memory_cases(cases):
         outcomes[f"mem_{case_id}"] = memory_case(by_id[case_id], subjects, files)
         for name, outcome in outcomes[f"mem_{case_id}"].items():
             _progress(f"mem_{case_id}", name, outcome)
@@ -679,6 +717,13 @@ def run_all(
 def main(argv: Sequence[str] | None = None) -> int:
     """Generate the data, run the cases, print the tables, write the results."""
     args = _parse(argv)
+    try:
+        cases = select_cases(args.only)
+    except ValueError as e:
+        print(f"--only: {e}", file=sys.stderr)
+        return 2
+    if args.only and args.json == str(DEFAULT_RESULTS):
+        args.json = ""  # a partial run never replaces the committed results
     peers = [p for p in filter(None, args.peers.split(",")) if p not in ("corral", "native")]
     for unknown in [p for p in peers if p not in SUBJECTS]:
         print(f"skipping {unknown}: not a shell peer (known: {sorted(SUBJECTS)})", file=sys.stderr)
@@ -698,7 +743,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("native or corral could not be set up: " + "; ".join(skipped), file=sys.stderr)
         return 1
     try:
-        outcomes = run_all(subjects, files, args.quick, args.place_cap * 1e9)
+        outcomes = run_all(subjects, files, args.quick, args.place_cap * 1e9, cases)
     finally:
         for subject in subjects:
             subject.close()
@@ -715,10 +760,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "scale": args.scale,
         "place_cap_s": args.place_cap,
         "files": {name: len(data) for name, data in files.items()},
-        "commands": {case.id: case.command for case in CASES},
+        "commands": {case.id: case.command for case in cases},
         "skipped": skipped,
     }
-    rows = build_rows(outcomes, files)
+    rows = build_rows(outcomes, files, cases)
     versions = "; ".join(f"{name} {v}" for name, v in meta["versions"].items())
     print(
         f"## corral shell benchmark ({meta['mode']}, {meta['date']})\n\n{versions}; "
@@ -730,7 +775,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(markdown(rows, outcomes, order))
     print("\nEach subject relative to native bash + GNU tools (below 1: faster than native):\n")
-    print(ratio_table(outcomes, order))
+    print(ratio_table(outcomes, order, cases))
     for note in skipped:
         print(f"\nSkipped {note}.")
     save_results(args, to_json(rows, outcomes, order, meta))

@@ -2,7 +2,7 @@
 //! parts of lines. `-c` counts bytes, as GNU's cut does.
 
 use crate::applets::common::inputs_or_stdin;
-use crate::applets::common::{finish, open_or_warn, parse_args, Records};
+use crate::applets::common::{finish, open_or_warn, parse_args, split_lines, Records};
 use crate::applets::common::{usage_error, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::{LocalFuture, WriteError};
@@ -222,26 +222,28 @@ async fn cut_all(ctx: &mut Ctx, paths: &[String], o: &Options) -> Result<i32, Wr
     let mut status = 0;
     let (mut line, mut out) = (Vec::new(), Vec::new());
     for path in paths {
-        let Some(input) = open_or_warn(ctx, path).await else {
+        let Some(mut input) = open_or_warn(ctx, path).await else {
             status = 1;
             continue;
         };
+        if let Some((data, from)) = input.shared_bytes() {
+            // A file: its lines are cut where they lie, not copied out one at a time first.
+            input.consume(data.len() - from);
+            for line in split_lines(&data[from..], o.eol) {
+                cut_line(line, o, &mut out);
+                if out.len() >= OUT_CHUNK {
+                    ctx.stdout.write(&out).await?;
+                    out.clear();
+                }
+            }
+            continue;
+        }
         let mut records = Records::new(input, o.eol);
         while {
             line.clear();
             records.next_into(&mut line).await
         } {
-            let body = line.strip_suffix(&[o.eol]).unwrap_or(&line);
-            let keep = match o.mode {
-                Mode::Bytes => {
-                    cut_bytes(body, o, &mut out);
-                    true
-                }
-                Mode::Fields => cut_fields(body, o, &mut out),
-            };
-            if keep {
-                out.push(o.eol);
-            }
+            cut_line(&line, o, &mut out);
             // Passed on in chunks, not line by line.
             if out.len() >= OUT_CHUNK {
                 ctx.stdout.write(&out).await?;
@@ -251,6 +253,21 @@ async fn cut_all(ctx: &mut Ctx, paths: &[String], o: &Options) -> Result<i32, Wr
     }
     ctx.stdout.write(&out).await?;
     Ok(status)
+}
+
+/// Cuts one line (with its terminator, if it has one) onto `out`.
+fn cut_line(line: &[u8], o: &Options, out: &mut Vec<u8>) {
+    let body = line.strip_suffix(&[o.eol]).unwrap_or(line);
+    let keep = match o.mode {
+        Mode::Bytes => {
+            cut_bytes(body, o, out);
+            true
+        }
+        Mode::Fields => cut_fields(body, o, out),
+    };
+    if keep {
+        out.push(o.eol);
+    }
 }
 
 /// Bytes of output gathered before they are passed on.
@@ -308,6 +325,7 @@ fn cut_fields(body: &[u8], o: &Options, out: &mut Vec<u8>) -> bool {
 
 /// The index of the first `byte` in `text` from `from`.
 fn find(text: &[u8], from: usize, byte: u8) -> Option<usize> {
+    // (a plain loop, as for line ends: memchr was slower over a few bytes; bench/README)
     let mut at = from;
     while at < text.len() {
         if text[at] == byte {

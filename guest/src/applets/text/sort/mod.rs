@@ -16,7 +16,7 @@ use crate::applets::common::{
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::sort::cmp_bytes;
-use crate::task::LocalFuture;
+use crate::task::{Input, LocalFuture};
 
 use compare::compare_keys;
 use key::{parse_key, Flags, Key};
@@ -123,23 +123,13 @@ async fn main(mut ctx: Ctx) -> i32 {
         warn(&mut ctx, message).await;
         return TROUBLE;
     }
-    let mut data = Vec::new();
-    // Where each input starts in `data` (for -m).
+    // Whole lines, in blocks (see [`read_blocks`]); where each input's blocks start (for -m).
+    let mut data: Vec<Vec<u8>> = Vec::new();
     let mut starts = Vec::new();
     for path in &paths {
         starts.push(data.len());
         match open(&mut ctx, path) {
-            Ok(mut input) => {
-                let mut bytes = input.read_all().await;
-                if !bytes.is_empty() && bytes.last() != Some(&options.eol) {
-                    bytes.push(options.eol);
-                }
-                if data.is_empty() {
-                    data = bytes; // one input (the usual case): no second copy
-                } else {
-                    data.extend_from_slice(&bytes);
-                }
-            }
+            Ok(mut input) => read_blocks(&mut input, options.eol, &mut data).await,
             Err(e) => {
                 let message = if e.is_dir {
                     format!("read failed: {}: {}", quote_if_needed(path), e.reason)
@@ -182,7 +172,7 @@ async fn main(mut ctx: Ctx) -> i32 {
             write_and_finish(&mut ctx, &out, 0).await
         }
         Some(path) => {
-            let mut out = Vec::with_capacity(data.len());
+            let mut out = Vec::with_capacity(data.iter().map(Vec::len).sum());
             for line in sorted {
                 out.extend_from_slice(line);
                 out.push(eol);
@@ -205,6 +195,54 @@ async fn main(mut ctx: Ctx) -> i32 {
 
 /// Bytes of sorted output gathered before they are passed on.
 const OUT_CHUNK: usize = 64 * 1024;
+/// Bytes of piped input per block (see [`read_blocks`]).
+const BLOCK: usize = 256 * 1024;
+
+/// Reads `input` to its end onto `blocks`, each holding whole lines (the input's last line is
+/// given its `eol`). A file is one exact copy. A pipe fills blocks of [`BLOCK`] bytes to the
+/// brim, carrying a block's unfinished last line into the next: one buffer grown to the
+/// input's size would double its way there, holding up to twice the input (and the last
+/// smaller buffer beside it while it moves).
+async fn read_blocks(input: &mut Input, eol: u8, blocks: &mut Vec<Vec<u8>>) {
+    if input.in_memory().is_some() {
+        let mut bytes = input.read_all().await;
+        if bytes.last().is_some_and(|&b| b != eol) {
+            bytes.push(eol);
+        }
+        if !bytes.is_empty() {
+            blocks.push(bytes);
+        }
+        return;
+    }
+    let mut block: Vec<u8> = Vec::new();
+    while let Some(chunk) = input.read_chunk().await {
+        let mut rest = &chunk[..];
+        while !rest.is_empty() {
+            if block.len() == block.capacity() {
+                match memchr::memrchr(eol, &block) {
+                    Some(at) if block.len() >= BLOCK => {
+                        let mut next = Vec::with_capacity(BLOCK.max(2 * (block.len() - at)));
+                        next.extend_from_slice(&block[at + 1..]);
+                        block.truncate(at + 1);
+                        blocks.push(std::mem::replace(&mut block, next));
+                    }
+                    // Still small, or a line longer than a block: grow.
+                    _ => block.reserve(rest.len()),
+                }
+            }
+            let n = rest.len().min(block.capacity() - block.len());
+            block.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+        }
+    }
+    if block.last().is_some_and(|&b| b != eol) {
+        block.reserve_exact(1);
+        block.push(eol);
+    }
+    if !block.is_empty() {
+        blocks.push(block);
+    }
+}
 
 fn check_letter(check: Check) -> char {
     if check == Check::Quiet {
@@ -339,7 +377,7 @@ fn inherit(keys: &mut [Key], global: Flags) {
 
 /// Sorts. Each line carries a small hint from its first key (its first bytes, or its value
 /// when it is a number that fits), so most comparisons never touch the lines themselves.
-fn sort_lines<'a>(data: &'a [u8], order: &Order, eol: u8) -> Vec<&'a [u8]> {
+fn sort_lines<'a>(data: &'a [Vec<u8>], order: &Order, eol: u8) -> Vec<&'a [u8]> {
     if order.keys.is_empty() {
         return sort_whole_lines(data, order, eol);
     }
@@ -373,7 +411,7 @@ fn sort_lines<'a>(data: &'a [u8], order: &Order, eol: u8) -> Vec<&'a [u8]> {
 /// Without keys lines compare as bytes, so equal lines are identical: an unstable sort on
 /// (first 8 bytes, line) pairs (16 bytes each on wasm32, a third of the general path's) is
 /// exact.
-fn sort_whole_lines<'a>(data: &'a [u8], order: &Order, eol: u8) -> Vec<&'a [u8]> {
+fn sort_whole_lines<'a>(data: &'a [Vec<u8>], order: &Order, eol: u8) -> Vec<&'a [u8]> {
     // Sized exactly (a collected iterator of unknown length doubles its way up, to twice the
     // size at worst), and with an array prefix of alignment 4 like the lines': the list of
     // lines below reuses the allocation instead of taking one more.
@@ -447,21 +485,25 @@ fn prefix(text: &[u8]) -> Hint {
     Hint::Prefix(prefix_u64(text))
 }
 
-/// The lines of `bytes`, without their terminators.
-fn lines_of(bytes: &[u8], eol: u8) -> Vec<&[u8]> {
-    let mut all = Vec::with_capacity(line_count(bytes, eol));
-    all.extend(lines(bytes, eol));
+/// The lines of `blocks`, without their terminators.
+fn lines_of(blocks: &[Vec<u8>], eol: u8) -> Vec<&[u8]> {
+    let mut all = Vec::with_capacity(line_count(blocks, eol));
+    all.extend(lines(blocks, eol));
     all
 }
 
-/// How many lines `bytes` holds (the last may lack its terminator).
-fn line_count(bytes: &[u8], eol: u8) -> usize {
-    let ends = memchr::memchr_iter(eol, bytes).count();
-    ends + usize::from(bytes.last().is_some_and(|&b| b != eol))
+/// How many lines `blocks` hold (each ends in `eol`).
+fn line_count(blocks: &[Vec<u8>], eol: u8) -> usize {
+    blocks
+        .iter()
+        .map(|block| memchr::memchr_iter(eol, block).count())
+        .sum()
 }
 
-fn lines(bytes: &[u8], eol: u8) -> impl Iterator<Item = &[u8]> {
-    split_lines(bytes, eol).map(move |l| l.strip_suffix(&[eol]).unwrap_or(l))
+fn lines(blocks: &[Vec<u8>], eol: u8) -> impl Iterator<Item = &[u8]> {
+    blocks.iter().flat_map(move |block| {
+        split_lines(block, eol).map(move |l| l.strip_suffix(&[eol]).unwrap_or(l))
+    })
 }
 
 /// `-m`: merges already sorted inputs (ties go to the earlier input), without sorting them.

@@ -254,3 +254,55 @@ fn large_inputs_sort_quickly() {
     assert!(out.stdout.starts_with("0\n1\n2\n"));
     assert_eq!(out.stdout.len(), lines.len());
 }
+
+/// Piped input is kept in blocks of whole lines, filled to the brim: lines crossing a block's
+/// end, a line longer than a block and a missing last newline come out whole, and the blocks
+/// hold little more than the input (one buffer grown to its size holds up to twice as much).
+#[test]
+fn piped_input_is_kept_in_full_blocks_of_whole_lines() {
+    use super::{lines_of, read_blocks, BLOCK};
+    use crate::task::{join_all, pipe, run_until_stalled, Input, LocalFuture};
+    use std::task::Poll;
+
+    let long = "x".repeat(BLOCK + 1000);
+    let mut text: String = (0..400_000_u64)
+        .map(|i| format!("{}\n", i * 7919 % 100_003))
+        .collect();
+    text.push_str(&long);
+    text.push_str("\nlast");
+    let (reader, mut writer) = pipe();
+    let data = text.clone();
+    let feed: LocalFuture<'_, usize> = Box::pin(async move {
+        // Writes of odd sizes, so that lines cross the chunks the reader gets.
+        for piece in data.as_bytes().chunks(9_973) {
+            writer.write(piece).await.expect("the reader is open");
+        }
+        0
+    });
+    let blocks = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let kept = std::rc::Rc::clone(&blocks);
+    let read: LocalFuture<'_, usize> = Box::pin(async move {
+        let (mut input, mut read) = (Input::pipe(reader), Vec::new());
+        read_blocks(&mut input, b'\n', &mut read).await;
+        *kept.borrow_mut() = read;
+        0
+    });
+    let mut both: LocalFuture<'_, Vec<usize>> = Box::pin(join_all(vec![feed, read]));
+    assert_eq!(run_until_stalled(&mut both), Poll::Ready(vec![0, 0]));
+    let blocks = blocks.borrow();
+    assert!(blocks.len() > 2, "{} blocks", blocks.len());
+    assert!(blocks.iter().all(|b| b.last() == Some(&b'\n')));
+    assert_eq!(blocks.concat(), format!("{text}\n").into_bytes());
+    let expected: Vec<&str> = text.split('\n').collect();
+    let got: Vec<&[u8]> = lines_of(&blocks, b'\n');
+    assert_eq!(got.len(), expected.len());
+    assert!(got.iter().zip(&expected).all(|(g, e)| *g == e.as_bytes()));
+    let held: usize = blocks.iter().map(Vec::capacity).sum();
+    // At most a block's worth unused, plus what the long line left (a block it did not fill,
+    // and its own block grown to twice a block): one buffer would hold 4 MiB.
+    assert!(
+        held <= text.len() + long.len() + 2 * BLOCK,
+        "{held} bytes held for {}",
+        text.len()
+    );
+}
