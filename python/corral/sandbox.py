@@ -495,6 +495,7 @@ class Sandbox:
         A sandbox created without ``key=`` mints its token on first use, with a random key
         that only this sandbox and its children hold.
 
+        >>> from corral import MethodCapability
         >>> def pay(amount: int) -> int:
         ...     '''Pay an amount.'''
         ...     return amount
