@@ -187,6 +187,8 @@ function showResult(result) {
   if (out && !out.endsWith("\n")) out += "\n";
   editor.write(out);
   if (result.stderr) editor.write(red(result.stderr.endsWith("\n") ? result.stderr : result.stderr + "\n"));
+  // Why it ended, even when the output cap cut stderr before the guest could say it.
+  if (result.error && !(result.stderr || "").includes(result.error)) editor.write(red(`${result.error}\n`));
   if (result.exit_code !== 0) editor.write(dim(`[exit ${result.exit_code}]\n`));
 }
 
