@@ -102,6 +102,31 @@ def test_precompile_writes_the_disk_cache_atomically(
 
 
 @pytest.mark.needs_native("the wasmtime disk cache")
+def test_the_disk_cache_keeps_the_most_recently_loaded_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every corral upgrade or wasmtime build compiles another ~14 MB module: without a bound
+    # the cache only grows.
+    from corral.runtime._wasmtime import MODULES_KEPT, WasmtimeBackend
+
+    monkeypatch.setenv("CORRAL_CACHE_DIR", str(tmp_path))
+    modules = tmp_path / "modules"
+    modules.mkdir()
+    stale = [modules / f"stale-{n}.cwasm" for n in range(MODULES_KEPT + 2)]
+    for age, path in enumerate(stale):
+        path.write_bytes(b"old")
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    path = precompile_module()
+    assert path is not None
+    kept = sorted(p.name for p in modules.iterdir())
+    assert kept == sorted([path.name, *(p.name for p in stale[-(MODULES_KEPT - 1) :])])
+    # Loading a cached module counts as a use: it is the last to be forgotten.
+    os.utime(path, (1_000, 1_000))
+    WasmtimeBackend().load(wasm_bytes())  # a new engine: read from the file
+    assert path.stat().st_mtime > 2_000_000
+
+
+@pytest.mark.needs_native("the wasmtime disk cache")
 def test_cache_key_depends_on_the_module() -> None:
     from corral.runtime._wasmtime import WasmtimeBackend
 

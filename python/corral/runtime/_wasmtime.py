@@ -262,7 +262,7 @@ class WasmtimeBackend:
         """Compile ``wasm`` into the disk cache (if not there yet) and return its path."""
         path = self.cache_path(wasm)
         if not path.exists():
-            _store(str(path), self._compile(module_bytes(wasm)).serialize())
+            _store_module(str(path), self._compile(module_bytes(wasm)))
         return path
 
     def load(self, wasm: Wasm) -> CompiledModule:
@@ -288,11 +288,13 @@ class WasmtimeBackend:
             self.engine, os.fsencode(path), ctypes.byref(found)
         )
         if not error:
+            with contextlib.suppress(OSError):  # its use, for _forget_oldest (read-only: fine)
+                os.utime(path)
             return CompiledModule(found.value or 0)
         self._lib.error(error)  # missing, stale or corrupt (freed): recompile and overwrite
         module = self._compile(module_bytes(wasm))
         with contextlib.suppress(OSError):  # a read-only cache only costs speed
-            _store(path, module.serialize())
+            _store_module(path, module)
         return module
 
     def stored_image(self, module: object, config: bytes) -> InitImage | None:
@@ -322,7 +324,7 @@ class WasmtimeBackend:
         image.prepared[self.name] = _ImageFile.create(memory, image.inbox)
         with contextlib.suppress(OSError):
             _store(path, memory + _IMAGE_TRAILER.pack(image.size, *image.inbox, _IMAGE_MAGIC))
-            _forget_old_images(os.path.dirname(path))
+            _forget_oldest(os.path.dirname(path), ".image", IMAGES_KEPT)
 
     def _image_path(self, module: object, config: bytes) -> str | None:
         key = self._keys.get(module) if isinstance(module, CompiledModule) else None
@@ -419,6 +421,13 @@ async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
 def _module_file(key: str) -> str:
     """The disk cache's file for the compiled module of cache key ``key``."""
     return os.path.join(cache_dir(), "modules", f"{key}.cwasm")
+
+
+def _store_module(path: str, module: CompiledModule) -> None:
+    """Write ``module``'s compiled form to the disk cache file ``path``, then forget the least
+    recently loaded beyond :data:`MODULES_KEPT` (every upgrade would otherwise add one)."""
+    _store(path, module.serialize())
+    _forget_oldest(os.path.dirname(path), ".cwasm", MODULES_KEPT)
 
 
 def _store(path: str, data: bytes | bytearray) -> None:
@@ -781,17 +790,20 @@ _IMAGE_TRAILER = struct.Struct("<QQQ16s")
 :data:`_IMAGE_MAGIC`."""
 IMAGES_KEPT = 32
 """Image files the disk cache keeps (each about a MiB on disk); the oldest go first."""
+MODULES_KEPT = 4
+"""Compiled modules the disk cache keeps (each ~14 MB: one per corral release, wasmtime build
+and engine setting in use); the least recently loaded go first."""
 
 
-def _forget_old_images(directory: str) -> None:
-    """Delete the oldest image files beyond :data:`IMAGES_KEPT` (a process that maps one
-    keeps its pages)."""
+def _forget_oldest(directory: str, suffix: str, kept: int) -> None:
+    """Delete the least recently used files named ``*suffix`` in ``directory`` beyond ``kept``
+    (a process that maps or runs one keeps its pages: the file goes, its mapping stays)."""
     files = []
     for entry in os.scandir(directory):
         with contextlib.suppress(OSError):
-            if entry.name.endswith(".image"):
+            if entry.name.endswith(suffix):
                 files.append((entry.stat().st_mtime_ns, entry.path))
-    for _, path in sorted(files)[: max(0, len(files) - IMAGES_KEPT)]:
+    for _, path in sorted(files)[: max(0, len(files) - kept)]:
         with contextlib.suppress(OSError):
             os.unlink(path)
 
