@@ -99,14 +99,14 @@ CASES: tuple[Case, ...] = (
     Case(
         "groupby",
         # (pipes escaped: the label goes into a markdown table cell)
-        "50 MB CSV group-by: `cut -d, -f3 \\| sort \\| uniq -c \\| sort -rn \\| head`",
+        "{csv} CSV group-by: `cut -d, -f3 \\| sort \\| uniq -c \\| sort -rn \\| head`",
         f"cut -d, -f3 {CSV} | sort | uniq -c | sort -rn | head",
         (2, 5),
         target=f"native:{NATIVE_FACTOR}",
     ),
     Case(
         "grep",
-        "`grep -c` over 50 MB",
+        "`grep -c` over {csv}",
         f"grep -c ,cat12 {CSV}",
         (2, 5),
         target=f"native:{NATIVE_FACTOR}",
@@ -114,7 +114,7 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "jq",
-        "`jq` over a 20 MB JSON array",
+        "`jq` over a {json} JSON array",
         f"jq '[.[] | select(.active and .score > 500) | .value] | add' {JSON_FILE}",
         (2, 5),
         target=f"native:{NATIVE_FACTOR}",
@@ -122,14 +122,14 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "awk",
-        "awk sums by key over 50 MB: `awk -F, '{s[$3]+=$4} ...'`",
+        "awk sums by key over {csv}: `awk -F, '{s[$3]+=$4} ...'`",
         f"awk -F, '{{s[$3]+=$4}} END {{for (k in s) t+=s[k]; print length(s), t}}' {CSV}",
         (2, 5),
         tools=("awk",),
     ),
     Case(
         "sed",
-        "`sed -n '$p'` over 50 MB (the last line)",
+        "`sed -n '$p'` over {csv} (the last line)",
         f"sed -n '$p' {CSV}",
         (2, 5),
         tools=("sed",),
@@ -608,13 +608,13 @@ def build_rows(
             target = float(value)
         elif kind == "native" and isinstance(native, Stats):
             target = float(value) * native.median
-        rows.append(Row(case.id, case.label + ": median", target=target))
+        rows.append(Row(case.id, _sized(case.label, files) + ": median", target=target))
     for case_id in _memory_cases(cases):
         size = len(files[JSON_FILE if case_id == "jq" else CSV])
         rows.append(
             Row(
                 f"mem_{case_id}",
-                f"peak memory, {case_id} (file {size / MB:.0f} MB)",
+                f"peak memory, {case_id} (file {size / MB:.3g} MB)",
                 kind="size",
                 target=MEMORY_FACTOR * size,
                 stat="peak",
@@ -690,6 +690,14 @@ def select_cases(only: str) -> tuple[Case, ...]:
     if unknown:
         raise ValueError(f"unknown case {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     return tuple(case for case in CASES if case.id in wanted)
+
+
+def _sized(label: str, files: dict[str, bytes]) -> str:
+    """``label`` with ``{csv}`` and ``{json}`` (not ``str.format``: labels hold awk's braces)
+    replaced by the files' sizes, which ``--scale`` changes."""
+    for name, path in (("{csv}", CSV), ("{json}", JSON_FILE)):
+        label = label.replace(name, f"{len(files[path]) / MB:.3g} MB")
+    return label
 
 
 def run_all(
