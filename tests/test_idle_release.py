@@ -106,3 +106,25 @@ def test_the_idle_thread_releases_a_sandbox_left_alone(monkeypatch: pytest.Monke
             waited += 0.05
         assert _present_pages(sandbox) <= KEPT
         assert sandbox.execute("return 40 + 2").stdout == "42"
+
+
+def _private_pages(sandbox: Sandbox) -> int:
+    instance = sandbox._driver.instance
+    size = instance.memory_size()
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(instance._base(0, size) // PAGE * 8)  # type: ignore[attr-defined]
+        entries = struct.iter_unpack("<Q", f.read(size // PAGE * 8))
+    return sum(entry >> 63 & ~entry >> 61 & 1 for (entry,) in entries)
+
+
+def test_a_memory_that_moved_off_its_image_keeps_its_private_pages() -> None:
+    Sandbox(record=False).close()
+    with Sandbox(record=False) as sandbox:
+        _used(sandbox)
+        instance = sandbox._driver.instance
+        image, _ = instance._mapped  # type: ignore[attr-defined]
+        instance._mapped = (image, 0)  # as if it had outgrown its reservation and moved
+        before, private = _memory(sandbox), _private_pages(sandbox)
+        _release(sandbox)
+        assert _private_pages(sandbox) == private  # a private page would read back as zeros
+        assert _memory(sandbox) == before
