@@ -2,7 +2,7 @@
 
     PYTHONPATH=python python bench/creation.py create [--runs N]
     PYTHONPATH=python python bench/creation.py memory [--sandboxes N] [--cycles N]
-    PYTHONPATH=python python bench/creation.py pages [--executions N] [--code JS]
+    PYTHONPATH=python python bench/creation.py pages [--executions N] [--code JS] [--idle]
 
 ``create`` times ``Sandbox()`` made from its configuration's init image (the usual case, see
 ``corral._image``), made from the image in the disk cache (a process's first sandbox), made
@@ -20,7 +20,9 @@ reserved (VmSize); then creates and drops ``--cycles`` sandboxes and prints VmRS
 start. ``--reservation BYTES`` bounds each
 instance's address-space reservation (``corral.configure_runtime(memory_reservation=...)``;
 by default wasmtime reserves 4 GiB per instance so that guest code needs no bounds checks).
-``pages`` shows where one sandbox's memory is mapped after ``--executions`` runs of ``--code``
+Then it waits until the idle sandboxes gave their unused pages back (``corral._idle``) and
+prints the growth again. ``pages`` shows where one sandbox's memory is mapped after
+``--executions`` runs of ``--code`` (``--idle``: and once they were given back)
 (Linux: ``/proc/self/pagemap``): for each region of the guest's linear memory (the stack, the
 module's data segments, the heap up to the init image's end, what grew beyond), its pages
 private to the instance (written since it mapped the image) and its pages of the image file
@@ -42,7 +44,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from corral import Sandbox, configure_runtime
+from corral import Sandbox, _idle, configure_runtime
 from corral._image import images_for
 from corral._module import wasm_path
 from lifecycle import status
@@ -134,6 +136,7 @@ def echo(x: int) -> dict[str, int]:
 
 def memory(count: int, cycles: int, reservation: int | None) -> None:
     configure_runtime(memory_reservation=reservation)
+    hold_releases()
     Sandbox(record=False).execute("return 1")
     gc.collect()
     before = memory_status()
@@ -142,6 +145,8 @@ def memory(count: int, cycles: int, reservation: int | None) -> None:
     for sandbox in sandboxes:
         sandbox.execute("return 1")
     used = memory_status()
+    waited = released_when_idle()
+    rested = memory_status()
 
     def grown(now: dict[str, int]) -> str:
         grew = {k: now[k] - before[k] for k in now}
@@ -152,6 +157,7 @@ def memory(count: int, cycles: int, reservation: int | None) -> None:
     print(f"reservation per instance: {'default' if reservation is None else reservation}")
     print(f"{count} live sandboxes, idle: {grown(idle)}")
     print(f"... after one execution each: {grown(used)}")
+    print(f"... then idle ({waited:.1f} s: unused pages given back): {grown(rested)}")
     del sandboxes, sandbox
     gc.collect()
     start = memory_status()
@@ -163,6 +169,28 @@ def memory(count: int, cycles: int, reservation: int | None) -> None:
         f"{cycles} sandboxes created, run and dropped: VmRSS {start['VmRSS'] / 1024:.0f} -> "
         f"{end['VmRSS'] / 1024:.0f} MiB"
     )
+
+
+RELEASE_AFTER = _idle.IDLE_AFTER
+
+
+def hold_releases() -> None:
+    """No idle release until :func:`released_when_idle` (call before the first sandbox)."""
+    _idle.IDLE_AFTER = 3600
+
+
+def released_when_idle() -> float:
+    """Let the idle sandboxes give their unused pages back (``corral._idle``, Linux), as they
+    do after ``IDLE_AFTER`` seconds without use, and wait until they have; the seconds
+    waited."""
+    started = time.monotonic()
+    _idle.IDLE_AFTER = RELEASE_AFTER
+    time.sleep(RELEASE_AFTER)
+    with _idle._state.changed:
+        _idle._state.changed.notify()  # the release thread still waits out the hour set above
+    while _idle._state.waiting and time.monotonic() - started < 60:
+        time.sleep(0.1)
+    return time.monotonic() - started
 
 
 PAGE = 4096
@@ -195,12 +223,16 @@ def data_segments(module: bytes) -> list[tuple[int, int]]:
     return segments
 
 
-def pages(executions: int, code: str) -> None:
+def pages(executions: int, code: str, idle: bool) -> None:
     configure_runtime(memory_reservation=0)
+    hold_releases()
     Sandbox(record=False).execute(code)  # the configuration's image, then one mapped from it
     sandbox = Sandbox(record=False)
     for _ in range(executions):
         sandbox.execute(code)
+    title = f"{executions} runs of {code!r}"
+    if idle:
+        title += f", then idle ({released_when_idle():.1f} s: unused pages given back)"
     instance = sandbox._driver.instance
     size = instance.memory_size()
     with open("/proc/self/pagemap", "rb") as f:
@@ -211,7 +243,7 @@ def pages(executions: int, code: str) -> None:
     segments = data_segments(wasm_path().read_bytes())
     data, data_end = segments[0][0] // PAGE, -(-max(a + n for a, n in segments) // PAGE)
     image = next(iter(images_for(sandbox._driver._module)._by_config.values())).size // PAGE
-    print(f"{executions} runs of {code!r}: P private pages, F the image file's pages mapped")
+    print(f"{title}: P private pages, F the image file's pages mapped")
     for name, start, end in (
         ("stack", 0, data),
         ("data segments", data, data_end),
@@ -241,11 +273,12 @@ def main() -> None:
     mapped = sub.add_parser("pages")
     mapped.add_argument("--executions", type=int, default=2)
     mapped.add_argument("--code", default="return 1")
+    mapped.add_argument("--idle", action="store_true", help="after the idle release")
     args = parser.parse_args()
     if args.what == "create":
         create(args.runs)
     elif args.what == "pages":
-        pages(args.executions, args.code)
+        pages(args.executions, args.code, args.idle)
     else:
         memory(args.sandboxes, args.cycles, args.reservation)
 

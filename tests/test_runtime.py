@@ -275,6 +275,7 @@ def test_import_corral_loads_nothing_until_a_name_is_used() -> None:
 # tools, capabilities, tokens, the call dispatcher and fs load on first use.
 FIRST_SANDBOX_MODULES = [
     "corral",
+    "corral._idle",
     "corral._image",
     "corral._json",
     "corral._module",

@@ -18,11 +18,12 @@ from __future__ import annotations
 import contextlib
 import enum
 import struct
+import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
-from . import _json
+from . import _idle, _json
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .results import ErrorKind, timeout_message
@@ -198,6 +199,11 @@ class Driver:
         self._files_generation = 0
         self._closed = False
         self._instance: Instance | None = None
+        # Held around every guest call, so that idle pages are never released during one.
+        self._guest = threading.RLock()
+        self._used = 0.0  # time.monotonic() at the end of the last guest call
+        self._releases = backend.releases_memory
+        self._watched = False  # whether corral._idle will release its pages
         self._fresh_instance()
 
     @property
@@ -224,12 +230,33 @@ class Driver:
         self._files = self._session = None
 
     def _release(self) -> None:
-        instance, self._instance = self._instance, None
-        if instance is not None:
-            instance.close()
+        with self._guest:
+            instance, self._instance = self._instance, None
+            if instance is not None:
+                instance.close()
+
+    def release_if_idle(self, since: float) -> None:
+        """Give back the instance's unused memory pages (see ``corral._idle``) unless a guest
+        call runs or ran after ``since``."""
+        if not self._guest.acquire(blocking=False):
+            return
+        try:
+            if self._used <= since:
+                # A page map that cannot be read only means nothing is released.
+                with contextlib.suppress(OSError):
+                    if self._instance is not None:
+                        self._instance.release_unused()
+                self._watched = False
+                _idle.done(self)
+        finally:
+            self._guest.release()
 
     def _fresh_instance(self) -> Instance:
         """Replace the instance (the old one is released first, so two never coexist)."""
+        with self._guest:
+            return self._replace_instance()
+
+    def _replace_instance(self) -> Instance:
         self._release()
         if self._closed:
             raise SandboxClosedError()
@@ -330,18 +357,24 @@ class Driver:
     def _send(self, export: str, frame: bytes, deadline: float | None = None) -> bytes:
         """Write ``frame`` into the guest's inbox, call ``export`` with its length, read the
         reply."""
-        # The instance first: a fresh one (after a trap) restores the files through its inbox,
-        # which may move it.
-        instance = self.instance
-        address, capacity = self._inbox
-        if len(frame) > capacity:
-            capacity = max(len(frame), min(2 * capacity, INBOX_KEPT), 64 * 1024)
-            address = instance.call("corral_inbox", capacity)
-            self._inbox = (address, capacity)
-        instance.write(address, frame)
-        if capacity > INBOX_KEPT:
-            self._inbox = (0, 0)  # the guest frees an inbox this large after the call
-        return _reply(instance, instance.call(export, len(frame), deadline=deadline))
+        with self._guest:
+            # The instance first: a fresh one (after a trap) restores the files through its
+            # inbox, which may move it.
+            instance = self.instance
+            address, capacity = self._inbox
+            if len(frame) > capacity:
+                capacity = max(len(frame), min(2 * capacity, INBOX_KEPT), 64 * 1024)
+                address = instance.call("corral_inbox", capacity)
+                self._inbox = (address, capacity)
+            instance.write(address, frame)
+            if capacity > INBOX_KEPT:
+                self._inbox = (0, 0)  # the guest frees an inbox this large after the call
+            reply = _reply(instance, instance.call(export, len(frame), deadline=deadline))
+            self._used = time.monotonic()
+            if not self._watched and self._releases:
+                self._watched = True
+                _idle.watch(self)
+            return reply
 
     def run(self, language: str, code: str, stdin: bytes | None, timeout: float) -> Execution:
         """Run one execution; yields op batches, receives results (or :class:`Cancel`).

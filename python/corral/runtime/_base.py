@@ -131,6 +131,12 @@ class Instance(Protocol):
         """Make a fresh instance's memory what ``image`` recorded (see ``corral/_image.py``):
         grown to its size, with its changed pages; nothing runs in the guest."""
 
+    def release_unused(self) -> int:
+        """Give back the memory pages whose bytes the system would provide again on the next
+        access (pages only read, private copies equal to the image's); the memory's contents
+        stay as they are. Returns how many pages; 0 where the backend cannot (see
+        :attr:`Backend.releases_memory`). Never called while a guest call runs."""
+
     def close(self) -> None:
         """Release the instance (its memory and address-space reservation) now; idempotent.
 
@@ -143,6 +149,11 @@ class Backend(Protocol):
     """Compiles and instantiates the guest module."""
 
     name: str
+
+    @property
+    def releases_memory(self) -> bool:
+        """Whether :meth:`Instance.release_unused` can give pages back (an idle sandbox's
+        pages are then released, see ``corral._idle``)."""
 
     def load(self, wasm: Wasm) -> object:
         """Compile (or fetch from a cache) the module; the result is opaque to callers."""

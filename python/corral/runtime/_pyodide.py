@@ -152,6 +152,7 @@ class PyodideBackend:
     """Compiles with ``WebAssembly`` and caches compiled modules for the page's lifetime."""
 
     name = "pyodide"
+    releases_memory = False  # see PyodideInstance.release_unused
 
     def __init__(self) -> None:
         self._modules: dict[str, CompiledModule] = {}
@@ -387,6 +388,10 @@ class PyodideInstance:
     def load_image(self, image: InitImage) -> None:
         """Copy the image's changed pages in (a browser cannot map memory)."""
         image.copy_into(self)
+
+    def release_unused(self) -> int:
+        """Nothing: a browser gives no page of a ``WebAssembly.Memory`` back."""
+        return 0
 
     def close(self) -> None:
         """Drop the instance; the engine frees the memory."""

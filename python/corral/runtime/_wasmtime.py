@@ -358,6 +358,12 @@ class WasmtimeBackend:
             raise box["error"]
         return box.get("value")
 
+    @property
+    def releases_memory(self) -> bool:
+        """Whether instances can give back unused pages, which they can on Linux (see
+        ``WasmtimeInstance.release_unused``)."""
+        return _pagemap() is not None
+
     def instantiate(self, module: object, shim: WasiShim, memory_limit: int) -> WasmtimeInstance:
         """A fresh instance of ``module`` in its own store, with WASI bound to ``shim``."""
         assert isinstance(module, CompiledModule)
@@ -559,6 +565,8 @@ class WasmtimeInstance:
         if self._memory is None:
             raise GuestTrap(ErrorKind.TRAP, "the guest exports no memory")
         self._memory_address = ctypes.addressof(self._memory.of)
+        # The image file mapped over the memory, and where (see release_unused).
+        self._mapped: tuple[_ImageFile, int] | None = None
         # Weakly: the shim must not keep its instance alive.
         shim.bind(weakref.proxy(self))
 
@@ -704,12 +712,53 @@ class WasmtimeInstance:
         self.grow(image.size)
         source = image.prepared.get(self._backend.name)
         if isinstance(source, _ImageFile):
-            source.map(self._base(0, image.size), image.size)
+            address = self._base(0, image.size)
+            source.map(address, image.size)
+            self._mapped = (source, address)
             return
         image.copy_into(self)
         if source is None:
             memory = self.read(0, image.size)
             image.prepared[self._backend.name] = _ImageFile.create(memory, image.inbox)
+
+    def release_unused(self) -> int:
+        """Give back the pages of linear memory that hold what the kernel would map there
+        anyway (Linux: ``/proc/self/pagemap`` says which pages are present, then
+        ``madvise(MADV_DONTNEED)``): pages of the image file that were only read, and private
+        copies whose bytes are the image's (a rewound realm's) or zeros. Returns how many."""
+        pagemap = _pagemap()
+        if pagemap is None or not self._context:
+            return 0
+        size = self.memory_size()
+        base = self._base(0, size)
+        page = mmap.PAGESIZE
+        entries = os.pread(pagemap, size // page * 8, base // page * 8)
+        kinds = entries[7::8].translate(_PAGE_KINDS)  # F: a file's page, P: private, .: none
+        # A file's page that was only read holds the file's bytes: always given back.
+        drop = bytearray(kinds.replace(b"P", b"."))
+        mapped, address = self._mapped or (None, 0)
+        # A private page only where the image file is mapped (not if the memory moved, having
+        # outgrown its reservation), and where its bytes are what the kernel maps back: the
+        # file's within it, zeros past it (elsewhere the module's own data may lie beneath).
+        if mapped is not None and address == base:
+            image = mapped.view()
+            at = kinds.find(b"P")
+            while at >= 0:
+                offset = at * page
+                want = image[offset : offset + page] if offset < mapped.size else _ZERO_PAGE
+                if ctypes.string_at(base + offset, page) == want:
+                    drop[at] = ord("F")
+                at = kinds.find(b"P", at + 1)
+        released = 0
+        madvise = _libc("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        start = drop.find(b"F")
+        while start >= 0:
+            end = drop.find(b".", start)
+            end = len(drop) if end < 0 else end
+            madvise(base + start * page, (end - start) * page, _MADV_DONTNEED)
+            released += end - start
+            start = drop.find(b"F", end)
+        return released
 
 
 class _ImageFile:
@@ -727,6 +776,7 @@ class _ImageFile:
         self.fd = fd
         self.size = size
         self.inbox = inbox
+        self._view: mmap.mmap | None = None
         weakref.finalize(self, os.close, fd)
 
     @classmethod
@@ -771,6 +821,12 @@ class _ImageFile:
             return None
         finally:
             os.close(disk)
+
+    def view(self) -> mmap.mmap:
+        """The file's bytes, mapped read-only in this process (once)."""
+        if self._view is None:
+            self._view = mmap.mmap(self.fd, self.size, prot=mmap.PROT_READ)
+        return self._view
 
     def map(self, address: int, size: int) -> None:
         """Replace the memory at ``address`` (page-aligned) with a private mapping of the file."""
@@ -900,6 +956,30 @@ def _populate(address: int, length: int) -> None:
     if madvise is not None:
         start = address - address % mmap.PAGESIZE
         madvise(start, address + length - start, _MADV_POPULATE_WRITE)
+
+
+_MADV_DONTNEED = 4
+_ZERO_PAGE = bytes(mmap.PAGESIZE)
+_PAGE_KINDS = bytes(
+    ord("." if not flags & 0x80 else "F" if flags & 0x20 else "P") for flags in range(256)
+)
+"""A ``/proc/self/pagemap`` entry's top byte to its page's kind: bit 63 (0x80) says the page
+is present, bit 61 (0x20) that it is a file's page (not a private copy)."""
+
+
+def _pagemap() -> int | None:
+    """This process's page map, open for reading (Linux), else None."""
+    return _pagemap_of(os.getpid())  # a forked child must not read its parent's
+
+
+@functools.cache
+def _pagemap_of(pid: int) -> int | None:
+    if _libc("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int) is None:
+        return None
+    try:
+        return os.open("/proc/self/pagemap", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:  # pragma: no cover - /proc not mounted
+        return None
 
 
 def _raise_pending() -> None:

@@ -1,0 +1,84 @@
+"""Idle sandboxes give their unused memory pages back (natively, on Linux).
+
+An execution reads pages of its instance's memory that it shares with every other sandbox
+(the init image's, mapped copy-on-write: see ``corral._image``), and its realm's rewind writes
+private copies of pages whose bytes end up as the image's. Resident memory counts both kinds
+once per instance. Giving them back right after each execution would make the next one fault
+them in again (tens of microseconds), so a background thread does it once a sandbox has made no
+guest call for :data:`IDLE_AFTER` seconds (see ``Instance.release_unused``). The thread starts
+with the first sandbox that can release pages and sleeps while none is waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+
+TYPE_CHECKING = False  # typing's, without importing typing
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Releasable(Protocol):
+        def release_if_idle(self, since: float) -> None:
+            """Give back unused pages and call :func:`done` if not used since ``since``
+            (``time.monotonic()``); else nothing (asked again later)."""
+
+
+__all__ = ["IDLE_AFTER", "done", "watch"]
+
+IDLE_AFTER = 1.0
+"""Seconds without a guest call after which a sandbox's unused pages are given back."""
+
+
+class _State:
+    """The sandboxes waiting for their release, and the thread that releases them."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.waiting: weakref.WeakSet[Releasable] = weakref.WeakSet()
+        self.changed = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+
+_state = _State()
+if hasattr(os, "register_at_fork"):  # not on Windows
+    # A forked child starts afresh: its parent's thread is gone, and may have held the lock.
+    os.register_at_fork(after_in_child=_state.reset)
+
+
+def watch(owner: Releasable) -> None:
+    """Release ``owner``'s unused pages once it has been idle for :data:`IDLE_AFTER` seconds
+    (once: it asks again after its next use)."""
+    state = _state
+    with state.changed:
+        if not state.waiting:
+            state.changed.notify()  # the thread waits for one
+        state.waiting.add(owner)
+        if state.thread is None:
+            state.thread = threading.Thread(target=_release_idle, name="corral-idle", daemon=True)
+            state.thread.start()
+
+
+def done(owner: Releasable) -> None:
+    """Stop watching ``owner`` (called by it, from the same lock that guards its calls to
+    :func:`watch`, so that a use right after its release is not missed)."""
+    with _state.changed:
+        _state.waiting.discard(owner)
+
+
+def _release_idle() -> None:
+    state = _state
+    while True:
+        with state.changed:
+            while not state.waiting:
+                state.changed.wait()
+            state.changed.wait(IDLE_AFTER)  # woken early only by a notify() from outside
+            owners = list(state.waiting)
+        since = time.monotonic() - IDLE_AFTER
+        for owner in owners:
+            owner.release_if_idle(since)
+        del owners  # no sandbox kept alive while sleeping
