@@ -147,3 +147,19 @@ def test_equality_hash_and_immutability() -> None:
     trace = Trace()
     trace.events = [{"a": 1}]
     assert trace == Trace([{"a": 1}])
+
+
+def test_a_plain_subclass_keeps_the_fields_and_may_add_attributes() -> None:
+    class Mine(ExecutionResult):  # not a dataclass itself: it inherits what the base has
+        def shout(self) -> str:
+            return self.stdout.upper()
+
+    mine = Mine("hi", "", 0)
+    assert mine.shout() == "HI" and mine == Mine("hi", "", 0) and mine != RESULT
+    assert repr(mine).startswith(f"{Mine.__qualname__}(stdout='hi', stderr=''")
+    mine.note = "kept"  # type: ignore[attr-defined]  # not a field, not the frozen class itself
+    assert mine.note == "kept"  # type: ignore[attr-defined]
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'stdout'"):
+        mine.stdout = "x"  # type: ignore[misc]
+    assert [f.name for f in dataclasses.fields(Mine)][:3] == ["stdout", "stderr", "exit_code"]
+    assert dataclasses.replace(mine, exit_code=1).exit_code == 1

@@ -9,7 +9,8 @@ immutability when ``frozen=True``, ``__match_args__``, ``__replace__`` and pickl
 ``dataclasses.fields``, ``asdict``, ``replace`` and ``is_dataclass``, ``__dataclass_fields__``
 and ``__dataclass_params__`` are taken, the first time one of them is asked for, from a
 dataclass that ``dataclasses.make_dataclass`` builds from the same fields: the one place where
-``dataclasses`` is imported.
+``dataclasses`` is imported. Only a direct subclass of :class:`Record` is a record; a subclass
+of a record is a plain class that inherits all this, as an undecorated subclass of a dataclass.
 """
 
 from __future__ import annotations
@@ -105,13 +106,15 @@ class Record:
 
     def __init_subclass__(cls, *, frozen: bool = False, kw_only: bool = False) -> None:
         super().__init_subclass__()
+        if Record not in cls.__bases__:
+            return  # a subclass of a record is a plain class, as one of a dataclass
         annotations = {
             name: annotation
             # not inspect.get_annotations: inspect is what records spare a fresh process
             for name, annotation in cls.__dict__.get("__annotations__", {}).items()  # noqa: RUF063
             if not str(annotation).startswith(("ClassVar", "typing.ClassVar"))
         }
-        specs = dict(cls._specs)  # a base record's fields come first
+        specs = {}
         slots = cls.__dict__.get("__slots__", ())
         for name in annotations:
             value = _MISSING if name in slots else cls.__dict__.get(name, _MISSING)
@@ -123,7 +126,7 @@ class Record:
                     setattr(cls, name, spec.default)
             specs[name] = spec
         cls._specs = specs
-        cls._annotations = {**cls._annotations, **annotations}
+        cls._annotations = annotations
         cls._frozen = frozen
         cls._kw_only = kw_only
         cls._compared = tuple(name for name, spec in specs.items() if spec.compare)
@@ -155,10 +158,18 @@ class Record:
         return hash(self._key())
 
     def _frozen_setattr(self, name: str, value: object) -> None:
-        raise _frozen_error(f"cannot assign to field {name!r}")
+        if self._is_frozen(name):
+            raise _frozen_error(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
 
     def _frozen_delattr(self, name: str) -> None:
-        raise _frozen_error(f"cannot delete field {name!r}")
+        if self._is_frozen(name):
+            raise _frozen_error(f"cannot delete field {name!r}")
+        object.__delattr__(self, name)
+
+    def _is_frozen(self, name: str) -> bool:
+        # As a frozen dataclass: a plain subclass's instances may have attributes of their own.
+        return Record in type(self).__bases__ or name in self._specs
 
     def __replace__(self, **changes: Any) -> Self:
         """A copy with ``changes`` (``copy.replace``, ``dataclasses.replace``)."""
