@@ -136,6 +136,15 @@ def _factory_defaults(  # noqa: PLR0917 - the signature of Sphinx's event
     return signature.replace("<factory>", "..."), return_annotation
 
 
+def _record_bases(app: Sphinx, name: str, obj: Any, options: Any, bases: list[type]) -> None:
+    """Show the result and record types' private base (``corral._record.Record``, what spares
+    a fresh process ``dataclasses``) as ``object``, as when they were dataclasses."""
+    from corral._record import Record
+
+    bases[:] = [object if base is Record else base for base in bases]
+
+
 def setup(app: Sphinx) -> None:
     app.connect("env-check-consistency", _check_public_api)
+    app.connect("autodoc-process-bases", _record_bases)
     app.connect("autodoc-process-signature", _factory_defaults)

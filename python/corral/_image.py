@@ -21,8 +21,8 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
+from ._record import Record, field
 from ._wasi import Entropy, WasiShim
 from .runtime import Instance
 
@@ -49,8 +49,7 @@ def entropy_of(shim: WasiShim, entropy: Entropy) -> Iterator[None]:
         shim.entropy = own
 
 
-@dataclass(frozen=True)
-class InitImage:
+class InitImage(Record, frozen=True):
     """The memory an initialization changed: the memory's size, and runs of changed pages."""
 
     size: int

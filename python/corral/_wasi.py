@@ -11,7 +11,8 @@ import os
 import struct
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from ._record import Record
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -51,8 +52,7 @@ class GuestExit(Exception):
         self.code = code
 
 
-@dataclass
-class Entropy:
+class Entropy(Record):
     """Where the guest's clocks and random bytes come from; swap these to record or replay."""
 
     clock: Callable[[int], int]
@@ -68,8 +68,7 @@ class Entropy:
         return cls(clock=clock, random=os.urandom)
 
 
-@dataclass(frozen=True)
-class WasiFunction:
+class WasiFunction(Record, frozen=True):
     """One import: its wasm signature (``"i"`` = i32, ``"I"`` = i64) and implementation."""
 
     params: str

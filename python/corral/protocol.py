@@ -21,10 +21,10 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
 
 from . import _idle, _json
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
+from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .results import ErrorKind, timeout_message
 from .runtime import Backend, GuestTrap, Instance
@@ -101,20 +101,34 @@ def _slice(blob: bytes, span: list[int] | None) -> bytes:
     return b"" if span is None else blob[span[0] : span[0] + span[1]]
 
 
-@dataclass(slots=True)
-class HostOp:
+class HostOp(Record):
     """An operation the guest is blocked on: a tool call (``call``) or a ``sleep``.
 
     Read-only by convention (the trace keeps the objects): a batch makes one per call, and a
-    frozen dataclass took six times as long to make as this slotted one (named tuples need
-    ``typing``, which a fresh process's first sandbox does not import)."""
+    frozen record took six times as long to make as this slotted one (named tuples need
+    ``typing``, which a fresh process's first sandbox does not import). Slotted, so its
+    defaults are in its ``__init__``."""
 
+    __slots__ = ("args", "caller", "id", "kind", "ms", "tool")
     id: int
     kind: str
-    tool: str = ""
-    args: bytes = b""  # JSON text of the call's arguments
-    ms: float = 0.0  # how long a sleep lasts
-    caller: str = "js"  # who called: "js" or "shell" (hints use the caller's syntax)
+    tool: str
+    args: bytes  # JSON text of the call's arguments
+    ms: float  # how long a sleep lasts
+    caller: str  # who called: "js" or "shell" (hints use the caller's syntax)
+
+    def __init__(  # noqa: PLR0917 - positional, as the dataclass it was
+        self,
+        id: int,
+        kind: str,
+        tool: str = "",
+        args: bytes = b"",
+        ms: float = 0.0,
+        caller: str = "js",
+    ) -> None:
+        self.id, self.kind, self.tool, self.args, self.ms, self.caller = (
+            id, kind, tool, args, ms, caller
+        )  # fmt: skip
 
 
 class CallErrorKind(enum.StrEnum):
@@ -128,19 +142,27 @@ class CallErrorKind(enum.StrEnum):
     TOOL = "tool"
 
 
-@dataclass(slots=True)
-class OpResult:
+class OpResult(Record):
     """The answer to one :class:`HostOp`: JSON text, or an error of a given kind (read-only
     by convention, slotted like :class:`HostOp`)."""
 
+    __slots__ = ("error", "error_kind", "id", "ok")
     id: int
-    ok: bytes | None = None
-    error_kind: CallErrorKind | None = None
-    error: str | None = None
+    ok: bytes | None
+    error_kind: CallErrorKind | None
+    error: str | None
+
+    def __init__(
+        self,
+        id: int,
+        ok: bytes | None = None,
+        error_kind: CallErrorKind | None = None,
+        error: str | None = None,
+    ) -> None:
+        self.id, self.ok, self.error_kind, self.error = id, ok, error_kind, error
 
 
-@dataclass
-class RawOutcome:
+class RawOutcome(Record):
     """How an execution ended, before the sandbox turns it into an ``ExecutionResult``."""
 
     exit_code: int
@@ -155,15 +177,13 @@ class RawOutcome:
 
 
 # Sent back into an execution generator instead of results: end it now with this error kind.
-@dataclass(frozen=True)
-class Cancel:
+class Cancel(Record, frozen=True):
     """End the execution now, e.g. because the deadline passed while tools ran."""
 
     kind: ErrorKind
 
 
-@dataclass
-class _Output:
+class _Output(Record):
     stdout: bytearray = field(default_factory=bytearray)
     stderr: bytearray = field(default_factory=bytearray)
 
@@ -453,8 +473,7 @@ class Driver:
         )
 
 
-@dataclass
-class _Step:
+class _Step(Record):
     stdout: bytes
     stderr: bytes
     ops: list[HostOp]

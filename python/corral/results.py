@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import enum
-from dataclasses import dataclass, fields
+
+from ._record import Record, values
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -69,8 +70,7 @@ def timeout_message(timeout: float, how: str = "was stopped") -> str:
     )
 
 
-@dataclass(frozen=True)
-class ToolCall:
+class ToolCall(Record, frozen=True):
     """One tool call made during an execution, allowed or not.
 
     Attributes:
@@ -98,8 +98,7 @@ class ToolCall:
     result_size: int | None = None
 
 
-@dataclass(frozen=True)
-class ExecutionResult:
+class ExecutionResult(Record, frozen=True):
     """What one execution produced.
 
     Attributes:
@@ -160,12 +159,9 @@ class ExecutionResult:
         when serialised)."""
         # What asdict() gives, without its recursive walk over every field (a measurable part
         # of a trivial execution): only the returned value can hold mutable data to copy.
-        data = {field.name: getattr(self, field.name) for field in _RESULT_FIELDS}
+        data = values(self)
         data["return_value"] = copy.deepcopy(self.return_value)
-        data["tool_calls"] = [
-            {field.name: getattr(call, field.name) for field in _CALL_FIELDS}
-            for call in self.tool_calls
-        ]
+        data["tool_calls"] = [values(call) for call in self.tool_calls]
         return data
 
     @classmethod
@@ -176,7 +172,3 @@ class ExecutionResult:
         return cls(
             **{**data, "tool_calls": calls, "error_kind": None if kind is None else ErrorKind(kind)}
         )
-
-
-_RESULT_FIELDS = fields(ExecutionResult)
-_CALL_FIELDS = fields(ToolCall)

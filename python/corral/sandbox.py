@@ -23,10 +23,10 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
 
 from . import _json
 from ._module import wasm_file
+from ._record import Record, field
 from ._wasi import Entropy, WasiShim
 from .audit import AuditLog, AuditRecord, now
 from .limits import Limits
@@ -89,8 +89,7 @@ def _language(language: object) -> str:
     return lang
 
 
-@dataclass
-class _Run:
+class _Run(Record):
     """The bookkeeping of the execution in flight."""
 
     run: Execution
@@ -731,8 +730,7 @@ def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
         f"TypeError: the returned value is not valid JSON ({error}); return plain data, and "
         "leave JSON.stringify as it is"
     )
-    return replace(
-        raw,
+    return raw.__replace__(
         exit_code=raw.exit_code or 1,
         stderr=raw.stderr + (message + "\n").encode(),
         error=raw.error or message,

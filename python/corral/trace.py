@@ -12,11 +12,10 @@ names the first difference.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
+from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import CallErrorKind, Cancel, HostOp, OpResult
 from .results import ErrorKind, ExecutionResult
@@ -54,8 +53,7 @@ class ReplayDivergence(Exception):
     """The replayed guest asked for something other than what the trace recorded."""
 
 
-@dataclass
-class Trace:
+class Trace(Record):
     """The record of a sandbox's life, as a list of JSON-able events.
 
     Serialise it with :meth:`to_jsonl` (one event per line) and read it back with
@@ -193,7 +191,7 @@ class Recorder:
                 events[index] = encode_answer(event["raw"])
             elif event["t"] == "end" and "raw" in event:
                 # Not the result's value now: the one copied when it was recorded.
-                result = dataclasses.replace(event["raw"], return_value=None).to_dict()
+                result = event["raw"].__replace__(return_value=None).to_dict()
                 result["return_value"] = event["value"]
                 events[index] = {"t": "end", "result": result}
         self._encoded = len(events)
