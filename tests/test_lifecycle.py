@@ -357,5 +357,8 @@ def test_an_interrupted_execution_leaves_the_last_completed_state_while_its_erro
         else:
             asyncio.run(sandbox.aexecute(code, "shell"))
     assert interrupted.value.__traceback__ is not None  # still alive, and the run with it
+    # The half-run instance is gone; its replacement waits for the next use (the interrupt
+    # returns at once: the page's Ctrl-C gives the prompt back before the new instance).
+    assert sandbox._driver._instance is None
     result = sandbox.execute("echo $x; cat f", "shell")
     assert (result.stdout, result.error) == ("5\nkept\n", None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ __all__ = [
 PAGE = 64 * 1024
 MAX_PAGES = 65536  # 4 GiB: all a wasm32 memory can address
 MEMORY_MODULE = "corral"  # the rewritten module imports its memory as corral.memory
+SLEEP_SLICE = 0.005  # seconds: how soon a sleep notices Ctrl-C (PyodideBackend.sleep)
 _MEMORY_SECTION = 5
 _IMPORT_SECTION = 2
 _MEMORY_KIND = 2
@@ -219,6 +221,14 @@ class PyodideBackend:
             module = await _js().WebAssembly.compile(_ffi().to_js(rewritten))
             compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
         return compiled
+
+    def sleep(self, seconds: float) -> None:
+        """Wait in slices of at most 5 ms: Python checks the page's interrupt buffer (Ctrl-C,
+        see web/static/worker.js) between calls, and ``time.sleep`` is a busy wait that does
+        not, so one long call would hold Ctrl-C off until it ends."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            time.sleep(min(left, SLEEP_SLICE))
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Wait for ``make()`` on the page's event loop, suspending this call (JSPI); needs
