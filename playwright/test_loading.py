@@ -246,6 +246,9 @@ def test_the_server_negotiates_the_encoding(base_url: str) -> None:
             assert r.headers["Content-Type"] == "application/wasm"
             assert r.headers["Content-Encoding"] == encoding
             assert r.headers["Vary"] == "Accept-Encoding"
+            # Cross-origin isolated: Ctrl-C interrupts in place (test_interrupt.py).
+            assert r.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+            assert r.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
             body = r.read()
     assert body[:4] == b"\0asm"
 
