@@ -178,6 +178,7 @@ function setState(name) {
   $("csv-example").disabled = !idle;
   $("agent").disabled = !idle;
   $("replay").disabled = !idle || !state.lastRun;
+  $("stop").disabled = name !== "running";
 }
 
 function prompt() {
@@ -284,7 +285,7 @@ function interrupt() {
 function stopByRestart(started) {
   cancelStopping();
   if (state.switching) return;
-  restart(STOPPED).then(() => window.corralDemo.interrupts.push(performance.now() - started));
+  restart(wrapWords(STOPPED, Math.max(20, term.cols - 1))).then(() => window.corralDemo.interrupts.push(performance.now() - started));
 }
 
 function cancelStopping() {
@@ -297,7 +298,7 @@ function cancelStopping() {
 function stoppedInPlace() {
   const { started } = state.stopping ?? { started: performance.now() };
   cancelStopping();
-  editor.write(dim(`${STOPPED}\n`));
+  editor.write(dim(`${wrapWords(STOPPED, Math.max(20, term.cols - 1))}\n`));
   state.busy = false;
   prompt();
   window.corralDemo.interrupts.push(performance.now() - started);
@@ -588,6 +589,10 @@ function wireUp() {
   $("mode-shell").onclick = () => setMode("shell");
   $("mode-js").onclick = () => setMode("javascript");
   $("replay").onclick = replayLast;
+  $("stop").onclick = () => {
+    interrupt();
+    term.focus();
+  };
   $("csv-example").onclick = csvExample;
   $("agent").onclick = agentAtWork;
   $("download").onclick = download;
