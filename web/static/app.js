@@ -68,9 +68,9 @@ class Interrupted extends Error {}
 // sandbox opens, and keeps Pyodide's memory snapshot in Cache Storage for the next visit.
 // Ctrl-C in place, on a cross-origin isolated page (web/serve.py sends the headers): each worker
 // gets an Int32Array on a SharedArrayBuffer as Pyodide's interrupt buffer (worker.js: run), and
-// Ctrl-C writes SIGINT into the active one's. A command that does not stop within IN_PLACE_MS
-// (a host sleep, a builtin the guest cannot interrupt) has its worker replaced, as without
-// isolation.
+// Ctrl-C writes SIGINT into the active one's. A command that has not stopped within IN_PLACE_MS
+// (a builtin the guest cannot interrupt) has its worker replaced once a standby is booted
+// (stopWhenQuick), as without isolation.
 const IN_PLACE_MS = 250;
 const signals = new WeakMap(); // WorkerThread -> its Int32Array
 const relay = new WorkerRelay({
@@ -275,10 +275,21 @@ function interrupt() {
   const signal = state.running && !state.stopping ? signals.get(relay.thread) : undefined;
   if (signal) {
     Atomics.store(signal, 0, 2); // SIGINT: the run answers {interrupted: true} (stoppedInPlace)
-    state.stopping = { started, timer: setTimeout(() => stopByRestart(started), IN_PLACE_MS) };
+    state.stopping = { started, timer: setTimeout(() => stopWhenQuick(started), IN_PLACE_MS) };
     return;
   }
   stopByRestart(state.stopping?.started ?? started);
+}
+
+// Not stopped in place after IN_PLACE_MS: replace the worker once that is quick (a standby is
+// booted). Until then a restart would wait for the standby's boot anyway, and the interrupt
+// may still land (a loaded machine, the first second after ready while the standby boots).
+function stopWhenQuick(started) {
+  if (state.stopping?.started !== started) return;
+  if (relay.standbyBooted) return stopByRestart(started);
+  relay.standbyReady().then(() => {
+    if (state.stopping?.started === started) stopByRestart(started);
+  });
 }
 
 // Ctrl-C by replacing the worker: without isolation, or when the command did not stop in place.

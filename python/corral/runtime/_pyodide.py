@@ -223,11 +223,14 @@ class PyodideBackend:
         return compiled
 
     def sleep(self, seconds: float) -> None:
-        """Wait in slices of at most 5 ms: Python checks the page's interrupt buffer (Ctrl-C,
-        see web/static/worker.js) between calls, and ``time.sleep`` is a busy wait that does
-        not, so one long call would hold Ctrl-C off until it ends."""
+        """Wait in slices of at most 5 ms, looking at the interrupt buffer (Ctrl-C, see
+        web/static/worker.js) before each: ``time.sleep`` is a busy wait that never looks, and
+        Python itself looks only every few dozen calls, so a sleep held Ctrl-C off for its
+        whole length (or for a few hundred milliseconds on a loaded machine)."""
+        check = importlib.import_module("pyodide_js").checkInterrupt
         end = time.monotonic() + seconds
         while (left := end - time.monotonic()) > 0:
+            check()  # raises KeyboardInterrupt once the page has signalled
             time.sleep(min(left, SLEEP_SLICE))
 
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
@@ -279,7 +282,18 @@ def _wasi_imports() -> Any:
 
 
 def _forward(name: str) -> Callable[..., int | None]:
-    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt)."""
+    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt).
+    The clock looks at the interrupt buffer first: the guest's deadline checks read it often,
+    so Ctrl-C (web/static/worker.js) stops a busy guest at once, not at Python's own check
+    every few dozen calls."""
+    if name == "clock_time_get":
+        check = importlib.import_module("pyodide_js").checkInterrupt
+
+        def clock(*args: Any) -> int | None:
+            check()  # raises KeyboardInterrupt once the page has signalled
+            return _RUNNING[0][name].func(*(int(arg) for arg in args))
+
+        return clock
 
     def call(*args: Any) -> int | None:
         return _RUNNING[0][name].func(*(int(arg) for arg in args))
