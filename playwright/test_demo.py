@@ -122,17 +122,39 @@ def test_an_example_button_runs_its_command(demo: Demo) -> None:
 
 
 def test_ctrl_c_stops_a_loop_and_the_terminal_keeps_working(demo: Demo) -> None:
+    """The page is cross-origin isolated (serve.py), so Ctrl-C interrupts the loop in its own
+    worker: no restart, and the sandbox is as the last completed command left it."""
     demo.run("cd notes; KEPT=yes")
-    mark = demo.type("while true; do :; done")
+    mark = demo.type("KEPT=no; cd /; while true; do :; done")
     demo.page.wait_for_function("window.corralDemo.busy")
     demo.page.wait_for_timeout(1000)
     restarts = demo.page.evaluate("window.corralDemo.restarts")
     demo.page.keyboard.press("Control+c")
     out = demo.wait_prompt(mark)
     assert out.startswith("^C\n[stopped")
-    assert demo.page.evaluate("window.corralDemo.restarts") == restarts + 1
+    assert demo.page.evaluate("window.corralDemo.restarts") == restarts
     screenshot(demo.page, "06-ctrl-c")
-    # A new worker, restored from the snapshot of the last completed command.
+    assert (
+        demo.run("echo $KEPT; pwd; cat hello.txt")
+        == "yes\n/workspace/notes\nhello from the sandbox\n"
+    )
+    demo.run("cd /workspace")
+
+
+def test_ctrl_c_on_what_cannot_stop_in_place_restarts_from_the_snapshot(demo: Demo) -> None:
+    """A builtin the guest cannot interrupt ignores the interrupt buffer too: the page replaces
+    the worker with the standby, restored from the snapshot of the last completed command."""
+    demo.run("cd notes; KEPT=yes")
+    demo.mode("javascript")
+    mark = demo.type("[].join.call({length: 2 ** 32 - 1})")
+    demo.page.wait_for_function("window.corralDemo.busy")
+    demo.page.wait_for_timeout(500)
+    restarts = demo.page.evaluate("window.corralDemo.restarts")
+    demo.page.keyboard.press("Control+c")
+    out = demo.wait_prompt(mark)
+    assert out.startswith("^C\n[stopped")
+    assert demo.page.evaluate("window.corralDemo.restarts") == restarts + 1
+    demo.mode("shell")
     assert (
         demo.run("echo $KEPT; pwd; cat hello.txt")
         == "yes\n/workspace/notes\nhello from the sandbox\n"
@@ -144,11 +166,13 @@ def test_replay_after_ctrl_c_replays_the_last_completed_command(demo: Demo) -> N
     """The sandbox that ran it is gone; the page kept its trace, and the new worker replays it."""
     out = demo.run("echo replay-me $RANDOM; tool get_weather --city London | jq -r .sky")
     assert out.startswith("replay-me ") and out.endswith("rain\n")
-    mark = demo.type("while true; do :; done")
+    demo.mode("javascript")  # a builtin no interrupt reaches: the worker is replaced
+    mark = demo.type("[].join.call({length: 2 ** 32 - 1})")
     demo.page.wait_for_function("window.corralDemo.busy")
     demo.page.wait_for_timeout(500)
     demo.page.keyboard.press("Control+c")
     demo.wait_prompt(mark)
+    demo.mode("shell")
     assert demo.page.is_enabled("#replay")
     mark = len(demo.transcript)
     demo.page.click("#replay")

@@ -122,8 +122,9 @@ def test_ctrl_c_is_quick_and_an_exhausted_budget_stays_exhausted(demo: Demo) -> 
     demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
     audited = demo.page.evaluate("window.corralDemo.audit.length")
     times = []
+    demo.mode("javascript")  # a builtin no interrupt reaches: the standby takes over
     for _ in range(3):
-        mark = demo.type("while true; do :; done")
+        mark = demo.type("[].join.call({length: 2 ** 32 - 1})")
         demo.page.wait_for_function("window.corralDemo.busy")
         demo.page.wait_for_timeout(300)
         demo.page.keyboard.press("Control+c")
@@ -132,6 +133,7 @@ def test_ctrl_c_is_quick_and_an_exhausted_budget_stays_exhausted(demo: Demo) -> 
         demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
     MEASUREMENTS["ctrl_c_to_prompt_ms_with_standby"] = [round(t) for t in times]
     MEASUREMENTS["ctrl_c_to_prompt_ms_median"] = round(statistics.median(times))
+    demo.mode("shell")
     # The new worker's sandbox was charged with the page's ledger: still exhausted.
     out = demo.run("tool get_weather --city Paris")
     assert "denied" in out and "exhausted" in out, out

@@ -1,6 +1,6 @@
 """The page on a phone (360 px wide) and the small things a visitor notices first: a header
 with the pitch, `pip install corral` and links, a favicon, a welcome text broken at spaces,
-tool-call entries that stay inside their panel."""
+tool-call entries that stay inside their panel, a Stop button for a keyboard without Ctrl."""
 
 from __future__ import annotations
 
@@ -34,6 +34,15 @@ def test_the_page_works_360_px_wide(
         demo.run(f"tool get_weather --city {long}")
         entry = page.locator("#calls li").last
         assert entry.evaluate("(li) => li.scrollWidth <= li.clientWidth")
+        # A phone's keyboard has no Ctrl: the Stop button is Ctrl-C; the message fits.
+        assert page.is_disabled("#stop")
+        mark = demo.type("while true; do :; done")
+        page.wait_for_function("window.corralDemo.busy")
+        page.click("#stop")
+        stopped = demo.wait_prompt(mark).split("\n")
+        assert stopped[0] == "^C" and stopped[1].startswith("[stopped"), stopped
+        assert all(len(line) <= cols for line in stopped), stopped
+        assert page.is_disabled("#stop")
         assert demo.run("echo phone") == "phone\n"
         screenshot(page, "16-phone-360")
         assert not demo.errors

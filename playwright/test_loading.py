@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 
+import pytest
 from playwright.sync_api import Browser, BrowserContext, Request
 
-from conftest import MEASUREMENTS, SITE, VIEWPORT, OutsideRequests, new_demo, screenshot
+from conftest import MEASUREMENTS, SITE, VIEWPORT, Demo, OutsideRequests, new_demo, screenshot
+
+# A demo restored from the build's snapshot, and the URLs its context fetched (site-relative).
+Restored = tuple[Demo, list[str]]
 
 
 def test_a_progress_indicator_shows_until_the_prompt(
@@ -103,79 +108,73 @@ def test_every_visit_starts_from_the_pyodide_snapshot_of_the_build(
         context.close()
 
 
+@pytest.fixture
+def restored(browser: Browser, base_url: str, outside: OutsideRequests) -> Iterator[Restored]:
+    """A demo opened from the build's snapshot in a fresh context (an empty cache), and the
+    site-relative URLs that context has fetched so far (the zips not among them yet)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.route("**/*", outside.route)
+    fetched: list[str] = []
+    context.on("request", lambda request: fetched.append(request.url.removeprefix(base_url)))
+    try:
+        demo = new_demo(context)
+        demo.open(base_url)
+        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is True
+        assert "app/python_stdlib.zip" not in fetched
+        yield demo, fetched
+        assert not demo.errors
+    finally:
+        context.close()
+
+
 def test_an_import_the_snapshot_lacks_fetches_the_library_synchronously(
-    browser: Browser, base_url: str, outside: OutsideRequests
+    restored: Restored,
 ) -> None:
     """A misspelled tool parameter makes corral import ``difflib`` for its "did you mean",
     a module the snapshot does not hold: the worker's finder (``corral_demo.FetchLibrary``)
     fetches the two zips with a synchronous request in the middle of that import, and the
     command prints the suggestion. The zips are fetched once, not for the next import; the
     time of that first command is recorded."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.route("**/*", outside.route)
-    fetched: list[str] = []
-    context.on("request", lambda request: fetched.append(request.url.removeprefix(base_url)))
-    try:
-        demo = new_demo(context)
-        demo.open(base_url)
-        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is True
-        assert "app/python_stdlib.zip" not in fetched
-        mark = demo.type("tool get_weather --cty Paris")
-        started = demo.page.evaluate("performance.now()")
-        out = demo.wait_prompt(mark)
-        took = demo.page.evaluate("performance.now()") - started
-        assert "unknown parameter 'cty'; did you mean 'city'?" in out, out
-        assert fetched.count("app/python_stdlib.zip") == 1, fetched
-        assert fetched.count("app/corral-app.zip") == 1, fetched
-        # The next misspelling imports nothing new: nothing is fetched again.
-        assert "did you mean 'region'?" in demo.run("tool sales_records --regoin EU")
-        assert fetched.count("app/python_stdlib.zip") == 1, fetched
-        assert not demo.errors
-        MEASUREMENTS["first_import_outside_the_snapshot_ms (zips fetched)"] = round(took)
-        demo.page.close()
-    finally:
-        context.close()
+    demo, fetched = restored
+    mark = demo.type("tool get_weather --cty Paris")
+    started = demo.page.evaluate("performance.now()")
+    out = demo.wait_prompt(mark)
+    took = demo.page.evaluate("performance.now()") - started
+    assert "unknown parameter 'cty'; did you mean 'city'?" in out, out
+    assert fetched.count("app/python_stdlib.zip") == 1, fetched
+    assert fetched.count("app/corral-app.zip") == 1, fetched
+    # The next misspelling imports nothing new: nothing is fetched again.
+    assert "did you mean 'region'?" in demo.run("tool sales_records --regoin EU")
+    assert fetched.count("app/python_stdlib.zip") == 1, fetched
+    MEASUREMENTS["first_import_outside_the_snapshot_ms (zips fetched)"] = round(took)
 
 
-def test_modules_left_out_of_the_snapshot_still_import(
-    browser: Browser, base_url: str, outside: OutsideRequests
-) -> None:
+def test_modules_left_out_of_the_snapshot_still_import(restored: Restored) -> None:
     """The snapshot holds a stand-in for Pyodide's package loader, without the modules only
     the loader imports (``zipfile``, ``shutil``...): restored, the worker finds what it needs in
     the stand-in, and using the loader or one of those modules imports the real ones from the
     zips the worker fetches then (once)."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.route("**/*", outside.route)
-    fetched: list[str] = []
-    context.on("request", lambda request: fetched.append(request.url.removeprefix(base_url)))
-    try:
-        demo = new_demo(context)
-        demo.open(base_url)
-        assert demo.page.evaluate("window.corralDemo.timings.snapshot") is True
-        worker = demo.page.workers[0]
-        held = worker.evaluate(
-            """self.pyodide.runPython(`import sys
+    demo, fetched = restored
+    worker = demo.page.workers[0]
+    held = worker.evaluate(
+        """self.pyodide.runPython(`import sys
 sorted(name for name in ("zipfile", "shutil", "tempfile", "pyodide._package_loader")
        if "__file__" in vars(sys.modules.get(name, sys)))`).toJs()"""
-        )
-        assert held == [], held  # the loader is the stand-in, which has no file
-        assert "app/python_stdlib.zip" not in fetched
-        used = worker.evaluate(
-            """self.pyodide.runPython(`import sys, zipfile, shutil
+    )
+    assert held == [], held  # the loader is the stand-in, which has no file
+    assert "app/python_stdlib.zip" not in fetched
+    used = worker.evaluate(
+        """self.pyodide.runPython(`import sys, zipfile, shutil
 from pyodide import _package_loader as loader
 [loader.get_install_dir().endswith("/site-packages"),
  loader.parse_wheel_name("a-1.0-py3-none-any.whl")[0],
  sys.modules[loader.__name__].__file__.endswith(".pyc"), zipfile.is_zipfile("/"),
  shutil.which("nothing-here") is None]`).toJs()"""
-        )
-        assert used == [True, "a", True, False, True], used
-        assert fetched.count("app/python_stdlib.zip") == 1, fetched
-        assert fetched.count("app/corral-app.zip") == 1, fetched
-        assert demo.run("echo still here") == "still here\n"
-        assert not demo.errors
-        demo.page.close()
-    finally:
-        context.close()
+    )
+    assert used == [True, "a", True, False, True], used
+    assert fetched.count("app/python_stdlib.zip") == 1, fetched
+    assert fetched.count("app/corral-app.zip") == 1, fetched
+    assert demo.run("echo still here") == "still here\n"
 
 
 def test_without_the_snapshot_python_starts_afresh(
@@ -247,6 +246,9 @@ def test_the_server_negotiates_the_encoding(base_url: str) -> None:
             assert r.headers["Content-Type"] == "application/wasm"
             assert r.headers["Content-Encoding"] == encoding
             assert r.headers["Vary"] == "Accept-Encoding"
+            # Cross-origin isolated: Ctrl-C interrupts in place (test_interrupt.py).
+            assert r.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+            assert r.headers["Cross-Origin-Embedder-Policy"] == "require-corp"
             body = r.read()
     assert body[:4] == b"\0asm"
 

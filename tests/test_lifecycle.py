@@ -325,3 +325,40 @@ def test_concurrent_aexecute_calls_on_one_sandbox_take_turns() -> None:
         return [r.return_value for r in await asyncio.gather(*runs)]
 
     assert asyncio.run(main()) == [0, 1, 2]
+
+
+# --- an execution interrupted from the host ----------------------------------------------------
+
+
+class Interrupt(BaseException):
+    """Stands for Ctrl-C (KeyboardInterrupt, which asyncio.run handles apart) arriving while
+    the host answers a call or sleeps for the guest."""
+
+
+def ctrl_c() -> str:
+    """Raises :class:`Interrupt`."""
+    raise Interrupt
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_an_interrupted_execution_leaves_the_last_completed_state_while_its_error_lives(
+    run: str,
+) -> None:
+    """The interrupt propagates; the next execution runs with the files and shell
+    session of the last completed one, even while the interrupt (and so its traceback, which
+    holds the interrupted run) is still referenced, as a REPL or Pyodide's error object keeps
+    it."""
+    sandbox = Sandbox(tools=[ctrl_c])
+    sandbox.execute("cd /tmp && echo kept > f && x=5", "shell")
+    with pytest.raises(Interrupt) as interrupted:
+        code = "echo lost > f; x=6; tool ctrl_c"
+        if run == "sync":
+            sandbox.execute(code, "shell")
+        else:
+            asyncio.run(sandbox.aexecute(code, "shell"))
+    assert interrupted.value.__traceback__ is not None  # still alive, and the run with it
+    # The half-run instance is gone; its replacement waits for the next use (the interrupt
+    # returns at once: the page's Ctrl-C gives the prompt back before the new instance).
+    assert sandbox._driver._instance is None
+    result = sandbox.execute("echo $x; cat f", "shell")
+    assert (result.stdout, result.error) == ("5\nkept\n", None)

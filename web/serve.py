@@ -2,8 +2,10 @@
 
 Any static host works; this one sets the types the page needs (``.mjs``, ``.wasm``), sends the
 pre-compressed sibling a file has (``X.br``, ``X.gz``, written by ``build.py``) to a browser that
-accepts its encoding, with ``Content-Encoding`` and ``Vary: Accept-Encoding``, and lets the
-browser cache the vendored files (Pyodide, xterm) while revalidating the page's own.
+accepts its encoding, with ``Content-Encoding`` and ``Vary: Accept-Encoding``, lets the
+browser cache the vendored files (Pyodide, xterm) while revalidating the page's own, and makes
+the page cross-origin isolated (:data:`ISOLATION`), so that Ctrl-C can interrupt a command in
+its worker instead of replacing the worker.
 Usage::
 
     python web/serve.py [build/web] [--port 8000]
@@ -32,6 +34,12 @@ TYPES = {
 # Long-lived: pinned versions vendored at build time. The corral wheel keeps its name across
 # rebuilds, so wheels/ is revalidated like the page's own files.
 CACHED = ("/pyodide/", "/vendor/")
+# Cross-origin isolation: the page may share memory with its workers (SharedArrayBuffer), which
+# Pyodide's interrupt buffer needs (static/app.js: Ctrl-C in place). Every file is same-origin.
+ISOLATION = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+}
 # Pre-compressed siblings, in order of preference: Content-Encoding -> file suffix.
 ENCODINGS = {"br": ".br", "gzip": ".gz"}
 
@@ -74,6 +82,8 @@ class DemoHandler(SimpleHTTPRequestHandler):
             self.send_header("Cache-Control", "public, max-age=86400")
         else:
             self.send_header("Cache-Control", "no-cache")
+        for name, value in ISOLATION.items():
+            self.send_header(name, value)
         super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:

@@ -168,7 +168,7 @@ class CallDispatcher:
         )
         wait, fits = timers.wait(bool(batch.results), deadline)
         if finished and wait > 0:
-            time.sleep(wait)
+            get_backend().sleep(wait)
         return self._answer(ops, calls, batch, finished and fits, deadline, timers)
 
     async def dispatch_async(

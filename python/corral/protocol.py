@@ -423,9 +423,11 @@ class Driver:
             return self._recover(trap, output, timeout)
         except BaseException:
             # Interrupted from the host (Ctrl-C, a failing tool loop, an abandoned run): never
-            # leave a half-run guest. Best effort: the original exception is what matters.
+            # leave a half-run guest. Its replacement is made on the next use (``instance``),
+            # not now: Ctrl-C gives the prompt back first. Best effort: the original exception
+            # is what matters.
             with contextlib.suppress(Exception):
-                self._fresh_instance()
+                self._release()
             raise
 
     def _resume(self, answer: list[OpResult] | Cancel, backstop: float) -> bytes:

@@ -270,6 +270,14 @@ class Sandbox:
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)
+            except BaseException:
+                # Interrupted between two steps (Ctrl-C in a sleep, a tool raising
+                # KeyboardInterrupt, a cancelled task): closing the run now puts back the
+                # files and shell session of the last completed execution, even while the
+                # exception (and through it the run) is kept alive by a caller, a REPL or
+                # Pyodide's error object.
+                current.run.close()
+                raise
             finally:
                 self._executing = False
 
@@ -293,6 +301,9 @@ class Sandbox:
                     ops = current.run.send(self._answered(current, ops, answer, records))
             except StopIteration as stop:
                 return self._end(current, stop.value)
+            except BaseException:
+                current.run.close()  # as in execute: the guest never stays half-run
+                raise
         finally:
             self._executing = False
             self._thread = None

@@ -43,6 +43,8 @@ const state = {
   audit: [],            // every tool-call decision, across restarts
   scope: {},            // the JavaScript REPL's bindings
   switching: false,     // a worker is being replaced
+  running: false,       // a "run" is in flight in the active worker (interruptible in place)
+  stopping: null,       // Ctrl-C signalled in place: {started, fallback timer}
   interrupts: 0,        // Ctrl-Cs so far (the agent replay stops typing on one)
   mode: "shell",
   busy: false,
@@ -64,10 +66,21 @@ class Interrupted extends Error {}
 // The active worker and a standby booted ahead: corral's own WorkerRelay (the mechanism under
 // createWorkerSandbox), driving this page's worker script. A standby boots a second after the
 // sandbox opens, and keeps Pyodide's memory snapshot in Cache Storage for the next visit.
+// Ctrl-C in place, on a cross-origin isolated page (web/serve.py sends the headers): each worker
+// gets an Int32Array on a SharedArrayBuffer as Pyodide's interrupt buffer (worker.js: run), and
+// Ctrl-C writes SIGINT into the active one's. A command that has not stopped within IN_PLACE_MS
+// (a builtin the guest cannot interrupt) has its worker replaced once a standby is booted
+// (stopWhenQuick), as without isolation.
+const IN_PLACE_MS = 250;
+const signals = new WeakMap(); // WorkerThread -> its Int32Array
 const relay = new WorkerRelay({
   url: new URL("worker.js", location.href),
   first: window.corralFirstWorker, // started by index.html
-  boot: (thread, { standby }) => thread.call("boot", { store: standby }),
+  boot: (thread, { standby }) => {
+    const interrupt = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    if (interrupt) signals.set(thread, interrupt);
+    return thread.call("boot", { store: standby, interrupt });
+  },
   open: (thread) => {
     state.openedFrom = state.snapshot; // its trace leaves the snapshot's files out: replayLast
     const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
@@ -143,6 +156,7 @@ window.corralDemo = {
   promptMs: null,       // the prompt is shown and takes input
   readyMs: null,        // the sandbox runs commands
   interrupts: [],       // ms from Ctrl-C to the prompt
+  stoppedInPlace: 0,    // Ctrl-Cs that interrupted the command in its worker (no restart)
   typingMs: Number(params.get("typing") ?? 12), // the agent replay's typing speed (0: at once)
   used: state.used,
   audit: state.audit,
@@ -164,6 +178,7 @@ function setState(name) {
   $("csv-example").disabled = !idle;
   $("agent").disabled = !idle;
   $("replay").disabled = !idle || !state.lastRun;
+  $("stop").disabled = name !== "running";
 }
 
 function prompt() {
@@ -211,6 +226,8 @@ async function runLine(code) {
     const language = state.mode;
     await expectSnapshot();
     const result = await runWithinLimit(code, language);
+    if (result.interrupted) return stoppedInPlace();
+    cancelStopping(); // a Ctrl-C as the command ended: it completed, nothing to stop
     if (result.scope) state.scope = result.scope;
     // (A command the page stopped left no trace: Replay keeps to the last completed one.)
     if (!result.terminated) state.lastRun = { code, language, result, trace: state.trace, openedFrom: state.openedFrom };
@@ -218,6 +235,7 @@ async function runLine(code) {
     if (after) await after(result);
   } catch (error) {
     if (error instanceof Interrupted) return;
+    cancelStopping();
     snapshotArrived(null); // none comes after an error
     editor.write(red(`corral: ${error.message}\n`));
   }
@@ -233,7 +251,11 @@ async function runWithinLimit(code, language) {
   const started = performance.now();
   let timer;
   const overrun = new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT * 1000 + GRACE_MS, null)));
-  const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => clearTimeout(timer));
+  state.running = true;
+  const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => {
+    clearTimeout(timer);
+    state.running = false;
+  });
   if (result) return result;
   const waited = ((performance.now() - started) / 1000).toFixed(1);
   const error = `TimeoutError: the command ran past the ${TIMEOUT} s time limit and did not stop, so its ` +
@@ -243,13 +265,56 @@ async function runWithinLimit(code, language) {
   return { stdout: "", stderr: `${error}\n`, exit_code: 124, error, error_kind: "timeout", terminated: true };
 }
 
+const STOPPED = "[stopped: the sandbox goes on from the files and shell session of the last completed command]";
+
 function interrupt() {
   if (!state.busy || !window.corralDemo.ready || state.switching) return;
   state.interrupts++;
   const started = performance.now();
   editor.write("^C\n");
-  restart("[stopped: the sandbox goes on from the files and shell session of the last completed command]")
-    .then(() => window.corralDemo.interrupts.push(performance.now() - started));
+  const signal = state.running && !state.stopping ? signals.get(relay.thread) : undefined;
+  if (signal) {
+    Atomics.store(signal, 0, 2); // SIGINT: the run answers {interrupted: true} (stoppedInPlace)
+    state.stopping = { started, timer: setTimeout(() => stopWhenQuick(started), IN_PLACE_MS) };
+    return;
+  }
+  stopByRestart(state.stopping?.started ?? started);
+}
+
+// Not stopped in place after IN_PLACE_MS: replace the worker once that is quick (a standby is
+// booted). Until then a restart would wait for the standby's boot anyway, and the interrupt
+// may still land (a loaded machine, the first second after ready while the standby boots).
+function stopWhenQuick(started) {
+  if (state.stopping?.started !== started) return;
+  if (relay.standbyBooted) return stopByRestart(started);
+  relay.standbyReady().then(() => {
+    if (state.stopping?.started === started) stopByRestart(started);
+  });
+}
+
+// Ctrl-C by replacing the worker: without isolation, or when the command did not stop in place.
+function stopByRestart(started) {
+  cancelStopping();
+  if (state.switching) return;
+  restart(wrapWords(STOPPED, Math.max(20, term.cols - 1))).then(() => window.corralDemo.interrupts.push(performance.now() - started));
+}
+
+function cancelStopping() {
+  if (state.stopping) clearTimeout(state.stopping.timer);
+  state.stopping = null;
+}
+
+// The command stopped at Ctrl-C in its own worker: the sandbox is as the last completed command
+// left it (corral restores it), and the worker goes on.
+function stoppedInPlace() {
+  const { started } = state.stopping ?? { started: performance.now() };
+  cancelStopping();
+  editor.write(dim(`${wrapWords(STOPPED, Math.max(20, term.cols - 1))}\n`));
+  state.busy = false;
+  prompt();
+  window.corralDemo.interrupts.push(performance.now() - started);
+  window.corralDemo.stoppedInPlace++;
+  refreshPanels();
 }
 
 // Terminate the active worker and open the sandbox in the standby (booted ahead), from the last
@@ -535,6 +600,10 @@ function wireUp() {
   $("mode-shell").onclick = () => setMode("shell");
   $("mode-js").onclick = () => setMode("javascript");
   $("replay").onclick = replayLast;
+  $("stop").onclick = () => {
+    interrupt();
+    term.focus();
+  };
   $("csv-example").onclick = csvExample;
   $("agent").onclick = agentAtWork;
   $("download").onclick = download;

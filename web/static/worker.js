@@ -16,6 +16,11 @@ reached("worker");
 let pyodide = null;
 let DemoApp = null;
 let app = null;
+// Ctrl-C in place: the page's Int32Array on a SharedArrayBuffer (when it is cross-origin
+// isolated), Pyodide's interrupt buffer while a command runs. The page writes 2 (SIGINT) into
+// it; Python raises KeyboardInterrupt at its next check, which the guest's frequent clock reads
+// reach, and corral puts the sandbox back as the last completed command left it.
+let signal = null;
 
 // A loading stage starts: the bar is at `fraction` and creeps towards `next` over about `seconds`.
 function progress(stage, fraction, next, seconds) {
@@ -198,8 +203,9 @@ fetched.catch(() => {}); // awaited in boot
 // Everything but the sandbox itself.
 // `store`: keep the snapshot in Cache Storage if it came from the network (the page asks its
 // standby worker, off the prompt's path).
-async function boot({ store = false } = {}) {
+async function boot({ store = false, interrupt = null } = {}) {
   reached("boot");
+  signal = interrupt;
   const { manifest, python, module, moduleBytes } = await fetched;
   progress("Starting Python (Pyodide)", 0.05, 0.7, 1);
   const { snapshot } = await python;
@@ -250,10 +256,26 @@ function postSnapshot() {
   self.postMessage({ type: "snapshot", snapshot, trace: app.new_trace() }, [snapshot]);
 }
 
+// Run a command, interruptible from the page while it runs (only then: a signal that comes
+// late must not interrupt what follows); interrupted, the answer is {interrupted: true}.
+function run({ code, language }) {
+  if (signal === null) return JSON.parse(app.run(code, language));
+  Atomics.store(signal, 0, 0);
+  pyodide.setInterruptBuffer(signal);
+  try {
+    return JSON.parse(app.run(code, language));
+  } catch (error) {
+    if (error.type === "KeyboardInterrupt") return { interrupted: true };
+    throw error;
+  } finally {
+    pyodide.setInterruptBuffer(undefined);
+  }
+}
+
 // The worker's operations: each returns [value, transferables, what to do after answering].
 const ops = {
   open,
-  run: ({ code, language }) => [JSON.parse(app.run(code, language)), [], postSnapshot],
+  run: (args) => [run(args), [], postSnapshot],
   replay: ({ trace, snapshot }) => [JSON.parse(app.replay(trace, snapshot ? new Uint8Array(snapshot) : null)), []],
   agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],

@@ -178,6 +178,11 @@ class Backend(Protocol):
         """Keep ``image``, just captured from ``instance``, for later processes (natively in
         the disk cache, best effort; the browser keeps nothing)."""
 
+    def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` for the guest (its ``sleep``, ``setTimeout``), interruptible by
+        Ctrl-C: natively ``time.sleep``; under Pyodide in short slices, because Python checks
+        the page's interrupt buffer between calls, not inside ``time.sleep``'s busy wait."""
+
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run the awaitable ``make()`` builds to completion from synchronous code (a sync
         ``execute()`` whose tools are async): natively on a fresh event loop, in a helper

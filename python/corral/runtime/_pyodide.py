@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ __all__ = [
 PAGE = 64 * 1024
 MAX_PAGES = 65536  # 4 GiB: all a wasm32 memory can address
 MEMORY_MODULE = "corral"  # the rewritten module imports its memory as corral.memory
+SLEEP_SLICE = 0.005  # seconds: how soon a sleep notices Ctrl-C (PyodideBackend.sleep)
 _MEMORY_SECTION = 5
 _IMPORT_SECTION = 2
 _MEMORY_KIND = 2
@@ -221,6 +223,17 @@ class PyodideBackend:
             compiled = self._modules.setdefault(key, CompiledModule(module, min_pages))
         return compiled
 
+    def sleep(self, seconds: float) -> None:
+        """Wait in slices of at most 5 ms, looking at the interrupt buffer (Ctrl-C, see
+        web/static/worker.js) before each: ``time.sleep`` is a busy wait that never looks, and
+        Python itself looks only every few dozen calls, so a sleep held Ctrl-C off for its
+        whole length (or for a few hundred milliseconds on a loaded machine)."""
+        check = importlib.import_module("pyodide_js").checkInterrupt
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            check()  # raises KeyboardInterrupt once the page has signalled
+            time.sleep(min(left, SLEEP_SLICE))
+
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Wait for ``make()`` on the page's event loop, suspending this call (JSPI); needs
         WebAssembly stack switching and Python code run from async JavaScript (as
@@ -270,7 +283,18 @@ def _wasi_imports() -> Any:
 
 
 def _forward(name: str) -> Callable[..., int | None]:
-    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt)."""
+    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt).
+    The clock looks at the interrupt buffer first: the guest's deadline checks read it often,
+    so Ctrl-C (web/static/worker.js) stops a busy guest at once, not at Python's own check
+    every few dozen calls."""
+    if name == "clock_time_get":
+        check = importlib.import_module("pyodide_js").checkInterrupt
+
+        def clock(*args: Any) -> int | None:
+            check()  # raises KeyboardInterrupt once the page has signalled
+            return _RUNNING[0][name].func(*(int(arg) for arg in args))
+
+        return clock
 
     def call(*args: Any) -> int | None:
         return _RUNNING[0][name].func(*(int(arg) for arg in args))

@@ -333,6 +333,10 @@ class WasmtimeBackend:
         name = f"{key}-{cache_name(config, 32)}.image"
         return os.path.join(cache_dir(), "images", name)
 
+    def sleep(self, seconds: float) -> None:
+        """``time.sleep``: a signal (Ctrl-C) interrupts it."""
+        time.sleep(seconds)
+
     def run_sync(self, make: Callable[[], Awaitable[Any]]) -> Any:
         """Run ``make()`` on a fresh event loop (in a helper thread when this thread already
         runs a loop; it sees this thread's context variables)."""

@@ -1,0 +1,51 @@
+"""Ctrl-C in place: the page is cross-origin isolated (serve.py), so Ctrl-C signals Python in
+the running worker (Pyodide's interrupt buffer) instead of replacing the worker, and needs no
+standby: it is as quick right after the page is ready, while the standby still boots."""
+
+from __future__ import annotations
+
+from playwright.sync_api import BrowserContext
+
+from conftest import MEASUREMENTS, new_demo
+
+# Commands that run until stopped, each pressed Ctrl-C on after PRESS_AFTER_MS: loops in the
+# guest's shell and JavaScript, a pipeline, and sleeps (the host waits for them).
+RUNAWAYS = (
+    ("shell", "while true; do :; done"),
+    ("shell", "sleep 30"),
+    ("shell", "yes | cat > /dev/null"),
+    ("javascript", "while (true) {}"),
+    ("javascript", "await new Promise((resolve) => setTimeout(resolve, 30000))"),
+)
+PRESS_AFTER_MS = (0, 300, 0, 300, 0)
+
+
+def test_ctrl_c_stops_in_place_from_the_first_moment(
+    context: BrowserContext, base_url: str
+) -> None:
+    demo = new_demo(context)
+    demo.open(base_url)
+    assert demo.page.evaluate("self.crossOriginIsolated")
+    # Right after ready: the standby has not booted (it starts a second later).
+    assert demo.page.evaluate("window.corralDemo.standbyReady") is False
+    demo.run("x=kept; cd /tmp")
+    times, restarted = [], []
+    for (mode, command), wait in zip(RUNAWAYS, PRESS_AFTER_MS, strict=True):
+        demo.mode(mode)
+        mark = demo.type(command)
+        demo.page.wait_for_function("window.corralDemo.busy")
+        demo.page.wait_for_timeout(wait)
+        demo.page.keyboard.press("Control+c")
+        out = demo.wait_prompt(mark)
+        assert out.startswith("^C\n[stopped"), (command, out)
+        times.append(demo.page.evaluate("window.corralDemo.interrupts.at(-1)"))
+        if demo.page.evaluate("window.corralDemo.restarts"):
+            restarted.append(command)
+    assert restarted == [], times  # each stopped in place: no worker was replaced
+    assert demo.page.evaluate("window.corralDemo.stoppedInPlace") == len(RUNAWAYS)
+    demo.mode("shell")
+    assert demo.run("echo $x; pwd") == "kept\n/tmp\n"
+    assert not demo.errors
+    MEASUREMENTS["ctrl_c_in_place_ms (from ready on)"] = [round(t) for t in times]
+    MEASUREMENTS["ctrl_c_in_place_worst_ms"] = round(max(times))
+    demo.page.close()
