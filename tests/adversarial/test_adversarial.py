@@ -261,9 +261,14 @@ def test_the_guest_stops_what_only_the_epoch_stopped(case_id: str) -> None:
     sandbox = make_sandbox(Host())
     # As in the browser: natively the epoch still comes, but 10 time limits late.
     sandbox._driver.backstop_factor = 10.0
+    started = time.monotonic()
     result = sandbox.execute(case.code, language=case.language)
-    assert result.error_kind == "timeout", result.error
+    elapsed = time.monotonic() - started
+    # A timeout, or where the machine is fast enough (Pyodide under Node), the heap's limit
+    # first (join filling 32 MiB): either way the guest ended it, not the epoch.
+    assert result.error_kind in ("timeout", "exception"), result.error
     assert EPOCH_WORDING not in (result.error or ""), result.error
+    assert elapsed <= TIMEOUT + SLACK * overload(), f"took {elapsed:.2f} s"
     assert sandbox.fs.read("/workspace/canary.txt") == CANARY
 
 
