@@ -21,8 +21,9 @@ from corral import Limits, Sandbox
 
 RUNAWAYS = {
     "guest check (while (true) {})": "while (true) {}",
-    "backstop ([].join on 2**32-1)": "Array.prototype.join.call({length: 2 ** 32 - 1}, ',')",
-    "backstop (new Array(1e9) + '')": "new Array(1e9) + ''",
+    "backstop ([].sort on 2**32-1)": "Array.prototype.sort.call({length: 2 ** 32 - 1})",
+    "backstop ([].reverse on 2**32-1)": "Array.prototype.reverse.call({length: 2 ** 32 - 1})",
+    "guest allocator ([].join on 2**32-1)": "Array.prototype.join.call({length: 2 ** 32 - 1}, ',')",
 }
 
 

@@ -378,9 +378,12 @@ DENIAL = [
     case("DOS-006", JS, "let s = 'x'; while (true) s += s", "fails"),
     case("DOS-007", JS, "return 'x'.repeat(2 ** 30).length", "fails"),
     case("DOS-008", JS, "return new ArrayBuffer(2 ** 31).byteLength", "fails"),
-    case("DOS-009", JS, "return new Array(2 ** 32 - 1).join(',').length", "fails", native=True),
-    case("DOS-010", JS, "return [].join.call({length: 2 ** 32 - 1})", "fails", native=True),
-    case("DOS-011", JS, "return (new Array(1e9) + '').length", "fails", native=True),
+    # join builds a string: the guest allocator's backstop (every MiB allocated) stops these
+    # now, in the browser too; sort and reverse (DOS-022) allocate nothing, so only a backstop
+    # outside the guest (the native epoch, the browser Worker's termination) ends them.
+    case("DOS-009", JS, "return new Array(2 ** 32 - 1).join(',').length", "fails"),
+    case("DOS-010", JS, "return [].join.call({length: 2 ** 32 - 1})", "fails"),
+    case("DOS-011", JS, "return (new Array(1e9) + '').length", "fails"),
     case("DOS-012", JS, "return JSON.parse('['.repeat(1e6))", "fails"),
     case(
         "DOS-013",
@@ -522,13 +525,13 @@ DENIAL = [
         "DOS-095",
         SH,
         "printf '%3000s\\n' {1..40} | tr ' ' a > g; sed 's/\\(a*\\)*\\1b//' g",
-        "stops",
+        "any",
     ),
     case(
         "DOS-096",
         SH,
         "x=$(printf '%3000s' | tr ' ' a); for i in {1..40}; do expr \"$x\" : '\\(a*\\)*\\1b'; done",
-        "stops",
+        "fails",
     ),
     case("DOS-097", SH, "x=$(printf '%200000s' | tr ' ' a); y=${x//*a*a*b/}; echo ${#y}", "stops"),
     case("DOS-098", SH, "x=$(printf '%100000s' | tr ' ' a); y=${x##*a*a*a*b}; echo ${#y}", "stops"),
@@ -579,6 +582,109 @@ DENIAL = [
         "for i in {1..1001}; do sleep 5 & done",
         "says:fork: Resource temporarily unavailable",
     ),
+    # Back-references: sed and expr spent their whole step budget on every line that cannot
+    # match (grep skipped those lines already), so DOS-095 and DOS-096 ran into the time limit;
+    # now a relaxed pattern (each back-reference as any text) rules such lines out at once.
+    case(
+        "DOS-120",
+        SH,
+        "printf '%3000s\\n' {1..40} | tr ' ' a > g; sed 's/\\(a*\\)*\\1b//' g | wc -l",
+        "out:40\n",
+    ),
+    case(
+        "DOS-121",
+        SH,
+        "x=$(printf '%3000s' | tr ' ' a); for i in {1..40}; do expr \"$x\" : '\\(a*\\)*\\1b'; done"
+        " | wc -l",
+        "out:40\n",
+    ),
+    case(
+        "DOS-122",
+        SH,
+        "printf '%30s\\n' {1..2000} | tr ' ' a | sed -n '/\\(a*\\)*\\1b/p' | wc -l",
+        "out:0\n",
+    ),
+    # A brace expansion within the old bound (a million words) exhausted the guest's memory.
+    case("DOS-123", SH, "echo {1..300000} | wc -c", "says:brace expansion: more than"),
+    # Builtins that never poll QuickJS's interrupt but allocate big buffers: the guest's
+    # allocator looked at the clock every 16,384 allocations only, so a few big ones a second
+    # ran on until the native epoch (see test_the_guest_stops_what_only_the_epoch_stopped).
+    case(
+        "DOS-124",
+        JS,
+        "const a = new Array(1e6).fill(0); for (;;) JSON.stringify(a)",
+        "kind:timeout",
+    ),
+    case("DOS-125", JS, "for (;;) eval('1+'.repeat(5e4) + '1')", "kind:timeout"),
+    case("DOS-126", JS, "for (;;) JSON.parse('[' + '0,'.repeat(3e5) + '0]')", "kind:timeout"),
+    case(
+        "DOS-127",
+        JS,
+        "let e = new Error('x'); for (let i = 0; i < 1e6; i++) e = new Error('y', {cause: e})",
+        "fails",
+    ),
+    case(
+        "DOS-128",
+        JS,
+        "return (await Promise.all(Array.from({length: 2e5}, () => echo({text: 'x'})))).length",
+        "fails",
+    ),
+    case(
+        "DOS-129",
+        JS,
+        "return (await shell('head -c 30000000 /dev/zero | tr \"\\\\0\" a')).length",
+        "fails",
+    ),
+    # Session 9's own probes: pathological regexes in every applet that takes one, deep
+    # recursion in each language, huge argument lists, traps and signals, output floods.
+    case(
+        "DOS-130", SH, "x=$(printf '%40s' | tr ' ' a); echo \"${x}b\" | awk '/^(a|aa)*c$/'", "any"
+    ),
+    case(
+        "DOS-131", SH, "x=$(printf '%3000s' | tr ' ' a); [[ $x =~ ^(a|aa)*c$ ]]; echo $?", "out:1\n"
+    ),
+    case(
+        "DOS-132",
+        SH,
+        "printf '%30s\\n' {1..200} | tr ' ' a > g; find . -regex '.*\\(a\\|aa\\)*c'; echo done",
+        "out:done\n",
+    ),
+    case("DOS-133", SH, "x=$(printf '\\\\(%.0s' {1..5000}); echo a | sed \"s/$x//\"", "fails"),
+    case("DOS-134", SH, "x=$(printf '(%.0s' {1..5000}); echo a | grep -E \"$x\"", "fails"),
+    case("DOS-135", SH, "x=$(printf '(%.0s' {1..5000}); echo a | awk \"/$x/\"", "fails"),
+    case("DOS-136", SH, "x=$(printf '(%.0s' {1..5000}); [[ a =~ $x ]]", "fails"),
+    case("DOS-137", SH, "x=$(printf '(%.0s' {1..5000}); echo $((x 1))", "fails"),
+    case("DOS-138", SH, "x=$(printf '[%.0s' {1..100000}); echo \"$x\" | jq .", "fails"),
+    case("DOS-139", SH, "awk 'function f(n) { return f(n+1) } BEGIN { f(1) }'", "says:too deep"),
+    case("DOS-140", SH, "f() { f; }; f; echo after", "says:nesting level"),
+    case(
+        "DOS-141",
+        JS,
+        "const f = n => f(n + 1) + 1; try { f(0) } catch (e) { return 'caught' }",
+        "any",
+    ),
+    case(
+        "DOS-142",
+        JS,
+        "return JSON.stringify(JSON.parse('['.repeat(1e5) + ']'.repeat(1e5)))",
+        "fails",
+    ),
+    case("DOS-143", SH, "set -- $(seq 30000); echo $#", "out:30000\n"),
+    case("DOS-144", JS, "return Math.max(...new Array(1e7).fill(1))", "fails"),
+    case("DOS-145", JS, "return String.fromCharCode(...new Array(1e6).fill(65)).length", "any"),
+    case(
+        "DOS-146", SH, "trap 'echo trapped' INT; kill -INT $$; echo after", "out:trapped\nafter\n"
+    ),
+    case("DOS-147", SH, "kill -9 $$; echo after", "fails"),
+    case("DOS-148", SH, "trap 'while :; do :; done' ERR; false", "kind:timeout"),
+    case("DOS-149", SH, "trap 'kill -TERM $$' TERM; kill -TERM $$; echo after", "any"),
+    case("DOS-150", SH, "exec 2>&1; while :; do echo flood >&2; done", "fails"),
+    case("DOS-151", SH, "exec 3>&1; while :; do printf '%01000d' 0 >&3; done", "fails"),
+    case("DOS-152", SH, "tee a b c < /dev/zero | head -c 10 | wc -c", "out:10\n"),
+    case("DOS-153", JS, "for (;;) console.warn({a: 'x'.repeat(1000)})", "fails"),
+    case("DOS-154", JS, "for (;;) await shell.exec('echo x >&2')", "fails"),
+    case("DOS-155", JS, "return 'x'.repeat(2 ** 24) + 'y'.repeat(2 ** 24)", "fails"),
+    case("DOS-156", SH, "printf '%s\\n' {a..z}{a..z}{a..z}{a..z} | sort | uniq -c | wc -l", "any"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,
@@ -717,6 +823,41 @@ FILESYSTEM = [
     case("VFS-048", SH, "cd /nonexistent; pwd", "any"),
     case("VFS-049", SH, "echo x >> /tools/index.d.ts", "fails"),
     case("VFS-050", SH, "exec 3>/workspace/fd; echo x >&3; exec 3>&-; cat fd", "out:x\n"),
+    case("VFS-051", SH, "ln -s / r; cat r/../etc/passwd r/../../etc/passwd", "fails"),
+    case("VFS-052", SH, "mkdir d; ln -s ../.. d/up; echo x > d/up/up/up/etc/evil", "fails"),
+    case("VFS-053", SH, "ln -s /tmp/t t; echo hi > t; cat /tmp/t", "out:hi\n"),
+    case(
+        "VFS-054",
+        SH,
+        "for i in $(seq 41); do ln -s l$((i-1)) l$i; done; touch l0; cat l41",
+        "says:Too many levels of symbolic links",
+    ),
+    case(
+        "VFS-055",
+        SH,
+        "mkdir x; cd x; rmdir ../x; echo y > f; pwd",
+        "says:No such file or directory",
+    ),
+    case("VFS-056", SH, "ln -s /etc/passwd /tmp/p; cp /tmp/p mine; cat mine", "fails"),
+    case(
+        "VFS-057",
+        SH,
+        "ln -s /etc e; tar cf a.tar e; tar xf a.tar -C /tmp; cat /tmp/e/passwd",
+        "fails",
+    ),
+    case(
+        "VFS-058",
+        JS,
+        "await fs.symlink('/', 'root'); return await fs.readFile('root/etc/passwd', 'utf8')",
+        "fails",
+    ),
+    case(
+        "VFS-059",
+        JS,
+        "await fs.symlink('..', 'up'); await fs.writeFile('up/up/up/etc/x', 'x')",
+        "fails",
+    ),
+    case("VFS-060", SH, "ls -l /dev/fd/0 /proc/self/fd 2>&1 | head -3", "any"),
 ]
 
 CASES = ESCAPE + CAPABILITY + DENIAL + EXFILTRATION + FILESYSTEM

@@ -246,6 +246,32 @@ def test_hostile_code(case: Case) -> None:
     assert (shell.stdout, shell.exit_code) == ("still here\n", 0)
 
 
+# Work that only the native epoch backstop used to stop: builtins that never poll QuickJS's
+# interrupt but allocate a few big buffers (the guest allocator's backstop looked at the clock
+# by count of allocations only; now after every MiB allocated too). The browser has no epoch,
+# so the guest must stop them itself.
+GUEST_STOPS = ["DOS-009", "DOS-010", "DOS-011", "DOS-124", "DOS-125", "DOS-126"]
+# The native epoch's wording, which the guest's own backstop never uses.
+EPOCH_WORDING = "cannot be interrupted"
+
+
+@pytest.mark.parametrize("case_id", GUEST_STOPS)
+def test_the_guest_stops_what_only_the_epoch_stopped(case_id: str) -> None:
+    (case,) = [c for c in CASES if c.id == case_id]
+    sandbox = make_sandbox(Host())
+    # As in the browser: natively the epoch still comes, but 10 time limits late.
+    sandbox._driver.backstop_factor = 10.0
+    started = time.monotonic()
+    result = sandbox.execute(case.code, language=case.language)
+    elapsed = time.monotonic() - started
+    # A timeout, or where the machine is fast enough (Pyodide under Node), the heap's limit
+    # first (join filling 32 MiB): either way the guest ended it, not the epoch.
+    assert result.error_kind in ("timeout", "exception"), result.error
+    assert EPOCH_WORDING not in (result.error or ""), result.error
+    assert elapsed <= TIMEOUT + SLACK * overload(), f"took {elapsed:.2f} s"
+    assert sandbox.fs.read("/workspace/canary.txt") == CANARY
+
+
 # Cases that legitimately change or remove the sandbox's own files (the code may manage its
 # scratch space); they must still leave a working sandbox.
 MAY_TOUCH_CANARY = {

@@ -21,12 +21,19 @@ thread_local! {
     static CURRENT: Cell<Option<Rc<Deadline>>> = const { Cell::new(None) };
     static SPINS: Cell<u32> = const { Cell::new(0) };
     static ALLOCS: Cell<u32> = const { Cell::new(0) };
+    /// Bytes asked for since the backstop last looked at the clock.
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Calls of [`out_of_time`] between two clock readings (a reading is a call out to the host).
 const SPIN_CHECK_EVERY: u32 = 1024;
 /// Allocations between two looks at the clock by the allocator's backstop.
 const ALLOC_CHECK_EVERY: u32 = 1 << 14;
+/// Bytes allocated between two looks, whatever their count: a builtin that polls nothing but
+/// grows a few big buffers (QuickJS parsing a 6 MB `eval`, `JSON.stringify` of a big array)
+/// made a handful of allocations a second, so the backstop never looked (nor, the deadline
+/// being armed by its first look, started counting) and only the native epoch ended them.
+const ALLOC_CHECK_BYTES: usize = 1 << 20;
 /// How long after its deadline an execution that has not stopped by itself is trapped: half
 /// the host's native backstop grace (`BACKSTOP_GRACE` in python/corral/protocol.py), so that
 /// the guest's own backstop comes first on every target.
@@ -77,16 +84,23 @@ pub fn out_of_time_now() -> bool {
     with_current(|d| d.expired_now()).unwrap_or(false)
 }
 
-/// Counts an allocation; every [`ALLOC_CHECK_EVERY`]-th, whether the running execution is
-/// [`GRACE`] past its deadline. (Only the WebAssembly build installs the allocator.)
+/// Counts an allocation of `size` bytes; every [`ALLOC_CHECK_EVERY`]-th, and after every
+/// [`ALLOC_CHECK_BYTES`], whether the running execution is [`GRACE`] past its deadline. (Only
+/// the WebAssembly build installs the allocator.)
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-fn overdue_at_alloc() -> bool {
+fn overdue_at_alloc(size: usize) -> bool {
     let allocs = ALLOCS.with(|a| {
         let n = a.get().wrapping_add(1);
         a.set(n);
         n
     });
-    allocs.is_multiple_of(ALLOC_CHECK_EVERY) && with_current(|d| d.overdue(GRACE)).unwrap_or(false)
+    let bytes = BYTES.with(|b| {
+        let n = b.get().saturating_add(size);
+        b.set(if n >= ALLOC_CHECK_BYTES { 0 } else { n });
+        n
+    });
+    (allocs.is_multiple_of(ALLOC_CHECK_EVERY) || bytes >= ALLOC_CHECK_BYTES)
+        && with_current(|d| d.overdue(GRACE)).unwrap_or(false)
 }
 
 #[cfg(target_arch = "wasm32")]
@@ -112,7 +126,7 @@ mod allocator {
     // touches the memory concerned.
     unsafe impl GlobalAlloc for Backstopped {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            if super::overdue_at_alloc() {
+            if super::overdue_at_alloc(layout.size()) {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
@@ -120,7 +134,7 @@ mod allocator {
         }
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            if super::overdue_at_alloc() {
+            if super::overdue_at_alloc(layout.size()) {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
@@ -133,7 +147,7 @@ mod allocator {
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            if super::overdue_at_alloc() {
+            if super::overdue_at_alloc(new_size) {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
@@ -206,10 +220,19 @@ mod tests {
         let deadline = Rc::new(Deadline::default());
         deadline.set(Some(std::time::Instant::now() + Duration::from_secs(3600)));
         let _running = deadline.enter();
-        assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc()));
+        assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
         deadline.set(Some(std::time::Instant::now()));
-        assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc()));
+        assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
         deadline.set(Some(std::time::Instant::now() - GRACE));
-        assert!((0..ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc()));
+        assert!((0..ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
+    }
+
+    #[test]
+    fn the_backstop_looks_after_a_few_big_allocations() {
+        let deadline = Rc::new(Deadline::default());
+        deadline.set(Some(std::time::Instant::now() - GRACE));
+        let _running = deadline.enter();
+        // However many allocations came before: two of a megabyte reach the check.
+        assert!((0..2).any(|_| overdue_at_alloc(ALLOC_CHECK_BYTES)));
     }
 }

@@ -8,7 +8,8 @@ use regex::bytes::{Regex, RegexBuilder};
 use super::bytes::memchr;
 use super::options::Syntax;
 use crate::applets::common::regex::{
-    longest_end, regex_error, translate, Backtrack, Dialect, EndChecks, Syntax as Posix, Tool,
+    longest_end, regex_error, relaxed, translate, Backtrack, Dialect, EndChecks, Syntax as Posix,
+    Tool,
 };
 use crate::limits::MAX_GREP_BRANCHES;
 
@@ -157,7 +158,7 @@ pub fn build(patterns: &[String], spec: MatchSpec) -> Result<Matcher, String> {
         all.nested = false;
     }
     let regex = if all.backrefs {
-        compile(&relaxed(&joined, spec.eol), spec)?
+        compile(&relaxed(&joined, Some(spec.eol)), spec)?
     } else {
         compile(&joined, spec)?
     };
@@ -374,33 +375,6 @@ fn join(parts: &[String]) -> String {
         .join("|")
 }
 
-/// `pattern` (a translation) with each back-reference relaxed to any text on the line: it
-/// matches wherever the pattern itself can, and is searched by the fast engine, so that the
-/// backtracking search only runs from where a match may start (over a big file with few
-/// matches, most of the time it used to take).
-fn relaxed(pattern: &str, eol: u8) -> String {
-    const OPEN: &str = "(?P<b";
-    const CLOSE: &str = ">\\x{FFFF})";
-    let mut out = String::with_capacity(pattern.len());
-    let mut rest = pattern;
-    while let Some(at) = rest.find(OPEN) {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at + OPEN.len()..];
-        match tail.find(CLOSE) {
-            Some(end) if tail[..end].bytes().all(|b| b.is_ascii_digit() || b == b'_') => {
-                out.push_str(&format!("(?:(?-u:[^\\x{eol:02X}])*)"));
-                rest = &tail[end + CLOSE.len()..];
-            }
-            _ => {
-                out.push_str(OPEN);
-                rest = tail;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// `pattern` wrapped for `-x` / `-w`.
 fn wrap(pattern: &str, spec: MatchSpec) -> String {
     if spec.line {
@@ -481,18 +455,4 @@ fn one_pattern(
         max_len: t.max_len,
         backrefs: t.backrefs,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn back_references_relax_to_anything_on_the_line() {
-        let any = "(?:(?-u:[^\\x0A])*)";
-        assert_eq!(
-            super::relaxed("(a)(?P<b1_0>\\x{FFFF})*x(?P<b12_3>\\x{FFFF})", b'\n'),
-            format!("(a){any}*x{any}")
-        );
-        assert_eq!(super::relaxed("\\(\\?P<b1_0>", b'\n'), "\\(\\?P<b1_0>");
-        assert_eq!(super::relaxed("(?P<bad>x)", b'\n'), "(?P<bad>x)");
-    }
 }

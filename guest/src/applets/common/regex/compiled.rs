@@ -5,7 +5,7 @@
 use regex::bytes::{Captures, Regex, RegexBuilder};
 
 use super::backtrack::Backtrack;
-use super::{translate, Dialect, EndChecks, Translation};
+use super::{relaxed, translate, Dialect, EndChecks, Translation};
 
 /// How a pattern matches beyond its text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,8 +43,10 @@ pub struct Posix {
     multiline: bool,
     /// Capturing groups, for checking `\N` references.
     pub groups: usize,
-    /// The pattern has back-references: this matches it (`regex` above ignores them).
-    backtrack: Option<Backtrack>,
+    /// The pattern has back-references: this matches it (`regex` above ignores them), from
+    /// where the relaxed pattern (each back-reference relaxed to any text), if it compiled,
+    /// matches.
+    backtrack: Option<Box<(Backtrack, Option<Regex>)>>,
 }
 
 /// Match positions: group 0 is the whole match.
@@ -70,12 +72,8 @@ impl Posix {
         };
         let regex = build(&t.pattern)?;
         let backtrack = if t.backrefs {
-            Some(Backtrack::new(
-                &t.pattern,
-                flags.icase,
-                flags.multiline,
-                b'\n',
-            )?)
+            let b = Backtrack::new(&t.pattern, flags.icase, flags.multiline, b'\n')?;
+            Some(Box::new((b, build(&relaxed(&t.pattern, None)).ok())))
         } else {
             None
         };
@@ -121,15 +119,15 @@ impl Posix {
     /// Whether `text` contains a match.
     pub fn is_match(&self, text: &[u8]) -> bool {
         match &self.backtrack {
-            Some(b) => b.find_at(text, 0).is_some(),
+            Some(_) => self.find_at(text, 0).is_some(),
             None => self.regex.is_match(text),
         }
     }
 
     /// The leftmost (then longest) match at or after `at`, without its groups (faster).
     pub fn find_at(&self, text: &[u8], at: usize) -> Option<(usize, usize)> {
-        if let Some(b) = &self.backtrack {
-            return b.find_at(text, at);
+        if self.backtrack.is_some() {
+            return self.spans_at(text, at).and_then(|spans| spans[0]);
         }
         let m = self.regex.find_at(text, at)?;
         Some((m.start(), self.longest(text, m.start(), m.end())))
@@ -154,8 +152,13 @@ impl Posix {
 
     /// [`Posix::captures_at`] as positions.
     pub fn spans_at(&self, text: &[u8], at: usize) -> Option<Spans> {
-        if let Some(b) = &self.backtrack {
-            return b.spans_at(text, at);
+        if let Some((b, relaxed)) = self.backtrack.as_deref() {
+            // No match starts before the relaxed pattern's first one.
+            let start = match relaxed {
+                Some(relaxed) => relaxed.find_at(text, at)?.start(),
+                None => at,
+            };
+            return b.spans_at(text, start);
         }
         let caps = self.captures_at(text, at)?;
         Some(

@@ -14,7 +14,8 @@ mod translate;
 pub use backtrack::Backtrack;
 pub use compiled::{longest_end, regex_error, whole_match, Flags, Posix, Spans, LONGEST_WINDOW};
 pub use translate::{
-    translate, translate_bytes, translate_marked, EndChecks, Translation, BACKREF_UNSUPPORTED,
+    relaxed, translate, translate_bytes, translate_marked, EndChecks, Translation,
+    BACKREF_UNSUPPORTED,
 };
 
 /// How a pattern is written.

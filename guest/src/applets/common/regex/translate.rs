@@ -941,6 +941,37 @@ fn class_items(name: &str) -> Option<&'static str> {
     })
 }
 
+/// `pattern` (a translation) with each back-reference relaxed to any text (on the line, with
+/// `eol`): it matches wherever the pattern itself can, and the fast engine searches it, so that
+/// the backtracking search only runs from where a match may start, and not at all where none
+/// can (`sed 's/\(a*\)*\1b//'` over lines without a `b` spent its whole step budget on each).
+pub fn relaxed(pattern: &str, eol: Option<u8>) -> String {
+    const OPEN: &str = "(?P<b";
+    const CLOSE: &str = ">\\x{FFFF})";
+    let any = match eol {
+        Some(eol) => format!("(?:(?-u:[^\\x{eol:02X}])*)"),
+        None => "(?:(?s-u:.)*)".to_string(),
+    };
+    let mut out = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + OPEN.len()..];
+        match tail.find(CLOSE) {
+            Some(end) if tail[..end].bytes().all(|b| b.is_ascii_digit() || b == b'_') => {
+                out.push_str(&any);
+                rest = &tail[end + CLOSE.len()..];
+            }
+            _ => {
+                out.push_str(OPEN);
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -953,6 +984,17 @@ mod tests {
     fn ere(p: &str) -> String {
         let d = Dialect::posix(true, Tool::Grep);
         translate(p, d).map_or_else(|e| format!("ERR {e}"), |t| t.pattern)
+    }
+
+    #[test]
+    fn back_references_relax_to_any_text() {
+        let line = "(?:(?-u:[^\\x0A])*)";
+        let any = "(?:(?s-u:.)*)";
+        let pattern = "(a)(?P<b1_0>\\x{FFFF})*x(?P<b12_3>\\x{FFFF})";
+        assert_eq!(relaxed(pattern, Some(b'\n')), format!("(a){line}*x{line}"));
+        assert_eq!(relaxed(pattern, None), format!("(a){any}*x{any}"));
+        assert_eq!(relaxed("\\(\\?P<b1_0>", None), "\\(\\?P<b1_0>");
+        assert_eq!(relaxed("(?P<bad>x)", None), "(?P<bad>x)");
     }
 
     #[test]

@@ -52,7 +52,10 @@ fn join_names(parts: Vec<WordPart>) -> Vec<WordPart> {
 }
 
 fn too_many() -> String {
-    format!("brace expansion: more than {MAX_BRACE_WORDS} words")
+    format!(
+        "brace expansion: more than {MAX_BRACE_WORDS} words; for a long sequence use seq or a \
+         counting loop (for ((i = 1; i <= n; i++)))"
+    )
 }
 
 fn expand_parts(
