@@ -12,6 +12,7 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::time::Duration;
 
 use super::Deadline;
@@ -20,8 +21,12 @@ thread_local! {
     /// The deadline of the execution whose code is running ([`Deadline::enter`]).
     static CURRENT: Cell<Option<Rc<Deadline>>> = const { Cell::new(None) };
     static SPINS: Cell<u32> = const { Cell::new(0) };
-    static ALLOCS: Cell<u32> = const { Cell::new(0) };
 }
+
+/// Allocations counted by the backstop: a plain static, since a `thread_local!` access is a
+/// call at the guest's opt-level and this runs at every allocation (relaxed atomics are
+/// plain loads and stores on the single-threaded guest).
+static ALLOCS: AtomicU32 = AtomicU32::new(0);
 
 /// Calls of [`out_of_time`] between two clock readings (a reading is a call out to the host).
 const SPIN_CHECK_EVERY: u32 = 1024;
@@ -80,12 +85,10 @@ pub fn out_of_time_now() -> bool {
 /// Counts an allocation; every [`ALLOC_CHECK_EVERY`]-th, whether the running execution is
 /// [`GRACE`] past its deadline. (Only the WebAssembly build installs the allocator.)
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline]
 fn overdue_at_alloc() -> bool {
-    let allocs = ALLOCS.with(|a| {
-        let n = a.get().wrapping_add(1);
-        a.set(n);
-        n
-    });
+    let allocs = ALLOCS.load(Relaxed).wrapping_add(1);
+    ALLOCS.store(allocs, Relaxed);
     allocs.is_multiple_of(ALLOC_CHECK_EVERY) && with_current(|d| d.overdue(GRACE)).unwrap_or(false)
 }
 
