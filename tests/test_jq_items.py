@@ -45,6 +45,16 @@ PROGRAMS = (
     "def f: .; .[] | f",
     "[.[] | .n] , 1",
     ".[] | .n |= . + 1",
+    # Shapes evaluated directly (guest/src/applets/jq/fast.rs), jaq where that gives up:
+    ".[] | select(.n > 1 and .a) | .n",
+    '[.[] | select(.n >= 1 or .a == "x") | .n] | add',
+    "map(.n * 2 - 1)",
+    ".[] | .a.b",
+    ".[] | .a[1]",
+    "[.[] | .n | not]",
+    ".[] | select(.n)",
+    "map(.a + .n)",
+    "[.[] | .n % 2 == 0]",
 )
 
 INPUTS = (

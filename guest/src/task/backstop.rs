@@ -12,6 +12,7 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 use super::Deadline;
@@ -20,10 +21,14 @@ thread_local! {
     /// The deadline of the execution whose code is running ([`Deadline::enter`]).
     static CURRENT: Cell<Option<Rc<Deadline>>> = const { Cell::new(None) };
     static SPINS: Cell<u32> = const { Cell::new(0) };
-    static ALLOCS: Cell<u32> = const { Cell::new(0) };
-    /// Bytes asked for since the backstop last looked at the clock.
-    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
+
+/// Allocations counted by the backstop: a plain static, since a `thread_local!` access is a
+/// call at the guest's opt-level and this runs at every allocation (relaxed atomics are
+/// plain loads and stores on the single-threaded guest).
+static ALLOCS: AtomicU32 = AtomicU32::new(0);
+/// Bytes asked for since the backstop last looked at the clock (a plain static, as [`ALLOCS`]).
+static BYTES: AtomicUsize = AtomicUsize::new(0);
 
 /// Calls of [`out_of_time`] between two clock readings (a reading is a call out to the host).
 const SPIN_CHECK_EVERY: u32 = 1024;
@@ -88,17 +93,12 @@ pub fn out_of_time_now() -> bool {
 /// [`ALLOC_CHECK_BYTES`], whether the running execution is [`GRACE`] past its deadline. (Only
 /// the WebAssembly build installs the allocator.)
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline]
 fn overdue_at_alloc(size: usize) -> bool {
-    let allocs = ALLOCS.with(|a| {
-        let n = a.get().wrapping_add(1);
-        a.set(n);
-        n
-    });
-    let bytes = BYTES.with(|b| {
-        let n = b.get().saturating_add(size);
-        b.set(if n >= ALLOC_CHECK_BYTES { 0 } else { n });
-        n
-    });
+    let allocs = ALLOCS.load(Relaxed).wrapping_add(1);
+    ALLOCS.store(allocs, Relaxed);
+    let bytes = BYTES.load(Relaxed).saturating_add(size);
+    BYTES.store(if bytes >= ALLOC_CHECK_BYTES { 0 } else { bytes }, Relaxed);
     (allocs.is_multiple_of(ALLOC_CHECK_EVERY) || bytes >= ALLOC_CHECK_BYTES)
         && with_current(|d| d.overdue(GRACE)).unwrap_or(false)
 }
@@ -224,7 +224,7 @@ mod tests {
         deadline.set(Some(std::time::Instant::now()));
         assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
         deadline.set(Some(std::time::Instant::now() - GRACE));
-        assert!((0..ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
+        assert!((0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8))); // counters shared by test threads
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::rc::Rc;
 use jaq_core::{Ctx as JaqCtx, Vars};
 
 use super::engine::{self, Env, Filter, Shared};
+use super::fast::Program;
 use super::funs::object;
 use super::input::{Inputs, Next, Source};
 use super::items::{self, Split};
@@ -384,8 +385,9 @@ async fn main(mut ctx: Ctx) -> i32 {
     globals.extend(data);
     // (`input` reads values the items would have to be read before: the whole array first.)
     let whole_inputs = opts.null_input || opts.slurp || opts.stream || opts.raw_input;
+    let whole = Program::new(filter, &super::desugar::rewrite(&program));
     let compiled = Compiled {
-        filter: &filter,
+        program: &whole,
         unsplit: (!whole_inputs && !program.contains("input")).then_some((&program, &names)),
     };
     execute(&mut ctx, &opts, &program, compiled, globals, modules).await
@@ -510,7 +512,7 @@ async fn open_sources(ctx: &mut Ctx, files: &[String]) -> (Vec<Source>, bool) {
 /// The compiled program, and its text and global names while it may be split
 /// ([`items::split`]).
 struct Compiled<'a> {
-    filter: &'a Filter,
+    program: &'a Program,
     unsplit: Option<(&'a str, &'a [String])>,
 }
 
@@ -521,7 +523,7 @@ const SPLIT_MIN: usize = 1 << 20;
 /// Everything about one run that the per-input loop needs.
 struct Run<'a> {
     opts: &'a Opts,
-    filter: &'a Filter,
+    program: &'a Program,
     /// The program's text and global names until it is split (at the first big array).
     unsplit: Option<(&'a str, &'a [String])>,
     /// The split program, once made.
@@ -564,12 +566,12 @@ async fn execute(
         zone: Zone::from_tz(ctx.env.get("TZ").map(String::as_str)),
     });
     let env = Env {
-        lut: &compiled.filter.lut,
+        lut: &compiled.program.filter.lut,
         shared: &shared,
     };
     let mut run = Run {
         opts,
-        filter: compiled.filter,
+        program: compiled.program,
         unsplit: compiled.unsplit,
         split: None,
         env: &env,
@@ -774,8 +776,8 @@ fn stream_events(v: &Val, path: &mut Vec<Val>, out: &mut Vec<Val>, top: bool) {
 /// Runs the filter on one input and writes its outputs; returns jq's per-input status.
 async fn process(ctx: &mut Ctx, run: &mut Run<'_>, input: Val) -> Result<i32, Stop> {
     let mut ret = NO_OUTPUT;
-    let filter = run.filter;
-    run_filter(ctx, run, filter, input, None, &mut ret).await?;
+    let program = run.program;
+    run_program(ctx, run, program, input, None, &mut ret).await?;
     Ok(ret)
 }
 
@@ -791,7 +793,7 @@ async fn process_items(
     match split {
         Split::Each(f) => {
             for item in items {
-                if !run_filter(ctx, run, f, item, None, &mut ret).await? {
+                if !run_program(ctx, run, f, item, None, &mut ret).await? {
                     break;
                 }
             }
@@ -799,14 +801,34 @@ async fn process_items(
         Split::Collect(f, g) => {
             let mut outputs = Vec::new();
             for item in items {
-                if !run_filter(ctx, run, f, item, Some(&mut outputs), &mut ret).await? {
+                if !run_program(ctx, run, f, item, Some(&mut outputs), &mut ret).await? {
                     return Ok(ret);
                 }
             }
-            run_filter(ctx, run, g, Val::arr(outputs), None, &mut ret).await?;
+            run_program(ctx, run, g, Val::arr(outputs), None, &mut ret).await?;
         }
     }
     Ok(ret)
+}
+
+/// [`run_filter`] for a [`Program`]: its direct evaluation when that does not give up, else
+/// jaq's.
+async fn run_program(
+    ctx: &mut Ctx,
+    run: &mut Run<'_>,
+    part: &Program,
+    input: Val,
+    collect: Option<&mut Vec<Val>>,
+    ret: &mut i32,
+) -> Result<bool, Stop> {
+    match part.fast.as_ref().and_then(|fast| fast.run(&input)) {
+        Some(Some(v)) => {
+            emit(ctx, run, v, collect, ret).await?;
+            Ok(true)
+        }
+        Some(None) => Ok(true),
+        None => run_filter(ctx, run, &part.filter, input, collect, ret).await,
+    }
 }
 
 /// Runs `filter` on `input`: its outputs go to `collect`, or are written out with `ret` set
@@ -827,20 +849,7 @@ async fn run_filter(
     let outputs = filter.id.run((jctx, input));
     for out in outputs {
         match out {
-            Ok(v) => {
-                if let Some(collect) = collect.as_deref_mut() {
-                    collect.push(v);
-                    continue;
-                }
-                *ret = if matches!(v, Val::Str(_)) && run.opts.raw_output
-                    || !matches!(v, Val::Null | Val::Bool(false))
-                {
-                    0
-                } else {
-                    NULL_KIND
-                };
-                write_value(ctx, run, &v).await?;
-            }
+            Ok(v) => emit(ctx, run, v, collect.as_deref_mut(), ret).await?,
             Err(exn) => {
                 flush_stderr(ctx, run.env).await;
                 match exn.get_err() {
@@ -859,6 +868,28 @@ async fn run_filter(
     }
     flush_stderr(ctx, run.env).await;
     Ok(true)
+}
+
+/// One output of a filter: into `collect`, or written out with `ret` set to its status.
+async fn emit(
+    ctx: &mut Ctx,
+    run: &mut Run<'_>,
+    v: Val,
+    collect: Option<&mut Vec<Val>>,
+    ret: &mut i32,
+) -> Result<(), Stop> {
+    if let Some(collect) = collect {
+        collect.push(v);
+        return Ok(());
+    }
+    *ret = if matches!(v, Val::Str(_)) && run.opts.raw_output
+        || !matches!(v, Val::Null | Val::Bool(false))
+    {
+        0
+    } else {
+        NULL_KIND
+    };
+    write_value(ctx, run, &v).await
 }
 
 async fn write_value(ctx: &mut Ctx, run: &mut Run<'_>, v: &Val) -> Result<(), Stop> {

@@ -164,7 +164,7 @@ fn ours() -> Box<[Filter<RunPtr<JqData>>]> {
     ])
 }
 
-fn length(v: &Val) -> Res<Val> {
+pub(super) fn length(v: &Val) -> Res<Val> {
     Ok(match v {
         Val::Null => Val::num(0.0),
         Val::Bool(_) => return Err(err(format!("{} has no length", v.describe()))),

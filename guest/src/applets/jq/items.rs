@@ -14,15 +14,16 @@ use jaq_core::load::parse::{BinaryOp, Term};
 use jaq_core::load::span;
 use jaq_core::path::Part;
 
-use super::engine::{compile_rewritten, Filter, Modules};
+use super::engine::{compile_rewritten, Modules};
+use super::fast::Program;
 
 /// How a split program runs on the items of an array.
 pub enum Split {
     /// `.[] | f` (`.[]` is `.[] | .`): `f` on each item, its outputs as they come.
-    Each(Filter),
+    Each(Program),
     /// `[.[] | f] | g`, `map(f) | g` (`| g` may be left out): `g` on the array of the
     /// outputs of `f` on each item.
-    Collect(Filter, Filter),
+    Collect(Program, Program),
 }
 
 /// Where a part of the program is: a range of its text, or None for `.`.
@@ -34,17 +35,17 @@ pub fn split(code: &str, names: &[String], modules: &Modules) -> Option<Split> {
     let code = super::desugar::rewrite(code);
     let tokens = Lexer::new(code.as_str()).lex().ok()?;
     let term = jaq_core::load::parse(&code, |p| p.term())?;
-    let compile = |piece: Piece| -> Option<Filter> {
-        let text = match piece {
-            Some(range) => blank_except(&code, range)?,
-            None => ".".to_string(),
-        };
-        compile_rewritten(&text, names, modules)
-            .ok()
-            .map(|(f, _)| f)
+    let text = |piece: Piece| match piece {
+        Some(range) => blank_except(&code, range),
+        None => Some(".".to_string()),
+    };
+    let part = |piece: Piece| {
+        let text = text(piece)?;
+        let (filter, _) = compile_rewritten(&text, names, modules).ok()?;
+        Some(Program::new(filter, &text))
     };
     if let Some(f) = each(&code, &term, &tokens, code.len()) {
-        return Some(Split::Each(compile(f)?));
+        return Some(Split::Each(part(f)?));
     }
     let (lhs, piped) = match &term {
         Term::BinOp(lhs, BinaryOp::Pipe(None), _) => (&**lhs, true),
@@ -69,7 +70,7 @@ pub fn split(code: &str, names: &[String], modules: &Modules) -> Option<Split> {
     if g.is_some() != piped {
         return None;
     }
-    Some(Split::Collect(compile(f)?, compile(g)?))
+    Some(Split::Collect(part(f)?, part(g)?))
 }
 
 /// `.[] | f` or `.[]` (also `.[]?`) as `term` and `tokens` (which end at `end`): where `f`

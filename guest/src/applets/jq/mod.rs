@@ -7,6 +7,7 @@ mod deep;
 mod desugar;
 mod engine;
 mod errors;
+mod fast;
 mod funs;
 mod input;
 mod items;

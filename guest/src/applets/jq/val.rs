@@ -157,7 +157,7 @@ impl Val {
     }
 
     /// `.[index]`, or None where jq yields null.
-    fn get(&self, index: &Val) -> Result<Option<Val>, jaq_core::Error<Val>> {
+    pub(super) fn get(&self, index: &Val) -> Result<Option<Val>, jaq_core::Error<Val>> {
         Ok(match (self, index) {
             (Val::Null, Val::Str(_) | Val::Num(_) | Val::Obj(_)) => None,
             (Val::Obj(o), Val::Str(k)) => o.get(k).cloned(),
