@@ -198,6 +198,18 @@ def test_a_trace_keeps_the_returned_value_as_it_was() -> None:
     assert replay(sandbox.trace).return_value == {"paid": "moved 5", "items": [1]}
 
 
+def test_a_trace_keeps_flat_returned_values_as_they_were() -> None:
+    sandbox = Sandbox()
+    flat_object = sandbox.execute("return {a: 1, b: 'x', c: null, d: 1.5, e: true}")
+    flat_list = sandbox.execute("return [1, 'x', null]")
+    nested = sandbox.execute("return [[1]]")
+    flat_object.return_value["a"] = "changed"
+    flat_list.return_value.append(threading.Lock())
+    nested.return_value[0].append(2)
+    ends = [e["result"]["return_value"] for e in sandbox.trace.events if e["t"] == "end"]
+    assert ends == [{"a": 1, "b": "x", "c": None, "d": 1.5, "e": True}, [1, "x", None], [[1]]]
+
+
 def _transfer_op(call_id: int, amount: int) -> dict[str, Any]:
     return {"id": call_id, "kind": "call", "tool": "transfer", "args": f'{{"amount":{amount}}}'}
 
