@@ -64,7 +64,7 @@ pub enum Expr {
 }
 
 /// Nesting deeper than this is left to jaq (the evaluator recurses).
-const MAX_DEPTH: usize = 32;
+const DIRECT_DEPTH: usize = 32;
 
 /// `code` (the text jaq compiles) as an [`Expr`], when every part of it is one.
 pub fn compile(code: &str) -> Option<Expr> {
@@ -78,7 +78,7 @@ fn boxed(term: &Term<&str>, depth: usize) -> Option<Box<Expr>> {
 
 fn expr(term: &Term<&str>, depth: usize) -> Option<Expr> {
     let depth = depth + 1;
-    if depth > MAX_DEPTH {
+    if depth > DIRECT_DEPTH {
         return None;
     }
     Some(match term {
