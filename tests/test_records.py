@@ -163,3 +163,17 @@ def test_a_plain_subclass_keeps_the_fields_and_may_add_attributes() -> None:
         mine.stdout = "x"  # type: ignore[misc]
     assert [f.name for f in dataclasses.fields(Mine)][:3] == ["stdout", "stderr", "exit_code"]
     assert dataclasses.replace(mine, exit_code=1).exit_code == 1
+
+
+def test_asking_the_base_class_leaves_the_records_their_fields() -> None:
+    # Sphinx (and any code walking classes) may look for __dataclass_fields__ on the base
+    # first: it answered an empty set and stored it where every record not yet asked found
+    # it, so `fields(Limits)` was empty (the MCP config lost its limits keys).
+    from corral._record import Record
+
+    class Point(Record):
+        x: int
+        y: int = 0
+
+    assert not dataclasses.is_dataclass(Record)
+    assert [f.name for f in dataclasses.fields(Point)] == ["x", "y"]

@@ -72,8 +72,14 @@ class _DataclassAttribute:
         self.name = name
 
     def __get__(self, instance: object, owner: type[Record]) -> Any:
+        # Made for the record class itself (a plain subclass inherits its fields), never for
+        # Record: that would hand every record not asked yet an empty set of fields.
+        record = next((c for c in owner.__mro__ if Record in c.__bases__), None)
+        if record is None:
+            raise AttributeError(self.name)  # Record itself is no dataclass
         import dataclasses
 
+        owner = record
         specs = []
         for name, spec in owner._specs.items():
             options: dict[str, Any] = {"repr": spec.repr, "compare": spec.compare}
