@@ -42,7 +42,7 @@ TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh pr
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
-__all__ = ["DECODER", "MAX_DEPTH", "encoder", "loads", "too_deep"]
+__all__ = ["MAX_DEPTH", "encoder", "loads", "too_deep"]
 
 MAX_DEPTH = 512
 # Everything but brackets and quotes, deleted before the depth count.
@@ -108,9 +108,6 @@ def _finite_float(text: str) -> float:
 # Made once: ``json.loads`` with any option builds a new decoder on every call.
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 _CAREFUL = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
-DECODER = _DECODER
-"""A decoder that refuses ``NaN`` and ``Infinity``, for text whose depth and numbers the
-caller checks itself (the guest's frame headers)."""
 
 
 def _depth(raw: bytes) -> int:

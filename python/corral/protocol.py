@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import math
 import struct
 import threading
 import time
@@ -486,7 +485,7 @@ class _Step(Record):
 def _parse_step(reply: bytes) -> _Step:
     """Decode a step reply; anything malformed means the guest is broken: treat it as a trap."""
     try:
-        header, blob = _step_frame(reply)
+        header, blob = decode_frame(reply)
         if "status" not in header:
             raise GuestTrap(
                 ErrorKind.PROTOCOL, f"the guest refused a message: {header.get('error')}"
@@ -515,7 +514,6 @@ def _parse_step(reply: bytes) -> _Step:
         TypeError,
         IndexError,
         AttributeError,
-        OverflowError,
         RecursionError,
         struct.error,
     ) as error:
@@ -524,32 +522,9 @@ def _parse_step(reply: bytes) -> _Step:
         ) from error
 
 
-def _step_frame(reply: bytes) -> tuple[dict[str, Any], bytes]:
-    """:func:`decode_frame` for a step reply, without :func:`corral._json.loads`'s scans of
-    the text (for deep nesting and for numbers that overflow a float: half of its time on a
-    step's header). A broken guest's header is still refused: NaN and Infinity by the
-    decoder, nesting by the C scanner's recursion limit (``RecursionError``), an overflowed
-    number where it is read (``int`` raises ``OverflowError``; a sleep's milliseconds are
-    checked), trailing text by ``decode`` (:func:`_parse_step` turns each into a trap)."""
-    (length,) = struct.unpack_from("<I", reply)
-    text = reply[4 : 4 + length].decode()
-    try:
-        header, end = _json.DECODER.scan_once(text, 0)  # type: ignore[attr-defined]  # not in the stubs
-    except StopIteration:
-        end = -1
-    if end != len(text):
-        header = _json.DECODER.decode(text)  # raises, saying where the text went wrong
-    if not isinstance(header, dict):
-        raise ProtocolError("frame header is not an object")
-    return header, reply[4 + length :]
-
-
 def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
     if op["kind"] == "sleep":
-        ms = float(op["ms"])
-        if not math.isfinite(ms):  # see _step_frame: the guest's serde writes none
-            raise ValueError(f"a sleep of {ms} ms")
-        return HostOp(int(op["id"]), "sleep", ms=ms)
+        return HostOp(int(op["id"]), "sleep", ms=float(op["ms"]))
     args = _slice(blob, op["args"])
     caller = str(op.get("from", "js"))
     return HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), args, caller=caller)
