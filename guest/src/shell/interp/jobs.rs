@@ -8,6 +8,7 @@
 //! run is dropped (a timeout, a cancellation), its jobs are dropped with it.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -18,6 +19,9 @@ use crate::task::{progress, LocalFuture};
 
 /// The first process id handed out (bash's `$$` is 1000 here).
 const FIRST_PID: u32 = 1001;
+
+/// How many ended jobs the table remembers for `wait` and `$?` (the newest ones).
+const KEPT_ENDED: usize = 4 * crate::limits::MAX_JOBS;
 
 /// One background job.
 pub(crate) struct Job {
@@ -35,14 +39,18 @@ pub(crate) struct Job {
     pub status: Option<i32>,
     /// Whether `wait` has reported its end (`wait -n` reports each job once).
     reported: bool,
+    /// When it ended, in the order jobs end (the table forgets the earliest first).
+    ended: Option<u64>,
     run: Option<LocalFuture<'static, i32>>,
 }
 
 /// The job table of one run.
 #[derive(Default)]
 pub(crate) struct Jobs {
+    /// In pid order.
     table: RefCell<Vec<Job>>,
     started: Cell<u32>,
+    ended: Cell<u64>,
     /// The run's own standard input: a job started where it is still stdin reads an empty
     /// file instead, as in a non-interactive bash (a redirected stdin is inherited).
     script_stdin: Option<Rc<InHandle>>,
@@ -89,6 +97,7 @@ impl Jobs {
             command,
             status: None,
             reported: false,
+            ended: None,
             run: Some(run),
         });
         progress();
@@ -106,22 +115,43 @@ impl Jobs {
             };
             let poll = run.as_mut().poll(cx);
             self.with_job(pid, |job| match poll {
-                Poll::Ready(status) => job.status = Some(status),
+                Poll::Ready(status) => self.end(job, status),
                 Poll::Pending => job.run = Some(run),
             });
             if poll.is_ready() {
                 progress();
             }
         }
+        self.forget_ended();
         self.table.borrow().iter().any(|job| job.status.is_none())
     }
 
+    /// Keeps the table small, so that a script starting jobs without end (a fork bomb, a
+    /// long loop of `cmd &`) does not make every poll and spawn slower: an ended job whose
+    /// shell has ended too is forgotten (no `wait` can ask for it), and of the others only the
+    /// [`KEPT_ENDED`] that ended last are kept (bash also forgets old statuses; `wait` on a
+    /// forgotten pid then says it is not a child of this shell).
+    fn forget_ended(&self) {
+        let mut table = self.table.borrow_mut();
+        let running: HashSet<u32> = table
+            .iter()
+            .filter(|job| job.status.is_none())
+            .map(|job| job.pid)
+            .collect();
+        table.retain(|job| job.status.is_none() || job.owner == 0 || running.contains(&job.owner));
+        let excess = (table.len() - running.len()).saturating_sub(KEPT_ENDED);
+        if excess > 0 {
+            let mut order: Vec<u64> = table.iter().filter_map(|job| job.ended).collect();
+            let (_, &mut first_kept, _) = order.select_nth_unstable(excess);
+            table.retain(|job| job.ended.is_none_or(|ended| ended >= first_kept));
+        }
+    }
+
+    /// The job `pid`: the table is in pid order, so a binary search finds it.
     fn with_job<T>(&self, pid: u32, f: impl FnOnce(&mut Job) -> T) -> Option<T> {
-        self.table
-            .borrow_mut()
-            .iter_mut()
-            .find(|job| job.pid == pid)
-            .map(f)
+        let mut table = self.table.borrow_mut();
+        let index = table.binary_search_by_key(&pid, |job| job.pid).ok()?;
+        Some(f(&mut table[index]))
     }
 
     /// Why no job may start now ([`crate::limits::MAX_JOBS`] are running), if so.
@@ -199,11 +229,12 @@ impl Jobs {
         job.status
     }
 
-    /// Marks every ended job of `owner` as reported (after a plain `wait`).
+    /// Forgets every ended job of `owner` (after a plain `wait`: bash's `wait $pid` then says
+    /// the pid is not a child of this shell).
     pub fn reap_all(&self, owner: u32) {
-        for job in self.table.borrow_mut().iter_mut() {
-            job.reported |= job.owner == owner && job.status.is_some();
-        }
+        self.table
+            .borrow_mut()
+            .retain(|job| job.owner != owner || job.status.is_none());
     }
 
     /// Whether job `pid` (of any shell) is running.
@@ -225,9 +256,15 @@ impl Jobs {
             return false;
         };
         job.run = None;
-        job.status = Some(status);
+        self.end(job, status);
         progress();
         true
+    }
+
+    fn end(&self, job: &mut Job, status: i32) {
+        job.status = Some(status);
+        job.ended = Some(self.ended.get());
+        self.ended.set(self.ended.get() + 1);
     }
 
     /// The `jobs` listing of `owner`'s running jobs, one line each: `[N]+  Running  command &`
@@ -387,5 +424,41 @@ mod tests {
         let second = jobs.spawn(0, "b".into(), |_| ready(0));
         assert_eq!(jobs.table.borrow()[1].number, 1);
         assert_ne!(first, second, "process ids are never reused");
+    }
+
+    #[test]
+    fn ended_jobs_of_ended_shells_are_forgotten_and_the_latest_ended_kept() {
+        let jobs = Rc::new(Jobs::default());
+        let parent = jobs.spawn(0, "parent".into(), |_| Box::pin(std::future::pending()));
+        let child = jobs.spawn(parent, "child".into(), |_| ready(5));
+        let first = jobs.spawn(0, "first".into(), |_| Box::pin(std::future::pending()));
+        let mut waker: LocalFuture<'static, i32> = Box::pin(with_jobs(
+            Box::pin(std::future::pending()),
+            Rc::clone(&jobs),
+        ));
+        assert!(poll_once(&mut waker).is_pending());
+        assert_eq!(
+            jobs.table.borrow().len(),
+            3,
+            "the child's shell may still wait for it"
+        );
+        jobs.kill(parent, 143);
+        assert!(poll_once(&mut waker).is_pending());
+        assert!(
+            jobs.with_job(child, |_| ()).is_none(),
+            "nobody can wait for it now"
+        );
+        for _ in 0..KEPT_ENDED + 10 {
+            jobs.spawn(0, "true".into(), |_| ready(0));
+        }
+        assert!(poll_once(&mut waker).is_pending());
+        jobs.kill(first, 9);
+        assert!(poll_once(&mut waker).is_pending());
+        assert_eq!(jobs.table.borrow().len(), KEPT_ENDED);
+        assert_eq!(
+            jobs.reap(first),
+            Some(9),
+            "the oldest pid ended last: it is kept"
+        );
     }
 }
