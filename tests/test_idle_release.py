@@ -25,14 +25,23 @@ def _linux() -> None:
         pytest.skip("pages are given back on Linux only (elsewhere nothing is released)")
 
 
-def _present_pages(sandbox: Sandbox) -> int:
-    """Pages of the sandbox's linear memory that are in this process's resident memory."""
+def _pagemap_entries(sandbox: Sandbox) -> list[int]:
+    """The ``/proc/self/pagemap`` entry of each page of the sandbox's linear memory."""
     instance = sandbox._driver.instance
     size = instance.memory_size()
     with open("/proc/self/pagemap", "rb") as f:
         f.seek(instance._base(0, size) // PAGE * 8)  # type: ignore[attr-defined]
-        entries = struct.iter_unpack("<Q", f.read(size // PAGE * 8))
-    return sum(entry >> 63 for (entry,) in entries)
+        return [entry for (entry,) in struct.iter_unpack("<Q", f.read(size // PAGE * 8))]
+
+
+def _present_pages(sandbox: Sandbox) -> int:
+    """Pages of the sandbox's linear memory that are in this process's resident memory."""
+    return sum(entry >> 63 for entry in _pagemap_entries(sandbox))
+
+
+def _private_pages(sandbox: Sandbox) -> int:
+    """Present pages that are not a file's (bit 61): the instance's own copies."""
+    return sum(entry >> 63 & ~entry >> 61 & 1 for entry in _pagemap_entries(sandbox))
 
 
 def _release(sandbox: Sandbox) -> None:
@@ -106,15 +115,6 @@ def test_the_idle_thread_releases_a_sandbox_left_alone(monkeypatch: pytest.Monke
             waited += 0.05
         assert _present_pages(sandbox) <= KEPT
         assert sandbox.execute("return 40 + 2").stdout == "42"
-
-
-def _private_pages(sandbox: Sandbox) -> int:
-    instance = sandbox._driver.instance
-    size = instance.memory_size()
-    with open("/proc/self/pagemap", "rb") as f:
-        f.seek(instance._base(0, size) // PAGE * 8)  # type: ignore[attr-defined]
-        entries = struct.iter_unpack("<Q", f.read(size // PAGE * 8))
-    return sum(entry >> 63 & ~entry >> 61 & 1 for (entry,) in entries)
 
 
 def test_a_memory_that_moved_off_its_image_keeps_its_private_pages() -> None:
