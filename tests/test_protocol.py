@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from corral import Sandbox, protocol
 from corral._module import wasm_bytes
 from corral.protocol import (
     CallErrorKind,
@@ -15,12 +16,13 @@ from corral.protocol import (
     HostOp,
     OpResult,
     RawOutcome,
+    _parse_step,
     _results_frame,
     decode_frame,
     encode_frame,
 )
 from corral.results import ErrorKind
-from corral.runtime import get_backend
+from corral.runtime import GuestTrap, Instance, get_backend
 
 CONFIG = {
     "tools": [{"name": "echo", "description": "Echo.", "parameters": {"type": "object"}}],
@@ -142,3 +144,73 @@ def test_the_results_frame_holds_each_result_by_id_and_range() -> None:
         ]
     }
     assert blob == b'{"x":1}null'
+
+
+def _reply(header: str, blob: bytes = b"") -> bytes:
+    head = header.encode()
+    return len(head).to_bytes(4, "little") + head + blob
+
+
+SLEEP_STEP = (
+    '{"status":"blocked","ops":[{"id":1,"kind":"sleep","ms":MS}],'
+    '"stdout":[0,2],"stderr":[2,0],"outcome":null}'
+)
+DONE_STEP = (
+    '{"status":"done","ops":[],"stdout":[0,0],"stderr":[0,0],'
+    '"outcome":{"exit_code":CODE,"value":null,"error":null,"fs_generation":0}}'
+)
+# A broken guest's step replies: each must end the execution as a protocol trap. Under Pyodide
+# the deep one must be refused before the C decoder recurses: its recursion there can exhaust
+# the JavaScript stack, which kills the whole runtime instead of raising.
+MALFORMED_STEPS = {
+    "nan": _reply(SLEEP_STEP.replace("MS", "NaN")),
+    "infinity": _reply(SLEEP_STEP.replace("MS", "Infinity")),
+    "overflow": _reply(SLEEP_STEP.replace("MS", "1e999")),
+    "negative-overflow": _reply(SLEEP_STEP.replace("MS", "-1e999")),
+    "overflowed-int": _reply(DONE_STEP.replace("CODE", "1e999")),
+    "deep": _reply(DONE_STEP.replace("CODE", "[" * 100_000 + "]" * 100_000)),
+    "deep-objects": _reply(DONE_STEP.replace("CODE", '{"a":' * 100_000 + "1" + "}" * 100_000)),
+    "trailing": _reply(SLEEP_STEP.replace("MS", "1") + " trailing"),
+    "bom": _reply("\ufeff" + SLEEP_STEP.replace("MS", "1")),
+    "empty": _reply(""),
+    "not-utf8": (2).to_bytes(4, "little") + b"\xff{",
+}
+
+
+def test_a_step_reply_is_read_from_its_header_and_blob() -> None:
+    step = _parse_step(_reply(SLEEP_STEP.replace("MS", "2.5"), b"hi"))
+    assert (step.stdout, step.ops, step.outcome) == (b"hi", [HostOp(1, "sleep", ms=2.5)], None)
+    done = _parse_step(_reply(DONE_STEP.replace("CODE", "3")))
+    assert done.outcome is not None and done.outcome.exit_code == 3
+
+
+@pytest.mark.parametrize("reply", MALFORMED_STEPS.values(), ids=MALFORMED_STEPS.keys())
+def test_a_malformed_step_reply_is_a_protocol_trap(reply: bytes) -> None:
+    with pytest.raises(GuestTrap, match="the guest sent a malformed reply") as caught:
+        _parse_step(reply)
+    assert caught.value.kind == ErrorKind.PROTOCOL
+
+
+@pytest.mark.parametrize("reply", MALFORMED_STEPS.values(), ids=MALFORMED_STEPS.keys())
+def test_a_malformed_step_reply_restarts_the_sandbox_with_its_files(
+    reply: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def echo(x: int) -> dict[str, int]:
+        return {"x": x}
+
+    with Sandbox(tools=[echo]) as sandbox:
+        sandbox.fs.write("/workspace/kept.txt", b"kept")
+        real_reply = protocol._reply
+        replies: list[bytes] = []
+
+        def one_broken_reply(instance: Instance, packed: int) -> bytes:
+            replies.append(real_reply(instance, packed))
+            return reply if len(replies) == 2 else replies[-1]  # the resume's is broken
+
+        monkeypatch.setattr(protocol, "_reply", one_broken_reply)
+        broken = sandbox.execute("return (await echo({x: 1})).x")
+        monkeypatch.setattr(protocol, "_reply", real_reply)
+        assert (broken.error_kind, broken.exit_code) == (ErrorKind.PROTOCOL, 1)
+        assert broken.error is not None and "the guest sent a malformed reply" in broken.error
+        after = sandbox.execute("return [(await echo({x: 2})).x, fs.readFileSync('kept.txt')]")
+        assert (after.error, after.return_value) == (None, [2, "kept"])

@@ -452,6 +452,22 @@ def test_a_large_host_write_costs_the_guest_one_copy_at_its_peak() -> None:
     assert Sandbox.from_snapshot(sandbox.snapshot()).fs.read("big.bin") == data
 
 
+def test_copies_after_a_call_that_grew_the_memory_reach_its_new_pages() -> None:
+    # The instance asks the memory's address and size once after each guest call: a call that
+    # grew (or moved) the memory must not leave the old ones behind.
+    sandbox = Sandbox()
+    sandbox.fs.write("small.txt", b"small")
+    before = sandbox.memory_bytes
+    result = sandbox.execute("globalThis.big = 'x'.repeat(16 << 20); return 'y'.repeat(4 << 20)")
+    assert sandbox.memory_bytes > before + (16 << 20)
+    assert result.return_value == "y" * (4 << 20)
+    sandbox.fs.write("big.bin", b"z" * (24 << 20))  # its inbox lies past the old size
+    assert (sandbox.fs.read("big.bin"), sandbox.fs.read("small.txt")) == (
+        b"z" * (24 << 20),
+        b"small",
+    )
+
+
 @pytest.mark.needs_native("calls wasmtime's C API")
 def test_exports_are_called_through_the_c_api_with_the_same_results() -> None:
     import functools

@@ -55,8 +55,11 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"0123456789E", b"0000000000e")
 _OVERFLOW_SIGNS = (b"e000", b"e+000", b"0" * 200)
 _ONE_BRACKET = bytes.maketrans(b"{}", b"[]")
 # A text that starts with one of these bytes (or is empty) may be UTF-16 or -32, or start with
-# a byte order mark: ``json.detect_encoding`` decides.
-_NOT_UTF8_FIRST = b"\x00\xef\xfe\xff"
+# a byte order mark: ``json.detect_encoding`` decides. (A set: ``in`` on bytes costs ~0.5 µs.)
+_MAYBE_NOT_UTF8 = frozenset({b"", b"\x00", b"\xef", b"\xfe", b"\xff"})
+# Texts up to this many bytes have each float checked as it is decoded (see ``loads``): at
+# worst ~100 floats, a Python call each.
+_SHORT = 256
 _QUICK_PASSES = 16  # deeper data is measured bracket by bracket
 
 
@@ -64,19 +67,20 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
     """``json.loads(data)``, but ``ValueError`` for ``NaN``, ``Infinity`` and numbers that
     overflow a float, and ``RecursionError`` when arrays and objects nest deeper than
     ``max_depth``."""
-    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if isinstance(data, str):
+        text, raw = data, data.encode()
+    else:
+        raw = bytes(data)
+        # As json.loads decodes bytes; UTF-8 unless the first two bytes say otherwise.
+        plain = raw[:1] not in _MAYBE_NOT_UTF8 and raw[1:2] != b"\x00"
+        text = raw.decode("utf-8" if plain else json.detect_encoding(raw), "surrogatepass")
     if too_deep(raw, max_depth):
         raise RecursionError(f"JSON nested deeper than {max_depth} levels")
-    # Checking each float costs a Python call per number: only when one could overflow.
-    shape = raw.translate(_DIGITS_AS_ZERO)
-    exponent, signed, digits = _OVERFLOW_SIGNS
-    careful = exponent in shape or signed in shape or digits in shape  # no generator: faster
-    decoder = _CAREFUL if careful else _DECODER
-    # As json.loads decodes bytes; UTF-8 unless the first two bytes say otherwise.
-    plain = raw[:1] not in _NOT_UTF8_FIRST and raw[1:2] != b"\x00"
-    text = raw.decode("utf-8" if plain else json.detect_encoding(raw), "surrogatepass")
     if text.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    # Checking each float costs a Python call per number: in a long text only when one could
+    # overflow. A short one has few floats, if any: checking them costs less than looking.
+    decoder = _CAREFUL if len(raw) <= _SHORT or _may_overflow(raw) else _DECODER
     # What ``decoder.decode`` does, without its two whitespace matches when the value spans
     # the whole text (the guest's JSON always does); anything else is left to it, so errors
     # read the same.
@@ -87,9 +91,19 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
     return value if end == len(text) else decoder.decode(text)
 
 
+def _may_overflow(raw: bytes) -> bool:
+    shape = raw.translate(_DIGITS_AS_ZERO)
+    exponent, signed, digits = _OVERFLOW_SIGNS
+    return exponent in shape or signed in shape or digits in shape  # no generator: faster
+
+
 def too_deep(raw: bytes, max_depth: int = MAX_DEPTH) -> bool:
     """Whether the JSON text ``raw`` nests arrays and objects deeper than ``max_depth``."""
-    return raw.count(b"[") + raw.count(b"{") > max_depth and _depth(raw) > max_depth
+    return (
+        len(raw) > max_depth
+        and raw.count(b"[") + raw.count(b"{") > max_depth
+        and _depth(raw) > max_depth
+    )
 
 
 def _refuse_constant(name: str) -> NoReturn:

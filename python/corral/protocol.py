@@ -91,7 +91,8 @@ def encode_frame(header: dict[str, Any], blobs: dict[str, bytes] | None = None) 
 def decode_frame(frame: bytes) -> tuple[dict[str, Any], bytes]:
     """Split a frame into its parsed header and its blob."""
     (length,) = struct.unpack_from("<I", frame)
-    header = _json.loads(frame[4 : 4 + length])
+    # Strict UTF-8, as the guest writes: no byte order mark, no UTF-16 guessed from the bytes.
+    header = _json.loads(frame[4 : 4 + length].decode())
     if not isinstance(header, dict):
         raise ProtocolError("frame header is not an object")
     return header, frame[4 + length :]

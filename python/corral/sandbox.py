@@ -13,7 +13,6 @@ back to it, so no garbage-collector cycle keeps it alive).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import functools
 import os
@@ -21,7 +20,7 @@ import struct
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 
 from . import _json
@@ -313,9 +312,8 @@ class Sandbox:
     def _calls(self) -> tuple[CallDispatcher, Timers]:
         """The dispatcher, and the sleeps of an execution, once the guest asks for a call or a
         sleep (an execution that asks for neither never imports them)."""
-        from ._calls import Timers
-
-        return self._dispatcher, Timers()
+        dispatcher = self._dispatcher
+        return dispatcher, dispatcher.timers()
 
     @property
     def _dispatcher(self) -> CallDispatcher:
@@ -341,17 +339,9 @@ class Sandbox:
                 self._authorizer.start_execution(self.limits.max_tool_calls)
         return self._authorizer
 
-    @contextlib.contextmanager
-    def _held(self, action: str) -> Iterator[None]:
+    def _held(self, action: str) -> _Held:
         """Hold the sandbox for one operation from sync code, as its execution would."""
-        self._refuse_reentry(action)
-        with self._lock:
-            executing = _EXECUTING.set(_EXECUTING.get() | {id(self)})
-            try:
-                yield
-            finally:
-                self._thread = None
-                _EXECUTING.reset(executing)
+        return _Held(self, action)
 
     def _refuse_reentry(self, action: str, *, blocking: bool = True) -> None:
         """Refuse a call made from inside this sandbox's own execution: it would wait for the
@@ -747,6 +737,35 @@ def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
         error=raw.error or message,
         error_kind=raw.error_kind or ErrorKind.EXCEPTION,
     )
+
+
+class _Held:
+    """What :meth:`Sandbox._held` returns: the sandbox's lock, with the sandbox marked as
+    executing in this context (a class, not a generator's context manager: ~1 µs less per
+    execution)."""
+
+    __slots__ = ("_action", "_executing", "_sandbox")
+
+    def __init__(self, sandbox: Sandbox, action: str) -> None:
+        self._sandbox = sandbox
+        self._action = action
+
+    def __enter__(self) -> None:
+        sandbox = self._sandbox
+        sandbox._refuse_reentry(self._action)
+        sandbox._lock.acquire()
+        try:
+            self._executing = _EXECUTING.set(_EXECUTING.get() | {id(sandbox)})
+        except BaseException:
+            sandbox._lock.release()
+            raise
+
+    def __exit__(self, *_: object) -> None:
+        try:
+            self._sandbox._thread = None
+            _EXECUTING.reset(self._executing)
+        finally:
+            self._sandbox._lock.release()
 
 
 def _expired(token: CapabilityToken | None) -> str | None:
