@@ -252,6 +252,8 @@ async function runWithinLimit(code, language) {
   let timer;
   const overrun = new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT * 1000 + GRACE_MS, null)));
   state.running = true;
+  const signal = signals.get(relay.thread);
+  if (signal) Atomics.store(signal, 0, 0); // from here on Ctrl-C stops this command (worker.js: run)
   const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => {
     clearTimeout(timer);
     state.running = false;

@@ -257,10 +257,11 @@ function postSnapshot() {
 }
 
 // Run a command, interruptible from the page while it runs (only then: a signal that comes
-// late must not interrupt what follows); interrupted, the answer is {interrupted: true}.
+// late must not interrupt what follows); interrupted, the answer is {interrupted: true}. The
+// page clears the signal as it sends the command, not the worker as it starts it: a Ctrl-C
+// pressed while the command waits behind the worker's previous work stops it.
 function run({ code, language }) {
   if (signal === null) return JSON.parse(app.run(code, language));
-  Atomics.store(signal, 0, 0);
   pyodide.setInterruptBuffer(signal);
   try {
     return JSON.parse(app.run(code, language));
