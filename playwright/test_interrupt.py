@@ -60,9 +60,12 @@ def test_ctrl_c_pressed_while_the_command_waits_for_its_worker(
     busy with earlier work) stops it in place, as soon as it starts."""
     demo = new_demo(context)
     demo.open(base_url)
+    mark = len(demo.transcript)
+    demo.page.locator("#terminal").click()
+    demo.page.keyboard.type("while true; do :; done")
     for worker in demo.page.workers:  # the active one (and a standby, if one booted): busy
-        worker.evaluate(BUSY_MS, 800)
-    mark = demo.type("while true; do :; done")
+        worker.evaluate(BUSY_MS, 1000)
+    demo.page.keyboard.press("Enter")
     demo.page.keyboard.press("Control+c")
     assert demo.wait_prompt(mark).startswith("^C\n[stopped")
     stops = demo.page.evaluate("[window.corralDemo.stoppedInPlace, window.corralDemo.restarts]")

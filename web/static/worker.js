@@ -4,7 +4,7 @@
 // active one, opens the sandbox in the standby ("open") from the last snapshot and the page's
 // ledger of calls made, in a few milliseconds.
 // Messages: the page sends {id, op, args}; the worker answers {id, ok, value} or
-// {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot"} events.
+// {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot" | "started"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { withMemoryBase } from "./snapshot-delta.mjs";
 
@@ -262,6 +262,7 @@ function postSnapshot() {
 // pressed while the command waits behind the worker's previous work stops it.
 function run({ code, language }) {
   if (signal === null) return JSON.parse(app.run(code, language));
+  self.postMessage({ type: "started" }); // the page's Ctrl-C waits IN_PLACE_MS from here (app.js)
   pyodide.setInterruptBuffer(signal);
   try {
     return JSON.parse(app.run(code, language));
