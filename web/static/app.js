@@ -674,6 +674,7 @@ async function links() {
 }
 
 async function main() {
+  if (await window.corralIsolating) return; // index.html: reloading under isolate.js
   links().catch(() => {});
   const missing = missingFeatures();
   if (missing.length) {
