@@ -18,6 +18,8 @@ RUNAWAYS = (
     ("javascript", "await new Promise((resolve) => setTimeout(resolve, 30000))"),
 )
 PRESS_AFTER_MS = (0, 300, 0, 300, 0)
+# Keeps a worker busy for `ms` from now (its next task).
+BUSY_MS = "(ms) => setTimeout(() => { const end = Date.now() + ms; while (Date.now() < end); })"
 
 
 def test_ctrl_c_stops_in_place_from_the_first_moment(
@@ -48,4 +50,25 @@ def test_ctrl_c_stops_in_place_from_the_first_moment(
     assert not demo.errors
     MEASUREMENTS["ctrl_c_in_place_ms (from ready on)"] = [round(t) for t in times]
     MEASUREMENTS["ctrl_c_in_place_worst_ms"] = round(max(times))
+    demo.page.close()
+
+
+def test_ctrl_c_pressed_while_the_command_waits_for_its_worker(
+    context: BrowserContext, base_url: str
+) -> None:
+    """A Ctrl-C that reaches the worker before the command it stops does (the worker still
+    busy with earlier work) stops it in place, as soon as it starts."""
+    demo = new_demo(context)
+    demo.open(base_url)
+    mark = len(demo.transcript)
+    demo.page.locator("#terminal").click()
+    demo.page.keyboard.type("while true; do :; done")
+    for worker in demo.page.workers:  # the active one (and a standby, if one booted): busy
+        worker.evaluate(BUSY_MS, 1000)
+    demo.page.keyboard.press("Enter")
+    demo.page.keyboard.press("Control+c")
+    assert demo.wait_prompt(mark).startswith("^C\n[stopped")
+    stops = demo.page.evaluate("[window.corralDemo.stoppedInPlace, window.corralDemo.restarts]")
+    assert stops == [1, 0]  # in place, no worker replaced
+    assert demo.run("echo on") == "on\n"
     demo.page.close()

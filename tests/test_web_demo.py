@@ -3,9 +3,11 @@ Pyodide (the browser side is covered by ``playwright/``)."""
 
 from __future__ import annotations
 
+import _thread
 import importlib.util
 import json
 import sys
+import threading
 import zipfile
 from pathlib import Path
 from types import ModuleType
@@ -276,3 +278,19 @@ def test_the_library_is_fetched_on_the_first_import_the_snapshot_lacks(
         sys.modules.pop("demo_lazy_module", None)
         if finder in sys.meta_path:
             sys.meta_path.remove(finder)
+
+
+def test_ctrl_c_is_answered_not_raised_and_the_sandbox_goes_on(demo: ModuleType) -> None:
+    """The page's Ctrl-C is a KeyboardInterrupt in Python (Pyodide's interrupt buffer): the
+    answer says so, as JSON (an exception leaving for the page costs a traceback's formatting),
+    and the next command runs with the shell session of the last completed one."""
+    app = demo.DemoApp(lambda _: None, timeout=8)
+    run(app, "x=kept; cd /tmp")
+    ctrl_c = threading.Timer(0.3, _thread.interrupt_main)
+    ctrl_c.start()
+    try:
+        # (In a host sleep: natively, an interrupt inside a guest call aborts wasmtime-py.)
+        assert run(app, "x=lost; sleep 5") == {"interrupted": True}
+    finally:
+        ctrl_c.cancel()
+    assert run(app, "echo $x; pwd")["stdout"] == "kept\n/tmp\n"

@@ -181,7 +181,16 @@ class DemoApp:
     def run(self, code: str, language: str = "shell") -> str:
         """Execute ``code``; the result as JSON. JavaScript runs as a REPL (see
         :func:`repl_program`): the value of the last expression is printed and top-level
-        bindings are kept for the next line (``scope`` in the answer, for a restart)."""
+        bindings are kept for the next line (``scope`` in the answer, for a restart).
+        Stopped by Ctrl-C (a ``KeyboardInterrupt``: the sandbox is as the last completed
+        command left it), the answer is ``{"interrupted": true}``: returned, not raised,
+        because Pyodide formats the traceback of an exception leaving Python for the page."""
+        try:
+            return self._run(code, language)
+        except KeyboardInterrupt:
+            return json.dumps({"interrupted": True})
+
+    def _run(self, code: str, language: str) -> str:
         if language != "javascript":
             self.last = self.sandbox.execute(code, language)
             return json.dumps(_result_json(self.last), default=str)

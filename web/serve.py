@@ -5,10 +5,12 @@ pre-compressed sibling a file has (``X.br``, ``X.gz``, written by ``build.py``) 
 accepts its encoding, with ``Content-Encoding`` and ``Vary: Accept-Encoding``, lets the
 browser cache the vendored files (Pyodide, xterm) while revalidating the page's own, and makes
 the page cross-origin isolated (:data:`ISOLATION`), so that Ctrl-C can interrupt a command in
-its worker instead of replacing the worker.
+its worker instead of replacing the worker. ``--no-isolation`` serves the site as a static host
+that cannot send those headers does: the page's own service worker (``static/isolate.js``)
+isolates it then.
 Usage::
 
-    python web/serve.py [build/web] [--port 8000]
+    python web/serve.py [build/web] [--port 8000] [--no-isolation]
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class DemoHandler(SimpleHTTPRequestHandler):
 
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}  # noqa: RUF012 - as the base
     encoding: str | None = None  # the Content-Encoding of the file being sent
+    isolation = True  # send ISOLATION
     varies = False  # the file has pre-compressed siblings
 
     def translate_path(self, path: str) -> str:
@@ -82,7 +85,7 @@ class DemoHandler(SimpleHTTPRequestHandler):
             self.send_header("Cache-Control", "public, max-age=86400")
         else:
             self.send_header("Cache-Control", "no-cache")
-        for name, value in ISOLATION.items():
+        for name, value in ISOLATION.items() if self.isolation else ():
             self.send_header(name, value)
         super().end_headers()
 
@@ -100,14 +103,18 @@ class DemoServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
-def serve(directory: Path, port: int = 0, host: str = "127.0.0.1") -> ThreadingHTTPServer:
-    """Start serving ``directory`` in a background thread; ``port=0`` picks a free port.
+def serve(
+    directory: Path, port: int = 0, host: str = "127.0.0.1", isolation: bool = True
+) -> ThreadingHTTPServer:
+    """Start serving ``directory`` in a background thread; ``port=0`` picks a free port;
+    ``isolation=False`` leaves out the cross-origin isolation headers, as many static hosts do.
 
     Stop it with ``server.shutdown()``.
     """
     if not (directory / "index.html").is_file():
         raise FileNotFoundError(f"no built site in {directory}: run `nox -s web` first")
-    handler = functools.partial(DemoHandler, directory=str(directory))
+    kind = type("Handler", (DemoHandler,), {"isolation": isolation})
+    handler = functools.partial(kind, directory=str(directory))
     server = DemoServer((host, port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
@@ -123,9 +130,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Serve the built corral demo on localhost.")
     parser.add_argument("directory", nargs="?", type=Path, default=ROOT / "build" / "web")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--no-isolation",
+        dest="isolation",
+        action="store_false",
+        help="no COOP/COEP headers, as a plain static host (the page's service worker adds them)",
+    )
     args = parser.parse_args(argv)
     try:
-        server = serve(args.directory, args.port)
+        server = serve(args.directory, args.port, isolation=args.isolation)
     except (FileNotFoundError, OSError) as e:
         print(f"web/serve.py: {e}", file=sys.stderr)
         return 1

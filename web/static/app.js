@@ -45,6 +45,7 @@ const state = {
   switching: false,     // a worker is being replaced
   running: false,       // a "run" is in flight in the active worker (interruptible in place)
   stopping: null,       // Ctrl-C signalled in place: {started, fallback timer}
+  commandStarted: false, // the active worker has started the running command
   interrupts: 0,        // Ctrl-Cs so far (the agent replay stops typing on one)
   mode: "shell",
   busy: false,
@@ -72,6 +73,10 @@ class Interrupted extends Error {}
 // (a builtin the guest cannot interrupt) has its worker replaced once a standby is booted
 // (stopWhenQuick), as without isolation.
 const IN_PLACE_MS = 250;
+// Counted from when the worker starts the command ("started"): a Ctrl-C may come while it still
+// finishes earlier work (the last command's snapshot, the panels). A worker that has not started
+// it QUEUED_MS after Ctrl-C is replaced all the same.
+const QUEUED_MS = 2000;
 const signals = new WeakMap(); // WorkerThread -> its Int32Array
 const relay = new WorkerRelay({
   url: new URL("worker.js", location.href),
@@ -92,6 +97,7 @@ const relay = new WorkerRelay({
     else if (thread !== relay.thread) return; // the standby's, or a replaced worker's
     else if (data.type === "toolcall") showCall(data.entry);
     else if (data.type === "snapshot") snapshotArrived(data.snapshot, data.trace);
+    else if (data.type === "started") commandStarted();
   },
   onCrash: (error) => {
     if (window.corralDemo.ready) restart(`[${error.message}; restarting]`);
@@ -252,6 +258,9 @@ async function runWithinLimit(code, language) {
   let timer;
   const overrun = new Promise((resolve) => (timer = setTimeout(resolve, TIMEOUT * 1000 + GRACE_MS, null)));
   state.running = true;
+  const signal = signals.get(relay.thread);
+  if (signal) Atomics.store(signal, 0, 0); // from here on Ctrl-C stops this command (worker.js: run)
+  state.commandStarted = false;
   const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => {
     clearTimeout(timer);
     state.running = false;
@@ -275,7 +284,8 @@ function interrupt() {
   const signal = state.running && !state.stopping ? signals.get(relay.thread) : undefined;
   if (signal) {
     Atomics.store(signal, 0, 2); // SIGINT: the run answers {interrupted: true} (stoppedInPlace)
-    state.stopping = { started, timer: setTimeout(() => stopWhenQuick(started), IN_PLACE_MS) };
+    const wait = state.commandStarted ? IN_PLACE_MS : QUEUED_MS;
+    state.stopping = { started, timer: setTimeout(() => stopWhenQuick(started), wait) };
     return;
   }
   stopByRestart(state.stopping?.started ?? started);
@@ -297,6 +307,15 @@ function stopByRestart(started) {
   cancelStopping();
   if (state.switching) return;
   restart(wrapWords(STOPPED, Math.max(20, term.cols - 1))).then(() => window.corralDemo.interrupts.push(performance.now() - started));
+}
+
+// The worker has started the command: a Ctrl-C pressed before has IN_PLACE_MS from now.
+function commandStarted() {
+  state.commandStarted = true;
+  const stopping = state.stopping;
+  if (!stopping) return;
+  clearTimeout(stopping.timer);
+  stopping.timer = setTimeout(() => stopWhenQuick(stopping.started), IN_PLACE_MS);
 }
 
 function cancelStopping() {
@@ -655,6 +674,7 @@ async function links() {
 }
 
 async function main() {
+  if (await window.corralIsolating) return; // index.html: reloading under isolate.js
   links().catch(() => {});
   const missing = missingFeatures();
   if (missing.length) {

@@ -4,7 +4,7 @@
 // active one, opens the sandbox in the standby ("open") from the last snapshot and the page's
 // ledger of calls made, in a few milliseconds.
 // Messages: the page sends {id, op, args}; the worker answers {id, ok, value} or
-// {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot"} events.
+// {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot" | "started"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { withMemoryBase } from "./snapshot-delta.mjs";
 
@@ -257,10 +257,12 @@ function postSnapshot() {
 }
 
 // Run a command, interruptible from the page while it runs (only then: a signal that comes
-// late must not interrupt what follows); interrupted, the answer is {interrupted: true}.
+// late must not interrupt what follows); interrupted, the answer is {interrupted: true}. The
+// page clears the signal as it sends the command, not the worker as it starts it: a Ctrl-C
+// pressed while the command waits behind the worker's previous work stops it.
 function run({ code, language }) {
   if (signal === null) return JSON.parse(app.run(code, language));
-  Atomics.store(signal, 0, 0);
+  self.postMessage({ type: "started" }); // the page's Ctrl-C waits IN_PLACE_MS from here (app.js)
   pyodide.setInterruptBuffer(signal);
   try {
     return JSON.parse(app.run(code, language));

@@ -271,30 +271,43 @@ async def _await(make: Callable[[], Awaitable[Any]]) -> Any:
 _RUNNING: list[dict[str, WasiFunction]] = [{}]
 
 
+# Ctrl-C at the guest's clock reads, looked for in JavaScript: Pyodide's interrupt buffer holds
+# 2 (SIGINT) once the page has signalled (web/static/worker.js). A KeyboardInterrupt raised in
+# the Python import instead crosses the guest's frames as Pyodide's PythonError, whose whole
+# stack (every guest and interpreter frame) Pyodide formats and parses on its way back into
+# Python: 13-190 ms to the prompt on a loaded machine. This error's default short stack is not.
+_INTERRUPTED = "corral: interrupted (Ctrl-C)"
+_INTERRUPTIBLE_CLOCK = f"""
+const signals = pyodide._module;
+return (...args) => {{
+  const signal = signals.Py_EmscriptenSignalBuffer;
+  if (signal && signal[0] === 2) {{
+    signal[0] = 0;
+    throw new Error("{_INTERRUPTED}");
+  }}
+  return clock(...args);
+}};
+"""
+
+
 def _wasi_imports() -> Any:
     """The ``wasi_snapshot_preview1`` imports, made once: each forwards to the running
     instance's shim. Proxies made per instance cost ~1 ms each to create and destroy, and a
     JavaScript import that held a shim would tie the instance to it."""
     ffi = _ffi()
     wasi = _js().Object.new()
+    pyodide = importlib.import_module("pyodide_js")
+    interruptible = _js().Function.new("pyodide", "clock", _INTERRUPTIBLE_CLOCK)
     for name in WasiShim().functions():
-        setattr(wasi, name, ffi.create_proxy(_forward(name)))
+        function = ffi.create_proxy(_forward(name))
+        if name == "clock_time_get" and getattr(pyodide, "_module", None) is not None:
+            function = interruptible(pyodide, function)  # else Python's own periodic checks
+        setattr(wasi, name, function)
     return wasi
 
 
 def _forward(name: str) -> Callable[..., int | None]:
-    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt).
-    The clock looks at the interrupt buffer first: the guest's deadline checks read it often,
-    so Ctrl-C (web/static/worker.js) stops a busy guest at once, not at Python's own check
-    every few dozen calls."""
-    if name == "clock_time_get":
-        check = importlib.import_module("pyodide_js").checkInterrupt
-
-        def clock(*args: Any) -> int | None:
-            check()  # raises KeyboardInterrupt once the page has signalled
-            return _RUNNING[0][name].func(*(int(arg) for arg in args))
-
-        return clock
+    """A WASI import as JavaScript calls it: i64 parameters arrive as ints (from BigInt)."""
 
     def call(*args: Any) -> int | None:
         return _RUNNING[0][name].func(*(int(arg) for arg in args))
@@ -385,6 +398,8 @@ class PyodideInstance:
                 ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
             ) from exit_
         except _ffi().JsException as error:
+            if _INTERRUPTED in str(getattr(error, "message", "")):
+                raise KeyboardInterrupt from None  # the page's Ctrl-C, at a clock read
             raise _classify(error) from error
         except RecursionError as error:  # the JavaScript stack ran out in a Python frame
             raise GuestTrap(
