@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import enum
 
 from ._record import Record, values
@@ -159,6 +158,8 @@ class ExecutionResult(Record, frozen=True):
         when serialised)."""
         # What asdict() gives, without its recursive walk over every field (a measurable part
         # of a trivial execution): only the returned value can hold mutable data to copy.
+        import copy  # here, not at the top: a fresh process's first sandbox skips it
+
         data = values(self)
         data["return_value"] = copy.deepcopy(self.return_value)
         data["tool_calls"] = [values(call) for call in self.tool_calls]

@@ -14,7 +14,6 @@ back to it, so no garbage-collector cycle keeps it alive).
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import os
 import struct
@@ -665,6 +664,8 @@ class Sandbox:
         """Everything that entered the guest so far, for :func:`replay`."""
         if self._recorder is None:
             raise ValueError("this sandbox does not record: create it with record=True")
+        import copy  # here, not at the top: a fresh process's first sandbox skips it
+
         return Trace(copy.deepcopy(self._recorder.trace.events))
 
 

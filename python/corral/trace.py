@@ -11,8 +11,6 @@ names the first difference.
 
 from __future__ import annotations
 
-import copy
-import json
 from collections.abc import Callable, Iterable
 
 from ._record import Record, field
@@ -40,6 +38,8 @@ TRACE_VERSION = 2  # 2: a sandbox's seeds are drawn after its initialization
 
 def _event(number: int, line: str) -> dict[str, Any]:
     """Line ``number`` of a trace, which must be a JSON object with a string ``t``."""
+    import json  # here and below, not at the top: a fresh process's first sandbox skips it
+
     try:
         event = json.loads(line)
     except ValueError as error:
@@ -64,6 +64,8 @@ class Trace(Record):
 
     def to_jsonl(self) -> str:
         """The trace as JSON lines (bytes, such as file data, as base64)."""
+        import json
+
         return "".join(
             json.dumps(e, separators=(",", ":"), default=_bytes_as_base64) + "\n"
             for e in self.events
@@ -262,6 +264,8 @@ def _copy(value: Any) -> Any:
             return kind(value)
     elif kind in _FLAT:
         return value
+    import copy  # here, not at the top: a fresh process's first sandbox skips it
+
     return copy.deepcopy(value)
 
 
