@@ -874,7 +874,9 @@ def _memory_files() -> bool:
 
 def _copy_sparse(source: int, target: int, size: int) -> None:
     """Copy the first ``size`` bytes of file ``source`` into the empty file ``target``, only
-    the data, its holes left as holes (where the filesystem tells them apart)."""
+    the data, its holes left as holes (where the filesystem tells them apart). ``sendfile``
+    copies in the kernel: half the time of reading and writing each chunk (a fresh process's
+    first sandbox copies a MiB)."""
     os.ftruncate(target, size)
     offset = 0
     while offset < size:
@@ -883,12 +885,12 @@ def _copy_sparse(source: int, target: int, size: int) -> None:
         except OSError:  # ENXIO: only a hole is left
             return
         end = min(size, os.lseek(source, start, os.SEEK_HOLE))
+        os.lseek(target, start, os.SEEK_SET)  # where sendfile writes (it reads at ``start``)
         while start < end:
-            chunk = os.pread(source, min(end - start, 1 << 20), start)
-            if not chunk:
+            sent = os.sendfile(target, source, start, end - start)
+            if not sent:
                 raise OSError("the image file is shorter than it says")
-            os.pwrite(target, chunk, start)
-            start += len(chunk)
+            start += sent
         offset = end
 
 
