@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 
 from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
-from .protocol import CallErrorKind, Cancel, HostOp, OpResult
-from .results import ErrorKind, ExecutionResult
+from .protocol import Cancel, HostOp, OpResult
+from .results import ExecutionResult
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -156,6 +156,8 @@ def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
 
 def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
     """The answer a trace event recorded."""
+    from ._error_kinds import CallErrorKind, ErrorKind  # see corral._error_kinds
+
     if "cancel" in event:
         return Cancel(ErrorKind(event["cancel"]))
     return [

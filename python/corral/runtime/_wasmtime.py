@@ -33,7 +33,6 @@ import weakref
 from collections.abc import Awaitable, Callable
 
 from .._wasi import GuestExit, WasiFunction, WasiShim
-from ..results import ErrorKind
 from ._base import (
     WASM_PAGE,
     GuestTrap,
@@ -563,10 +562,14 @@ class WasmtimeInstance:
         if error or trap.value:
             self.close()
             message = lib.error(error) if error else lib.trap(trap.value or 0)[1]
+            from .._error_kinds import ErrorKind
+
             raise GuestTrap(ErrorKind.TRAP, f"the guest could not be instantiated: {message}")
         self._shim = shim
         self._memory = self._extern("memory", EXTERN_MEMORY)
         if self._memory is None:
+            from .._error_kinds import ErrorKind
+
             raise GuestTrap(ErrorKind.TRAP, "the guest exports no memory")
         self._memory_address = ctypes.addressof(self._memory.of)
         # The image file mapped over the memory, and where (see release_unused).
@@ -640,6 +643,8 @@ class WasmtimeInstance:
                 self._lib.context_set_epoch_deadline(self._context, ticks)
             result = func(*args)
         except GuestExit as exit_:
+            from .._error_kinds import ErrorKind
+
             raise GuestTrap(
                 ErrorKind.EXIT, f"the guest aborted (exit code {exit_.code})"
             ) from exit_
@@ -675,6 +680,8 @@ class WasmtimeInstance:
             raise ValueError("the instance is closed")
         size = self._lib.memory_data_size(self._context, self._memory_address)
         if ptr < 0 or length < 0 or ptr + length > size:
+            from .._error_kinds import ErrorKind
+
             raise GuestTrap(ErrorKind.TRAP, f"guest memory access out of bounds ({ptr}+{length})")
         return int(self._lib.memory_data(self._context, self._memory_address)) + ptr
 
@@ -705,6 +712,8 @@ class WasmtimeInstance:
                 self._context, self._memory_address, missing, ctypes.byref(previous)
             )
             if error:
+                from .._error_kinds import ErrorKind
+
                 raise GuestTrap(
                     ErrorKind.TRAP, f"linear memory cannot grow to {size} bytes"
                 ) from self._lib.error(error)
@@ -836,6 +845,8 @@ class _ImageFile:
         """Replace the memory at ``address`` (page-aligned) with a private mapping of the file."""
         mapped = _mmap()(address, size, _PROT_RW, _MAP_PRIVATE_FIXED, self.fd, 0)  # type: ignore[misc]
         if mapped != address:
+            from .._error_kinds import ErrorKind
+
             raise GuestTrap(
                 ErrorKind.TRAP,
                 f"cannot map the init image into a new instance (errno {ctypes.get_errno()}: "
@@ -998,6 +1009,8 @@ def _raise_pending() -> None:
 
 def _classify(code: int | None, message: str) -> GuestTrap:
     """What a trap (its code and wasmtime's message) means for the execution."""
+    from .._error_kinds import ErrorKind
+
     if code == TRAP_INTERRUPT:
         return GuestTrap(
             ErrorKind.TIMEOUT,
