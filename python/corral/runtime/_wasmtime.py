@@ -483,8 +483,9 @@ def _digest(wasm: Wasm) -> str:
 @functools.lru_cache(maxsize=8)
 def _remembered_digest(path: str | Path, identity: str, cache: str) -> str:
     stamp = os.path.join(cache, "digests", identity.replace(":", "-"))  # a name everywhere
-    with contextlib.suppress(OSError, UnicodeDecodeError), open(stamp, encoding="ascii") as file:
-        digest = file.read()
+    # Bytes, decoded apart: a text file's "ascii" codec would import encodings.ascii.
+    with contextlib.suppress(OSError, UnicodeDecodeError), open(stamp, "rb") as file:
+        digest = file.read().decode("ascii")
         if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
             return digest
     digest = content_digest(path)
