@@ -215,3 +215,30 @@ def test_a_fresh_process_starts_from_the_stored_image(tmp_path: Path) -> None:
     assert "_initialize" in runs[0]
     if sys.platform.startswith("linux"):
         assert "_initialize" not in runs[1]
+
+
+@pytest.mark.needs_native("memory files (Linux)")
+def test_a_stored_image_is_copied_whole_with_its_holes(tmp_path: Path) -> None:
+    if not hasattr(os, "memfd_create"):
+        pytest.skip("memory files are Linux's")
+    from corral.runtime._wasmtime import _copy_sparse
+
+    page = 1 << 16  # a hole is at least a filesystem block: leave whole 64 KiB ranges empty
+    data = bytes(page) + b"a" * page + bytes(3 * page) + os.urandom(page + 5) + bytes(page)
+    stored = tmp_path / "sparse"
+    with stored.open("wb") as file:
+        file.truncate(len(data) + 7)  # more than the image: the copy stops at its size
+        for offset in (page, 5 * page):
+            file.seek(offset)
+            file.write(data[offset : offset + page + (5 if offset == 5 * page else 0)])
+    source = os.open(stored, os.O_RDONLY)
+    target = os.memfd_create("test-image")
+    try:
+        _copy_sparse(source, target, len(data))
+        assert os.fstat(target).st_size == len(data)
+        assert os.pread(target, len(data) + 1, 0) == data
+        # The leading hole stays a hole (where the filesystem tells holes apart).
+        assert os.lseek(target, 0, os.SEEK_DATA) == os.lseek(source, 0, os.SEEK_DATA)
+    finally:
+        os.close(source)
+        os.close(target)

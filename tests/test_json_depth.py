@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -110,6 +112,41 @@ def test_decoding_is_strict(text: str, reason: str | None) -> None:
 def test_large_finite_numbers_decode() -> None:
     text = "[1.7e308, -1e-999, 1e99, " + "9" * 250 + ".0e-5, " + "1" * 300 + "]"
     assert _json.loads(text) == [1.7e308, -0.0, 1e99, float("9" * 250 + ".0e-5"), int("1" * 300)]
+
+
+# Texts whose value, or error, must be json.loads's: whitespace around the value; UTF-16 and a
+# byte order mark (as bytes); and errors, which the C scanner cannot raise itself while
+# json.decoder is not imported (Python 3.11), so the json package decodes the text again.
+_AS_JSON_LOADS = [
+    ' [1, "a"] \n', "[1,", "", "[1] x", '"\\x"', '{"a" 1}', '"\\ud800"', "tru", "[1 2]",
+    '{"a": 1,}', "\t", '"abc', "-", "01", "[1]".encode("utf-16"), "[2]".encode("utf-8-sig"),
+]  # fmt: skip
+
+
+@pytest.mark.needs_native("runs Python in a subprocess")
+def test_values_and_errors_read_as_json_loads_in_a_fresh_process() -> None:
+    code = f"""if True:
+        import sys
+        from corral import _json
+        assert "json" not in sys.modules  # what the first sandbox of a process spares
+        def outcome(decode, text):
+            try:
+                return repr(decode(text))
+            except ValueError as error:
+                return f"{{type(error).__name__}}: {{error}}"
+        mine = [outcome(_json.loads, text) for text in {_AS_JSON_LOADS!r}]
+        import json
+        theirs = [outcome(json.loads, text) for text in {_AS_JSON_LOADS!r}]
+        assert mine == theirs, (mine, theirs)
+        print("\\n".join(mine[:3]))
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.stderr, done.stdout) == (
+        "",
+        "[1, 'a']\n"
+        "JSONDecodeError: Expecting value: line 1 column 4 (char 3)\n"
+        "JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n",
+    )
 
 
 @pytest.fixture

@@ -177,3 +177,35 @@ def test_asking_the_base_class_leaves_the_records_their_fields() -> None:
 
     assert not dataclasses.is_dataclass(Record)
     assert [f.name for f in dataclasses.fields(Point)] == ["x", "y"]
+
+
+def test_an_init_is_compiled_when_first_used_by_an_instance_a_signature_or_a_subclass() -> None:
+    # Compiling is most of what defining a record costs; a first sandbox uses half of its
+    # records' __init__ (issue 14).
+    from corral._record import Record
+
+    def fresh() -> Any:
+        class Point(Record, frozen=True):
+            x: int
+            y: int = 0
+
+        assert type(Point.__dict__["__init__"]).__name__ == "_LazyInit"  # not compiled yet
+        return Point
+
+    point = fresh()
+    assert point(1) == point(x=1, y=0) and repr(point(2, 3)).endswith("Point(x=2, y=3)")
+    assert inspect.isfunction(point.__dict__["__init__"])  # compiled once, then in place
+    assert str(inspect.signature(fresh())) == "(x: 'int', y: 'int' = 0) -> None"
+    assert fresh().__init__.__qualname__.endswith("Point.__init__")
+
+    base = fresh()
+
+    class Labelled(base):  # type: ignore[valid-type,misc]
+        def __init__(self, x: int, label: str) -> None:
+            super().__init__(x)
+            object.__setattr__(self, "label", label)
+
+    labelled = Labelled(4, "four")
+    assert (labelled.x, labelled.y, labelled.label) == (4, 0, "four")
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+        fresh()()

@@ -293,19 +293,25 @@ FIRST_SANDBOX_MODULES = [
     "corral.trace",
 ]
 # Standard modules it must not load (each costs a fresh process a millisecond or more;
-# pathlib, with urllib.parse and ipaddress, ~4 ms: its paths are str; typing ~2 ms).
+# pathlib, with urllib.parse and ipaddress, ~4 ms: its paths are str; typing ~2 ms; json
+# with re ~2.5 ms: corral._json calls the C accelerator _json itself; enum ~1.5 ms with the two
+# enums: corral._error_kinds is imported when an execution fails).
 FIRST_SANDBOX_SPARES = [
     "asyncio",
     "base64",
+    "copy",
     "dataclasses",
     "datetime",
+    "enum",
     "hashlib",
     "hmac",
     "inspect",
     "ipaddress",
+    "json",
     "logging",
     "pathlib",
     "random",
+    "re",
     "secrets",
     "tempfile",
     "typing",

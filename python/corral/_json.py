@@ -32,11 +32,15 @@ RecursionError: JSON nested deeper than 512 levels
 
 from __future__ import annotations
 
-import json
-import json.encoder
+import functools
 import math
 import threading
 from collections.abc import Callable
+
+try:  # CPython's C accelerator, used directly: ``json`` imports ``re`` and ``enum`` (~2.5 ms
+    import _json as _accelerator  # of a fresh process), only needed here for errors
+except ImportError:  # pragma: no cover - a Python without it: the json package's own code
+    _accelerator = None  # type: ignore[assignment]
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -68,33 +72,60 @@ def loads(data: str | bytes | bytearray, max_depth: int = MAX_DEPTH) -> Any:
     overflow a float, and ``RecursionError`` when arrays and objects nest deeper than
     ``max_depth``."""
     if isinstance(data, str):
-        text, raw = data, data.encode()
+        text: str | None = data
+        raw = data.encode()
     else:
-        raw = bytes(data)
-        # As json.loads decodes bytes; UTF-8 unless the first two bytes say otherwise.
-        plain = raw[:1] not in _MAYBE_NOT_UTF8 and raw[1:2] != b"\x00"
-        text = raw.decode("utf-8" if plain else json.detect_encoding(raw), "surrogatepass")
+        text, raw = None, bytes(data)
     if too_deep(raw, max_depth):
         raise RecursionError(f"JSON nested deeper than {max_depth} levels")
-    if text.startswith("\ufeff"):
-        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
     # Checking each float costs a Python call per number: in a long text only when one could
     # overflow. A short one has few floats, if any: checking them costs less than looking.
-    decoder = _CAREFUL if len(raw) <= _SHORT or _may_overflow(raw) else _DECODER
-    # What ``decoder.decode`` does, without its two whitespace matches when the value spans
-    # the whole text (the guest's JSON always does); anything else is left to it, so errors
-    # read the same.
+    careful = len(raw) <= _SHORT or _may_overflow(raw)
+    if text is None:
+        # As json.loads decodes bytes; UTF-8 unless the first two bytes say otherwise.
+        if raw[:1] in _MAYBE_NOT_UTF8 or raw[1:2] == b"\x00":
+            return _json_package_loads(raw, careful)
+        text = raw.decode("utf-8", "surrogatepass")
+    # What ``JSONDecoder.decode`` does, without its two whitespace matches when the value
+    # spans the whole text (the guest's JSON always does). Anything else (whitespace around
+    # the value, a byte order mark, any error) is decoded again by the json package's own
+    # decoder, so that results and errors read the same: without ``json.decoder`` imported,
+    # Python 3.11's scanner cannot raise its ``JSONDecodeError`` (a ``SystemError`` instead).
     try:
-        value, end = decoder.scan_once(text, 0)  # type: ignore[attr-defined]  # not in the stubs
-    except StopIteration:
+        value, end = (_CAREFUL if careful else _DECODER)(text, 0)
+    except (StopIteration, SystemError, ValueError):
         end = -1
-    return value if end == len(text) else decoder.decode(text)
+    return value if end == len(text) else _json_package_loads(text, careful)
+
+
+def _json_package_loads(text: str | bytes, careful: bool) -> Any:
+    """What :func:`loads` decodes with the json package itself (imported here, once), as
+    ``json.loads`` does: a ``str`` must not start with a byte order mark, ``bytes`` are
+    decoded as their first bytes say."""
+    import json
+
+    if isinstance(text, bytes):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
+    elif text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _package_decoders()[careful].decode(text)
 
 
 def _may_overflow(raw: bytes) -> bool:
     shape = raw.translate(_DIGITS_AS_ZERO)
     exponent, signed, digits = _OVERFLOW_SIGNS
     return exponent in shape or signed in shape or digits in shape  # no generator: faster
+
+
+@functools.cache
+def _package_decoders() -> tuple[Any, Any]:
+    """The json package's decoders, plain and careful (made once)."""
+    import json
+
+    return (
+        json.JSONDecoder(parse_constant=_refuse_constant),
+        json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float),
+    )
 
 
 def too_deep(raw: bytes, max_depth: int = MAX_DEPTH) -> bool:
@@ -119,9 +150,31 @@ def _finite_float(text: str) -> float:
     return value
 
 
+class _Options:
+    """What a ``json.JSONDecoder`` tells its C scanner: the same options, as attributes."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_int = int
+
+    def __init__(self, parse_float: Callable[[str], float]) -> None:
+        self.parse_float = parse_float
+        self.parse_constant = _refuse_constant
+        self.memo: dict[str, str] = {}
+
+
+def _scanner(parse_float: Callable[[str], float]) -> Callable[[str, int], tuple[Any, int]]:
+    if _accelerator is None:  # pragma: no cover - a Python without the C accelerator
+        import json.scanner
+
+        return json.scanner.make_scanner(_Options(parse_float))
+    # The stubs say its context is a scanner: it is anything with a decoder's attributes.
+    return _accelerator.make_scanner(_Options(parse_float))  # type: ignore[arg-type]
+
+
 # Made once: ``json.loads`` with any option builds a new decoder on every call.
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_CAREFUL = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+_DECODER = _scanner(float)
+_CAREFUL = _scanner(_finite_float)
 
 
 def _depth(raw: bytes) -> int:
@@ -180,12 +233,14 @@ def encoder(
     >>> _ = items.pop(); compact(items)  # what the failure was encoding is no cycle
     '[1]'
     """
-    python = json.JSONEncoder(ensure_ascii=ensure_ascii, allow_nan=allow_nan, separators=separators)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - a Python without the _json accelerator
-        return python.encode
+    if _accelerator is None:  # pragma: no cover - a Python without the C accelerator
+        import json
+
+        options = {"ensure_ascii": ensure_ascii, "allow_nan": allow_nan, "separators": separators}
+        return json.JSONEncoder(**options).encode
+    make = _accelerator.make_encoder
     escape = (
-        json.encoder.encode_basestring if not ensure_ascii else json.encoder.encode_basestring_ascii
+        _accelerator.encode_basestring_ascii if ensure_ascii else _accelerator.encode_basestring
     )
     mine = threading.local()
 
@@ -195,7 +250,7 @@ def encoder(
         except AttributeError:
             markers = {}
             c_encode = make(
-                markers, python.default, escape, None, separators[1], separators[0],
+                markers, _not_serializable, escape, None, separators[1], separators[0],
                 False, False, allow_nan,
             )  # fmt: skip
             mine.encoder = c_encode, markers
@@ -206,3 +261,9 @@ def encoder(
             raise
 
     return encode
+
+
+def _not_serializable(value: object) -> NoReturn:
+    """``json.JSONEncoder.default``: what is not JSON is refused, with the json package's
+    message."""
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")

@@ -139,7 +139,7 @@ class Record:
         cls._shown = tuple(name for name, spec in specs.items() if spec.repr)
         setattr(cls, "__match_args__", () if kw_only else tuple(specs))  # noqa: B010 - for mypy
         if "__init__" not in cls.__dict__:
-            cls.__init__ = _make_init(cls)  # type: ignore[method-assign]
+            cls.__init__ = _LazyInit(cls)  # type: ignore[method-assign,assignment]
         if frozen:
             cls.__setattr__ = Record._frozen_setattr  # type: ignore[method-assign,assignment]
             cls.__delattr__ = Record._frozen_delattr  # type: ignore[method-assign,assignment]
@@ -185,6 +185,21 @@ class Record:
 def values(record: Record) -> dict[str, Any]:
     """A record's fields and values, in order (``dataclasses.asdict`` without its deep copy)."""
     return {name: getattr(record, name) for name in record._specs}
+
+
+class _LazyInit:
+    """A record's ``__init__`` until it is first looked up (to make an instance, or for its
+    signature): then compiled and put in its place. Compiling is most of what making a record
+    class costs, and a fresh process's first sandbox makes instances of only half the records
+    it defines."""
+
+    def __init__(self, record: type[Record]) -> None:
+        self.record = record
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        init = _make_init(self.record)
+        self.record.__init__ = init  # type: ignore[method-assign]  # not asked again
+        return init.__get__(instance, owner)
 
 
 def _make_init(cls: type[Record]) -> Any:

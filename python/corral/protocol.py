@@ -16,22 +16,23 @@ execution ends with an error. :meth:`Driver.close` releases the instance for goo
 from __future__ import annotations
 
 import contextlib
-import enum
 import struct
 import threading
 import time
 from collections.abc import Callable, Generator
 
-from . import _idle, _json
+from . import _idle, _json, _lazy_names
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
 from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
-from .results import ErrorKind, timeout_message
+from .results import timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
     from typing import Any
+
+    from ._error_kinds import CallErrorKind, ErrorKind
 
 __all__ = [
     "CallErrorKind",
@@ -130,17 +131,6 @@ class HostOp(Record):
         self.id, self.kind, self.tool, self.args, self.ms, self.caller = (
             id, kind, tool, args, ms, caller
         )  # fmt: skip
-
-
-class CallErrorKind(enum.StrEnum):
-    """Why a tool call failed, as the guest is told: the kind picks the error the code sees."""
-
-    #: The call was denied by a capability, a budget or an approval (``CapabilityError``).
-    CAPABILITY = "capability"
-    #: The arguments do not fit the tool's schema (``TypeError``).
-    ARGUMENT = "argument"
-    #: The tool is unknown, raised, or returned what cannot be sent (``ToolError``).
-    TOOL = "tool"
 
 
 class OpResult(Record):
@@ -444,6 +434,8 @@ class Driver:
         for one: a runaway's time-to-kill is the backstop's alone."""
         self._last_diagnostics = bytes(self.shim.diagnostics)
         self._release()
+        from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
+
         kind = trap.kind
         if GUEST_DEADLINE_TRAP in self._last_diagnostics:
             kind = ErrorKind.TIMEOUT
@@ -488,6 +480,8 @@ def _parse_step(reply: bytes) -> _Step:
     try:
         header, blob = decode_frame(reply)
         if "status" not in header:
+            from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
+
             raise GuestTrap(
                 ErrorKind.PROTOCOL, f"the guest refused a message: {header.get('error')}"
             )
@@ -504,7 +498,7 @@ def _parse_step(reply: bytes) -> _Step:
                 stdout=b"",
                 stderr=b"",
                 value=None if value is None else _slice(blob, value),
-                error_kind=None if kind is None else ErrorKind(kind),
+                error_kind=None if kind is None else _error_kind(kind),
                 error=error.get("message"),
                 session=_slice(blob, header["session"]) if "session" in header else None,
             )
@@ -518,9 +512,18 @@ def _parse_step(reply: bytes) -> _Step:
         RecursionError,
         struct.error,
     ) as error:
+        from ._error_kinds import ErrorKind
+
         raise GuestTrap(
             ErrorKind.PROTOCOL, f"the guest sent a malformed reply ({error!r})"
         ) from error
+
+
+def _error_kind(kind: str) -> ErrorKind:
+    """The :class:`~corral.results.ErrorKind` the guest names (ValueError if none)."""
+    from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
+
+    return ErrorKind(kind)
 
 
 def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
@@ -572,8 +575,14 @@ def _results_frame(results: list[OpResult]) -> bytes:
             items.append(f'{{"id":{int(result.id)},"ok":[{len(blob)},{len(result.ok)}]}}')
             blob += result.ok
         else:
+            from ._error_kinds import CallErrorKind
+
             kind = result.error_kind or CallErrorKind.TOOL
             error = {"kind": kind, "message": result.error or ""}
             items.append(_header({"id": int(result.id), "error": error}))
     head = ('{"results":[' + ",".join(items) + "]}").encode()
     return struct.pack("<I", len(head)) + head + blob
+
+
+# CallErrorKind is made on first use (see corral._error_kinds).
+__getattr__, __dir__ = _lazy_names(globals(), {"_error_kinds": ("CallErrorKind",)})

@@ -2,58 +2,16 @@
 
 from __future__ import annotations
 
-import copy
-import enum
-
+from . import _lazy_names
 from ._record import Record, values
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
     from typing import Any
 
+    from ._error_kinds import ErrorKind
+
 __all__ = ["ErrorKind", "ExecutionResult", "ToolCall", "timeout_message"]
-
-
-class ErrorKind(enum.StrEnum):
-    """How an execution failed: :attr:`ExecutionResult.error_kind`.
-
-    A ``str``, so it compares equal to (and prints, and serialises to JSON, as) its value:
-    ``result.error_kind == "timeout"`` holds.
-
-    >>> ErrorKind("timeout") == "timeout", ErrorKind.TIMEOUT.exit_code
-    (True, 124)
-    >>> ErrorKind.DEADLOCK
-    'deadlock'
-    """
-
-    #: An uncaught exception, including a rejected tool call and a syntax error.
-    EXCEPTION = "exception"
-    #: The time limit passed, in the code, in tools, or inside a builtin (the backstop).
-    TIMEOUT = "timeout"
-    #: The code awaits something that can never happen.
-    DEADLOCK = "deadlock"
-    #: The WebAssembly stack overflowed (recursion); the instance was replaced.
-    STACK_OVERFLOW = "stack_overflow"
-    #: The guest ran out of linear memory; the instance was replaced.
-    OUT_OF_MEMORY = "out_of_memory"
-    #: The guest refused a message or sent a malformed reply; the instance was replaced.
-    PROTOCOL = "protocol"
-    #: Any other trap; the instance was replaced.
-    TRAP = "trap"
-    #: The guest called ``proc_exit``; the instance was replaced.
-    EXIT = "exit"
-
-    @property
-    def exit_code(self) -> int:
-        """The exit code of an execution that failed this way.
-
-        124 for a timeout (the one ``timeout(1)`` uses), else 1.
-        """
-        return 124 if self is ErrorKind.TIMEOUT else 1
-
-    def __repr__(self) -> str:
-        # As the plain string it replaces: results print as they always have.
-        return repr(self.value)
 
 
 def timeout_message(timeout: float, how: str = "was stopped") -> str:
@@ -159,6 +117,8 @@ class ExecutionResult(Record, frozen=True):
         when serialised)."""
         # What asdict() gives, without its recursive walk over every field (a measurable part
         # of a trivial execution): only the returned value can hold mutable data to copy.
+        import copy  # here, not at the top: a fresh process's first sandbox skips it
+
         data = values(self)
         data["return_value"] = copy.deepcopy(self.return_value)
         data["tool_calls"] = [values(call) for call in self.tool_calls]
@@ -172,3 +132,7 @@ class ExecutionResult(Record, frozen=True):
         return cls(
             **{**data, "tool_calls": calls, "error_kind": None if kind is None else ErrorKind(kind)}
         )
+
+
+# ErrorKind is made on first use (see corral._error_kinds).
+__getattr__, __dir__ = _lazy_names(globals(), {"_error_kinds": ("ErrorKind",)})

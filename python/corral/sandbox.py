@@ -13,7 +13,6 @@ back to it, so no garbage-collector cycle keeps it alive).
 
 from __future__ import annotations
 
-import copy
 import functools
 import os
 import struct
@@ -30,7 +29,7 @@ from ._wasi import Entropy, WasiShim
 from .audit import AuditLog, AuditRecord, now
 from .limits import Limits
 from .protocol import Driver, Execution, SandboxClosedError
-from .results import ErrorKind, ExecutionResult
+from .results import ExecutionResult
 from .runtime import get_backend
 from .trace import Cursor, Recorder, ReplayDivergence, Trace, check_ops, decode_answer
 from .trace import fixed_entropy as _fixed_entropy
@@ -655,6 +654,8 @@ class Sandbox:
         """Everything that entered the guest so far, for :func:`replay`."""
         if self._recorder is None:
             raise ValueError("this sandbox does not record: create it with record=True")
+        import copy  # here, not at the top: a fresh process's first sandbox skips it
+
         return Trace(copy.deepcopy(self._recorder.trace.events))
 
 
@@ -727,6 +728,8 @@ def _result(raw: RawOutcome, records: Iterable[ToolCall], duration_ms: float) ->
 
 def _unreadable_value(raw: RawOutcome, error: Exception) -> RawOutcome:
     """The outcome of an execution whose returned value is not strict JSON: an exception."""
+    from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
+
     message = (
         f"TypeError: the returned value is not valid JSON ({error}); return plain data, and "
         "leave JSON.stringify as it is"

@@ -11,14 +11,12 @@ names the first difference.
 
 from __future__ import annotations
 
-import copy
-import json
 from collections.abc import Callable, Iterable
 
 from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
-from .protocol import CallErrorKind, Cancel, HostOp, OpResult
-from .results import ErrorKind, ExecutionResult
+from .protocol import Cancel, HostOp, OpResult
+from .results import ExecutionResult
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -40,6 +38,8 @@ TRACE_VERSION = 2  # 2: a sandbox's seeds are drawn after its initialization
 
 def _event(number: int, line: str) -> dict[str, Any]:
     """Line ``number`` of a trace, which must be a JSON object with a string ``t``."""
+    import json  # here and below, not at the top: a fresh process's first sandbox skips it
+
     try:
         event = json.loads(line)
     except ValueError as error:
@@ -64,6 +64,8 @@ class Trace(Record):
 
     def to_jsonl(self) -> str:
         """The trace as JSON lines (bytes, such as file data, as base64)."""
+        import json
+
         return "".join(
             json.dumps(e, separators=(",", ":"), default=_bytes_as_base64) + "\n"
             for e in self.events
@@ -154,6 +156,8 @@ def encode_answer(answer: list[OpResult] | Cancel) -> dict[str, Any]:
 
 def decode_answer(event: dict[str, Any]) -> list[OpResult] | Cancel:
     """The answer a trace event recorded."""
+    from ._error_kinds import CallErrorKind, ErrorKind  # see corral._error_kinds
+
     if "cancel" in event:
         return Cancel(ErrorKind(event["cancel"]))
     return [
@@ -262,6 +266,8 @@ def _copy(value: Any) -> Any:
             return kind(value)
     elif kind in _FLAT:
         return value
+    import copy  # here, not at the top: a fresh process's first sandbox skips it
+
     return copy.deepcopy(value)
 
 

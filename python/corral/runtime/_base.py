@@ -8,13 +8,13 @@ import os
 from collections.abc import Awaitable, Callable
 
 from .._wasi import WasiShim
-from ..results import ErrorKind
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Protocol, TypeAlias
 
+    from .._error_kinds import ErrorKind
     from .._image import InitImage
 else:  # at run time a protocol is a plain base class
     Protocol = object
