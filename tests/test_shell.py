@@ -205,3 +205,18 @@ def test_bash_tool_picks_the_language() -> None:
     assert tool.run("echo auto") == "auto\n"
     assert tool.run("return 7") == "7"
     assert tool.run("tool get_weather --city SF | head -c 1") == "{"
+
+
+def test_busybox_runs_the_applet_even_where_a_function_has_its_name(sandbox: Sandbox) -> None:
+    script = "tr() { echo function; }; echo x | busybox tr x y; busybox printf '%s-' a b; echo"
+    assert sh(sandbox, script) == ("y\na-b-\n", "", 0)
+    assert sh(sandbox, "busybox test a = b; echo $?; busybox [ 1 -lt 2 ] && echo yes") == (
+        "1\nyes\n",
+        "",
+        0,
+    )
+    assert sh(sandbox, "busybox ../tr; echo $?") == (
+        "127\n",
+        "busybox: ../tr: applet not found\n",
+        0,
+    )

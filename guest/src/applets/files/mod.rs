@@ -79,6 +79,7 @@ pub static APPLETS: &[&Applet] = &[
     &timeout::TIMEOUT,
     &timeout::NICE,
     &timeout::NOHUP,
+    &timeout::BUSYBOX,
     &mkdir::APPLET,
     &mktemp::APPLET,
     &rmdir::APPLET,

@@ -1,5 +1,5 @@
-//! `timeout DURATION COMMAND...`, `nice [-n N] COMMAND...` and `nohup COMMAND...`: commands
-//! that run another command. `timeout` stops it when the time is up, as GNU's does with
+//! `timeout DURATION COMMAND...`, `nice [-n N] COMMAND...`, `nohup COMMAND...` and
+//! `busybox APPLET...`: commands that run another command. `timeout` stops it when the time is up, as GNU's does with
 //! SIGTERM; there is one process here, so stopping it means dropping it where it waits or
 //! yields (the shell's loops yield regularly), and its output so far stays written. `nice` and
 //! `nohup` only run it: there is no scheduler priority to lower and no hangup to ignore.
@@ -34,6 +34,15 @@ pub const NOHUP: Applet = Applet {
     usage: "nohup COMMAND [ARG]...\nRun COMMAND (nothing here sends hangups; output is not a terminal, so it stays where\nit goes).",
     help: Help::BeforeOperand,
     run: run_nohup,
+};
+
+/// The `busybox` applet: BusyBox's multi-call form, which scripts (BusyBox's own testsuite
+/// among them) use to reach the applet rather than a shell builtin or function.
+pub const BUSYBOX: Applet = Applet {
+    name: "busybox",
+    usage: "busybox APPLET [ARG]...\nRun APPLET (a command of /bin: not a function or builtin of that name) with ARGs.",
+    help: Help::BeforeOperand,
+    run: run_busybox,
 };
 
 const TIMEOUT_SPEC: OptSpec = OptSpec {
@@ -209,6 +218,23 @@ fn run_nohup(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     })
 }
 
+fn run_busybox(mut ctx: Ctx) -> LocalFuture<'static, i32> {
+    Box::pin(async move {
+        let mut argv = ctx.args.clone();
+        let Some(name) = argv.first_mut() else {
+            return usage_error(&mut ctx, "missing applet name", 1).await;
+        };
+        if name.is_empty() || name.contains('/') {
+            let message = format!("{name}: applet not found");
+            warn(&mut ctx, message).await;
+            return 127;
+        }
+        // The program file, as `/bin/NAME` runs it: the applet, or a builtin's program.
+        *name = format!("/bin/{name}");
+        run_plain(&mut ctx, argv).await
+    })
+}
+
 /// Runs `argv` with our streams; its exit status is ours.
 async fn run_plain(ctx: &mut Ctx, argv: Vec<String>) -> i32 {
     let stdin = std::mem::replace(&mut ctx.stdin, Input::empty());
@@ -250,5 +276,20 @@ mod tests {
         assert_eq!(run("nice", &["-n", "5", "echo", "x"], ""), ok("x\n"));
         assert_eq!(run("nohup", &["echo", "y"], ""), ok("y\n"));
         assert_eq!(run("nohup", &["false"], "").status, 1);
+    }
+
+    #[test]
+    fn busybox_needs_an_applet_name() {
+        assert_eq!(
+            run("busybox", &[], ""),
+            err(
+                "busybox: missing applet name\nTry 'busybox --help' for more information.\n",
+                1
+            )
+        );
+        assert_eq!(
+            run("busybox", &["../x"], ""),
+            err("busybox: ../x: applet not found\n", 127)
+        );
     }
 }

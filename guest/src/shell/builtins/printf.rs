@@ -79,27 +79,14 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     })
 }
 
-/// Runs the applet with `fds`, its messages reported as the builtin's (`bash: line N: printf:
-/// ...`).
+/// Runs the applet, which names itself as bash names the builtin in its messages, so they
+/// reach stderr as they happen, between the lines of output they belong to.
 async fn run_applet(
     ctx: &Ctx,
     applet: &'static crate::applets::Applet,
     argv: Vec<String>,
-    mut fds: crate::shell::interp::io::Fds,
+    fds: crate::shell::interp::io::Fds,
 ) -> Flow {
-    let errors = Rc::new(RefCell::new(Vec::new()));
-    fds.set(
-        2,
-        Some(Fd::Out(OutHandle::new(OutKind::Buffer(Rc::clone(&errors))))),
-    );
-    let flow = ctx.sh.run_applet(applet, argv, &[], fds).await;
-    let text = String::from_utf8_lossy(&errors.borrow()).into_owned();
-    for line in text.lines() {
-        if line.starts_with("printf: ") && !line.starts_with("printf: usage:") {
-            ctx.sh.report(&ctx.fds, line).await;
-        } else {
-            ctx.fds.eprint(&format!("{line}\n")).await;
-        }
-    }
-    flow
+    let shown = format!("{}printf", ctx.sh.prefix());
+    ctx.sh.run_applet_as(applet, argv, &[], fds, shown).await
 }

@@ -401,6 +401,15 @@ async fn extract_one(
             return Ok(());
         }
     }
+    if m.kind == Kind::HardLink && exists.is_some() {
+        // A file named twice is a member linked to itself: it (or a name that already shares
+        // its data) stays as it is, as GNU tar leaves it; unlinking it first would lose it.
+        let vfs = ctx.vfs.borrow();
+        let ino = |name: &str| vfs.lstat(&base, name).map(|s| s.ino).ok();
+        if ino(&path) == ino(m.link.trim_start_matches('/')) {
+            return Ok(());
+        }
+    }
     let parent = dirname(&path).to_string();
     let result = {
         let mut vfs = ctx.vfs.borrow_mut();

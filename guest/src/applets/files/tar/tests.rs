@@ -193,6 +193,20 @@ fn errors() {
 }
 
 #[test]
+fn a_member_linked_to_itself_keeps_the_file() {
+    let vfs = setup();
+    let _ = vfs.borrow_mut().link("/workspace", "d/a", "d/h", false);
+    assert_eq!(
+        run_in(&vfs, "tar", &["-cf", "t.tar", "d/a", "d/h", "d/a"], ""),
+        ok("")
+    );
+    assert_eq!(run_in(&vfs, "tar", &["-xf", "t.tar"], ""), ok(""));
+    let links = |p: &str| vfs.borrow().stat("/workspace", p).map(|s| (s.ino, s.nlink));
+    assert_eq!(links("d/h"), links("d/a"));
+    assert_eq!(links("d/a").map(|l| l.1), Ok(2));
+}
+
+#[test]
 fn hard_links_are_link_members() {
     let vfs = setup();
     let _ = vfs.borrow_mut().link("/workspace", "d/a", "d/e/h", false);

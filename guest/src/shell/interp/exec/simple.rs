@@ -829,6 +829,20 @@ impl Sh {
         temps: &[AssignArg],
         fds: Fds,
     ) -> Flow {
+        let shown = argv.first().cloned().unwrap_or_default();
+        self.run_applet_as(applet, argv, temps, fds, shown).await
+    }
+
+    /// [`Sh::run_applet`], the applet naming itself `shown` in its messages (a builtin that
+    /// runs an applet passes `bash: line N: printf`).
+    pub async fn run_applet_as(
+        &self,
+        applet: &'static Applet,
+        argv: Vec<String>,
+        temps: &[AssignArg],
+        fds: Fds,
+        shown: String,
+    ) -> Flow {
         let (env, cwd) = {
             let s = self.state.borrow();
             let mut env = s.environment();
@@ -843,7 +857,7 @@ impl Sh {
         let io = applet_io(fds, &name, &self.world.deadline, raw);
         let (stdin, stdout, stderr, tasks) = io.split();
         let ctx = Ctx {
-            name,
+            name: shown,
             args: argv.get(1..).unwrap_or_default().to_vec(),
             stdin,
             stdout,
