@@ -256,6 +256,26 @@ def test_replay_of_denials_timeouts_and_recovered_traps() -> None:
     assert replay_all(sandbox.trace) == results
 
 
+@pytest.mark.needs_native("the native epoch backstop")
+def test_replay_of_an_execution_the_native_backstop_stopped() -> None:
+    """The epoch stops a runaway between two of its clock readings, at a time a replay cannot
+    reproduce: the replay stops the guest the same way where the trace's readings end (it used
+    to ask for one more and diverge)."""
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    # The epoch at the limit itself (plus its grace), before the guest's own check: as when a
+    # loaded machine delays the guest.
+    sandbox._driver.backstop_factor = 0.0
+    sandbox.fs.write("kept.txt", b"kept")
+    results = [
+        sandbox.execute("while (true) {}"),
+        sandbox.execute("echo more > kept.txt; while :; do :; done", language="shell"),
+        sandbox.execute("cat kept.txt", language="shell"),
+    ]
+    assert [r.error_kind for r in results] == ["timeout", "timeout", None]
+    assert "inside a builtin" in (results[0].error or "")
+    assert replay_all(sandbox.trace) == results
+
+
 def test_replay_of_async_tools_and_cancellation() -> None:
     async def slow(i: int) -> int:
         """Sleep a little."""

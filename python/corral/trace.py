@@ -19,6 +19,7 @@ from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import CallErrorKind, Cancel, HostOp, OpResult
 from .results import ErrorKind, ExecutionResult
+from .runtime import EPOCH_TRAP, GuestTrap
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -292,6 +293,11 @@ class Cursor:
         self.take("instance", "a new guest instance")
 
         def clock(clock_id: int) -> int:
+            end = self.peek()
+            if end is not None and end["t"] == "end" and end["result"]["error_kind"] == "timeout":
+                # The original ran on past its last reading until the native backstop stopped
+                # it, which a replay cannot time: stop it here the same way.
+                raise GuestTrap(ErrorKind.TIMEOUT, EPOCH_TRAP)
             event = self.take("clock", f"a reading of clock {clock_id}")
             if event["id"] != clock_id:
                 raise ReplayDivergence(

@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ..results import ErrorKind
 from ._base import (
+    EPOCH_TRAP,
     WASM_PAGE,
     GuestTrap,
     Wasm,
@@ -997,10 +998,7 @@ def _raise_pending() -> None:
 def _classify(code: int | None, message: str) -> GuestTrap:
     """What a trap (its code and wasmtime's message) means for the execution."""
     if code == TRAP_INTERRUPT:
-        return GuestTrap(
-            ErrorKind.TIMEOUT,
-            "the time limit was exceeded inside a builtin that cannot be interrupted",
-        )
+        return GuestTrap(ErrorKind.TIMEOUT, EPOCH_TRAP)
     if code == TRAP_STACK_OVERFLOW:
         return GuestTrap(ErrorKind.STACK_OVERFLOW, "stack overflow: recursion too deep")
     if code == TRAP_MEMORY_OUT_OF_BOUNDS:
