@@ -568,3 +568,10 @@ def test_the_epoch_backstop_lets_a_late_guest_run_its_own_checks_first() -> None
     lib.error_delete(error)
     trap, _wasmtime._RUNNING.error = _wasmtime._RUNNING.error, None
     assert isinstance(trap, GuestTrap) and trap.kind == ErrorKind.TIMEOUT
+    # A guest that gets no CPU time at all is trapped after WALL_GRACE of real time.
+    wall = _wasmtime._RUNNING.overdue_since[1]
+    _wasmtime._RUNNING.overdue_since = (time.thread_time(), wall - _wasmtime.WALL_GRACE)
+    error = _wasmtime._at_epoch_deadline(lib, 0, 0, delta, kind)
+    assert error
+    lib.error_delete(error)
+    _wasmtime._RUNNING.error = None

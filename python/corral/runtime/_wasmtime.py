@@ -79,6 +79,9 @@ MAX_TICKS = 2**62  # an epoch deadline that never comes
 # Seconds of its own CPU time a guest still past the backstop's deadline gets to stop itself
 # before it is trapped: on a loaded machine it may not have run at all since its deadline.
 CPU_GRACE = 0.05
+# ... but never more than this many seconds of real time: what a runaway that only the epoch
+# stops (`[].sort.call({length: 2 ** 32 - 1})`) costs on a starved machine stays bounded.
+WALL_GRACE = 0.5
 MiB = 1 << 20
 GiB = 1 << 30
 FULL_RESERVATION = 4 * GiB
@@ -997,13 +1000,15 @@ def _pagemap_of(pid: int) -> int | None:
 
 def _at_epoch_deadline(lib: Library, _context: int, _env: int, delta: Any, kind: Any) -> int:
     """The epoch backstop's deadline came: trap the guest once it has had :data:`CPU_GRACE`
-    of its own CPU time since (a tick at a time), so that its own deadline checks, which end
-    it cleanly, come first where a loaded machine kept it from running at its deadline."""
-    now = time.thread_time()  # the guest's thread: wasmtime calls this from inside the call
+    of its own CPU time since (a tick at a time; at most :data:`WALL_GRACE` of real time), so
+    that its own deadline checks, which end it cleanly, come first where a loaded machine kept
+    it from running at its deadline."""
+    # The guest's thread: wasmtime calls this from inside the call.
+    now = (time.thread_time(), time.monotonic())
     since = getattr(_RUNNING, "overdue_since", None)
     if since is None:
         _RUNNING.overdue_since = since = now
-    if now - since < CPU_GRACE:
+    if now[0] - since[0] < CPU_GRACE and now[1] - since[1] < WALL_GRACE:
         delta[0], kind[0] = 1, 0  # continue, one tick on
         return 0
     _RUNNING.error = GuestTrap(ErrorKind.TIMEOUT, EPOCH_TRAP)
