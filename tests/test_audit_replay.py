@@ -256,6 +256,31 @@ def test_replay_of_denials_timeouts_and_recovered_traps() -> None:
     assert replay_all(sandbox.trace) == results
 
 
+@pytest.mark.needs_native("the native epoch backstop")
+def test_replay_of_an_execution_the_native_backstop_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The epoch stops a runaway between two of its clock readings, at a time a replay cannot
+    reproduce: the replay stops the guest the same way where the trace's readings end (it used
+    to ask for one more and diverge)."""
+    from corral.runtime import _wasmtime
+
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    # The epoch 0.1 s in, with no CPU time granted past it, before the guest's own check at
+    # 0.3 s: as when a loaded machine kept the guest from running past its deadline.
+    sandbox._driver.backstop_factor = 0.0
+    monkeypatch.setattr(_wasmtime, "CPU_GRACE", 0.0)
+    sandbox.fs.write("kept.txt", b"kept")
+    results = [
+        sandbox.execute("while (true) {}"),
+        sandbox.execute("echo more > kept.txt; while :; do :; done", language="shell"),
+        sandbox.execute("cat kept.txt", language="shell"),
+    ]
+    assert [r.error_kind for r in results] == ["timeout", "timeout", None]
+    assert "inside a builtin" in (results[0].error or "")
+    assert replay_all(sandbox.trace) == results
+
+
 def test_replay_of_async_tools_and_cancellation() -> None:
     async def slow(i: int) -> int:
         """Sleep a little."""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,8 @@ import corral
 from corral import Sandbox, precompile_module
 from corral._module import wasm_bytes
 from corral._wasi import EBADF, Entropy, GuestExit, WasiShim
-from corral.runtime import get_backend
+from corral.results import ErrorKind
+from corral.runtime import GuestTrap, get_backend
 
 
 class FakeMemory:
@@ -565,3 +568,32 @@ def test_an_exception_in_a_wasi_import_crosses_the_guest_intact(failure: Excepti
         with pytest.raises(_Boom, match="from the clock"):
             sandbox.execute("return await echo({x: 2})")
     assert sandbox.execute("return await echo({x: 3})").return_value == 3  # a fresh instance
+
+
+@pytest.mark.needs_native("the native epoch backstop")
+def test_the_epoch_backstop_lets_a_late_guest_run_its_own_checks_first() -> None:
+    """On a loaded machine the guest may not run at all between its deadline and the epoch's:
+    the epoch then lets it run ``CPU_GRACE`` of its own CPU time (where its deadline checks end
+    it cleanly, with no restart) before it traps it."""
+    from corral.runtime import _wasmtime
+
+    lib = _wasmtime._library()
+    delta, kind = (ctypes.c_uint64 * 1)(), (ctypes.c_uint8 * 1)(7)
+    _wasmtime._RUNNING.overdue_since = None  # as at the start of a call
+    assert _wasmtime._at_epoch_deadline(lib, 0, 0, delta, kind) == 0
+    assert (delta[0], kind[0]) == (1, 0)  # go on, a tick more
+    started = time.thread_time()
+    while time.thread_time() - started < _wasmtime.CPU_GRACE:
+        pass
+    error = _wasmtime._at_epoch_deadline(lib, 0, 0, delta, kind)
+    assert error
+    lib.error_delete(error)
+    trap, _wasmtime._RUNNING.error = _wasmtime._RUNNING.error, None
+    assert isinstance(trap, GuestTrap) and trap.kind == ErrorKind.TIMEOUT
+    # A guest that gets no CPU time at all is trapped after WALL_GRACE of real time.
+    wall = _wasmtime._RUNNING.overdue_since[1]
+    _wasmtime._RUNNING.overdue_since = (time.thread_time(), wall - _wasmtime.WALL_GRACE)
+    error = _wasmtime._at_epoch_deadline(lib, 0, 0, delta, kind)
+    assert error
+    lib.error_delete(error)
+    _wasmtime._RUNNING.error = None

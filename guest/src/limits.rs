@@ -152,6 +152,14 @@ pub const MAX_JQ_REWRITES: usize = 64;
 /// walked with stacks on the heap (`applets/jq/deep.rs`), not by recursion.
 pub const MAX_JQ_DEPTH: usize = 10_000;
 
+/// The longest line a command reads from a pipe or a device, in bytes: a longer one (an
+/// endless input without newlines, `cut -c1 /dev/zero`) fails the command with a message
+/// instead of growing one line until the guest's own memory (64 MiB beyond the heap and
+/// the files) is gone. GNU's tools have no limit and fail with "memory exhausted"; files
+/// are bounded by `max_file_size` already. A command reading a device whole (`tac
+/// /dev/zero`) fails the same way at once.
+pub const MAX_LINE: usize = 16 << 20;
+
 /// xargs: bytes of one command line, GNU's default size limit.
 pub const MAX_XARGS_CHARS: usize = 128 * 1024;
 

@@ -17,6 +17,7 @@ from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import Cancel, HostOp, OpResult
 from .results import ExecutionResult
+from .runtime import EPOCH_TRAP, GuestTrap
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
@@ -298,6 +299,13 @@ class Cursor:
         self.take("instance", "a new guest instance")
 
         def clock(clock_id: int) -> int:
+            end = self.peek()
+            if end is not None and end["t"] == "end" and end["result"]["error_kind"] == "timeout":
+                # The original ran on past its last reading until the native backstop stopped
+                # it, which a replay cannot time: stop it here the same way.
+                from ._error_kinds import ErrorKind  # see corral._error_kinds
+
+                raise GuestTrap(ErrorKind.TIMEOUT, EPOCH_TRAP)
             event = self.take("clock", f"a reading of clock {clock_id}")
             if event["id"] != clock_id:
                 raise ReplayDivergence(

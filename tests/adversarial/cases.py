@@ -544,7 +544,7 @@ DENIAL = [
         "stops",
     ),
     case("DOS-100", SH, "wc -l /dev/zero", "stops"),
-    case("DOS-101", SH, "rev /dev/zero | head -c 1", "fails"),
+    case("DOS-101", SH, "rev /dev/zero | head -c 1", "says:rev: a line longer than 16 MiB"),
     case("DOS-102", SH, "od /dev/zero | tail -1", "stops"),
     case("DOS-103", SH, "sha256sum /dev/zero", "stops"),
     case("DOS-104", SH, "md5sum /dev/urandom", "stops"),
@@ -687,6 +687,16 @@ DENIAL = [
     case("DOS-154", JS, "for (;;) await shell.exec('echo x >&2')", "fails"),
     case("DOS-155", JS, "return 'x'.repeat(2 ** 24) + 'y'.repeat(2 ** 24)", "fails"),
     case("DOS-156", SH, "printf '%s\\n' {a..z}{a..z}{a..z}{a..z} | sort | uniq -c | wc -l", "any"),
+    # Line tools over an endless input without newlines grew one line until the guest ran out
+    # of memory and restarted: past MAX_LINE (16 MiB) the command fails, saying so.
+    case("DOS-157", SH, "cut -c1 /dev/zero", "says:cut: a line longer than 16 MiB"),
+    # Through a pipe: 16 MiB may take longer than the limit on a loaded machine.
+    case("DOS-158", SH, "cat /dev/zero | sort", "fails"),
+    case("DOS-159", SH, "uniq /dev/zero || echo failed", "out:failed\n"),
+    case("DOS-160", SH, "cat /dev/zero | sed p", "fails"),
+    case("DOS-161", SH, "rev /dev/zero; tac /dev/zero", "says:tac: a line longer than 16 MiB"),
+    case("DOS-162", SH, "nl /dev/zero | wc -c", "out:0\n"),
+    case("DOS-163", SH, "sort -z /dev/urandom | head -c 1; fold -w 5 /dev/zero | head -c 6", "any"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

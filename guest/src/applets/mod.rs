@@ -126,7 +126,23 @@ impl Applet {
         if self.help.asked(&ctx.args, "--version") {
             return Box::pin(async move { common::print_version(&mut ctx, self.name).await });
         }
-        (self.run)(ctx)
+        let mut stderr = ctx.stderr.dup();
+        let run = (self.run)(ctx);
+        Box::pin(async move {
+            let (status, long) = crate::task::watch_lines(run).await;
+            if !long {
+                return status;
+            }
+            let message = format!(
+                "{}: a line longer than {} MiB (corral's limit on one line): split the input \
+                 into lines first (tr, fold), or read bytes (head -c, dd)\n",
+                self.name,
+                crate::limits::MAX_LINE >> 20
+            );
+            let _ = stderr.write_str(&message).await;
+            let _ = stderr.flush().await;
+            1
+        })
     }
 }
 

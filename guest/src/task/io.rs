@@ -2,15 +2,35 @@
 //! reads and writes, whatever is behind them (a pipe, a file, a here-document, the captured
 //! output of the execution).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::rc::Rc;
 use std::task::Poll;
 
-use super::progress;
+use super::{progress, LocalFuture};
+use crate::limits::MAX_LINE;
 use crate::output;
 use crate::vfs::Vfs;
+
+thread_local! {
+    /// Set by an input that met a line past [`MAX_LINE`] while the command polled now ran.
+    static LONG_LINE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs a command's future and says whether an input it read met a line past [`MAX_LINE`]:
+/// checked around each poll, since the stages of a pipeline run interleaved.
+pub async fn watch_lines<T>(mut future: LocalFuture<'_, T>) -> (T, bool) {
+    let mut long = false;
+    let value = poll_fn(|cx| {
+        let outer = LONG_LINE.with(|l| l.replace(false));
+        let poll = future.as_mut().poll(cx);
+        long |= LONG_LINE.with(|l| l.replace(outer));
+        poll
+    })
+    .await;
+    (value, long)
+}
 
 /// Bytes a pipe holds before its writer waits: bounds memory per pipeline stage.
 pub const PIPE_CAPACITY: usize = 64 * 1024;
@@ -256,38 +276,43 @@ impl Input {
     }
 
     /// Appends the next line (with its `\n`, if it has one) to `line`; false at the end.
+    /// A line longer than [`MAX_LINE`] (`/dev/zero` has none) ends the input instead: the
+    /// command reading it fails ([`watch_lines`]).
     pub async fn read_line_into(&mut self, line: &mut Vec<u8>) -> bool {
         if let Source::Bytes { data, pos } = &mut self.source {
             if self.start >= self.pending.len() {
                 return read_line_from_bytes(data, pos, line);
             }
         }
-        // How much of the unconsumed bytes has been searched for a newline already: a line
-        // that never ends (`/dev/zero`) is searched once, not once per chunk.
-        let mut searched = 0;
+        let before = line.len();
         loop {
             let rest = &self.pending[self.start..];
-            if let Some(at) = rest[searched..].iter().position(|&b| b == b'\n') {
-                let at = searched + at;
-                line.extend_from_slice(&rest[..=at]);
-                self.start += at + 1;
+            let end = rest.iter().position(|&b| b == b'\n');
+            let take = end.map_or(rest.len(), |at| at + 1);
+            if line.len() - before + take > MAX_LINE {
+                return self.too_long(line, before);
+            }
+            line.extend_from_slice(&rest[..take]);
+            self.start += take;
+            if end.is_some() {
                 return true;
             }
-            searched = rest.len();
+            // No newline yet: what was pending is all in `line` now.
             match self.read_more().await {
-                Some(chunk) => {
-                    self.pending.drain(..self.start);
-                    self.start = 0;
-                    self.pending.extend_from_slice(&chunk);
-                }
-                None => {
-                    let rest = self.take_pending();
-                    let found = rest.is_some();
-                    line.extend_from_slice(&rest.unwrap_or_default());
-                    return found;
-                }
+                Some(chunk) => (self.pending, self.start) = (chunk, 0),
+                None => return line.len() > before,
             }
         }
+    }
+
+    /// Ends the input at a line past [`MAX_LINE`]: the line is dropped (its memory too), and
+    /// the command reading is told to fail.
+    pub fn too_long(&mut self, line: &mut Vec<u8>, before: usize) -> bool {
+        line.truncate(before);
+        line.shrink_to_fit();
+        *self = Input::empty();
+        LONG_LINE.with(|l| l.set(true));
+        false
     }
 
     /// The unconsumed pending bytes, if any, leaving none.
@@ -314,6 +339,11 @@ impl Input {
             // A file or here-document: one exact copy instead of growing chunk by chunk.
             all.extend_from_slice(data.get(*pos..).unwrap_or_default());
             *pos = data.len();
+            return all;
+        }
+        if let Source::Endless(..) = self.source {
+            // A device never ends: fail at once, as past a line's limit (`tac /dev/zero`).
+            self.too_long(&mut all, 0);
             return all;
         }
         while let Some(chunk) = self.read_more().await {
@@ -441,6 +471,21 @@ impl Output {
         Ok(())
     }
 
+    /// Another writer to the same place, for a message after the command's own is gone.
+    pub fn dup(&self) -> Output {
+        Output::new(match &self.sink {
+            Sink::Null => Sink::Null,
+            Sink::Std(out, fd) => Sink::Std(Rc::clone(out), *fd),
+            Sink::Pipe(writer) => Sink::Pipe(writer.share()),
+            Sink::Buffer(buffer) => Sink::Buffer(Rc::clone(buffer)),
+            Sink::File { vfs, cwd, path } => Sink::File {
+                vfs: Rc::clone(vfs),
+                cwd: cwd.clone(),
+                path: path.clone(),
+            },
+        })
+    }
+
     /// Writes a UTF-8 string.
     pub async fn write_str(&mut self, text: &str) -> Result<(), WriteError> {
         self.write(text.as_bytes()).await
@@ -505,6 +550,22 @@ mod tests {
         assert_eq!(ready(input.read_line()), Some(b"ddd\n".to_vec()));
         assert_eq!(ready(input.read_chunk()), Some(b"e".to_vec()));
         assert_eq!(ready(input.read_line()), None);
+    }
+
+    #[test]
+    fn a_line_past_the_limit_ends_the_input_and_fails_its_reader() {
+        let mut input = Input::endless(|chunk| chunk.fill(b'x'));
+        let mut line = b"kept".to_vec();
+        let read: LocalFuture<'_, bool> = Box::pin(input.read_line_into(&mut line));
+        assert_eq!(ready(watch_lines(read)), (false, true));
+        assert_eq!(line, b"kept".to_vec());
+        // The input is over, and reading it again notes nothing more.
+        let again: LocalFuture<'_, bool> = Box::pin(input.read_line_into(&mut line));
+        assert_eq!(ready(watch_lines(again)), (false, false));
+        // An endless input is never read whole either.
+        let mut zero = Input::endless(|chunk| chunk.fill(0));
+        let all: LocalFuture<'_, Vec<u8>> = Box::pin(zero.read_all());
+        assert_eq!(ready(watch_lines(all)), (Vec::new(), true));
     }
 
     #[test]

@@ -10,7 +10,9 @@ mod backstop;
 mod io;
 
 pub use backstop::{out_of_time, out_of_time_now, Running};
-pub use io::{pipe, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY};
+pub use io::{
+    pipe, watch_lines, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY,
+};
 
 use std::cell::Cell;
 use std::future::Future;
@@ -44,6 +46,10 @@ pub struct Deadline {
     budget: Cell<Option<std::time::Duration>>,
     calls: Cell<u32>,
     expired: Cell<bool>,
+    /// When a clock reading first found the execution out of time: the allocator's backstop
+    /// counts its grace from here, not from the deadline, so that a guest the machine's load
+    /// kept from running at the deadline gets to stop itself when it runs again.
+    noticed: Cell<Option<std::time::Instant>>,
 }
 
 const CHECK_EVERY: u32 = 64;
@@ -55,6 +61,7 @@ impl Deadline {
         self.budget.set(None);
         self.calls.set(0);
         self.expired.set(false);
+        self.noticed.set(None);
     }
 
     /// Arms the deadline `budget` after the first clock reading (the `CHECK_EVERY`-th check),
@@ -102,13 +109,14 @@ impl Deadline {
         backstop::enter(std::rc::Rc::clone(self))
     }
 
-    /// Whether the execution is `grace` past its deadline (reads the clock).
+    /// Whether the execution is still running `grace` after it was first found out of time
+    /// (reads the clock).
     fn overdue(&self, grace: std::time::Duration) -> bool {
         self.expired_now()
             && self
-                .at
+                .noticed
                 .get()
-                .is_some_and(|at| std::time::Instant::now() >= at + grace)
+                .is_some_and(|noticed| std::time::Instant::now() >= noticed + grace)
     }
 
     /// Reads the clock (unless no deadline is armed): whether the execution is out of time.
@@ -122,6 +130,9 @@ impl Deadline {
         }
         let late = self.at.get().is_some_and(|at| now >= at);
         self.expired.set(late);
+        if late && self.noticed.get().is_none() {
+            self.noticed.set(Some(now));
+        }
         late
     }
 }

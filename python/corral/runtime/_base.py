@@ -88,6 +88,11 @@ def _file_digest(path: str | Path, identity: str) -> str:
     return _sha256(_read(path, identity))
 
 
+#: What the native backstop (wasmtime's epoch) says it stopped: a builtin that never looks at
+#: the deadline. A replay stops the guest with it where the recorded execution was stopped.
+EPOCH_TRAP = "the time limit was exceeded inside a builtin that cannot be interrupted"
+
+
 class GuestTrap(Exception):
     """The guest stopped abnormally; its instance is unusable and must be replaced.
 

@@ -82,6 +82,9 @@ _SIZE, _U8, _U64, _I64, _BOOL = (
 CALLBACK = ctypes.CFUNCTYPE(P, P, P, ctypes.POINTER(Raw), _SIZE)
 """``wasmtime_func_unchecked_callback_t``: (env, caller, arguments and results, their count)
 to a ``wasm_trap_t *`` (None for none)."""
+DEADLINE_CALLBACK = ctypes.CFUNCTYPE(P, P, P, ctypes.POINTER(_U64), ctypes.POINTER(_U8))
+"""The epoch deadline callback: (context, env, the new deadline's delta in ticks, continue
+(0) or yield (1)) to a ``wasmtime_error_t *`` that ends the call (None to go on)."""
 FINALIZER = ctypes.CFUNCTYPE(None, P)
 """A finalizer of host data (``FINALIZER()`` is none)."""
 
@@ -123,6 +126,8 @@ _SIGNATURES: dict[str, tuple[Any, tuple[Any, ...]]] = {
     "wasmtime_store_limiter": (None, (P, _I64, _I64, _I64, _I64, _I64)),
     "wasmtime_store_delete": (None, (P,)),
     "wasmtime_context_set_epoch_deadline": (None, (P, _U64)),
+    "wasmtime_store_epoch_deadline_callback": (None, (P, DEADLINE_CALLBACK, P, FINALIZER)),
+    "wasmtime_error_new": (P, (ctypes.c_char_p,)),
     "wasmtime_instance_export_get": (_BOOL, (P, P, ctypes.c_char_p, _SIZE, P)),
     "wasmtime_func_type": (P, (P, P)),
     "wasmtime_func_call_unchecked": (P, (P, P, P, _SIZE, P)),

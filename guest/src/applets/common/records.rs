@@ -1,5 +1,6 @@
 //! Reading an input record by record: lines, or NUL-terminated records for `-z`.
 
+use crate::limits::MAX_LINE;
 use crate::task::Input;
 
 /// Records of an input ending at a terminator byte: newline-terminated lines, or NUL-terminated
@@ -27,12 +28,17 @@ impl Records {
         if self.delim == b'\n' {
             return self.input.read_line_into(out).await;
         }
+        let before = out.len();
         loop {
             let rest = &self.pending[self.start..];
             if let Some(at) = rest.iter().position(|&b| b == self.delim) {
                 out.extend_from_slice(&rest[..=at]);
                 self.start += at + 1;
                 return true;
+            }
+            if rest.len() > MAX_LINE {
+                self.pending = Vec::new();
+                return self.input.too_long(out, before);
             }
             match self.input.read_chunk().await {
                 Some(chunk) => {
