@@ -127,6 +127,16 @@ const NAMES: &[(&str, &str)] = &[
     ("Europe/Zurich", "CET-1CEST,M3.5.0,M10.5.0/3"),
     ("Pacific/Auckland", "NZST-12NZDT,M9.5.0,M4.1.0/3"),
     ("Pacific/Honolulu", "HST10"),
+    // tzdata's backward names, still common in scripts.
+    ("US/Eastern", "EST5EDT,M3.2.0,M11.1.0"),
+    ("US/Central", "CST6CDT,M3.2.0,M11.1.0"),
+    ("US/Mountain", "MST7MDT,M3.2.0,M11.1.0"),
+    ("US/Pacific", "PST8PDT,M3.2.0,M11.1.0"),
+    ("US/Alaska", "AKST9AKDT,M3.2.0,M11.1.0"),
+    ("US/Arizona", "MST7"),
+    ("US/Hawaii", "HST10"),
+    ("Japan", "JST-9"),
+    ("Portugal", "WET0WEST,M3.5.0/1,M10.5.0"),
 ];
 
 /// The rule the C library assumes when a zone has daylight time but names no dates.
@@ -379,6 +389,8 @@ mod tests {
     #[test]
     fn rules_and_names() {
         assert_eq!(show("America/New_York", SUMMER), (-4 * 3600, "EDT".into()));
+        assert_eq!(show("US/Eastern", SUMMER), (-4 * 3600, "EDT".into()));
+        assert_eq!(show("Portugal", SUMMER), (3600, "WEST".into()));
         assert_eq!(show("America/New_York", WINTER), (-5 * 3600, "EST".into()));
         assert_eq!(show("EST5EDT", SUMMER), (-4 * 3600, "EDT".into()));
         assert_eq!(show("<+0530>-5:30", SUMMER), (19_800, "+0530".into()));

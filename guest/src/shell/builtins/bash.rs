@@ -121,6 +121,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         {
             let mut s = child.state.borrow_mut();
             s.opts.command_string = command;
+            s.opts.script_file = !command && !rest.is_empty();
             if command {
                 // Ignored when a readonly variable of that name came along.
                 let _ = s.assign("BASH_EXECUTION_STRING", code.clone(), false);

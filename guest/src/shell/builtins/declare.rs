@@ -151,7 +151,7 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
     }
     // `export -p name` and `readonly -p name` ignore `-p` and act on the names, as bash does.
     if flags.print && matches!(mode, Mode::Declare | Mode::Local) {
-        return print_named(ctx, operands).await;
+        return print_named(ctx, operands, mode == Mode::Local).await;
     }
     let scope = match mode {
         Mode::Local => Scope::Local,
@@ -453,18 +453,28 @@ fn declare_nameref(
     }
     var.attrs.nameref = true;
     var.attrs.readonly |= flags.on.readonly;
+    // `declare -nx ref=x` exports the reference itself: its value, the name `x`.
+    var.attrs.export |= flags.on.export;
     if let Some(target) = target {
         var.value = Some(Value::Str(target));
     }
     Ok(())
 }
 
-async fn print_named(ctx: &Ctx, operands: &[ArgValue]) -> Flow {
+/// `declare -p name...`; `local -p name...` finds only the running function's variables.
+async fn print_named(ctx: &Ctx, operands: &[ArgValue], locals_only: bool) -> Flow {
     let mut out = String::new();
     let mut status = 0;
     for arg in operands {
         let name = arg.text();
-        let var = ctx.sh.state.borrow().raw_var(&name).cloned();
+        let var = {
+            let s = ctx.sh.state.borrow();
+            if locals_only {
+                s.frames.last().and_then(|frame| frame.get(&name)).cloned()
+            } else {
+                s.raw_var(&name).cloned()
+            }
+        };
         match var {
             Some(var) => out.push_str(&quote::declaration(&name, &var)),
             None => {

@@ -156,6 +156,9 @@ pub struct Options {
     pub posix: bool,
     /// The shell runs a `bash -c` string: `$-` shows `c`, and a fatal error exits 127.
     pub command_string: bool,
+    /// The shell runs a script file (`bash f.sh`, `./f.sh`); otherwise, like the sandbox's
+    /// own script or `bash < f.sh`, it reads commands from its input and `$-` shows `s`.
+    pub script_file: bool,
 }
 
 /// The `set -o` names, with their one-letter flags.
@@ -285,6 +288,7 @@ impl Options {
             (self.errtrace, 'E'),
             (self.functrace, 'T'),
             (self.command_string, 'c'),
+            (!self.command_string && !self.script_file, 's'),
         ]
         .iter()
         .filter(|(on, _)| *on)

@@ -659,7 +659,7 @@ impl Sh {
     }
 
     /// Runs `body` with prefix assignments as a temporary scope (`IFS=, read a b`).
-    async fn with_temps<F: std::future::Future<Output = Flow>>(
+    pub(crate) async fn with_temps<F: std::future::Future<Output = Flow>>(
         &self,
         temps: &[AssignArg],
         body: F,
@@ -976,7 +976,21 @@ impl Sh {
                 return Flow::Normal(1);
             }
         };
+        child.state.borrow_mut().opts.script_file = true;
         Flow::Normal(child.run_script_text(text, fds).await)
+    }
+
+    /// The working directory a new shell starts in, as bash finds it: an inherited `$PWD`
+    /// that names `cwd`, else `cwd`'s physical path (no symlinks).
+    fn startup_cwd(&self, cwd: &str, inherited: Option<String>) -> String {
+        let vfs = self.world.vfs.borrow();
+        let Ok(physical) = vfs.canonicalize("/", cwd) else {
+            return cwd.to_string();
+        };
+        match inherited {
+            Some(pwd) if vfs.canonicalize("/", &pwd).is_ok_and(|p| p == physical) => pwd,
+            _ => physical,
+        }
     }
 
     /// A new shell process: the exported variables, the working directory, no functions or
@@ -1012,7 +1026,10 @@ impl Sh {
             .unwrap_or(1)
             + 1;
         let _ = child.assign("SHLVL", level.to_string(), false);
-        child.cwd = parent.cwd.clone();
+        child.cwd = self.startup_cwd(&parent.cwd, child.get("PWD"));
+        if child.get("PWD").as_deref() != Some(child.cwd.as_str()) {
+            let _ = child.assign("PWD", child.cwd.clone(), false);
+        }
         child.depth = parent.depth + 1;
         child.arg0 = arg0.to_string();
         child.positional = args;

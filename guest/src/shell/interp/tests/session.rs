@@ -78,7 +78,7 @@ fn saved_state_restores_into_a_new_session() {
     assert_eq!(
         other.run("echo \"$x|${m[k]}|${arr[1]}|$n|$PWD|$-|$@\"; f arg; bash -c 'echo $E'; n=6"),
         Outcome {
-            stdout: "a b|v|2 3|5|/workspace/src|ehuB|p1 p2\n<arg>\ne\n".into(),
+            stdout: "a b|v|2 3|5|/workspace/src|ehuBs|p1 p2\n<arg>\ne\n".into(),
             stderr: "bash: line 1: n: readonly variable\n".into(),
             status: 1,
         }
