@@ -194,6 +194,43 @@ def test_recovery_keeps_the_session_of_the_last_shell_code_after_javascript(
     assert sh(sandbox, "echo $KEEP; pwd") == ("yes\n/tmp\n", "", 0)
 
 
+# Everything a session holds, `$_` first set to a known word.
+DUMP = ': x; declare -p; declare -f; trap -p; pwd; dirs; set -o; shopt -p; echo "$0 $# $*"'
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "read -r V <<< 'from read'",
+        "declare -i N=7; declare -l L=MiXed",
+        "(( N += 5 )); let 'M = N * 2'",
+        "f() { echo one; }; f() { echo two; }",
+        "W=1; unset W; unset -f f",
+        "cd /tmp && pushd / >/dev/null",
+        "set -o pipefail; shopt -s nullglob",
+        "trap 'echo bye' INT USR1",
+        "A=(a b c); A[1]=B; declare -A H=([k]=v); H[k]=w; unset 'A[2]'",
+        "(S=leak; cd /; set -e; g() { :; }); echo $BASHPID",
+        "set -- p q r; PATH=$PATH:/x; export SHLVL",
+    ],
+)
+def test_each_change_reaches_the_saved_session(sandbox: Sandbox, change: str) -> None:
+    # The session saved after each execution (what recovery restores, as fork copies) is
+    # rebuilt from its parts cached since the last save: none may be stale.
+    sh(sandbox, "N=1; f() { echo one; }; V=old; A=(x); declare -A H=([k]=u)")
+    before, _, _ = sh(sandbox, DUMP)
+    assert sh(sandbox, change)[1] == ""
+    after, _, _ = sh(sandbox, DUMP)
+    if change.startswith("(S="):
+        assert after == before  # a subshell's changes stay in the subshell
+    else:
+        assert after != before
+    fork = sandbox.fork()
+    result = sandbox.execute("const f = () => f() + 1; return f()")
+    assert result.error_kind == "stack_overflow"  # a new instance, the saved session restored
+    assert (sh(sandbox, DUMP)[0], sh(fork, DUMP)[0]) == (after, after)
+
+
 def test_snapshot_and_fork_carry_the_session(sandbox: Sandbox) -> None:
     sh(sandbox, "NAME=kept; cd /tmp; echo data > f")
     fork = sandbox.fork()

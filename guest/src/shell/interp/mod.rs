@@ -207,6 +207,8 @@ pub struct Shell {
     sh: Sh,
     /// Set by every run (see [`Shell::take_ran`]); shared by the clones.
     ran: Rc<Cell<bool>>,
+    /// What the last save wrote, reused by the next (see [`persist::Cache`]).
+    saved: Rc<RefCell<persist::Cache>>,
 }
 
 impl Shell {
@@ -234,6 +236,7 @@ impl Shell {
                 jobs: Rc::default(),
             },
             ran: Rc::default(),
+            saved: Rc::default(),
         }
     }
 
@@ -327,7 +330,11 @@ impl Shell {
         &self,
         writer: &mut crate::protocol::FrameWriter,
     ) -> crate::protocol::Range {
-        persist::save_to(&self.sh.state.borrow(), writer)
+        persist::save_to(
+            &self.sh.state.borrow(),
+            &mut self.saved.borrow_mut(),
+            writer,
+        )
     }
 
     /// Saves the session at the end of an execution, as [`Shell::save_state_to`] does, after
@@ -337,7 +344,8 @@ impl Shell {
         &self,
         writer: &mut crate::protocol::FrameWriter,
     ) -> (crate::protocol::Range, Option<String>) {
-        persist::save_bounded_to(&mut self.sh.state.borrow_mut(), writer)
+        let mut state = self.sh.state.borrow_mut();
+        persist::save_bounded_to(&mut state, &mut self.saved.borrow_mut(), writer)
     }
 
     /// Whether shell code ran (a script, or JavaScript's `shell()`) since the last time this

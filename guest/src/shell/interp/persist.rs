@@ -4,23 +4,25 @@
 //! changing the session.
 //!
 //! The session is saved after every execution that ran shell code, into the reply to the host
-//! (an execution that ran none left it as it was): saving borrows the
-//! session's strings and writes them once, straight into the reply, so it needs no more memory
-//! than the saved bytes themselves (at most [`ONE_PASS`] bytes more for a small session).
-//! [`bound`] keeps those bytes under [`MAX_SESSION`].
+//! (an execution that ran none left it as it was): saving measures the session, then writes
+//! it once, straight into the reply. Each small variable and function keeps its JSON in a
+//! [`Cache`] between saves, so an execution pays for formatting only what it changed.
+//! [`bound`] keeps the saved bytes under [`MAX_SESSION`].
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
 use super::assoc::Assoc;
-use super::state::{is_name, Attrs, Options, State, Value, Var};
+use super::state::{is_name, Attrs, Function, Options, State, Value, Var};
 use super::unparse;
 use crate::limits::{MAX_SAVED_SESSION, MAX_SESSION};
 use crate::protocol::{FrameWriter, Range};
 use crate::shell::ast::CommandKind;
+use crate::sort::{cmp_bytes, eq_bytes};
 
 const VERSION: u32 = 1;
 
@@ -116,48 +118,222 @@ fn attrs_parse(s: &str) -> Result<Attrs, String> {
 
 /// The session as bytes.
 pub fn save(state: &State) -> Vec<u8> {
-    serde_json::to_vec(&saved(state)).unwrap_or_default()
+    let mut cache = Cache::default();
+    cache.refresh(state);
+    let mut out = Vec::new();
+    write_session(state, &cache, &mut out);
+    out
 }
 
 /// Appends the saved session to `writer`'s blob, written once in place; returns its range.
-pub fn save_to(state: &State, writer: &mut FrameWriter) -> Range {
-    let saved = saved(state);
-    write_saved(&saved, json_size(&saved), writer)
+pub fn save_to(state: &State, cache: &mut Cache, writer: &mut FrameWriter) -> Range {
+    cache.refresh(state);
+    let size = session_size(state, cache);
+    writer.push_with(size, |blob| write_session(state, cache, blob))
 }
-
-/// A session that [`most_bytes`] puts at this size or less (a fresh one: ~11 KB for 2.7 KB
-/// saved) is written in one pass, into room for that many bytes; a larger one is measured
-/// first (a pass that took ~8 % of `echo hi`'s guest time), so that its bytes are allocated
-/// once, and exactly.
-const ONE_PASS: usize = 64 << 10;
 
 /// [`save_to`] after [`bound`]: the session is measured once, and bounded only when it is
 /// over [`MAX_SESSION`]. Returns its range and what [`bound`] dropped, if anything.
-pub fn save_bounded_to(state: &mut State, writer: &mut FrameWriter) -> (Range, Option<String>) {
-    let total = {
-        let saved = saved(state);
-        let most = most_bytes(&saved);
-        if most <= ONE_PASS {
-            return (write_saved(&saved, most, writer), None);
+pub fn save_bounded_to(
+    state: &mut State,
+    cache: &mut Cache,
+    writer: &mut FrameWriter,
+) -> (Range, Option<String>) {
+    cache.refresh(state);
+    let size = session_size(state, cache);
+    if size <= MAX_SESSION {
+        return (
+            writer.push_with(size, |blob| write_session(state, cache, blob)),
+            None,
+        );
+    }
+    let dropped = bound(state, size);
+    (save_to(state, cache, writer), Some(dropped))
+}
+
+/// A variable or function saved at most this many bytes keeps its JSON in the [`Cache`]
+/// (with a copy of its value): bash's ~40 default variables take 2.7 KB in all.
+const CACHE_MAX: usize = 4096;
+
+/// The JSON of each global variable and function as the last save wrote it, with what it
+/// was made from: saving after every execution copies what did not change instead of
+/// formatting it again (~half of `echo hi`'s guest time). An entry is reused only while its
+/// variable compares equal (or its function is the same `Rc`), so no change can go unseen.
+/// (Sorted lists, not maps: a `BTreeMap` per value type grew the module by ~8 KB.)
+#[derive(Default)]
+pub struct Cache {
+    /// Every global, sorted by name (the saved order); None for one too large to keep.
+    vars: Entries<Var>,
+    /// Every function, sorted by name.
+    functions: Entries<Function>,
+}
+
+/// What a name held when saved, with its saved JSON (None: not kept).
+type Entry<T> = Option<(T, Vec<u8>)>;
+
+/// Entries by name.
+type Entries<T> = Vec<(String, Entry<T>)>;
+
+impl Cache {
+    /// Brings every entry up to date with `state`'s globals and functions.
+    fn refresh(&mut self, state: &State) {
+        let globals = &state.globals;
+        refresh(&mut self.vars, globals, same_var, encode_var, &|n| {
+            globals.contains_key(n)
+        });
+        let funcs = &state.funcs;
+        refresh(
+            &mut self.functions,
+            funcs,
+            Rc::ptr_eq,
+            encode_function,
+            &|n| funcs.contains_key(n),
+        );
+    }
+}
+
+/// Brings `list` up to date with `items`: an entry is kept while `same` finds its item
+/// unchanged, else made again by `encode`; entries whose name `exists` no more go.
+fn refresh<'a, T: 'a>(
+    list: &mut Entries<T>,
+    items: impl IntoIterator<Item = (&'a String, &'a T)> + Copy,
+    same: fn(&T, &T) -> bool,
+    encode: fn(&str, &T) -> Entry<T>,
+    exists: &dyn Fn(&str) -> bool,
+) {
+    let known = list.len();
+    let mut count = 0;
+    for (name, item) in items {
+        count += 1;
+        let found =
+            list[..known].binary_search_by(|(n, _)| cmp_bytes(n.as_bytes(), name.as_bytes()));
+        match found {
+            Ok(i) => {
+                let slot = &mut list[i].1;
+                if !matches!(slot, Some((saved, _)) if same(saved, item)) {
+                    *slot = encode(name, item);
+                }
+            }
+            Err(_) => list.push((name.clone(), encode(name, item))),
         }
-        let size = json_size(&saved);
-        if size <= MAX_SESSION {
-            return (write_saved(&saved, size, writer), None);
-        }
-        size
+    }
+    let added = list.len() > known;
+    if list.len() != count {
+        list.retain(|(name, _)| exists(name));
+    }
+    if added {
+        crate::sort::sort_by(list, |a, b| cmp_bytes(a.0.as_bytes(), b.0.as_bytes()));
+    }
+}
+
+/// `var` with its JSON, when that is small enough to keep.
+fn encode_var(name: &str, var: &Var) -> Entry<Var> {
+    let text = match &var.value {
+        Some(Value::Str(s)) => s.len(),
+        Some(Value::Indexed(map)) => map.values().map(|v| v.len() + 8).sum(),
+        Some(Value::Assoc(map)) => map.iter().map(|(k, v)| k.len() + v.len()).sum(),
+        None => 0,
     };
-    let dropped = bound(state, total);
-    (save_to(state, writer), Some(dropped))
+    if text > CACHE_MAX / 6 {
+        return None; // escaped, it might take six bytes a byte
+    }
+    let mut json = Vec::new();
+    let _ = write_json(&mut json, &saved_var(name, var));
+    Some((var.clone(), json))
 }
 
-fn write_saved(saved: &Saved<'_>, size: usize, writer: &mut FrameWriter) -> Range {
-    writer.push_with(size, |blob| {
-        // Writing our own plain structs into a Vec cannot fail.
-        let _ = serde_json::to_writer(blob, saved);
-    })
+/// The function with its JSON (name and source text).
+fn encode_function(name: &str, body: &Function) -> Entry<Function> {
+    let saved = SavedFunction {
+        name: name.to_string(),
+        source: unparse::function(name, body),
+    };
+    let mut json = Vec::new();
+    let _ = write_json(&mut json, &saved);
+    Some((Rc::clone(body), json))
 }
 
-/// The session as [`Saved`], borrowing its strings.
+/// Whether two variables save alike. An array is unchanged while it is still the one the
+/// cache shares (a change copies it first: `Rc::make_mut`); comparing contents instead
+/// grew the module by ~900 bytes.
+fn same_var(a: &Var, b: &Var) -> bool {
+    a.attrs == b.attrs
+        && match (&a.value, &b.value) {
+            (Some(Value::Str(x)), Some(Value::Str(y))) => eq_bytes(x.as_bytes(), y.as_bytes()),
+            (Some(Value::Indexed(x)), Some(Value::Indexed(y))) => Rc::ptr_eq(x, y),
+            (Some(Value::Assoc(x)), Some(Value::Assoc(y))) => Rc::ptr_eq(x, y),
+            (None, None) => true,
+            _ => false,
+        }
+}
+
+/// Bytes of the saved session, counted without keeping them.
+fn session_size(state: &State, cache: &Cache) -> usize {
+    let mut count = Count(0);
+    write_session(state, cache, &mut count);
+    count.0
+}
+
+/// Writes the session as [`Saved`] would serialize, the cached parts copied: `cache` must
+/// have been refreshed from `state`.
+fn write_session(state: &State, cache: &Cache, out: &mut dyn Write) {
+    // Writing our own plain values into a Vec or a counter cannot fail.
+    let _ = try_write_session(state, cache, out);
+}
+
+fn try_write_session(state: &State, cache: &Cache, out: &mut dyn Write) -> io::Result<()> {
+    let mut opts = state.opts.clone();
+    let options: Vec<&str> = OPTION_NAMES
+        .iter()
+        .copied()
+        .filter(|n| opts.flag(n).is_some_and(|f| *f))
+        .collect();
+    out.write_all(b"{\"version\":")?;
+    write_json(out, &VERSION)?;
+    out.write_all(b",\"cwd\":")?;
+    write_json(out, &state.cwd)?;
+    out.write_all(b",\"arg0\":")?;
+    write_json(out, &state.arg0)?;
+    out.write_all(b",\"positional\":")?;
+    write_json(out, &state.positional)?;
+    out.write_all(b",\"status\":")?;
+    write_json(out, &state.status)?;
+    out.write_all(b",\"options\":")?;
+    write_json(out, &options)?;
+    out.write_all(b",\"vars\":[")?;
+    for (i, (name, entry)) in cache.vars.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        match (entry, state.globals.get_key_value(name)) {
+            (Some((_, bytes)), _) => out.write_all(bytes)?,
+            (None, Some((name, var))) => write_json(out, &saved_var(name, var))?,
+            (None, None) => {} // not after a refresh
+        }
+    }
+    out.write_all(b"],\"functions\":[")?;
+    for (i, (_, entry)) in cache.functions.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        if let Some((_, bytes)) = entry {
+            out.write_all(bytes)?;
+        }
+    }
+    out.write_all(b"],\"traps\":")?;
+    write_json(out, &state.traps)?;
+    out.write_all(b",\"dirstack\":")?;
+    write_json(out, &state.dirstack)?;
+    out.write_all(b"}")
+}
+
+/// Writes `value` as JSON (always through `dyn Write`: one serializer in the module).
+fn write_json<T: Serialize + ?Sized>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    serde_json::to_writer(out, value).map_err(io::Error::from)
+}
+
+/// The session as [`Saved`], borrowing its strings: what [`write_session`] must write.
+#[cfg(test)]
 fn saved(state: &State) -> Saved<'_> {
     let mut opts = state.opts.clone();
     let options = OPTION_NAMES
@@ -165,7 +341,11 @@ fn saved(state: &State) -> Saved<'_> {
         .filter(|n| opts.flag(n).is_some_and(|f| *f))
         .map(|n| n.to_string())
         .collect();
-    let mut vars: Vec<SavedVar<'_>> = state.globals.iter().map(saved_var).collect();
+    let mut vars: Vec<SavedVar<'_>> = state
+        .globals
+        .iter()
+        .map(|(name, var)| saved_var(name, var))
+        .collect();
     crate::sort::sort_by(&mut vars, |a, b| a.name.cmp(&b.name));
     let functions = state
         .funcs
@@ -189,7 +369,7 @@ fn saved(state: &State) -> Saved<'_> {
     }
 }
 
-fn saved_var<'a>((name, var): (&'a String, &'a Var)) -> SavedVar<'a> {
+fn saved_var<'a>(name: &'a str, var: &'a Var) -> SavedVar<'a> {
     let mut saved = SavedVar {
         name: Cow::Borrowed(name),
         attrs: attrs_text(var.attrs),
@@ -213,50 +393,23 @@ fn saved_var<'a>((name, var): (&'a String, &'a Var)) -> SavedVar<'a> {
     saved
 }
 
-/// At least the bytes of `saved` as JSON, without writing it: each string escaped at worst
-/// (`\u0001`: six bytes a byte) and `ITEM` bytes of names, numbers and punctuation around it.
-fn most_bytes(saved: &Saved<'_>) -> usize {
-    const ITEM: usize = 128;
-    let text = |s: &str| 6 * s.len() + ITEM;
-    let var = |v: &SavedVar<'_>| {
-        let indexed = v.indexed.iter().flatten().map(|(_, s)| text(s));
-        let assoc = v.assoc.iter().flatten().map(|(k, s)| text(k) + text(s));
-        text(&v.name)
-            + text(&v.attrs)
-            + v.scalar.as_deref().map_or(0, text)
-            + indexed.sum::<usize>()
-            + assoc.sum::<usize>()
-    };
-    let lists = saved.positional.iter().chain(saved.dirstack.iter());
-    let functions = saved
-        .functions
-        .iter()
-        .map(|f| text(&f.name) + text(&f.source));
-    let traps = saved.traps.iter().map(|(k, v)| text(k) + text(v));
-    text(&saved.cwd)
-        + text(&saved.arg0)
-        + ITEM
-        + saved.options.iter().map(|s| text(s)).sum::<usize>()
-        + lists.map(|s| text(s)).sum::<usize>()
-        + saved.vars.iter().map(var).sum::<usize>()
-        + functions.sum::<usize>()
-        + traps.sum::<usize>()
+/// Counts the bytes written to it.
+struct Count(usize);
+
+impl Write for Count {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Bytes of `value` as JSON, counted without keeping them.
 fn json_size<T: Serialize>(value: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
+    let _ = write_json(&mut count, value);
     count.0
 }
 
@@ -265,10 +418,10 @@ fn json_size<T: Serialize>(value: &T) -> usize {
 /// that is not enough, forgets the positional parameters and the directory stack. Returns the
 /// message naming what was dropped.
 fn bound(state: &mut State, mut total: usize) -> String {
-    let mut sizes: Vec<(usize, String)> = saved(state)
-        .vars
+    let mut sizes: Vec<(usize, String)> = state
+        .globals
         .iter()
-        .map(|var| (json_size(var) + 1, var.name.to_string()))
+        .map(|(name, var)| (json_size(&saved_var(name, var)) + 1, name.clone()))
         .collect();
     crate::sort::sort_by(&mut sizes, |a, b| b.cmp(a));
     let mut dropped = Vec::new();
@@ -393,66 +546,103 @@ mod tests {
         State::new(Rc::new(|| 1_700_000_000_000.0))
     }
 
+    /// The session saved through `cache` (kept between saves), checked against [`Saved`]'s
+    /// own serialization.
+    fn saved_through(s: &mut State, cache: &mut Cache) -> Vec<u8> {
+        let mut writer = FrameWriter::default();
+        let _ = writer.push(b"before");
+        let (range, message) = save_bounded_to(s, cache, &mut writer);
+        let frame = writer.finish(&serde_json::json!({"data": range}));
+        let decoded = crate::protocol::Frame::decode(&frame).expect("frame");
+        assert_eq!((range.0, message), (6, None)); // right after "before"
+        let bytes = decoded.bytes(range).map(<[u8]>::to_vec).unwrap_or_default();
+        let expected = serde_json::to_vec(&saved(s)).unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            String::from_utf8_lossy(&expected)
+        );
+        bytes
+    }
+
+    fn define(s: &mut State, source: &str) {
+        let program = crate::shell::parse(source).expect("parses");
+        if let CommandKind::Function(def) = &program.items[0].and_or.first.commands[0].kind {
+            s.funcs
+                .insert(def.name.clone(), Rc::new((*def.body).clone()));
+        }
+    }
+
     #[test]
     fn saving_in_place_matches_and_the_bound_counts_saved_bytes() {
         let mut s = state();
+        let mut cache = Cache::default();
         assert_eq!(s.assign("small", "x \" y".into(), false), Ok(()));
-        let mut writer = FrameWriter::default();
-        let range = save_to(&s, &mut writer);
-        let frame = writer.finish(&serde_json::json!({"data": range}));
-        let decoded = crate::protocol::Frame::decode(&frame).expect("frame");
-        assert_eq!(decoded.bytes(range).ok(), Some(&save(&s)[..]));
+        assert_eq!(saved_through(&mut s, &mut cache), save(&s));
         // A control character takes six bytes saved (\u0001): what the bound counts.
         let big = "\u{1}".repeat(MAX_SESSION / 6 + 1);
         assert_eq!(s.assign("big", big, false), Ok(()));
-        let (_, message) = save_bounded_to(&mut s, &mut FrameWriter::default());
+        let (_, message) = save_bounded_to(&mut s, &mut cache, &mut FrameWriter::default());
         let message = message.unwrap_or_default();
         assert!(message.contains("unset big ("), "{message}");
         assert_eq!(
             (s.get("big"), s.get("small").as_deref()),
             (None, Some("x \" y"))
         );
-        let (range, message) = save_bounded_to(&mut s, &mut FrameWriter::default());
-        assert_eq!((range.1 as usize, message), (save(&s).len(), None));
+        assert_eq!(saved_through(&mut s, &mut cache), save(&s));
     }
 
     #[test]
-    fn most_bytes_is_at_least_the_saved_size() {
+    fn every_change_is_saved_through_the_cache() {
         let mut s = state();
-        let worst = "\u{1}\"\\".repeat(50);
-        assert_eq!(s.assign("v", worst.clone(), false), Ok(()));
-        let elements = vec![
-            (Some(Key::Index(i64::MIN)), worst.clone()),
-            (None, String::new()),
+        let mut cache = Cache::default();
+        let worst = "\u{1}\"\\é".repeat(50);
+        type Step<'a> = Box<dyn Fn(&mut State) + 'a>;
+        let steps: Vec<Step<'_>> = vec![
+            Box::new(|_| {}),
+            Box::new(|s| assert_eq!(s.assign("v", worst.clone(), false), Ok(()))),
+            Box::new(|s| assert_eq!(s.assign("v", "w".into(), true), Ok(()))),
+            Box::new(|s| {
+                let elements = vec![
+                    (Some(Key::Index(i64::MIN)), worst.clone()),
+                    (None, "".into()),
+                ];
+                assert_eq!(s.assign_array("arr", elements, false), Ok(()));
+            }),
+            Box::new(|s| {
+                assert_eq!(
+                    s.assign_element("arr", Key::Index(3), "e".into(), false),
+                    Ok(())
+                )
+            }),
+            Box::new(|s| assert_eq!(s.unset_element("arr", &Key::Index(3)), Ok(()))),
+            Box::new(|s| {
+                assert_eq!(s.assign_array("m", vec![], false), Ok(()));
+                s.var_entry("m").attrs.export = true;
+            }),
+            Box::new(|s| assert_eq!(s.unset("v"), Ok(()))),
+            Box::new(|s| s.set_last_arg("last")),
+            Box::new(|s| s.var_entry("PATH").attrs.readonly = true),
+            Box::new(|s| assert_eq!(s.assign("big", "\u{1}".repeat(CACHE_MAX), false), Ok(()))),
+            Box::new(|s| assert_eq!(s.assign("big", "small now".into(), false), Ok(()))),
+            Box::new(|s| define(s, "f() { echo \"\x01\"; }")),
+            Box::new(|s| define(s, "g() { echo g; }")),
+            Box::new(|s| define(s, "f() { echo redefined; }")),
+            Box::new(|s| {
+                s.funcs.remove("g");
+            }),
+            Box::new(|s| {
+                s.positional = vec![worst.clone(), String::new()];
+                s.dirstack = vec![worst.clone()];
+                s.traps.insert("EXIT".into(), worst.clone());
+                s.cwd = worst.clone();
+                s.status = i32::MIN;
+                s.opts.errexit = true;
+            }),
+            Box::new(|s| s.reset()),
         ];
-        assert_eq!(s.assign_array("arr", elements, false), Ok(()));
-        s.positional = vec![worst.clone(), String::new()];
-        s.dirstack = vec![worst.clone()];
-        s.traps.insert("EXIT".into(), worst.clone());
-        s.cwd = worst;
-        s.status = i32::MIN;
-        s.opts.errexit = true;
-        let program = crate::shell::parse("f() { echo \"\x01\"; }").expect("parses");
-        if let CommandKind::Function(def) = &program.items[0].and_or.first.commands[0].kind {
-            s.funcs.insert("f".into(), Rc::new((*def.body).clone()));
-        }
-        let saved = saved(&s);
-        assert!(most_bytes(&saved) >= json_size(&saved));
-        assert!(most_bytes(&super::saved(&state())) <= ONE_PASS);
-    }
-
-    #[test]
-    fn a_session_is_saved_alike_below_and_above_the_one_pass_size() {
-        let mut s = state();
-        for value in ["x".repeat(10), "\u{1}é".repeat(ONE_PASS / 4)] {
-            assert_eq!(s.assign("v", value, false), Ok(()));
-            let mut writer = FrameWriter::default();
-            let _ = writer.push(b"before");
-            let (range, message) = save_bounded_to(&mut s, &mut writer);
-            let frame = writer.finish(&serde_json::json!({"data": range}));
-            let decoded = crate::protocol::Frame::decode(&frame).expect("frame");
-            assert_eq!((range.0, message), (6, None)); // right after "before"
-            assert_eq!(decoded.bytes(range).ok(), Some(&save(&s)[..]));
+        for step in steps {
+            step(&mut s);
+            saved_through(&mut s, &mut cache);
         }
     }
 
