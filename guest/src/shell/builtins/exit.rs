@@ -33,7 +33,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             let mut state = ctx.sh.state.borrow_mut();
             // A real exit, not a discarded line going up (see `State::discarding`).
             state.discarding = false;
-            state.status
+            state.exiting_with.unwrap_or(state.status)
         };
         match ctx.operands() {
             [] => Flow::Exit(last),

@@ -457,6 +457,9 @@ pub struct State {
     /// variable, bad arithmetic, a bad substitution) that abandons the rest of the line being
     /// run, not the shell (see [`super::Sh::run_lines`]).
     pub discarding: bool,
+    /// While the `EXIT` trap runs: the status the shell was exiting with, which a bare `exit`
+    /// in the trap keeps (as in bash, where it is `$?` before the trap ran).
+    pub exiting_with: Option<i32>,
 }
 
 /// A completion specification (`complete`): `-o` options and actions as indices into the
@@ -521,6 +524,7 @@ impl State {
             job_owner: 0,
             xtrace_level: 0,
             discarding: false,
+            exiting_with: None,
             hash: super::path::HashTable::default(),
             completions: Vec::new(),
             traced: std::collections::BTreeSet::new(),

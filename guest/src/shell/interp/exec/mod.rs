@@ -112,8 +112,14 @@ impl Sh {
             return status;
         };
         if let Ok(program) = crate::shell::parse(&code) {
-            self.state.borrow_mut().status = status;
-            if let Flow::Exit(s) = self.run_list(&program, fds).await {
+            {
+                let mut state = self.state.borrow_mut();
+                state.status = status;
+                state.exiting_with = Some(status);
+            }
+            let flow = self.run_list(&program, fds).await;
+            self.state.borrow_mut().exiting_with = None;
+            if let Flow::Exit(s) = flow {
                 return s;
             }
         }
