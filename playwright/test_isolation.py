@@ -10,8 +10,9 @@ from typing import Literal
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext
+from serve import serve, url_of
 
-from conftest import SITE, VIEWPORT, Demo, OutsideRequests, new_demo, serve, url_of
+from conftest import SITE, VIEWPORT, Demo, OutsideRequests, new_demo
 
 
 @pytest.fixture(scope="module")

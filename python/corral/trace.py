@@ -17,7 +17,8 @@ from ._record import Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import Cancel, HostOp, OpResult
 from .results import ExecutionResult
-from .runtime import EPOCH_TRAP, GuestTrap
+from .runtime import GuestTrap
+from .runtime._base import EPOCH_TRAP
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from functools import cache
 
-from ._base import EPOCH_TRAP, Backend, GuestTrap, Instance
+from ._base import Backend, GuestTrap, Instance
 
-__all__ = ["EPOCH_TRAP", "Backend", "GuestTrap", "Instance", "configure", "get_backend"]
+__all__ = ["Backend", "GuestTrap", "Instance", "configure", "get_backend"]
 
 _options: dict[str, int | None] = {"memory_reservation": None, "memory_guard_size": None}
 
