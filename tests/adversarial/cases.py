@@ -697,6 +697,9 @@ DENIAL = [
     case("DOS-161", SH, "rev /dev/zero; tac /dev/zero", "says:tac: a line longer than 16 MiB"),
     case("DOS-162", SH, "nl /dev/zero | wc -c", "out:0\n"),
     case("DOS-163", SH, "sort -z /dev/urandom | head -c 1; fold -w 5 /dev/zero | head -c 6", "any"),
+    # A sed loop over a pattern space that grows by one byte a turn: each turn costs more, so
+    # yielding after a fixed count of commands left seconds between two deadline checks.
+    case("DOS-164", SH, "echo | sed ':a;s/^/x/;ba'", "stops"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

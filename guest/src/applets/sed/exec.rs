@@ -14,7 +14,7 @@ use crate::task::{yield_now, WriteError};
 
 /// Output is passed on once this many bytes are buffered.
 const FLUSH_AT: usize = 64 * 1024;
-/// Commands run between yields to the scheduler (so a runaway loop can be stopped).
+/// Steps run between yields to the scheduler (so a runaway loop can be stopped).
 const YIELD_EVERY: u64 = 1 << 16;
 
 /// Settings from the command line.
@@ -397,8 +397,11 @@ impl<'s> Exec<'s> {
         let script = self.script;
         let mut pc = 0;
         while let Some(command) = script.commands.get(pc) {
-            self.steps += 1;
-            if self.steps.is_multiple_of(YIELD_EVERY) {
+            // One step per command, plus one per KiB of pattern space it may work on: a loop
+            // over a growing pattern space (`:a;s/^/x/;ba`) yields as often as its work asks.
+            self.steps += 1 + (self.ps.len() >> 10) as u64;
+            if self.steps >= YIELD_EVERY {
+                self.steps = 0;
                 yield_now().await;
             }
             let selected = match self.selects_now(pc, reader) {
