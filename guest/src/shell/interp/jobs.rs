@@ -239,26 +239,24 @@ impl Jobs {
 
     /// Whether job `pid` (of any shell) is running.
     pub fn is_running(&self, pid: u32) -> bool {
-        self.table
-            .borrow()
-            .iter()
-            .any(|job| job.pid == pid && job.status.is_none())
+        self.with_job(pid, |job| job.status.is_none())
+            .unwrap_or(false)
     }
 
     /// Ends job `pid` now with `status` (`kill`: 128 + the signal); false when it is not
     /// running.
     pub fn kill(&self, pid: u32, status: i32) -> bool {
-        let mut table = self.table.borrow_mut();
-        let Some(job) = table
-            .iter_mut()
-            .find(|job| job.pid == pid && job.run.is_some())
-        else {
-            return false;
-        };
-        job.run = None;
-        self.end(job, status);
-        progress();
-        true
+        let killed = self.with_job(pid, |job| {
+            let running = job.run.take().is_some();
+            if running {
+                self.end(job, status);
+            }
+            running
+        }) == Some(true);
+        if killed {
+            progress();
+        }
+        killed
     }
 
     fn end(&self, job: &mut Job, status: i32) {
