@@ -391,6 +391,29 @@ def test_another_wasmtime_release_is_refused_with_what_to_install(
     assert _capi.load().path.endswith(os.path.join(*_capi._library_location()))
 
 
+@pytest.mark.needs_native("loads wasmtime's library")
+def test_every_declared_function_is_in_the_library_and_declared_once_used() -> None:
+    # Declared on first use (a first sandbox uses about half, issue 14): a name that the
+    # library lacks would only fail there, so each is looked up here.
+    from corral.runtime import _capi
+
+    library = _capi.load()
+    assert not set(vars(library)) & set(_capi._FULL_NAMES)
+    for name, full in _capi._FULL_NAMES.items():
+        function = getattr(library, name)
+        assert vars(library)[name] is function and function.argtypes == _capi._SIGNATURES[full][1]
+    with pytest.raises(AttributeError, match="no_such_function"):
+        library.no_such_function  # noqa: B018 - the lookup is the test
+
+
+@pytest.mark.needs_native("the wasmtime backend's page map reading")
+def test_the_page_kinds_table_reads_the_present_and_file_bits() -> None:
+    from corral.runtime._wasmtime import _PAGE_KINDS
+
+    kinds = ["." if not flags & 0x80 else "F" if flags & 0x20 else "P" for flags in range(256)]
+    assert "".join(kinds).encode() == _PAGE_KINDS
+
+
 @pytest.mark.needs_native("runs Python in a subprocess")
 def test_the_package_imports_without_wasmtime() -> None:
     # Under Pyodide there is no wasmtime: only the wasmtime backend may import it.

@@ -1014,9 +1014,7 @@ def _populate(address: int, length: int) -> None:
 
 _MADV_DONTNEED = 4
 _ZERO_PAGE = bytes(mmap.PAGESIZE)
-_PAGE_KINDS = bytes(
-    ord("." if not flags & 0x80 else "F" if flags & 0x20 else "P") for flags in range(256)
-)
+_PAGE_KINDS = b"." * 0x80 + (b"P" * 0x20 + b"F" * 0x20) * 2
 """A ``/proc/self/pagemap`` entry's top byte to its page's kind: bit 63 (0x80) says the page
 is present, bit 61 (0x20) that it is a file's page (not a private copy)."""
 
