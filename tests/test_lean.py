@@ -51,6 +51,7 @@ def test_the_locks_and_thread_locals_are_threadings() -> None:
     assert _lean.partial is functools.partial
 
 
+@pytest.mark.needs_native("starts a thread (Pyodide has none)")
 def test_start_runs_the_target_in_another_thread() -> None:
     done, seen = _lean.Lock(), []
     done.acquire()
