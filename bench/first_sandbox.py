@@ -60,7 +60,7 @@ def child() -> None:
     from corral.runtime import _wasmtime, get_backend
 
     _wasmtime._library()
-    step("wasmtime's library: ctypes, dlopen, the functions declared")
+    step("wasmtime's library: ctypes, dlopen (functions declared on first use)")
     backend = get_backend()
     step("backend: engine, config, WASI linker")
     wasm = wasm_file()

@@ -12,9 +12,10 @@ with the first sandbox that can release pages and sleeps while none is waiting.
 from __future__ import annotations
 
 import os
-import threading
 import time
 import weakref
+
+from . import _lean
 
 TYPE_CHECKING = False  # typing's, without importing typing
 if TYPE_CHECKING:
@@ -40,8 +41,13 @@ class _State:
 
     def reset(self) -> None:
         self.waiting: weakref.WeakSet[Releasable] = weakref.WeakSet()
-        self.changed = threading.Condition()
-        self.thread: threading.Thread | None = None
+        self.lock = _lean.Lock()  # guards the fields
+        self.started = False
+        self.asleep = False  # the thread waits for a sandbox to watch (on ``wake``)
+        # Held while the thread is asleep; watch() releases it once per sleep (a lock, not a
+        # threading.Condition: see corral._lean).
+        self.wake = _lean.Lock()
+        self.wake.acquire()
 
 
 _state = _State()
@@ -54,29 +60,32 @@ def watch(owner: Releasable) -> None:
     """Release ``owner``'s unused pages once it has been idle for :data:`IDLE_AFTER` seconds
     (once: it asks again after its next use)."""
     state = _state
-    with state.changed:
-        if not state.waiting:
-            state.changed.notify()  # the thread waits for one
+    with state.lock:
+        if state.asleep:
+            state.asleep = False
+            state.wake.release()
         state.waiting.add(owner)
-        if state.thread is None:
-            state.thread = threading.Thread(target=_release_idle, name="corral-idle", daemon=True)
-            state.thread.start()
+        if not state.started:
+            state.started = True
+            _lean.start(_release_idle)
 
 
 def done(owner: Releasable) -> None:
     """Stop watching ``owner`` (called by it, from the same lock that guards its calls to
     :func:`watch`, so that a use right after its release is not missed)."""
-    with _state.changed:
+    with _state.lock:
         _state.waiting.discard(owner)
 
 
 def _release_idle() -> None:
     state = _state
     while True:
-        with state.changed:
-            while not state.waiting:
-                state.changed.wait()
-            state.changed.wait(IDLE_AFTER)  # woken early only by a notify() from outside
+        with state.lock:
+            asleep = state.asleep = not state.waiting
+        if asleep:
+            state.wake.acquire()  # until watch() has one (it releases it once)
+        time.sleep(IDLE_AFTER)
+        with state.lock:
             owners = list(state.waiting)
         since = time.monotonic() - IDLE_AFTER
         for owner in owners:

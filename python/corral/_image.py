@@ -18,11 +18,9 @@ are the same in every sandbox (iteration orders replay exactly across processes)
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-from ._record import Record, field
+from . import _lean
+from ._record import _MISSING, Record, field
 from ._wasi import Entropy, WasiShim
 from .runtime import Instance
 
@@ -39,14 +37,17 @@ def throwaway_entropy() -> Entropy:
     return Entropy(clock=lambda clock_id: 0, random=random.Random(0x636F7272616C).randbytes)
 
 
-@contextmanager
-def entropy_of(shim: WasiShim, entropy: Entropy) -> Iterator[None]:
+class entropy_of:  # noqa: N801 - a context manager, as it was with contextlib's (issue 14)
     """Let ``shim`` answer from ``entropy`` for the duration (its own is not consumed)."""
-    own, shim.entropy = shim.entropy, entropy
-    try:
-        yield
-    finally:
-        shim.entropy = own
+
+    def __init__(self, shim: WasiShim, entropy: Entropy) -> None:
+        self._shim, self._entropy = shim, entropy
+
+    def __enter__(self) -> None:
+        self._own, self._shim.entropy = self._shim.entropy, self._entropy
+
+    def __exit__(self, *_: object) -> None:
+        self._shim.entropy = self._own
 
 
 class InitImage(Record, frozen=True):
@@ -57,6 +58,20 @@ class InitImage(Record, frozen=True):
     inbox: tuple[int, int]  # the host's view of the guest's inbox at that moment
     prepared: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
     """A backend's own form of the image, made on first use (natively: a memory file)."""
+
+    def __init__(
+        self,
+        size: int,
+        runs: tuple[tuple[int, bytes], ...],
+        inbox: tuple[int, int],
+        prepared: dict[str, object] = _MISSING,
+    ) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes one.
+        _set = object.__setattr__
+        _set(self, "size", size)
+        _set(self, "runs", runs)
+        _set(self, "inbox", inbox)
+        _set(self, "prepared", {} if prepared is _MISSING else prepared)
 
     @classmethod
     def capture(cls, before: bytes, instance: Instance, inbox: tuple[int, int]) -> InitImage:
@@ -99,19 +114,24 @@ class _Images:
     """The images of one compiled module, by configuration, least recently used first out."""
 
     def __init__(self) -> None:
-        self._by_config: OrderedDict[bytes, InitImage] = OrderedDict()
+        # In order of use, the last used last (a dict keeps the order: no OrderedDict, whose
+        # _collections a fresh process's first sandbox is spared).
+        self._by_config: dict[bytes, InitImage] = {}
+        self._lock = _lean.Lock()
 
     def get(self, config: bytes) -> InitImage | None:
-        image = self._by_config.get(config)
-        if image is not None:
-            self._by_config.move_to_end(config)
-        return image
+        with self._lock:
+            image = self._by_config.pop(config, None)
+            if image is not None:
+                self._by_config[config] = image
+            return image
 
     def put(self, config: bytes, image: InitImage) -> None:
-        self._by_config[config] = image
-        self._by_config.move_to_end(config)
-        while len(self._by_config) > IMAGES_PER_MODULE:
-            self._by_config.popitem(last=False)
+        with self._lock:
+            self._by_config.pop(config, None)
+            self._by_config[config] = image
+            while len(self._by_config) > IMAGES_PER_MODULE:
+                del self._by_config[next(iter(self._by_config))]
 
 
 _IMAGES: weakref.WeakKeyDictionary[object, _Images] = weakref.WeakKeyDictionary()

@@ -32,10 +32,9 @@ RecursionError: JSON nested deeper than 512 levels
 
 from __future__ import annotations
 
-import functools
 import math
-import threading
-from collections.abc import Callable
+
+from . import _lean
 
 try:  # CPython's C accelerator, used directly: ``json`` imports ``re`` and ``enum`` (~2.5 ms
     import _json as _accelerator  # of a fresh process), only needed here for errors
@@ -44,6 +43,7 @@ except ImportError:  # pragma: no cover - a Python without it: the json package'
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
 __all__ = ["MAX_DEPTH", "encoder", "loads", "too_deep"]
@@ -117,7 +117,7 @@ def _may_overflow(raw: bytes) -> bool:
     return exponent in shape or signed in shape or digits in shape  # no generator: faster
 
 
-@functools.cache
+@_lean.lru_cache(None)
 def _package_decoders() -> tuple[Any, Any]:
     """The json package's decoders, plain and careful (made once)."""
     import json
@@ -242,7 +242,7 @@ def encoder(
     escape = (
         _accelerator.encode_basestring_ascii if ensure_ascii else _accelerator.encode_basestring
     )
-    mine = threading.local()
+    mine = _lean.local()
 
     def encode(value: Any) -> str:
         try:

@@ -3,10 +3,9 @@ disk cache); configuring the engine that runs it."""
 
 from __future__ import annotations
 
-import functools
 import os
 
-from . import runtime
+from . import _lean, runtime
 from .runtime import get_backend
 from .runtime._base import module_bytes
 
@@ -47,7 +46,7 @@ def wasm_file() -> str:
     return path
 
 
-@functools.lru_cache(maxsize=4)
+@_lean.lru_cache(4)
 def _path(explicit: str | None) -> str:
     # Remembered: every Sandbox() asks, and making paths costs microseconds.
     return explicit or os.path.join(os.path.dirname(__file__), "corral.wasm")

@@ -138,8 +138,11 @@ class Record:
         cls._compared = tuple(name for name, spec in specs.items() if spec.compare)
         cls._shown = tuple(name for name, spec in specs.items() if spec.repr)
         setattr(cls, "__match_args__", () if kw_only else tuple(specs))  # noqa: B010 - for mypy
-        if "__init__" not in cls.__dict__:
+        init = cls.__dict__.get("__init__")
+        if init is None:
             cls.__init__ = _LazyInit(cls)  # type: ignore[method-assign,assignment]
+        elif init.__annotations__.get("return") == "None":  # written out: its signature shows
+            init.__annotations__["return"] = None  # `-> None` as a compiled one's does
         if frozen:
             cls.__setattr__ = Record._frozen_setattr  # type: ignore[method-assign,assignment]
             cls.__delattr__ = Record._frozen_delattr  # type: ignore[method-assign,assignment]

@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import struct
 import time
-from collections.abc import Callable
 
 from ._record import Record
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Protocol
 else:  # at run time a protocol is a plain base class
     Protocol = object
@@ -58,6 +58,10 @@ class Entropy(Record):
     clock: Callable[[int], int]
     random: Callable[[int], bytes]
 
+    def __init__(self, clock: Callable[[int], int], random: Callable[[int], bytes]) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes one.
+        self.clock, self.random = clock, random
+
     @classmethod
     def system(cls) -> Entropy:
         """The real clocks (realtime for id 0, monotonic otherwise) and ``os.urandom``."""
@@ -74,6 +78,13 @@ class WasiFunction(Record, frozen=True):
     params: str
     results: str
     func: Callable[..., int | None]
+
+    def __init__(self, params: str, results: str, func: Callable[..., int | None]) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes them.
+        _set = object.__setattr__
+        _set(self, "params", params)
+        _set(self, "results", results)
+        _set(self, "func", func)
 
 
 class WasiShim:

@@ -14,14 +14,14 @@ lines.
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
 
+from . import _lean
 from ._record import Record, field, values
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:  # imported where used: a fresh process's first sandbox never needs them
+    from collections.abc import Callable, Iterable, Iterator
     from datetime import datetime
     from pathlib import Path
     from typing import IO, Any, TypeAlias
@@ -100,7 +100,7 @@ class AuditLog:
         self._count = 0
         self._listeners: list[Callable[[AuditRecord], object]] = []
         self._redact = redact
-        self._lock = threading.Lock()
+        self._lock = _lean.Lock()
         self._sink: IO[str] | None
         # os.PathLike, not pathlib.Path: a fresh process's first sandbox never imports pathlib.
         self._owns_sink = isinstance(sink, (str, os.PathLike))
@@ -301,7 +301,7 @@ class AuditCollector:
         self._turn = 0
         self._file: IO[str] | None = None
         self._closed = False
-        self._lock = threading.Lock()
+        self._lock = _lean.Lock()
 
     @property
     def turn_id(self) -> int:
@@ -456,6 +456,18 @@ class _Event(Record):
     execution_id: int
     fields: dict[str, Any]
 
+    def __init__(
+        self,
+        timestamp: float,
+        kind: str,
+        sandbox_id: str,
+        execution_id: int,
+        fields: dict[str, Any],
+    ) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes them.
+        self.timestamp, self.kind, self.sandbox_id = timestamp, kind, sandbox_id
+        self.execution_id, self.fields = execution_id, fields
+
 
 def _expanded(entries: Iterable[AuditRecord | _Calls | _Event]) -> Iterator[AuditRecord]:
     for entry in entries:
@@ -496,7 +508,7 @@ def _replace_params(entry: AuditRecord, params: Any) -> AuditRecord:
     return AuditRecord(**data)
 
 
-_clock_lock = threading.Lock()
+_clock_lock = _lean.Lock()
 _last_time = 0.0
 TICK = 1e-6  # seconds between two readings of the audit clock, at least
 

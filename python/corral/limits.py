@@ -77,6 +77,28 @@ class Limits(Record, frozen=True):
     max_files: int = 100_000
     max_file_size: int = 64 * MiB
 
+    def __init__(  # noqa: PLR0917 - positional, as the dataclass it was
+        self,
+        timeout: float = 30.0,
+        memory: int = 64 * MiB,
+        max_output: int = 1 * MiB,
+        max_tool_calls: int | None = None,
+        max_fs_bytes: int = 256 * MiB,
+        max_files: int = 100_000,
+        max_file_size: int = 64 * MiB,
+    ) -> None:
+        # Written out, not compiled from the fields (see corral._record): a fresh process's
+        # first sandbox makes one; tests/test_records.py checks it against the fields.
+        _set = object.__setattr__
+        _set(self, "timeout", timeout)
+        _set(self, "memory", memory)
+        _set(self, "max_output", max_output)
+        _set(self, "max_tool_calls", max_tool_calls)
+        _set(self, "max_fs_bytes", max_fs_bytes)
+        _set(self, "max_files", max_files)
+        _set(self, "max_file_size", max_file_size)
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         _check_timeout(self.timeout)
         for name in RANGES:

@@ -15,21 +15,20 @@ execution ends with an error. :meth:`Driver.close` releases the instance for goo
 
 from __future__ import annotations
 
-import contextlib
 import struct
-import threading
 import time
-from collections.abc import Callable, Generator
+from _collections_abc import Generator  # collections.abc's, without collections (issue 14)
 
-from . import _idle, _json, _lazy_names
+from . import _idle, _json, _lazy_names, _lean
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
-from ._record import Record, field
+from ._record import _MISSING, Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .results import timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ._error_kinds import CallErrorKind, ErrorKind
@@ -166,6 +165,22 @@ class RawOutcome(Record):
     fs_generation: int = 0  # the guest's filesystem change counter at the end
     session: bytes | None = None  # the shell session at the end, if shell code ran
 
+    def __init__(  # noqa: PLR0917 - written out, not compiled (see corral._record)
+        self,
+        exit_code: int,
+        stdout: bytes,
+        stderr: bytes,
+        value: bytes | None = None,
+        error_kind: ErrorKind | None = None,
+        error: str | None = None,
+        recovered: bool = False,
+        fs_generation: int = 0,
+        session: bytes | None = None,
+    ) -> None:
+        self.exit_code, self.stdout, self.stderr, self.value = exit_code, stdout, stderr, value
+        self.error_kind, self.error, self.recovered = error_kind, error, recovered
+        self.fs_generation, self.session = fs_generation, session
+
 
 # Sent back into an execution generator instead of results: end it now with this error kind.
 class Cancel(Record, frozen=True):
@@ -177,6 +192,11 @@ class Cancel(Record, frozen=True):
 class _Output(Record):
     stdout: bytearray = field(default_factory=bytearray)
     stderr: bytearray = field(default_factory=bytearray)
+
+    def __init__(self, stdout: bytearray = _MISSING, stderr: bytearray = _MISSING) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes them.
+        self.stdout = bytearray() if stdout is _MISSING else stdout
+        self.stderr = bytearray() if stderr is _MISSING else stderr
 
 
 Execution = Generator[list[HostOp], "list[OpResult] | Cancel", RawOutcome]
@@ -211,7 +231,7 @@ class Driver:
         self._closed = False
         self._instance: Instance | None = None
         # Held around every guest call, so that idle pages are never released during one.
-        self._guest = threading.RLock()
+        self._guest = _lean.RLock()
         self._used = 0.0  # time.monotonic() at the end of the last guest call
         self._releases = backend.releases_memory
         self._watched = False  # whether corral._idle will release its pages
@@ -254,7 +274,7 @@ class Driver:
         try:
             if self._used <= since:
                 # A page map that cannot be read only means nothing is released.
-                with contextlib.suppress(OSError):
+                with _lean.suppress(OSError):
                     if self._instance is not None:
                         self._instance.release_unused()
                 self._watched = False
@@ -417,7 +437,7 @@ class Driver:
             # leave a half-run guest. Its replacement is made on the next use (``instance``),
             # not now: Ctrl-C gives the prompt back first. Best effort: the original exception
             # is what matters.
-            with contextlib.suppress(Exception):
+            with _lean.suppress(Exception):
                 self._release()
             raise
 
@@ -473,6 +493,12 @@ class _Step(Record):
     stderr: bytes
     ops: list[HostOp]
     outcome: RawOutcome | None
+
+    def __init__(
+        self, stdout: bytes, stderr: bytes, ops: list[HostOp], outcome: RawOutcome | None
+    ) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes them.
+        self.stdout, self.stderr, self.ops, self.outcome = stdout, stderr, ops, outcome
 
 
 def _parse_step(reply: bytes) -> _Step:

@@ -80,6 +80,29 @@ class ExecutionResult(Record, frozen=True):
     tool_calls: tuple[ToolCall, ...] = ()
     duration_ms: float = 0.0
 
+    def __init__(  # noqa: PLR0917 - positional, as the dataclass it was
+        self,
+        stdout: str,
+        stderr: str,
+        exit_code: int,
+        return_value: Any = None,
+        error: str | None = None,
+        error_kind: ErrorKind | None = None,
+        tool_calls: tuple[ToolCall, ...] = (),
+        duration_ms: float = 0.0,
+    ) -> None:
+        # Written out, not compiled from the fields (see corral._record): every execution
+        # makes one; tests/test_records.py checks it against the fields.
+        _set = object.__setattr__
+        _set(self, "stdout", stdout)
+        _set(self, "stderr", stderr)
+        _set(self, "exit_code", exit_code)
+        _set(self, "return_value", return_value)
+        _set(self, "error", error)
+        _set(self, "error_kind", error_kind)
+        _set(self, "tool_calls", tool_calls)
+        _set(self, "duration_ms", duration_ms)
+
     @property
     def ok(self) -> bool:
         """Whether the execution succeeded (exit code 0)."""

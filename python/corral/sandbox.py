@@ -13,18 +13,15 @@ back to it, so no garbage-collector cycle keeps it alive).
 
 from __future__ import annotations
 
-import functools
 import os
 import struct
-import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 
-from . import _json
+from . import _json, _lean
 from ._module import wasm_file
-from ._record import Record, field
+from ._record import _MISSING, Record, field
 from ._wasi import Entropy, WasiShim
 from .audit import AuditLog, AuditRecord, now
 from .limits import Limits
@@ -36,6 +33,7 @@ from .trace import fixed_entropy as _fixed_entropy
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:  # loaded on first use: a sandbox without tools or authority never needs them
+    from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
     from typing import IO, Any
 
@@ -95,6 +93,19 @@ class _Run(Record):
     started: float
     deadline: float
     records: list[ToolCall] = field(default_factory=list)
+
+    def __init__(
+        self,
+        run: Execution,
+        execution_id: int,
+        started: float,
+        deadline: float,
+        records: list[ToolCall] = _MISSING,
+    ) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes one.
+        self.run, self.execution_id, self.started = run, execution_id, started
+        self.deadline = deadline
+        self.records = [] if records is _MISSING else records
 
 
 class Sandbox:
@@ -230,7 +241,7 @@ class Sandbox:
         self._executing = False
         self._thread: int | None = None  # the thread whose execution holds the sandbox
         self._commands: frozenset[str] | None = None
-        self._lock = threading.Lock()
+        self._lock = _lean.Lock()
         self._init: dict[str, Any] = {
             "tools": list(self.tools.values()),
             "capabilities": capabilities,
@@ -324,7 +335,7 @@ class Sandbox:
                 self.tools, self.authorizer, self._tool_handler, self._approve, self.limits.memory
             )
             # Not a bound method: the sandbox must not be in a reference cycle (see close()).
-            self._made_dispatcher.gate = functools.partial(_expired, self.token)
+            self._made_dispatcher.gate = _lean.partial(_expired, self.token)
         return self._made_dispatcher
 
     @property
@@ -347,7 +358,7 @@ class Sandbox:
         execution, which waits for it (a tool calling execute() on its own sandbox). A
         ``blocking`` call is also refused on the thread that runs the execution (it would
         block that thread, or its event loop, for good)."""
-        on_thread = blocking and self._thread == threading.get_ident()
+        on_thread = blocking and self._thread == _lean.get_ident()
         if id(self) in _EXECUTING.get() or on_thread:
             raise RuntimeError(
                 f"Sandbox.{action}() was called from inside this sandbox's own execution (by "
@@ -389,7 +400,7 @@ class Sandbox:
             self._recorder.execute(lang, code, data, self.limits.timeout)
         run = self._driver.run(lang, code, data, self.limits.timeout)
         self._executing = True
-        self._thread = threading.get_ident()
+        self._thread = _lean.get_ident()
         deadline = time.monotonic() + self.limits.timeout
         return _Run(run, self._executions, time.perf_counter(), deadline)
 

@@ -11,9 +11,7 @@ names the first difference.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-
-from ._record import Record, field
+from ._record import _MISSING, Record, field
 from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
 from .protocol import Cancel, HostOp, OpResult
 from .results import ExecutionResult
@@ -22,6 +20,7 @@ from .runtime._base import EPOCH_TRAP
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from pathlib import Path
     from typing import Any
 
@@ -63,6 +62,10 @@ class Trace(Record):
     """
 
     events: list[dict[str, Any]] = field(default_factory=list)
+
+    def __init__(self, events: list[dict[str, Any]] = _MISSING) -> None:
+        # Written out, not compiled (see corral._record): a first sandbox makes one.
+        self.events = [] if events is _MISSING else events
 
     def to_jsonl(self) -> str:
         """The trace as JSON lines (bytes, such as file data, as base64)."""

@@ -9,8 +9,8 @@ Natively that is wasmtime (:mod:`corral.runtime._wasmtime`); under Pyodide
 from __future__ import annotations
 
 import sys
-from functools import cache
 
+from .._lean import lru_cache
 from ._base import Backend, GuestTrap, Instance
 
 __all__ = ["Backend", "GuestTrap", "Instance", "configure", "get_backend"]
@@ -37,7 +37,7 @@ def configure(
     _options.update(wanted)
 
 
-@cache
+@lru_cache(None)
 def get_backend() -> Backend:
     """The backend for this platform (created once per process)."""
     if sys.platform == "emscripten":

@@ -3,14 +3,14 @@ WebAssembly engine under Pyodide). Nothing above :mod:`corral.runtime` knows whi
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Awaitable, Callable
 
+from .._lean import lru_cache
 from .._wasi import WasiShim
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
     from typing import Any, Protocol, TypeAlias
 
@@ -59,13 +59,13 @@ def content_digest(wasm: Wasm) -> str:
     return _file_digest(wasm, file_identity(wasm))
 
 
-@functools.lru_cache(maxsize=2)
+@lru_cache(2)
 def _read(path: str | Path, identity: str) -> bytes:
     with open(path, "rb") as file:
         return file.read()
 
 
-@functools.lru_cache(maxsize=8)
+@lru_cache(8)
 def _sha256(data: bytes) -> str:
     import hashlib  # not at the top: it loads OpenSSL's library, ~2 ms of a fresh process
 
@@ -83,7 +83,7 @@ def cache_name(data: bytes, chars: int) -> str:
     return blake2b(data, digest_size=16).hexdigest()[:chars]
 
 
-@functools.lru_cache(maxsize=8)
+@lru_cache(8)
 def _file_digest(path: str | Path, identity: str) -> str:
     return _sha256(_read(path, identity))
 

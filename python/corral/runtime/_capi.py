@@ -143,21 +143,26 @@ _SIGNATURES: dict[str, tuple[Any, tuple[Any, ...]]] = {
     "wasm_byte_vec_delete": (None, (P,)),
 }
 
+_FULL_NAMES = {name.removeprefix("wasmtime_").removeprefix("wasm_"): name for name in _SIGNATURES}
+
 
 class Library:
-    """wasmtime's shared library with :data:`_SIGNATURES` declared: each is an attribute."""
+    """wasmtime's shared library with :data:`_SIGNATURES` declared: each is an attribute,
+    named without its ``wasmtime_`` or ``wasm_`` prefix."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        dll = ctypes.CDLL(path)
-        for name, (restype, argtypes) in _SIGNATURES.items():
-            function = dll[name]
-            function.restype = restype
-            function.argtypes = argtypes
-            setattr(self, name.removeprefix("wasmtime_").removeprefix("wasm_"), function)
+        self._dll = ctypes.CDLL(path)
 
-    def __getattr__(self, name: str) -> Any:  # the functions set in __init__, for mypy
-        raise AttributeError(name)
+    def __getattr__(self, name: str) -> Any:
+        # Declared when first used (then an attribute): a first sandbox uses about half.
+        full = _FULL_NAMES.get(name)
+        if full is None:
+            raise AttributeError(name)
+        function = self._dll[full]
+        function.restype, function.argtypes = _SIGNATURES[full]
+        setattr(self, name, function)
+        return function
 
     def error(self, error: int) -> WasmtimeError:
         """The :class:`WasmtimeError` of ``error`` (a ``wasmtime_error_t *``, then freed)."""

@@ -18,20 +18,17 @@ instance, so a dropped instance is freed with its store.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import ctypes
-import functools
 import math
 import mmap
 import os
 import struct
 import sys
-import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable
 
+from .. import _lean
 from .._wasi import GuestExit, WasiFunction, WasiShim
 from ._base import (
     EPOCH_TRAP,
@@ -64,6 +61,7 @@ from ._capi import load as _load_library
 
 TYPE_CHECKING = False  # typing's, without importing typing: ~2 ms of a fresh process
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
     from pathlib import Path
     from typing import Any
 
@@ -134,7 +132,7 @@ def cache_dir() -> str:
     )
 
 
-@functools.lru_cache(maxsize=4)
+@_lean.lru_cache(4)
 def _cache_dir(explicit: str | None, local: str | None, xdg: str | None, home: str | None) -> str:
     # By the environment variables it depends on: every Sandbox() asks, and paths cost µs.
     if explicit:
@@ -165,27 +163,38 @@ class _EpochTicker:
         self._epoch = 0  # increments done
         self._origin = 0.0  # the monotonic time that epoch 0 stands for
         self._idle_since = 0.0  # when the last guest call ended
-        self._lock = threading.Lock()
-        self._running = threading.Event()  # set while the thread ticks, clear while parked
-        self._thread: threading.Thread | None = None  # started on first use
+        self._lock = _lean.Lock()
+        self.parked = True  # no thread ticks (none started yet, or it sleeps on _wake)
+        self._started = False
+        # Held while parked; enter() releases it once per park (a lock, not a threading.Event:
+        # see corral._lean).
+        self._wake = _lean.Lock()
+        self._wake.acquire()
 
     def _loop(self) -> None:
         while True:
-            self._running.wait()
-            with self._lock:
-                due = self._origin + (self._epoch + 1) * EPOCH_TICK
-            time.sleep(max(0.0, due - time.monotonic()))
-            with self._lock:
-                now = time.monotonic()
-                if self._active:
-                    target = math.floor((now - self._origin) / EPOCH_TICK)
-                    while self._epoch < target:
-                        self._increment()
-                        self._epoch += 1
-                elif now - self._idle_since >= PARK_AFTER:
-                    self._running.clear()
-                else:  # idle: the next tick is due a tick from now
-                    self._origin = now - self._epoch * EPOCH_TICK
+            self._wake.acquire()  # parked until enter() releases it
+            while self._tick():
+                pass
+
+    def _tick(self) -> bool:
+        """Sleep until the next tick is due, then tick; False once parked."""
+        with self._lock:
+            due = self._origin + (self._epoch + 1) * EPOCH_TICK
+        time.sleep(max(0.0, due - time.monotonic()))
+        with self._lock:
+            now = time.monotonic()
+            if self._active:
+                target = math.floor((now - self._origin) / EPOCH_TICK)
+                while self._epoch < target:
+                    self._increment()
+                    self._epoch += 1
+            elif now - self._idle_since >= PARK_AFTER:
+                self.parked = True
+                return False
+            else:  # idle: the next tick is due a tick from now
+                self._origin = now - self._epoch * EPOCH_TICK
+        return True
 
     def enter(self) -> None:
         """A guest call starts: tick from now on."""
@@ -193,13 +202,12 @@ class _EpochTicker:
             if self._active == 0:  # idle until now: idle time does not count
                 self._origin = time.monotonic() - self._epoch * EPOCH_TICK
             self._active += 1
-            if not self._running.is_set():  # parked (or never started)
-                if self._thread is None:
-                    self._thread = threading.Thread(
-                        target=self._loop, name="corral-epoch", daemon=True
-                    )
-                    self._thread.start()
-                self._running.set()
+            if self.parked:  # (or never started)
+                if not self._started:
+                    self._started = True
+                    _lean.start(self._loop)
+                self.parked = False
+                self._wake.release()
 
     def leave(self) -> None:
         """A guest call ended."""
@@ -239,19 +247,19 @@ class WasmtimeBackend:
         self._context = cache_name(context.encode(), 16)
         self.engine: int = lib.engine_new_with_config(config)  # it takes the config
         """The ``wasm_engine_t *`` every module and store of this backend belongs to."""
-        self._ticker = _EpochTicker(functools.partial(lib.engine_increment_epoch, self.engine))
+        self._ticker = _EpochTicker(_lean.partial(lib.engine_increment_epoch, self.engine))
         self.linker: int = lib.linker_new(self.engine)
         """The WASI imports of every instance (a ``wasmtime_linker_t *``), each defined once,
         when the first module that imports it is instantiated (each forwards to the shim of
         the instance running)."""
         self._defined: set[str] = set()  # the names defined in it
         self._callbacks: list[Any] = []  # what the linker calls: kept as long as it lives
-        self.at_deadline = DEADLINE_CALLBACK(functools.partial(_at_epoch_deadline, lib))
+        self.at_deadline = DEADLINE_CALLBACK(_lean.partial(_at_epoch_deadline, lib))
         """What every store calls when the epoch backstop's deadline comes."""
         self._linked: weakref.WeakSet[CompiledModule] = weakref.WeakSet()  # modules it serves
         self._modules: dict[str, CompiledModule] = {}
         self._keys: weakref.WeakKeyDictionary[CompiledModule, str] = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
+        self._lock = _lean.Lock()
         # Freed with the backend, not at exit (the process ends: nothing to tidy, and the
         # epoch thread may still tick the engine).
         _free(self, lib.linker_delete, self.linker)
@@ -297,12 +305,12 @@ class WasmtimeBackend:
             self.engine, os.fsencode(path), ctypes.byref(found)
         )
         if not error:
-            with contextlib.suppress(OSError):  # its use, for _forget_oldest (read-only: fine)
+            with _lean.suppress(OSError):  # its use, for _forget_oldest (read-only: fine)
                 os.utime(path)
             return CompiledModule(found.value or 0)
         self._lib.error(error)  # missing, stale or corrupt (freed): recompile and overwrite
         module = self._compile(module_bytes(wasm))
-        with contextlib.suppress(OSError):  # a read-only cache only costs speed
+        with _lean.suppress(OSError):  # a read-only cache only costs speed
             _store_module(path, module)
         return module
 
@@ -331,7 +339,7 @@ class WasmtimeBackend:
             return
         memory = instance.read(0, image.size)
         image.prepared[self.name] = _ImageFile.create(memory, image.inbox)
-        with contextlib.suppress(OSError):
+        with _lean.suppress(OSError):
             _store(path, memory + _IMAGE_TRAILER.pack(image.size, *image.inbox, _IMAGE_MAGIC))
             _forget_oldest(os.path.dirname(path), ".image", IMAGES_KEPT)
 
@@ -363,6 +371,8 @@ class WasmtimeBackend:
                 box["value"] = context.run(asyncio.run, _await(make))
             except BaseException as error:  # noqa: BLE001 - re-raised in the caller's thread
                 box["error"] = error
+
+        import threading  # only here: see corral._lean
 
         thread = threading.Thread(target=target, name="corral-tools")
         thread.start()
@@ -463,12 +473,12 @@ def _store(path: str, data: bytes | bytearray) -> None:
             os.close(fd)
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        with _lean.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
 
 
-@functools.cache
+@_lean.lru_cache(None)
 def _library() -> Library:
     """wasmtime's library, loaded once (see ``corral.runtime._capi``)."""
     return _load_library()
@@ -490,16 +500,16 @@ def _digest(wasm: Wasm) -> str:
     return _remembered_digest(wasm, file_identity(wasm), cache_dir())
 
 
-@functools.lru_cache(maxsize=8)
+@_lean.lru_cache(8)
 def _remembered_digest(path: str | Path, identity: str, cache: str) -> str:
     stamp = os.path.join(cache, "digests", identity.replace(":", "-"))  # a name everywhere
     # Bytes, decoded apart: a text file's "ascii" codec would import encodings.ascii.
-    with contextlib.suppress(OSError, UnicodeDecodeError), open(stamp, "rb") as file:
+    with _lean.suppress(OSError, UnicodeDecodeError), open(stamp, "rb") as file:
         digest = file.read().decode("ascii")
         if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
             return digest
     digest = content_digest(path)
-    with contextlib.suppress(OSError):  # a read-only cache only costs speed
+    with _lean.suppress(OSError):  # a read-only cache only costs speed
         _store(stamp, digest.encode("ascii"))
     return digest
 
@@ -507,7 +517,7 @@ def _remembered_digest(path: str | Path, identity: str, cache: str) -> str:
 # The WASI shim of the instance this thread is running (a guest calls WASI only from inside an
 # export call, which sets it: see WasmtimeInstance.call), and the exception one of its
 # functions raised, which the call raises again once the guest has trapped.
-_RUNNING = threading.local()
+_RUNNING = _lean.local()
 
 
 def _define_raw(lib: Library, linker: int, space: str, name: str, fn: WasiFunction) -> Any:
@@ -617,7 +627,7 @@ class WasmtimeInstance:
         result = ("i32" if results == "i" else "i64") if results else None
         values = (Raw * max(1, len(params), len(results)))()
         trap = ctypes.c_void_p()
-        call_c = functools.partial(
+        call_c = _lean.partial(
             self._lib.func_call_unchecked,
             self._context,
             ctypes.byref(func.of),  # keeps `func` alive as long as the caller
@@ -898,11 +908,11 @@ def _forget_oldest(directory: str, suffix: str, kept: int) -> None:
     (a process that maps or runs one keeps its pages: the file goes, its mapping stays)."""
     files = []
     for entry in os.scandir(directory):
-        with contextlib.suppress(OSError):
+        with _lean.suppress(OSError):
             if entry.name.endswith(suffix):
                 files.append((entry.stat().st_mtime_ns, entry.path))
     for _, path in sorted(files)[: max(0, len(files) - kept)]:
-        with contextlib.suppress(OSError):
+        with _lean.suppress(OSError):
             os.unlink(path)
 
 
@@ -953,7 +963,7 @@ _PROT_RW = mmap.PROT_READ | mmap.PROT_WRITE
 _MAP_PRIVATE_FIXED = mmap.MAP_PRIVATE | 0x10  # MAP_FIXED: the same value on Linux and macOS
 
 
-@functools.cache
+@_lean.lru_cache(None)
 def _libc(name: str, restype: Any, *argtypes: Any) -> Any:
     """libc's function ``name`` with these C types (found once), on Linux; else None."""
     if not sys.platform.startswith("linux"):
@@ -981,7 +991,7 @@ faulting them one at a time made copying a sandbox's init image a third slower."
 _MADV_POPULATE_WRITE = 23
 
 
-@functools.cache
+@_lean.lru_cache(None)
 def _madvise() -> Callable[[int, int, int], int] | None:
     """libc's ``madvise``, where the kernel has ``MADV_POPULATE_WRITE``; else None."""
     madvise = _libc("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
@@ -1004,9 +1014,7 @@ def _populate(address: int, length: int) -> None:
 
 _MADV_DONTNEED = 4
 _ZERO_PAGE = bytes(mmap.PAGESIZE)
-_PAGE_KINDS = bytes(
-    ord("." if not flags & 0x80 else "F" if flags & 0x20 else "P") for flags in range(256)
-)
+_PAGE_KINDS = b"." * 0x80 + (b"P" * 0x20 + b"F" * 0x20) * 2
 """A ``/proc/self/pagemap`` entry's top byte to its page's kind: bit 63 (0x80) says the page
 is present, bit 61 (0x20) that it is a file's page (not a private copy)."""
 
@@ -1016,7 +1024,7 @@ def _pagemap() -> int | None:
     return _pagemap_of(os.getpid())  # a forked child must not read its parent's
 
 
-@functools.cache
+@_lean.lru_cache(None)
 def _pagemap_of(pid: int) -> int | None:
     if _libc("madvise", ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int) is None:
         return None
