@@ -84,13 +84,15 @@ const relay = new WorkerRelay({
   boot: (thread, { standby }) => {
     const interrupt = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
     if (interrupt) signals.set(thread, interrupt);
-    return thread.call("boot", { store: standby, interrupt });
+    const booted = thread.call("boot", { store: standby, interrupt });
+    if (standby) booted.then(() => openAhead(thread), () => {});
+    return booted;
   },
   open: (thread) => {
     state.openedFrom = state.snapshot; // its trace leaves the snapshot's files out: replayLast
-    const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
-    const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
-    return thread.call("open", args, snapshot ? [snapshot] : []);
+    const { done, fresh } = openIn(thread);
+    if (!fresh && relay.thread) window.corralDemo.openedAtSwitch++; // (none before the first)
+    return done;
   },
   onEvent: (data, thread) => {
     if (data.type === "progress") { if (!window.corralDemo.ready) showProgress(data); }
@@ -104,6 +106,37 @@ const relay = new WorkerRelay({
   },
   standbyDelayMs: 1000,
 });
+
+// The sandbox in `thread` opened from the last snapshot, the ledger and the bindings: `done`
+// resolves when it is open. A standby is opened ahead (openAhead), so that a switch to it
+// opens nothing; `fresh` says whether that was so (what the page holds has not changed since,
+// as when a stopped command made no tool call).
+const opened = new WeakMap(); // WorkerThread -> {snapshot, scope, used, done}
+function openIn(thread) {
+  const last = opened.get(thread);
+  const used = JSON.stringify(state.used);
+  if (last && last.snapshot === state.snapshot && last.scope === state.scope && last.used === used) {
+    return { done: last.done, fresh: true };
+  }
+  const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
+  const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
+  const done = thread.call("open", args, snapshot ? [snapshot] : []);
+  opened.set(thread, { snapshot: state.snapshot, scope: state.scope, used, done });
+  return { done, fresh: false };
+}
+
+// Open the sandbox in the standby `thread` (default: the booted one) from what the page holds
+// now: after it boots, and again after each completed command, off the prompt's path.
+let standbyThread = null;
+function openAhead(thread = standbyThread) {
+  standbyThread = thread;
+  if (!thread || thread === relay.thread || !window.corralDemo.ready) return;
+  window.corralDemo.standbyOpen = false;
+  const { done } = openIn(thread);
+  done.then(() => {
+    if (opened.get(thread)?.done === done && thread === standbyThread) window.corralDemo.standbyOpen = true;
+  }, () => {});
+}
 
 // window.corralDemo.standbyReady: whether a standby is booted for the next Ctrl-C.
 function watchStandby() {
@@ -123,6 +156,7 @@ function snapshotArrived(snapshot, trace) {
   if (snapshot) state.snapshot = snapshot;
   if (trace) state.trace.push(trace);
   state.snapshotArrived?.();
+  if (snapshot) openAhead();
 }
 
 function call(op, args = {}, transfer = []) {
@@ -173,6 +207,8 @@ window.corralDemo = {
   get line() { return editor.line.join(""); },
   get cols() { return term.cols; },
   standbyReady: false,  // a standby worker is booted for the next Ctrl-C
+  standbyOpen: false,   // and its sandbox open from the last snapshot (openAhead)
+  openedAtSwitch: 0,    // switches to a worker whose sandbox had to be opened then
   paste: (text) => term.paste(text), // as the browser's paste does (tests)
   get busy() { return state.busy; },
 };
@@ -334,6 +370,7 @@ function stoppedInPlace() {
   window.corralDemo.interrupts.push(performance.now() - started);
   window.corralDemo.stoppedInPlace++;
   refreshPanels();
+  openAhead(); // again if the stopped command made tool calls (the ledger changed)
 }
 
 // Terminate the active worker and open the sandbox in the standby (booted ahead), from the last
@@ -341,6 +378,7 @@ function stoppedInPlace() {
 async function switchWorker() {
   state.switching = true;
   window.corralDemo.standbyReady = false; // it becomes the active one
+  window.corralDemo.standbyOpen = false;
   state.snapshotDue = null;
   state.trace = []; // the new sandbox's; the last command's stays with state.lastRun
   try {

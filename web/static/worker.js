@@ -240,7 +240,14 @@ async function boot({ store = false, interrupt = null } = {}) {
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
 // charged against its budgets (the page keeps that ledger, so no restart refills a budget) and
 // the JavaScript REPL's bindings (`scope`).
+// A standby is opened again after each command the page completes (app.js: openAhead): the
+// sandbox it had is closed first.
 function open({ timeout, snapshot, used, scope }) {
+  if (app) {
+    app.close();
+    app.destroy();
+    app = null;
+  }
   const post = (text) => self.postMessage(JSON.parse(text));
   const data = snapshot ? new Uint8Array(snapshot) : undefined;
   app = DemoApp(post, timeout, data, pyodide.toPy(used ?? {}), pyodide.toPy(scope ?? {}));
