@@ -2,8 +2,8 @@
 // run corral in Pyodide. The terminal takes input at once; commands typed while Python loads
 // run when it is ready. After every completed command the worker hands back a snapshot of the
 // sandbox's files and shell session. Ctrl-C (or a command overrunning its time limit by more
-// than a second) terminates the worker and opens the sandbox in a standby worker booted ahead,
-// from that snapshot. The page, not the worker, holds the authority a restart must not reset:
+// than a second) terminates the worker and goes on in a standby worker booted ahead, whose
+// sandbox is already open from that snapshot. The page, not the worker, holds the authority a restart must not reset:
 // the ledger of tool calls made (charged again against the budgets in the new worker), the
 // audit shown in the tool panel and the JavaScript REPL's bindings.
 import { Terminal } from "./vendor/xterm/xterm.mjs";

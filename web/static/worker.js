@@ -1,8 +1,8 @@
 // The sandbox's home: Pyodide runs here, in a Web Worker, so the page stays responsive and a
 // runaway command can be stopped by terminating the worker. The page keeps a second worker
-// booted ahead ("boot": Pyodide, the wheel, the compiled module) and, when it terminates the
-// active one, opens the sandbox in the standby ("open") from the last snapshot and the page's
-// ledger of calls made, in a few milliseconds.
+// booted ahead ("boot": Pyodide, the wheel, the compiled module) with the sandbox open in it
+// ("open") from the last snapshot and the page's ledger of calls made, and when it terminates
+// the active one, goes on in the standby.
 // Messages: the page sends {id, op, args}; the worker answers {id, ok, value} or
 // {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot" | "started"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
