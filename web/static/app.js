@@ -122,11 +122,15 @@ function openIn(thread) {
   const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
   const done = thread.call("open", args, snapshot ? [snapshot] : []);
   opened.set(thread, { snapshot: state.snapshot, scope: state.scope, used, done });
+  done.catch(() => opened.get(thread)?.done === done && opened.delete(thread)); // tried again at the switch
   return { done, fresh: false };
 }
 
 // Open the sandbox in the standby `thread` (default: the booted one) from what the page holds
-// now: after it boots, and again after each completed command, off the prompt's path.
+// now: after it boots, and when a command has run for OPEN_AHEAD_MS (a Ctrl-C switches no
+// sooner than IN_PLACE_MS). Not after every command: a quick one, as most are, would share the
+// processor with the standby's work when the next command follows at once.
+const OPEN_AHEAD_MS = 50;
 let standbyThread = null;
 function openAhead(thread = standbyThread) {
   standbyThread = thread;
@@ -156,7 +160,7 @@ function snapshotArrived(snapshot, trace) {
   if (snapshot) state.snapshot = snapshot;
   if (trace) state.trace.push(trace);
   state.snapshotArrived?.();
-  if (snapshot) openAhead();
+  if (snapshot) window.corralDemo.standbyOpen = false; // from an older one
 }
 
 function call(op, args = {}, transfer = []) {
@@ -207,7 +211,7 @@ window.corralDemo = {
   get line() { return editor.line.join(""); },
   get cols() { return term.cols; },
   standbyReady: false,  // a standby worker is booted for the next Ctrl-C
-  standbyOpen: false,   // and its sandbox open from the last snapshot (openAhead)
+  standbyOpen: false,   // and its sandbox open from the last snapshot and ledger (openAhead)
   openedAtSwitch: 0,    // switches to a worker whose sandbox had to be opened then
   paste: (text) => term.paste(text), // as the browser's paste does (tests)
   get busy() { return state.busy; },
@@ -297,8 +301,10 @@ async function runWithinLimit(code, language) {
   const signal = signals.get(relay.thread);
   if (signal) Atomics.store(signal, 0, 0); // from here on Ctrl-C stops this command (worker.js: run)
   state.commandStarted = false;
+  const ahead = setTimeout(openAhead, OPEN_AHEAD_MS);
   const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => {
     clearTimeout(timer);
+    clearTimeout(ahead);
     state.running = false;
   });
   if (result) return result;
@@ -370,7 +376,6 @@ function stoppedInPlace() {
   window.corralDemo.interrupts.push(performance.now() - started);
   window.corralDemo.stoppedInPlace++;
   refreshPanels();
-  openAhead(); // again if the stopped command made tool calls (the ledger changed)
 }
 
 // Terminate the active worker and open the sandbox in the standby (booted ahead), from the last
