@@ -3,9 +3,9 @@
 // run when it is ready. After every completed command the worker hands back a snapshot of the
 // sandbox's files and shell session. Ctrl-C (or a command overrunning its time limit by more
 // than a second) terminates the worker and goes on in a standby worker booted ahead, whose
-// sandbox is already open from that snapshot. The page, not the worker, holds the authority a restart must not reset:
-// the ledger of tool calls made (charged again against the budgets in the new worker), the
-// audit shown in the tool panel and the JavaScript REPL's bindings.
+// sandbox is already open from that snapshot. The page, not the worker, holds the authority a
+// restart must not reset: the ledger of tool calls made (charged again against the budgets in
+// the new worker), the audit shown in the tool panel and the JavaScript REPL's bindings.
 import { Terminal } from "./vendor/xterm/xterm.mjs";
 import { FitAddon } from "./vendor/xterm/addon-fit.mjs";
 import { LineEditor } from "./terminal.js";
@@ -138,7 +138,9 @@ function openAhead(thread = standbyThread) {
   window.corralDemo.standbyOpen = false;
   const { done } = openIn(thread);
   done.then(() => {
-    if (opened.get(thread)?.done === done && thread === standbyThread) window.corralDemo.standbyOpen = true;
+    const current = opened.get(thread);
+    const latest = current?.done === done && current.snapshot === state.snapshot;
+    if (latest && thread === standbyThread) window.corralDemo.standbyOpen = true;
   }, () => {});
 }
 

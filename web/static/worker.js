@@ -240,8 +240,8 @@ async function boot({ store = false, interrupt = null } = {}) {
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
 // charged against its budgets (the page keeps that ledger, so no restart refills a budget) and
 // the JavaScript REPL's bindings (`scope`).
-// A standby is opened again after each command the page completes (app.js: openAhead): the
-// sandbox it had is closed first.
+// A standby is opened again when what the page holds has changed since (app.js: openAhead):
+// the sandbox it had is closed first.
 function open({ timeout, snapshot, used, scope }) {
   if (app) {
     app.close();
