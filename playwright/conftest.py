@@ -201,6 +201,16 @@ class Demo:
         text = self.transcript[mark:]
         return text[text.index("\n") + 1 : -len(prompt)]
 
+    def interrupt(self, command: str, after_ms: float = 0) -> str:
+        """Run ``command``, press Ctrl-C once it has been busy for ``after_ms``, and wait for
+        the prompt; what it printed."""
+        mark = self.type(command)
+        self.page.wait_for_function("window.corralDemo.busy")
+        if after_ms:
+            self.page.wait_for_timeout(after_ms)
+        self.page.keyboard.press("Control+c")
+        return self.wait_prompt(mark)
+
     def run(self, command: str, timeout: float = COMMAND_TIMEOUT_MS) -> str:
         """Run ``command`` at the prompt; what it printed."""
         return self.wait_prompt(self.type(command), timeout)

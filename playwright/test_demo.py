@@ -125,12 +125,8 @@ def test_ctrl_c_stops_a_loop_and_the_terminal_keeps_working(demo: Demo) -> None:
     """The page is cross-origin isolated (serve.py), so Ctrl-C interrupts the loop in its own
     worker: no restart, and the sandbox is as the last completed command left it."""
     demo.run("cd notes; KEPT=yes")
-    mark = demo.type("KEPT=no; cd /; while true; do :; done")
-    demo.page.wait_for_function("window.corralDemo.busy")
-    demo.page.wait_for_timeout(1000)
     restarts = demo.page.evaluate("window.corralDemo.restarts")
-    demo.page.keyboard.press("Control+c")
-    out = demo.wait_prompt(mark)
+    out = demo.interrupt("KEPT=no; cd /; while true; do :; done", after_ms=1000)
     assert out.startswith("^C\n[stopped")
     assert demo.page.evaluate("window.corralDemo.restarts") == restarts
     screenshot(demo.page, "06-ctrl-c")
@@ -146,12 +142,8 @@ def test_ctrl_c_on_what_cannot_stop_in_place_restarts_from_the_snapshot(demo: De
     the worker with the standby, restored from the snapshot of the last completed command."""
     demo.run("cd notes; KEPT=yes")
     demo.mode("javascript")
-    mark = demo.type("[].sort.call({length: 2 ** 32 - 1})")
-    demo.page.wait_for_function("window.corralDemo.busy")
-    demo.page.wait_for_timeout(500)
     restarts = demo.page.evaluate("window.corralDemo.restarts")
-    demo.page.keyboard.press("Control+c")
-    out = demo.wait_prompt(mark)
+    out = demo.interrupt("[].sort.call({length: 2 ** 32 - 1})", after_ms=500)
     assert out.startswith("^C\n[stopped")
     assert demo.page.evaluate("window.corralDemo.restarts") == restarts + 1
     demo.mode("shell")
@@ -167,11 +159,7 @@ def test_replay_after_ctrl_c_replays_the_last_completed_command(demo: Demo) -> N
     out = demo.run("echo replay-me $RANDOM; tool get_weather --city London | jq -r .sky")
     assert out.startswith("replay-me ") and out.endswith("rain\n")
     demo.mode("javascript")  # a builtin no interrupt reaches: the worker is replaced
-    mark = demo.type("[].sort.call({length: 2 ** 32 - 1})")
-    demo.page.wait_for_function("window.corralDemo.busy")
-    demo.page.wait_for_timeout(500)
-    demo.page.keyboard.press("Control+c")
-    demo.wait_prompt(mark)
+    demo.interrupt("[].sort.call({length: 2 ** 32 - 1})", after_ms=500)
     demo.mode("shell")
     assert demo.page.is_enabled("#replay")
     mark = len(demo.transcript)

@@ -119,18 +119,18 @@ def test_ctrl_c_is_quick_and_an_exhausted_budget_stays_exhausted(demo: Demo) -> 
     out = demo.run("try { await get_weather({city: 'Paris'}) } catch (e) { return e.message }")
     assert "exhausted" in out
     demo.mode("shell")
-    demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
     audited = demo.page.evaluate("window.corralDemo.audit.length")
+    opened = demo.page.evaluate("window.corralDemo.openedAtSwitch")
+    assert isinstance(opened, int)
     times = []
     demo.mode("javascript")  # a builtin no interrupt reaches: the standby takes over
     for _ in range(3):
-        mark = demo.type("[].sort.call({length: 2 ** 32 - 1})")
-        demo.page.wait_for_function("window.corralDemo.busy")
-        demo.page.wait_for_timeout(300)
-        demo.page.keyboard.press("Control+c")
-        assert demo.wait_prompt(mark).startswith("^C\n[stopped")
-        times.append(demo.page.evaluate("window.corralDemo.interrupts.at(-1)"))
         demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+        out = demo.interrupt("[].sort.call({length: 2 ** 32 - 1})", after_ms=300)
+        assert out.startswith("^C\n[stopped")
+        times.append(demo.page.evaluate("window.corralDemo.interrupts.at(-1)"))
+    # The standby's sandbox was opened while the command ran: the switch had nothing to open.
+    assert demo.page.evaluate("window.corralDemo.openedAtSwitch") == opened
     MEASUREMENTS["ctrl_c_to_prompt_ms_with_standby"] = [round(t) for t in times]
     MEASUREMENTS["ctrl_c_to_prompt_ms_median"] = round(statistics.median(times))
     demo.mode("shell")
@@ -142,6 +142,29 @@ def test_ctrl_c_is_quick_and_an_exhausted_budget_stays_exhausted(demo: Demo) -> 
     remaining = demo.page.locator("#caps li", has_text="get_weather").inner_text()
     assert "0 calls left" in remaining
     screenshot(demo.page, "15-budget-after-ctrl-c")
+
+
+def test_a_call_made_by_the_command_ctrl_c_stopped_stays_charged(demo: Demo) -> None:
+    """The standby's sandbox is opened ahead once a command has run for 50 ms; a tool call the
+    command makes after that changes the page's ledger, so the switch opens it again, charged
+    with the call: Ctrl-C refunds nothing."""
+    demo.page.wait_for_function("window.corralDemo.standbyReady", timeout=120_000)
+    opened = demo.page.evaluate("window.corralDemo.openedAtSwitch")
+    left = 50 - demo.page.evaluate("window.corralDemo.used.sales_records ?? 0")
+    demo.mode("javascript")
+    command = (
+        "await new Promise((resolve) => setTimeout(resolve, 500));"
+        " await sales_records({region: 'EU', limit: 1}); [].sort.call({length: 2 ** 32 - 1})"
+    )
+    assert demo.interrupt(command, after_ms=1200).startswith("^C\n[stopped")
+    assert demo.page.evaluate("window.corralDemo.openedAtSwitch") == opened + 1
+    demo.mode("shell")
+    # The panel shows the new sandbox's budget once the restart has refreshed it.
+    demo.page.wait_for_function(
+        "(left) => [...document.querySelectorAll('#caps li')].some((item) =>"
+        " item.innerText.includes('sales_records') && item.innerText.includes(left))",
+        arg=f"{left - 1} calls left",
+    )
 
 
 def test_the_history_survives_a_reload(demo: Demo, base_url: str) -> None:

@@ -34,11 +34,7 @@ def test_ctrl_c_stops_in_place_from_the_first_moment(
     times, restarted = [], []
     for (mode, command), wait in zip(RUNAWAYS, PRESS_AFTER_MS, strict=True):
         demo.mode(mode)
-        mark = demo.type(command)
-        demo.page.wait_for_function("window.corralDemo.busy")
-        demo.page.wait_for_timeout(wait)
-        demo.page.keyboard.press("Control+c")
-        out = demo.wait_prompt(mark)
+        out = demo.interrupt(command, after_ms=wait)
         assert out.startswith("^C\n[stopped"), (command, out)
         times.append(demo.page.evaluate("window.corralDemo.interrupts.at(-1)"))
         if demo.page.evaluate("window.corralDemo.restarts"):

@@ -33,10 +33,7 @@ def static_context(
 
 def stop_a_loop(demo: Demo) -> str:
     demo.run("x=kept")
-    mark = demo.type("while true; do :; done")
-    demo.page.wait_for_function("window.corralDemo.busy")
-    demo.page.keyboard.press("Control+c")
-    return demo.wait_prompt(mark)
+    return demo.interrupt("while true; do :; done")
 
 
 def test_the_service_worker_isolates_the_page(

@@ -66,6 +66,8 @@ def test_files_snapshot_and_restart(demo: ModuleType) -> None:
     assert app.read("/workspace/up.bin") == b"\x00\x01"
     again = demo.DemoApp(lambda _: None, snapshot=app.snapshot())  # what Ctrl-C does
     assert run(again, "echo $KEPT; pwd; cat a.txt")["stdout"] == "1\n/workspace/notes\nhi\n"
+    app.close()  # a standby opened again from a newer snapshot releases the one it had
+    assert app.sandbox.closed
 
 
 def test_replay_reports_an_identical_output(demo: ModuleType) -> None:

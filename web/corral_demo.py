@@ -178,6 +178,10 @@ class DemoApp:
         self.last: ExecutionResult | None = None
         self._traced = 0  # events of the sandbox's trace handed out by new_trace
 
+    def close(self) -> None:
+        """Release the sandbox (a standby worker opens a new one from a newer snapshot)."""
+        self.sandbox.close()
+
     def run(self, code: str, language: str = "shell") -> str:
         """Execute ``code``; the result as JSON. JavaScript runs as a REPL (see
         :func:`repl_program`): the value of the last expression is printed and top-level

@@ -2,10 +2,10 @@
 // run corral in Pyodide. The terminal takes input at once; commands typed while Python loads
 // run when it is ready. After every completed command the worker hands back a snapshot of the
 // sandbox's files and shell session. Ctrl-C (or a command overrunning its time limit by more
-// than a second) terminates the worker and opens the sandbox in a standby worker booted ahead,
-// from that snapshot. The page, not the worker, holds the authority a restart must not reset:
-// the ledger of tool calls made (charged again against the budgets in the new worker), the
-// audit shown in the tool panel and the JavaScript REPL's bindings.
+// than a second) terminates the worker and goes on in a standby worker booted ahead, whose
+// sandbox is already open from that snapshot. The page, not the worker, holds the authority a
+// restart must not reset: the ledger of tool calls made (charged again against the budgets in
+// the new worker), the audit shown in the tool panel and the JavaScript REPL's bindings.
 import { Terminal } from "./vendor/xterm/xterm.mjs";
 import { FitAddon } from "./vendor/xterm/addon-fit.mjs";
 import { LineEditor } from "./terminal.js";
@@ -84,13 +84,15 @@ const relay = new WorkerRelay({
   boot: (thread, { standby }) => {
     const interrupt = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
     if (interrupt) signals.set(thread, interrupt);
-    return thread.call("boot", { store: standby, interrupt });
+    const booted = thread.call("boot", { store: standby, interrupt });
+    if (standby) booted.then(() => openAhead(thread), () => {});
+    return booted;
   },
   open: (thread) => {
     state.openedFrom = state.snapshot; // its trace leaves the snapshot's files out: replayLast
-    const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
-    const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
-    return thread.call("open", args, snapshot ? [snapshot] : []);
+    const { done, fresh } = openIn(thread);
+    if (!fresh && relay.thread) window.corralDemo.openedAtSwitch++; // (none before the first)
+    return done;
   },
   onEvent: (data, thread) => {
     if (data.type === "progress") { if (!window.corralDemo.ready) showProgress(data); }
@@ -104,6 +106,43 @@ const relay = new WorkerRelay({
   },
   standbyDelayMs: 1000,
 });
+
+// The sandbox in `thread` opened from the last snapshot, the ledger and the bindings: `done`
+// resolves when it is open. A standby is opened ahead (openAhead), so that a switch to it
+// opens nothing; `fresh` says whether that was so (what the page holds has not changed since,
+// as when a stopped command made no tool call).
+const opened = new WeakMap(); // WorkerThread -> {snapshot, scope, used, done}
+function openIn(thread) {
+  const last = opened.get(thread);
+  const used = JSON.stringify(state.used);
+  if (last && last.snapshot === state.snapshot && last.scope === state.scope && last.used === used) {
+    return { done: last.done, fresh: true };
+  }
+  const snapshot = state.snapshot ? state.snapshot.slice(0) : null;
+  const args = { timeout: TIMEOUT, snapshot, used: state.used, scope: state.scope };
+  const done = thread.call("open", args, snapshot ? [snapshot] : []);
+  opened.set(thread, { snapshot: state.snapshot, scope: state.scope, used, done });
+  done.catch(() => opened.get(thread)?.done === done && opened.delete(thread)); // tried again at the switch
+  return { done, fresh: false };
+}
+
+// Open the sandbox in the standby `thread` (default: the booted one) from what the page holds
+// now: after it boots, and when a command has run for OPEN_AHEAD_MS (a Ctrl-C switches no
+// sooner than IN_PLACE_MS). Not after every command: a quick one, as most are, would share the
+// processor with the standby's work when the next command follows at once.
+const OPEN_AHEAD_MS = 50;
+let standbyThread = null;
+function openAhead(thread = standbyThread) {
+  standbyThread = thread;
+  if (!thread || thread === relay.thread || !window.corralDemo.ready) return;
+  window.corralDemo.standbyOpen = false;
+  const { done } = openIn(thread);
+  done.then(() => {
+    const current = opened.get(thread);
+    const latest = current?.done === done && current.snapshot === state.snapshot;
+    if (latest && thread === standbyThread) window.corralDemo.standbyOpen = true;
+  }, () => {});
+}
 
 // window.corralDemo.standbyReady: whether a standby is booted for the next Ctrl-C.
 function watchStandby() {
@@ -123,6 +162,7 @@ function snapshotArrived(snapshot, trace) {
   if (snapshot) state.snapshot = snapshot;
   if (trace) state.trace.push(trace);
   state.snapshotArrived?.();
+  if (snapshot) window.corralDemo.standbyOpen = false; // from an older one
 }
 
 function call(op, args = {}, transfer = []) {
@@ -173,6 +213,8 @@ window.corralDemo = {
   get line() { return editor.line.join(""); },
   get cols() { return term.cols; },
   standbyReady: false,  // a standby worker is booted for the next Ctrl-C
+  standbyOpen: false,   // and its sandbox open from the last snapshot and ledger (openAhead)
+  openedAtSwitch: 0,    // switches to a worker whose sandbox had to be opened then
   paste: (text) => term.paste(text), // as the browser's paste does (tests)
   get busy() { return state.busy; },
 };
@@ -261,8 +303,10 @@ async function runWithinLimit(code, language) {
   const signal = signals.get(relay.thread);
   if (signal) Atomics.store(signal, 0, 0); // from here on Ctrl-C stops this command (worker.js: run)
   state.commandStarted = false;
+  const ahead = setTimeout(openAhead, OPEN_AHEAD_MS);
   const result = await Promise.race([call("run", { code, language }), overrun]).finally(() => {
     clearTimeout(timer);
+    clearTimeout(ahead);
     state.running = false;
   });
   if (result) return result;
@@ -341,6 +385,7 @@ function stoppedInPlace() {
 async function switchWorker() {
   state.switching = true;
   window.corralDemo.standbyReady = false; // it becomes the active one
+  window.corralDemo.standbyOpen = false;
   state.snapshotDue = null;
   state.trace = []; // the new sandbox's; the last command's stays with state.lastRun
   try {

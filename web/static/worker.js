@@ -1,8 +1,8 @@
 // The sandbox's home: Pyodide runs here, in a Web Worker, so the page stays responsive and a
 // runaway command can be stopped by terminating the worker. The page keeps a second worker
-// booted ahead ("boot": Pyodide, the wheel, the compiled module) and, when it terminates the
-// active one, opens the sandbox in the standby ("open") from the last snapshot and the page's
-// ledger of calls made, in a few milliseconds.
+// booted ahead ("boot": Pyodide, the wheel, the compiled module) with the sandbox open in it
+// ("open") from the last snapshot and the page's ledger of calls made, and when it terminates
+// the active one, goes on in the standby.
 // Messages: the page sends {id, op, args}; the worker answers {id, ok, value} or
 // {id, ok: false, error}, and posts {type: "progress" | "toolcall" | "snapshot" | "started"} events.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
@@ -240,7 +240,14 @@ async function boot({ store = false, interrupt = null } = {}) {
 // The sandbox: fresh, or from `snapshot` with the calls `used` so far per capability pattern
 // charged against its budgets (the page keeps that ledger, so no restart refills a budget) and
 // the JavaScript REPL's bindings (`scope`).
+// A standby is opened again when what the page holds has changed since (app.js: openAhead):
+// the sandbox it had is closed first.
 function open({ timeout, snapshot, used, scope }) {
+  if (app) {
+    app.close();
+    app.destroy();
+    app = null;
+  }
   const post = (text) => self.postMessage(JSON.parse(text));
   const data = snapshot ? new Uint8Array(snapshot) : undefined;
   app = DemoApp(post, timeout, data, pyodide.toPy(used ?? {}), pyodide.toPy(scope ?? {}));
