@@ -386,3 +386,33 @@ def test_records_and_traces_hold_json_even_for_rich_results() -> None:
     trace = sandbox.trace
     trace.events.clear()
     assert sandbox.trace.events  # the sandbox's own record is not shared
+
+
+TOOL_CALLS_V2 = Path(__file__).parent / "traces" / "tool-calls-v2.jsonl"
+"""A trace recorded before the guest asked the host for the clock before a wait (it read it
+itself, a call out of the guest): a JavaScript call, a sleep then two calls, a shell call
+then a sleep, and no call."""
+
+
+def test_a_trace_recorded_when_the_guest_read_the_clock_itself_replays_exactly() -> None:
+    trace = Trace.load(TOOL_CALLS_V2)
+    recorded = [e["result"] for e in trace.events if e["t"] == "end"]
+    assert [r.to_dict() for r in replay_all(trace)] == recorded
+
+
+def test_the_clock_read_for_a_wait_is_recorded_where_the_guest_read_it() -> None:
+    # The host reads the clock for the guest now (sent with the resume), at the same place
+    # in the trace: the events of the same executions are those of a trace from before.
+    def echo(x: int) -> dict[str, int]:
+        """Return the argument."""
+        return {"x": x}
+
+    old = Trace.load(TOOL_CALLS_V2).events
+    with Sandbox(tools=[echo]) as sandbox:
+        for event in old:
+            if event["t"] == "execute":
+                sandbox.execute(event["code"], event["language"])
+        new = sandbox.trace.events
+    shape = [(e["t"], e.get("id")) for e in new if e["t"] != "fs"]
+    assert shape == [(e["t"], e.get("id")) for e in old if e["t"] != "fs"]
+    assert ("clock", 1) in shape  # before each execution's first wait

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 
 import pytest
 
@@ -146,42 +147,87 @@ def test_the_results_frame_holds_each_result_by_id_and_range() -> None:
     assert blob == b'{"x":1}null'
 
 
-def _reply(header: str, blob: bytes = b"") -> bytes:
-    head = header.encode()
+def _reply(header: str | bytes, blob: bytes = b"") -> bytes:
+    head = header.encode() if isinstance(header, str) else header
     return len(head).to_bytes(4, "little") + head + blob
 
 
-SLEEP_STEP = (
-    '{"status":"blocked","ops":[{"id":1,"kind":"sleep","ms":MS}],'
-    '"stdout":[0,2],"stderr":[2,0],"outcome":null}'
-)
+def _step(
+    *,
+    done: int = 0,
+    kind: int = 0,
+    flags: int = 0,
+    exit_code: int = 0,
+    generation: int = 0,
+    ranges: tuple[int, ...] = (0,) * 10,
+    ops: tuple[tuple[int, int, int, int, int, int, float], ...] = (),
+    count: int | None = None,
+) -> bytes:
+    """A step reply's binary header (the guest's ``protocol::StepReply``)."""
+    fixed = struct.pack(
+        "<BBBxiQ11I", done, kind, flags, exit_code, generation, *ranges,
+        len(ops) if count is None else count,
+    )  # fmt: skip
+    return fixed + b"".join(struct.pack("<QB3xIIIId", *op) for op in ops)
+
+
+SLEEP_OP = (1, 2, 0, 0, 0, 0, 2.5)  # id, kind (sleep), tool's range, arguments' range, ms
+CALL_OP = (3, 1, 2, 4, 6, 7, 0.0)  # a call from the shell: tool "echo", arguments "{"x":1}"
 DONE_STEP = (
     '{"status":"done","ops":[],"stdout":[0,0],"stderr":[0,0],'
     '"outcome":{"exit_code":CODE,"value":null,"error":null,"fs_generation":0}}'
 )
-# A broken guest's step replies: each must end the execution as a protocol trap. Under Pyodide
-# the deep one must be refused before the C decoder recurses: its recursion there can exhaust
-# the JavaScript stack, which kills the whole runtime instead of raising.
+# A broken guest's step replies: each must end the execution as a protocol trap. A JSON header
+# is only the error of a refused message; under Pyodide the deep one must be refused before
+# the C decoder recurses: its recursion there can exhaust the JavaScript stack, which kills the
+# whole runtime instead of raising. The binary header is read without recursion.
 MALFORMED_STEPS = {
-    "nan": _reply(SLEEP_STEP.replace("MS", "NaN")),
-    "infinity": _reply(SLEEP_STEP.replace("MS", "Infinity")),
-    "overflow": _reply(SLEEP_STEP.replace("MS", "1e999")),
-    "negative-overflow": _reply(SLEEP_STEP.replace("MS", "-1e999")),
-    "overflowed-int": _reply(DONE_STEP.replace("CODE", "1e999")),
+    "json-step": _reply(DONE_STEP.replace("CODE", "0")),
+    "nan": _reply('{"error":NaN}'),
+    "overflow": _reply('{"error":1e999}'),
     "deep": _reply(DONE_STEP.replace("CODE", "[" * 100_000 + "]" * 100_000)),
     "deep-objects": _reply(DONE_STEP.replace("CODE", '{"a":' * 100_000 + "1" + "}" * 100_000)),
-    "trailing": _reply(SLEEP_STEP.replace("MS", "1") + " trailing"),
-    "bom": _reply("\ufeff" + SLEEP_STEP.replace("MS", "1")),
+    "trailing": _reply('{"error":"no"} trailing'),
+    "bom": _reply("\ufeff" + '{"error":"no"}'),
     "empty": _reply(""),
     "not-utf8": (2).to_bytes(4, "little") + b"\xff{",
+    "short": _reply(_step()[:-1]),
+    "longer": _reply(_step() + b"\0"),
+    "too-many-ops": _reply(_step(ops=(SLEEP_OP,), count=2)),
+    "unknown-status": _reply(_step(done=2)),
+    "done-with-ops": _reply(_step(done=1, ops=(SLEEP_OP,))),
+    "unknown-error-kind": _reply(_step(done=1, kind=4)),
+    "unknown-op-kind": _reply(_step(ops=((1, 3, 0, 0, 0, 0, 0.0),))),
+    "nan-sleep": _reply(_step(ops=((1, 2, 0, 0, 0, 0, float("nan")),))),
+    "infinite-sleep": _reply(_step(ops=((1, 2, 0, 0, 0, 0, float("inf")),))),
+    "negative-sleep": _reply(_step(ops=((1, 2, 0, 0, 0, 0, -1.0),))),
+    "stdout-outside": _reply(_step(ranges=(0, 3, *(0,) * 8)), b"hi"),
+    "args-outside": _reply(_step(ops=((3, 0, 0, 4, 4, 9, 0.0),)), b"echo{}"),
+    "tool-not-utf8": _reply(_step(ops=((3, 0, 0, 2, 2, 2, 0.0),)), b"\xff\xfe{}"),
+    "message-not-utf8": _reply(_step(done=1, kind=1, ranges=(*(0,) * 7, 1, 0, 0)), b"\xff"),
 }
 
 
 def test_a_step_reply_is_read_from_its_header_and_blob() -> None:
-    step = _parse_step(_reply(SLEEP_STEP.replace("MS", "2.5"), b"hi"))
+    step = _parse_step(_reply(_step(ranges=(0, 2, 2, 0, *(0,) * 6), ops=(SLEEP_OP,)), b"hi"))
     assert (step.stdout, step.ops, step.outcome) == (b"hi", [HostOp(1, "sleep", ms=2.5)], None)
-    done = _parse_step(_reply(DONE_STEP.replace("CODE", "3")))
-    assert done.outcome is not None and done.outcome.exit_code == 3
+    call = _parse_step(_reply(_step(ops=(CALL_OP,)), b'hiecho{"x":1}'))
+    assert call.ops == [HostOp(3, "call", "echo", b'{"x":1}', caller="shell")]
+    ranges = (0, 0, 0, 0, 0, 1, 1, 4, 5, 2)
+    late = _step(done=1, kind=2, flags=3, exit_code=124, generation=7, ranges=ranges)
+    done = _parse_step(_reply(late, b"3late{}"))
+    assert done.outcome is not None
+    assert (done.outcome.exit_code, done.outcome.fs_generation) == (124, 7)
+    assert (done.outcome.value, done.outcome.session) == (b"3", b"{}")
+    assert (done.outcome.error_kind, done.outcome.error) == (ErrorKind.TIMEOUT, "late")
+    plain = _parse_step(_reply(_step(done=1, exit_code=-1, ranges=ranges), b"3late{}"))
+    assert plain.outcome == RawOutcome(exit_code=-1, stdout=b"", stderr=b"")
+
+
+def test_a_refused_message_is_a_protocol_trap_that_says_why() -> None:
+    with pytest.raises(GuestTrap, match="the guest refused a message: no execution") as caught:
+        _parse_step(_reply('{"error":"no execution"}'))
+    assert caught.value.kind == ErrorKind.PROTOCOL
 
 
 @pytest.mark.parametrize("reply", MALFORMED_STEPS.values(), ids=MALFORMED_STEPS.keys())
@@ -214,3 +260,11 @@ def test_a_malformed_step_reply_restarts_the_sandbox_with_its_files(
         assert broken.error is not None and "the guest sent a malformed reply" in broken.error
         after = sandbox.execute("return [(await echo({x: 2})).x, fs.readFileSync('kept.txt')]")
         assert (after.error, after.return_value) == (None, [2, "kept"])
+
+
+@pytest.mark.parametrize("stdin", [None, b"", b"in\n"])
+@pytest.mark.parametrize("language", ["javascript", "shell", 'odd "name"\n'])
+def test_the_submit_frame_is_what_encode_frame_makes(language: str, stdin: bytes | None) -> None:
+    blobs = {"code": "ré".encode()} | ({} if stdin is None else {"stdin": stdin})
+    made = encode_frame({"language": language, "timeout_ms": 1500}, blobs)
+    assert protocol._job_frame(language, 1500, "ré".encode(), stdin) == made

@@ -12,7 +12,7 @@ use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
     Config, ErrorKind, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Range,
-    Resume, StepReply,
+    Resume, StepReply, CALL_FROM_JS, CALL_FROM_SHELL, SLEEP,
 };
 use crate::shell::interp::Shell;
 use crate::task::{run_until_stalled_within, Deadline, Input, LocalFuture};
@@ -194,6 +194,9 @@ impl Guest {
     /// Delivers host results (or a cancellation) to the running execution.
     pub fn resume(&mut self, frame: &Frame<'_>) -> Result<(), GuestError> {
         let resume: Resume = frame.parse()?;
+        if let Some(ns) = resume.clock {
+            self.deadline.start(Duration::from_nanos(ns));
+        }
         let exec = self
             .exec
             .as_mut()
@@ -250,11 +253,8 @@ impl Guest {
             Some(done) if self.shell.take_ran() => Some(self.save_session(done, &mut writer)),
             _ => None,
         };
-        let status = if outcome.is_some() { "done" } else { "blocked" };
-        if outcome.is_none() {
-            // The wait on the host counts against the time limit.
-            self.deadline.arm();
-        }
+        // The wait on the host counts against the time limit: the host sends the time.
+        let clock = outcome.is_none() && self.deadline.unstarted();
         if outcome.is_some() {
             self.exec = None;
             // Everything the execution left in the JavaScript heap goes now, not at the next.
@@ -269,14 +269,15 @@ impl Guest {
         }
         drop(output);
         let ops = if outcome.is_some() { Vec::new() } else { ops };
-        Ok(writer.finish(&StepReply {
-            status,
+        Ok(StepReply {
             ops,
             stdout,
             stderr,
             outcome,
             session,
-        }))
+            clock,
+        }
+        .finish(writer))
     }
 
     /// Runs JavaScript jobs, `shell.exec` commands and a shell script until none can move.
@@ -325,22 +326,20 @@ impl Guest {
                 match op.kind {
                     OpKind::Call { tool, args } => HostOp {
                         id: op.id,
-                        kind: "call",
-                        tool: Some(tool),
-                        args: Some(writer.push(args.as_bytes())),
-                        ms: None,
-                        from: Some(match op.owner {
-                            Owner::Js => "js",
-                            Owner::Shell => "shell",
-                        }),
+                        kind: match op.owner {
+                            Owner::Js => CALL_FROM_JS,
+                            Owner::Shell => CALL_FROM_SHELL,
+                        },
+                        tool: writer.push(tool.as_bytes()),
+                        args: writer.push(args.as_bytes()),
+                        ms: 0.0,
                     },
                     OpKind::Sleep { ms } => HostOp {
                         id: op.id,
-                        kind: "sleep",
-                        tool: None,
-                        args: None,
-                        ms: Some(ms),
-                        from: None,
+                        kind: SLEEP,
+                        tool: (0, 0),
+                        args: (0, 0),
+                        ms,
                     },
                 }
             })
@@ -491,12 +490,7 @@ mod tests {
 
     /// The step reply as (header, blob).
     fn step(guest: &mut Guest) -> (Value, Vec<u8>) {
-        let reply = guest.step().expect("step");
-        let f = Frame::decode(&reply).expect("reply");
-        (
-            serde_json::from_slice(f.header).expect("json"),
-            f.blob.to_vec(),
-        )
+        crate::protocol::step_reply_json(&guest.step().expect("step"))
     }
 
     fn text(blob: &[u8], range: &Value) -> String {

@@ -30,6 +30,7 @@ ENOSYS = 52
 ESPIPE = 70
 
 CLOCK_REALTIME = 0
+CLOCK_MONOTONIC = 1
 MAX_DIAGNOSTICS = 64 * 1024  # bytes of guest diagnostics kept (and logged) per instance
 FILETYPE_CHARACTER_DEVICE = 2
 

@@ -22,7 +22,7 @@ from _collections_abc import Generator  # collections.abc's, without collections
 from . import _idle, _json, _lazy_names, _lean
 from ._image import InitImage, entropy_of, images_for, throwaway_entropy
 from ._record import _MISSING, Record, field
-from ._wasi import CLOCK_REALTIME, Entropy, WasiShim
+from ._wasi import CLOCK_MONOTONIC, CLOCK_REALTIME, Entropy, WasiShim
 from .results import timeout_message
 from .runtime import Backend, GuestTrap, Instance
 
@@ -415,21 +415,21 @@ class Driver:
         """
         backstop = time.monotonic() + timeout * self.backstop_factor + BACKSTOP_GRACE
         output = _Output()
-        blobs = {"code": code.encode()}
-        if stdin is not None:
-            blobs["stdin"] = stdin
-        job = {"language": language, "timeout_ms": int(timeout * 1000)}
+        job = _job_frame(language, int(timeout * 1000), code.encode(), stdin)
         try:
-            reply = self._send("corral_submit", encode_frame(job, blobs), backstop)
+            reply = self._send("corral_submit", job, backstop)
             while True:
                 step = _parse_step(reply)
+                # The guest's deadline starts now, and it needs the time: read here (through
+                # the shim, so traces record it where the guest used to read it itself).
+                clock = self.shim.entropy.clock(CLOCK_MONOTONIC) if step.clock else None
                 output.stdout += step.stdout
                 output.stderr += step.stderr
                 if step.outcome is not None:
                     self._keep(step.outcome)
                     return _finish(step.outcome, output)
                 answer = yield step.ops
-                reply = self._resume(answer, backstop)
+                reply = self._resume(answer, backstop, clock)
         except GuestTrap as trap:
             return self._recover(trap, output, timeout)
         except BaseException:
@@ -441,11 +441,11 @@ class Driver:
                 self._release()
             raise
 
-    def _resume(self, answer: list[OpResult] | Cancel, backstop: float) -> bytes:
+    def _resume(self, answer: list[OpResult] | Cancel, backstop: float, clock: int | None) -> bytes:
         if isinstance(answer, Cancel):
             frame = encode_frame({"cancel": answer.kind})
         else:
-            frame = _results_frame(answer)
+            frame = _results_frame(answer, clock)
         return self._send("corral_resume", frame, backstop)
 
     def _recover(self, trap: GuestTrap, output: _Output, timeout: float) -> RawOutcome:
@@ -493,42 +493,67 @@ class _Step(Record):
     stderr: bytes
     ops: list[HostOp]
     outcome: RawOutcome | None
+    clock: bool = False  # the guest wants the monotonic clock's reading with the resume
 
     def __init__(
-        self, stdout: bytes, stderr: bytes, ops: list[HostOp], outcome: RawOutcome | None
+        self,
+        stdout: bytes,
+        stderr: bytes,
+        ops: list[HostOp],
+        outcome: RawOutcome | None,
+        clock: bool = False,
     ) -> None:
         # Written out, not compiled (see corral._record): a first sandbox makes them.
         self.stdout, self.stderr, self.ops, self.outcome = stdout, stderr, ops, outcome
+        self.clock = clock
+
+
+_STEP = struct.Struct("<BBBxiQ11I")
+"""A step reply's fixed header (the guest's ``protocol::StepReply``): done, error kind, flags
+(1: a value, 2: a session, 4: send the clock with the resume), exit code, the files'
+generation, the ranges of stdout, stderr, the value, the error message and the session, the
+number of operations."""
+_OP = struct.Struct("<QB3xIIIId")
+"""Each operation's row after it: id, kind (``_OP_KINDS``), the tool's range, the arguments'
+range, milliseconds."""
+_OP_KINDS = (("call", "js"), ("call", "shell"), ("sleep", ""))
+_ERROR_KINDS = (None, "exception", "timeout", "deadlock")  # the guest's ErrorKind numbers
 
 
 def _parse_step(reply: bytes) -> _Step:
-    """Decode a step reply; anything malformed means the guest is broken: treat it as a trap."""
+    """Decode a step reply (a binary header: see ``_STEP``, read without recursion whatever
+    the guest wrote), or the JSON error of a refused message; anything malformed means the
+    guest is broken: treat it as a trap."""
     try:
-        header, blob = decode_frame(reply)
-        if "status" not in header:
+        (length,) = _LENGTH.unpack_from(reply)
+        head = reply[4 : 4 + length]
+        if head[:1] == b"{":
+            header, _ = decode_frame(reply)  # only an Ack: the guest refused the call
             from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
 
-            raise GuestTrap(
-                ErrorKind.PROTOCOL, f"the guest refused a message: {header.get('error')}"
-            )
-        ops = [_host_op(op, blob) for op in header["ops"]]
+            raise GuestTrap(ErrorKind.PROTOCOL, f"the guest refused a message: {header['error']}")
+        blob = reply[4 + length :]
+        done, kind, flags, exit_code, generation, *ranges, count = _STEP.unpack_from(head)
+        if len(head) != _STEP.size + count * _OP.size:
+            raise ValueError(f"a header of {len(head)} bytes for {count} operations")
+        ops = [_host_op(row, blob) for row in _OP.iter_unpack(head[_STEP.size :])]
         outcome = None
-        if header["status"] == "done":
-            done = header["outcome"]
-            error = done.get("error") or {}
-            kind = error.get("kind")
-            value = done.get("value")
+        if done:
+            if ops or done != 1:
+                raise ValueError("a done reply with operations, or an unknown status")
+            error_kind = _ERROR_KINDS[kind]
             outcome = RawOutcome(
-                fs_generation=int(done.get("fs_generation", 0)),
-                exit_code=int(done["exit_code"]),
+                fs_generation=generation,
+                exit_code=exit_code,
                 stdout=b"",
                 stderr=b"",
-                value=None if value is None else _slice(blob, value),
-                error_kind=None if kind is None else _error_kind(kind),
-                error=error.get("message"),
-                session=_slice(blob, header["session"]) if "session" in header else None,
+                value=_span(blob, ranges[4], ranges[5]) if flags & 1 else None,
+                error_kind=None if error_kind is None else _error_kind(error_kind),
+                error=None if error_kind is None else _span(blob, ranges[6], ranges[7]).decode(),
+                session=_span(blob, ranges[8], ranges[9]) if flags & 2 else None,
             )
-        return _Step(_slice(blob, header["stdout"]), _slice(blob, header["stderr"]), ops, outcome)
+        stdout, stderr = _span(blob, ranges[0], ranges[1]), _span(blob, ranges[2], ranges[3])
+        return _Step(stdout, stderr, ops, outcome, bool(flags & 4))
     except (
         ValueError,
         KeyError,
@@ -545,6 +570,16 @@ def _parse_step(reply: bytes) -> _Step:
         ) from error
 
 
+_LENGTH = struct.Struct("<I")
+
+
+def _span(blob: bytes, start: int, length: int) -> bytes:
+    """The bytes of a range of a reply's blob, which must hold them."""
+    if start + length > len(blob):
+        raise ValueError(f"the range {start}+{length} is outside the {len(blob)}-byte blob")
+    return blob[start : start + length]
+
+
 def _error_kind(kind: str) -> ErrorKind:
     """The :class:`~corral.results.ErrorKind` the guest names (ValueError if none)."""
     from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
@@ -552,12 +587,18 @@ def _error_kind(kind: str) -> ErrorKind:
     return ErrorKind(kind)
 
 
-def _host_op(op: dict[str, Any], blob: bytes) -> HostOp:
-    if op["kind"] == "sleep":
-        return HostOp(int(op["id"]), "sleep", ms=float(op["ms"]))
-    args = _slice(blob, op["args"])
-    caller = str(op.get("from", "js"))
-    return HostOp(int(op["id"]), str(op["kind"]), str(op["tool"]), args, caller=caller)
+def _host_op(row: tuple[int, int, int, int, int, int, float], blob: bytes) -> HostOp:
+    id, code, tool_at, tool_length, args_at, args_length, ms = row
+    kind, caller = _OP_KINDS[code]
+    if kind == "sleep":
+        if not 0 <= ms < _NO_SLEEP:  # NaN compares false
+            raise ValueError(f"a sleep of {ms} ms")
+        return HostOp(id, kind, ms=ms)
+    tool = _span(blob, tool_at, tool_length).decode()
+    return HostOp(id, kind, tool, _span(blob, args_at, args_length), caller=caller)
+
+
+_NO_SLEEP = float("inf")
 
 
 def _seeds(entropy: Entropy) -> bytes:
@@ -590,10 +631,23 @@ def _ack(reply: bytes) -> None:
         raise ProtocolError(str(header["error"]))
 
 
-def _results_frame(results: list[OpResult]) -> bytes:
+def _job_frame(language: str, timeout_ms: int, code: bytes, stdin: bytes | None) -> bytes:
+    """The ``submit`` frame: ``{"language": …, "timeout_ms": …, "code": [0, n]}`` (and
+    ``"stdin"``), the code and stdin in the blob; written as text, as ``encode_frame`` would
+    encode it (a quarter of its time)."""
+    name = f'"{language}"' if language.isascii() and language.isalnum() else _header(language)
+    head = f'{{"language":{name},"timeout_ms":{timeout_ms},"code":[0,{len(code)}]'
+    if stdin is not None:
+        head += f',"stdin":[{len(code)},{len(stdin)}]'
+    data = (head + "}").encode()
+    return struct.pack("<I", len(data)) + data + code + (stdin or b"")
+
+
+def _results_frame(results: list[OpResult], clock: int | None = None) -> bytes:
     """``{"results": [{"id": …, "ok": [start, length]} or {"id": …, "error": {…}}, …]}``
-    and the results' JSON in the blob; each item is written as text, not made as a dict and
-    a list and then encoded (a quarter of the time per result)."""
+    (and ``"clock": ns`` when the guest asked for it) and the results' JSON in the blob; each
+    item is written as text, not made as a dict and a list and then encoded (a quarter of the
+    time per result)."""
     items: list[str] = []
     blob = bytearray()
     for result in results:
@@ -606,7 +660,8 @@ def _results_frame(results: list[OpResult]) -> bytes:
             kind = result.error_kind or CallErrorKind.TOOL
             error = {"kind": kind, "message": result.error or ""}
             items.append(_header({"id": int(result.id), "error": error}))
-    head = ('{"results":[' + ",".join(items) + "]}").encode()
+    tail = "]}" if clock is None else f'],"clock":{int(clock)}}}'
+    head = ('{"results":[' + ",".join(items) + tail).encode()
     return struct.pack("<I", len(head)) + head + blob
 
 

@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn out_of_time_follows_the_running_deadline_only() {
         let deadline = Rc::new(Deadline::default());
-        deadline.set(Some(std::time::Instant::now()));
+        deadline.set(Some(crate::task::now()));
         assert!(!(0..2 * SPIN_CHECK_EVERY).any(|_| out_of_time()));
         let running = deadline.enter();
         assert!((0..SPIN_CHECK_EVERY).any(|_| out_of_time()));
@@ -219,12 +219,12 @@ mod tests {
     #[test]
     fn the_backstop_waits_for_the_grace() {
         let deadline = Rc::new(Deadline::default());
-        deadline.set(Some(std::time::Instant::now() + Duration::from_secs(3600)));
+        deadline.set(Some(crate::task::now() + Duration::from_secs(3600)));
         let _running = deadline.enter();
         assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
-        deadline.set(Some(std::time::Instant::now()));
+        deadline.set(Some(crate::task::now()));
         assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
-        deadline.set(Some(std::time::Instant::now() - GRACE));
+        deadline.set(Some(crate::task::now() - GRACE));
         // Long past the deadline, but only found out of time now: the grace starts now (a
         // guest that a loaded machine kept from running gets to stop itself first).
         assert!(!(0..2 * ALLOC_CHECK_EVERY).any(|_| overdue_at_alloc(8)));
@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn the_backstop_looks_after_a_few_big_allocations() {
         let deadline = Rc::new(Deadline::default());
-        deadline.set(Some(std::time::Instant::now() - GRACE));
+        deadline.set(Some(crate::task::now() - GRACE));
         assert!(deadline.expired_now());
         std::thread::sleep(GRACE);
         let _running = deadline.enter();

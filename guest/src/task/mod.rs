@@ -18,6 +18,7 @@ use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 /// A boxed future that lives on the guest's one thread.
 pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
@@ -37,11 +38,33 @@ fn progress_count() -> u64 {
     PROGRESS.with(Cell::get)
 }
 
+/// The monotonic clock as a time since its origin: what [`Deadline`] counts in, so that a
+/// reading the host sends (a resume's `clock`) compares with the guest's own.
+pub fn now() -> Duration {
+    #[cfg(target_os = "wasi")]
+    {
+        #[link(wasm_import_module = "wasi_snapshot_preview1")]
+        unsafe extern "C" {
+            fn clock_time_get(id: u32, precision: u64, time: *mut u64) -> u16;
+        }
+        let mut ns = 0;
+        // SAFETY: the import writes one u64 at the address given (the monotonic clock, 1).
+        unsafe { clock_time_get(1, 1, &mut ns) };
+        Duration::from_nanos(ns)
+    }
+    #[cfg(not(target_os = "wasi"))]
+    {
+        // Tests: an origin a day back, so that they can subtract from a reading.
+        static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        ORIGIN.get_or_init(std::time::Instant::now).elapsed() + Duration::from_secs(86_400)
+    }
+}
+
 /// An execution's deadline, checked by long-running shell code (loops, pipelines). Reading
 /// the clock goes through the host, so only every `CHECK_EVERY`-th call looks at it.
 #[derive(Default)]
 pub struct Deadline {
-    at: Cell<Option<std::time::Instant>>,
+    at: Cell<Option<Duration>>,
     /// Armed by [`Deadline::start_lazily`]: the budget, counted from the first clock reading.
     budget: Cell<Option<std::time::Duration>>,
     calls: Cell<u32>,
@@ -49,14 +72,14 @@ pub struct Deadline {
     /// When a clock reading first found the execution out of time: the allocator's backstop
     /// counts its grace from here, not from the deadline, so that a guest the machine's load
     /// kept from running at the deadline gets to stop itself when it runs again.
-    noticed: Cell<Option<std::time::Instant>>,
+    noticed: Cell<Option<Duration>>,
 }
 
 const CHECK_EVERY: u32 = 64;
 
 impl Deadline {
     /// Arms (or disarms) the deadline for a new execution.
-    pub fn set(&self, at: Option<std::time::Instant>) {
+    pub fn set(&self, at: Option<Duration>) {
         self.at.set(at);
         self.budget.set(None);
         self.calls.set(0);
@@ -73,11 +96,19 @@ impl Deadline {
         self.budget.set(Some(budget));
     }
 
-    /// Starts a lazily armed deadline now (reads the clock) if it has not started yet: before
-    /// the execution waits on the host, so that the wait counts against its time.
-    pub fn arm(&self) {
-        if self.budget.get().is_some() {
-            self.look();
+    /// Whether the deadline is armed but has not started (no clock reading yet): the
+    /// execution is about to wait on the host, and the wait must count against its time, so
+    /// the step reply asks the host for the time, sent with the resume ([`Deadline::start`]):
+    /// a reading without a call out of the guest.
+    pub fn unstarted(&self) -> bool {
+        self.budget.get().is_some()
+    }
+
+    /// Starts a lazily armed deadline at `now` (a reading of [`now`]'s clock) if it has not
+    /// started yet.
+    pub fn start(&self, now: Duration) {
+        if let Some(budget) = self.budget.take() {
+            self.at.set(Some(now + budget));
         }
     }
 
@@ -116,7 +147,7 @@ impl Deadline {
             && self
                 .noticed
                 .get()
-                .is_some_and(|noticed| std::time::Instant::now() >= noticed + grace)
+                .is_some_and(|noticed| now() >= noticed + grace)
     }
 
     /// Reads the clock (unless no deadline is armed): whether the execution is out of time.
@@ -124,10 +155,8 @@ impl Deadline {
         if self.at.get().is_none() && self.budget.get().is_none() {
             return false;
         }
-        let now = std::time::Instant::now();
-        if let Some(budget) = self.budget.take() {
-            self.at.set(Some(now + budget));
-        }
+        let now = now();
+        self.start(now);
         let late = self.at.get().is_some_and(|at| now >= at);
         self.expired.set(late);
         if late && self.noticed.get().is_none() {
@@ -242,7 +271,7 @@ mod tests {
     #[test]
     fn a_task_that_always_progresses_stops_at_the_deadline() {
         let deadline = Deadline::default();
-        deadline.set(Some(std::time::Instant::now()));
+        deadline.set(Some(now()));
         let mut busy: LocalFuture<'_, ()> = Box::pin(async {
             loop {
                 yield_now().await;
@@ -263,6 +292,17 @@ mod tests {
         assert!(!(0..3 * CHECK_EVERY).any(|_| deadline.expired()));
         deadline.set(None);
         assert!(!(0..2 * CHECK_EVERY).any(|_| deadline.expired()));
+    }
+
+    #[test]
+    fn a_lazy_deadline_starts_at_the_hosts_reading_before_a_wait() {
+        let deadline = Deadline::default();
+        deadline.start_lazily(std::time::Duration::from_secs(1));
+        assert!(deadline.unstarted());
+        deadline.start(now() - std::time::Duration::from_secs(2)); // the host waited 2 s
+        assert!(!deadline.unstarted() && deadline.expired_now());
+        deadline.start(now()); // started already: no effect
+        assert!(deadline.expired_now());
     }
 
     #[test]

@@ -151,7 +151,7 @@ class _EpochTicker:
     """Advances the engine's epoch every :data:`EPOCH_TICK` seconds while a guest call runs.
 
     The epoch counts running time, not wake-ups: a tick that comes late (a loaded machine)
-    catches up, so :meth:`ticks_until` turns a deadline in seconds into epoch ticks exactly.
+    catches up, so :meth:`enter` turns a deadline in seconds into epoch ticks exactly.
     Idle time (no guest call running) is not counted, and no deadline spans it. The thread
     parks after :data:`PARK_AFTER` seconds without a guest call, so that :meth:`enter` and
     :meth:`leave` of back-to-back calls only count (waking a thread costs more than a call).
@@ -196,8 +196,10 @@ class _EpochTicker:
                 self._origin = now - self._epoch * EPOCH_TICK
         return True
 
-    def enter(self) -> None:
-        """A guest call starts: tick from now on."""
+    def enter(self, deadline: float) -> int:
+        """A guest call starts: tick from now on. Returns the epoch ticks from now until
+        ``deadline`` (``time.monotonic()`` seconds), worked out under the same lock (one lock
+        per call instead of two: a tool call makes two guest calls)."""
         with self._lock:
             if self._active == 0:  # idle until now: idle time does not count
                 self._origin = time.monotonic() - self._epoch * EPOCH_TICK
@@ -208,6 +210,8 @@ class _EpochTicker:
                     _lean.start(self._loop)
                 self.parked = False
                 self._wake.release()
+            due = math.ceil((deadline - self._origin) / EPOCH_TICK)
+            return min(MAX_TICKS, max(1, due - self._epoch))
 
     def leave(self) -> None:
         """A guest call ended."""
@@ -215,15 +219,6 @@ class _EpochTicker:
             self._active -= 1
             if self._active == 0:
                 self._idle_since = time.monotonic()
-
-    def ticks_until(self, deadline: float | None) -> int:
-        """Epoch ticks from now until ``deadline`` (``time.monotonic()`` seconds); call between
-        :meth:`enter` and :meth:`leave`."""
-        if deadline is None:
-            return MAX_TICKS
-        with self._lock:
-            due = math.ceil((deadline - self._origin) / EPOCH_TICK)
-            return min(MAX_TICKS, max(1, due - self._epoch))
 
 
 class WasmtimeBackend:
@@ -659,15 +654,15 @@ class WasmtimeInstance:
         """Call an export; the epoch backstop traps the guest once ``deadline`` has passed."""
         func = self._export(name)
         # Without a deadline the epoch need not tick (and its thread need not wake).
-        ticker = self._backend._ticker if deadline is not None else None
-        if ticker is not None:
-            ticker.enter()
+        ticker, ticks = None, MAX_TICKS
+        if deadline is not None:
+            ticker = self._backend._ticker
+            ticks = ticker.enter(deadline)
         outer, _RUNNING.shim = getattr(_RUNNING, "shim", None), self._shim
         self._span = None
         _RUNNING.overdue_since = None
         try:
             if self._context:
-                ticks = ticker.ticks_until(deadline) if ticker else MAX_TICKS
                 self._lib.context_set_epoch_deadline(self._context, ticks)
             result = func(*args)
         except GuestExit as exit_:

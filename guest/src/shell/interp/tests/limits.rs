@@ -22,15 +22,15 @@ fn runs_on_big_stack(script: &'static str) -> Outcome {
 #[test]
 fn deadline_stops_loops_with_124() {
     let h = Harness::new();
-    h.deadline.set(Some(std::time::Instant::now()));
+    h.deadline.set(Some(crate::task::now()));
     let o = h.run("echo start; while true; do :; done; echo never");
     assert_eq!((o.stdout.as_str(), o.status), ("start\n", 124));
     let h = Harness::new();
-    h.deadline.set(Some(std::time::Instant::now()));
+    h.deadline.set(Some(crate::task::now()));
     let o = h.run("for ((;;)); do x=$((x+1)); done | cat; f() { f; }; echo never");
     assert_eq!(o.status, 124);
     let h = Harness::new();
-    h.deadline.set(Some(std::time::Instant::now()));
+    h.deadline.set(Some(crate::task::now()));
     assert_eq!(h.run("x=$(while :; do :; done); echo never").status, 124);
 }
 
@@ -214,7 +214,7 @@ fn random_scripts_never_panic_or_stall() {
                 let script = script.join(" ");
                 let h = Harness::new();
                 h.deadline.set(Some(
-                    std::time::Instant::now() + std::time::Duration::from_millis(200),
+                    crate::task::now() + std::time::Duration::from_millis(200),
                 ));
                 let o = h.run(&script);
                 assert_ne!(o.stderr, "STALLED", "stalled: {script:?}");
