@@ -81,6 +81,13 @@ RUSTFLAGS = ("-C target-feature=+simd128",)
 # allocation's, the guest's allocator writes itself (task/backstop.rs).
 IMMEDIATE_ABORT = ("-Zunstable-options", "-Cpanic=immediate-abort")
 
+# Nightly options too (RUSTC_BOOTSTRAP, like the above): no file, line or column behind
+# `#[track_caller]` (only panics read them, and they trap without a message), and derived
+# `Debug` impls that print the type's or variant's name only (the guest prints `{:?}` only of
+# strings and characters, whose impls are not derived). MEASURED_BELOW (bench/README.md,
+# "Module size").
+SMALLER = ("-Zlocation-detail=none", "-Zfmt-debug=shallow")
+
 
 def with_remapped_paths(env: dict[str, str], rust_src: str) -> dict[str, str]:
     """``env`` with rustc and C flags that write build-machine paths into the module relatively.
@@ -231,6 +238,7 @@ def debian_toolchain() -> Toolchain:
             "-C link-arg=/usr/lib/wasm32-wasi/crt1-reactor.o",
             f"-C link-arg={builtins}",
             *IMMEDIATE_ABORT,
+            *SMALLER,
         ]
     )
     env = {
