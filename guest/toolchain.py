@@ -84,8 +84,8 @@ IMMEDIATE_ABORT = ("-Zunstable-options", "-Cpanic=immediate-abort")
 # Nightly options too (RUSTC_BOOTSTRAP, like the above): no file, line or column behind
 # `#[track_caller]` (only panics read them, and they trap without a message), and derived
 # `Debug` impls that print the type's or variant's name only (the guest prints `{:?}` only of
-# strings and characters, whose impls are not derived). MEASURED_BELOW (bench/README.md,
-# "Module size").
+# strings and characters, whose impls are not derived): 43 KB raw, 17 KB gzipped less
+# (bench/README.md, "Module size").
 SMALLER = ("-Zlocation-detail=none", "-Zfmt-debug=shallow")
 
 
