@@ -115,8 +115,9 @@ def with_remapped_paths(env: dict[str, str], rust_src: str) -> dict[str, str]:
 
 
 # -Oz: the module's size is what users download and compile; the hot paths are in QuickJS (C,
-# compiled -O2 by clang) and in Rust code compiled at the profile's opt-level.
-WASM_OPT_FLAGS = ("-Oz", "--strip-debug", "--strip-producers", "--strip-target-features")
+# compiled -O2 by clang) and in Rust code compiled at the profile's opt-level. A second -Oz
+# finds 2.5 KB gzipped more for 1.4x the optimiser's time (`--converge` found as much at 20x).
+WASM_OPT_FLAGS = ("-Oz", "-Oz", "--strip-debug", "--strip-producers", "--strip-target-features")
 
 
 class ToolchainError(RuntimeError):
