@@ -10,7 +10,7 @@ Two toolchains are supported, tried in this order:
    are installed with ``apt-get`` when running as root (set ``CORRAL_NO_INSTALL=1`` to forbid
    that).
 
-After cargo, binaryen's ``wasm-opt`` shrinks the module (``-Oz``, names and producers
+After cargo, binaryen's ``wasm-opt`` shrinks the module (``-Oz`` twice, names and producers
 stripped); its output is cached by the input's hash. ``wasm-opt`` comes from the ``binaryen``
 package (installed like the others on Debian); ``CORRAL_NO_WASM_OPT=1`` skips the step.
 
