@@ -1,5 +1,6 @@
-//! jq's math builtins (the C library's functions, by name and argument count), over `libm` so
-//! results match jq's on every target.
+//! jq's math builtins (the C library's functions, by name and argument count), over musl's
+//! algorithms so results are the same on every target: the module calls wasi-libc's (musl), and
+//! native builds (the unit tests) the `libm` crate, musl's port to Rust.
 //!
 //! One-argument functions apply to the input (`2 | sqrt`); the others take their arguments as
 //! filter arguments and ignore the input (`pow(2; 10)`), as in jq.
@@ -126,4 +127,97 @@ pub fn funs() -> Box<[Filter<RunPtr<JqData>>]> {
             bome(number(&a).and_then(|a| call2(&b, &c, |b, c| libm::fma(a, b, c))))
         }),
     ])
+}
+
+/// wasi-libc's math functions, in the `libm` crate's signatures. The module links them anyway
+/// (the standard library's `f64` methods and QuickJS call them), so this keeps one copy of
+/// musl's math instead of two (the `libm` crate was 30 KB of code, plus its tables).
+#[cfg(target_family = "wasm")]
+mod libm {
+    mod c {
+        extern "C" {
+            pub fn frexp(x: f64, exp: *mut i32) -> f64;
+            pub fn modf(x: f64, whole: *mut f64) -> f64;
+            pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+            pub fn ilogb(x: f64) -> i32;
+            pub fn jn(n: i32, x: f64) -> f64;
+            pub fn yn(n: i32, x: f64) -> f64;
+            pub fn ldexp(x: f64, exp: i32) -> f64;
+            pub fn scalbn(x: f64, exp: i32) -> f64;
+            pub fn fma(a: f64, b: f64, c: f64) -> f64;
+        }
+    }
+
+    /// Safe wrappers: the C functions read only their arguments (errno aside, which nothing
+    /// reads).
+    macro_rules! wrap {
+        ($($name:ident($($arg:ident),+);)+) => {
+            mod raw {
+                extern "C" {
+                    $(pub fn $name($($arg: f64),+) -> f64;)+
+                }
+            }
+            $(pub fn $name($($arg: f64),+) -> f64 {
+                // SAFETY: a pure function of its arguments.
+                unsafe { raw::$name($($arg),+) }
+            })+
+        };
+    }
+
+    wrap! {
+        acos(x); acosh(x); asin(x); asinh(x); atan(x); atanh(x); cbrt(x); ceil(x); cos(x);
+        cosh(x); erf(x); erfc(x); exp(x); exp10(x); exp2(x); expm1(x); fabs(x); floor(x);
+        lgamma(x); j0(x); j1(x); log(x); log10(x); log1p(x); log2(x); rint(x); round(x); sin(x);
+        sinh(x); sqrt(x); tan(x); tanh(x); tgamma(x); trunc(x); y0(x); y1(x);
+        atan2(y, x); copysign(x, y); remainder(x, y); fdim(x, y); fmax(x, y); fmin(x, y);
+        fmod(x, y); hypot(x, y); nextafter(x, y); pow(x, y);
+    }
+
+    pub fn frexp(x: f64) -> (f64, i32) {
+        let mut exp = 0;
+        // SAFETY: writes the exponent through a valid pointer.
+        (unsafe { c::frexp(x, &mut exp) }, exp)
+    }
+
+    pub fn modf(x: f64) -> (f64, f64) {
+        let mut whole = 0.0;
+        // SAFETY: writes the integral part through a valid pointer.
+        (unsafe { c::modf(x, &mut whole) }, whole)
+    }
+
+    pub fn lgamma_r(x: f64) -> (f64, i32) {
+        let mut sign = 0;
+        // SAFETY: writes the sign through a valid pointer.
+        (unsafe { c::lgamma_r(x, &mut sign) }, sign)
+    }
+
+    pub fn ilogb(x: f64) -> i32 {
+        // SAFETY: a pure function of its argument.
+        unsafe { c::ilogb(x) }
+    }
+
+    pub fn jn(n: i32, x: f64) -> f64 {
+        // SAFETY: a pure function of its arguments.
+        unsafe { c::jn(n, x) }
+    }
+
+    pub fn yn(n: i32, x: f64) -> f64 {
+        // SAFETY: a pure function of its arguments.
+        unsafe { c::yn(n, x) }
+    }
+
+    pub fn ldexp(x: f64, exp: i32) -> f64 {
+        // SAFETY: a pure function of its arguments.
+        unsafe { c::ldexp(x, exp) }
+    }
+
+    pub fn scalbn(x: f64, exp: i32) -> f64 {
+        // SAFETY: a pure function of its arguments.
+        unsafe { c::scalbn(x, exp) }
+    }
+
+    pub fn fma(a: f64, b: f64, c: f64) -> f64 {
+        // SAFETY: a pure function of its arguments.
+        unsafe { self::c::fma(a, b, c) }
+    }
 }
