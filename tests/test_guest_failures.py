@@ -175,3 +175,64 @@ def test_variables_past_the_session_limit_are_dropped_with_an_error() -> None:
     result = sandbox.execute('echo "${#a} ${#b} ${#c} $small"', language="shell")
     assert (result.stdout, result.exit_code) == ("12000000 12000000 0 1\n", 0)
     assert_usable(sandbox, instance)
+
+
+LONG_LINE = (
+    "a line longer than 16 MiB (corral's limit on one line from a pipe or a device): split the "
+    "input into lines first (tr, fold), read bytes (head -c, dd), or write it to a file and "
+    "name the file"
+)
+
+
+@pytest.mark.parametrize(
+    ("code", "stderr"),
+    [
+        ("sort /dev/zero", f"sort: {LONG_LINE}\n"),
+        ("cat /dev/zero | sort", f"sort: {LONG_LINE}\n"),
+        ("cat /dev/zero | awk 1", f"awk: {LONG_LINE}\n"),
+        # A whole input as one record (RS="^$"), or a paragraph (RS=""), stops there too.
+        ("cat /dev/zero | awk -v RS='^$' 1", f"awk: {LONG_LINE}\n"),
+        ("cat /dev/zero | awk -v RS= 'END { print NR }'", f"0\nawk: {LONG_LINE}\n"),
+        ("tail -n1 /dev/zero", f"tail: {LONG_LINE}\n"),
+        ("cat /dev/zero | jq .", f"jq: {LONG_LINE}\n"),
+        ("cat /dev/zero | tac", f"tac: {LONG_LINE}\n"),
+        ("read x </dev/zero", f"bash: line 1: read: {LONG_LINE}\n"),
+        ("mapfile x </dev/zero", f"bash: line 1: mapfile: {LONG_LINE}\n"),
+        ("xargs </dev/zero", "xargs: argument line too long\n"),
+    ],
+)
+def test_an_endless_line_fails_the_command_instead_of_exhausting_memory(
+    code: str, stderr: str
+) -> None:
+    sandbox = with_file()
+    instance = sandbox._driver.instance
+    result = sandbox.execute(code, language="shell")
+    assert (result.stdout + result.stderr, result.exit_code, result.error_kind) == (
+        stderr,
+        1,
+        None,
+    )
+    assert_usable(sandbox, instance)
+
+
+def test_long_lines_from_a_file_and_many_lines_from_a_pipe_are_read_whole() -> None:
+    sandbox = with_file()
+    # 20 MB in a file, one line: files are exempt (they are in memory already).
+    make = "head -c 20000000 /dev/zero | tr '\\0' a > /tmp/long; echo >> /tmp/long"
+    code = f"{make}; awk '{{ print length }}' /tmp/long; sort /tmp/long | wc -c; "
+    # Through a pipe the limit is on one line (or record): 22.9 MB of short lines pass.
+    code += "seq 3000000 | tac | head -1; seq 1000000 | awk -v RS='^$' '{ print length }'"
+    result = sandbox.execute(code, language="shell")
+    assert (result.stdout, result.stderr) == ("20000000\n20000001\n3000000\n6888896\n", "")
+
+
+def test_read_takes_a_long_line_in_little_more_memory_than_the_line() -> None:
+    # `read` kept 8 bytes a character while it split: an 8 MB line needed 64 MB more and
+    # exhausted a sandbox this small (restarted it).
+    sandbox = Sandbox(limits=Limits(timeout=20, memory=16 * MiB, max_fs_bytes=MiB))
+    instance = sandbox._driver.instance
+    code = "head -c 8000000 /dev/zero | tr '\\0' a | { read -r x; echo ${#x}; }; "
+    code += "printf 'a\\\\ b c d\\n' | { read p q; echo \"[$p] [$q]\"; }"
+    result = sandbox.execute(code, language="shell")
+    assert (result.stdout, result.stderr, result.error_kind) == ("8000000\n[a b] [c d]\n", "", None)
+    assert sandbox._driver.instance is instance

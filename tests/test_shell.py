@@ -244,6 +244,13 @@ def test_bash_tool_picks_the_language() -> None:
     assert tool.run("tool get_weather --city SF | head -c 1") == "{"
 
 
+def test_a_child_keeps_the_order_of_its_streams_when_they_are_one_place(sandbox: Sandbox) -> None:
+    # busybox, env, timeout and xargs forward a child's output: with 2>&1 through one pipe.
+    child = "sh -c 'echo o1; echo e1 >&2; echo o2'"
+    script = f"busybox {child} 2>&1; env {child} 2>&1; echo x | xargs {child} 2>&1 >/dev/null"
+    assert sh(sandbox, script) == ("o1\ne1\no2\n" * 2 + "e1\n", "", 0)
+
+
 def test_busybox_runs_the_applet_even_where_a_function_has_its_name(sandbox: Sandbox) -> None:
     script = "tr() { echo function; }; echo x | busybox tr x y; busybox printf '%s-' a b; echo"
     assert sh(sandbox, script) == ("y\na-b-\n", "", 0)

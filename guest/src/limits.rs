@@ -157,7 +157,8 @@ pub const MAX_JQ_DEPTH: usize = 10_000;
 /// instead of growing one line until the guest's own memory (64 MiB beyond the heap and
 /// the files) is gone. GNU's tools have no limit and fail with "memory exhausted"; files
 /// are bounded by `max_file_size` already. A command reading a device whole (`tac
-/// /dev/zero`) fails the same way at once.
+/// /dev/zero`) fails the same way at once. awk records (`RS=""`, `RS="^$"`), jq tokens,
+/// `read` and `mapfile` lines stop there too (`Input::past_limit`).
 pub const MAX_LINE: usize = 16 << 20;
 
 /// xargs: bytes of one command line, GNU's default size limit.

@@ -700,6 +700,24 @@ DENIAL = [
     # A sed loop over a pattern space that grows by one byte a turn: each turn costs more, so
     # yielding after a fixed count of commands left seconds between two deadline checks.
     case("DOS-164", SH, "echo | sed ':a;s/^/x/;ba'", "stops"),
+    # Session 11: the readers MAX_LINE did not cover yet grew one line (or record, or whole
+    # input from a pipe) until the guest ran out of memory and restarted.
+    case("DOS-165", SH, "sort /dev/zero", "says:sort: a line longer than 16 MiB"),
+    case("DOS-166", SH, "cat /dev/zero | awk 1", "fails"),
+    case("DOS-167", SH, "cat /dev/zero | awk -v RS='^$' 1", "fails"),
+    case("DOS-168", SH, "while read x; do :; done </dev/zero", "says:read: a line longer than"),
+    case("DOS-169", SH, "mapfile x </dev/zero", "fails"),
+    case("DOS-170", SH, "tail -n1 /dev/zero", "says:tail: a line longer than 16 MiB"),
+    case("DOS-171", SH, "cat /dev/zero | jq .", "fails"),
+    case("DOS-172", SH, "xargs </dev/zero", "says:xargs: argument line too long"),
+    case("DOS-173", SH, "cat /dev/zero | tac", "fails"),
+    # bc read a named expression twice when no assignment followed: 2^n reads of a[a[...]].
+    case(
+        "DOS-174",
+        SH,
+        "x=$(printf 'a[%.0s' {1..60}); y=$(printf ']%.0s' {1..60}); echo \"${x}1$y\" | bc",
+        "out:0\n",
+    ),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

@@ -133,12 +133,7 @@ impl Applet {
             if !long {
                 return status;
             }
-            let message = format!(
-                "{}: a line longer than {} MiB (corral's limit on one line): split the input \
-                 into lines first (tr, fold), or read bytes (head -c, dd)\n",
-                self.name,
-                crate::limits::MAX_LINE >> 20
-            );
+            let message = format!("{}: {}\n", self.name, crate::task::LINE_TOO_LONG);
             let _ = stderr.write_str(&message).await;
             let _ = stderr.flush().await;
             1

@@ -32,6 +32,18 @@ pub async fn watch_lines<T>(mut future: LocalFuture<'_, T>) -> (T, bool) {
     (value, long)
 }
 
+/// Why a command that met a line past [`MAX_LINE`] failed, and what to do instead (a
+/// constant: formatting in the size cost module bytes; a test checks the figure).
+pub const LINE_TOO_LONG: &str =
+    "a line longer than 16 MiB (corral's limit on one line from a pipe \
+    or a device): split the input into lines first (tr, fold), read bytes (head -c, dd), or \
+    write it to a file and name the file";
+
+/// The length of the line still open after `chunk`, `len` bytes long before it.
+pub fn open_line(len: usize, chunk: &[u8], delim: u8) -> usize {
+    memchr::memrchr(delim, chunk).map_or(len + chunk.len(), |at| chunk.len() - at - 1)
+}
+
 /// Bytes a pipe holds before its writer waits: bounds memory per pipeline stage.
 pub const PIPE_CAPACITY: usize = 64 * 1024;
 /// Bytes handed out per read, and buffered per write before it is passed on.
@@ -346,10 +358,28 @@ impl Input {
             self.too_long(&mut all, 0);
             return all;
         }
+        // From a pipe, one line past [`MAX_LINE`] fails the command as a line read would
+        // (`cat /dev/zero | jq .`); many short lines are only as big as what wrote them.
+        let mut line = 0;
         while let Some(chunk) = self.read_more().await {
+            line = open_line(line, &chunk, b'\n');
             all.extend_from_slice(&chunk);
+            if self.past_limit(line, &mut all) {
+                break;
+            }
         }
         all
+    }
+
+    /// Whether a reader that holds `len` bytes of one unfinished line must give up: past
+    /// [`MAX_LINE`] from a pipe or a device (a file is in memory already). Then what it
+    /// holds in `held` is dropped, the input ends, and the command fails ([`watch_lines`]).
+    pub fn past_limit(&mut self, len: usize, held: &mut Vec<u8>) -> bool {
+        if len <= MAX_LINE || matches!(self.source, Source::Bytes { .. }) {
+            return false;
+        }
+        self.too_long(held, 0);
+        true
     }
 
     /// The next chunk from the source itself (not from `pending`).
@@ -454,6 +484,23 @@ impl Output {
         }
     }
 
+    /// Whether `other` writes to the same place (`2>&1`): a child forwarded to both then
+    /// gets one pipe, so that its two streams keep their order.
+    pub fn same_sink(&self, other: &Output) -> bool {
+        match (&self.sink, &other.sink) {
+            (Sink::Std(a, x), Sink::Std(b, y)) => Rc::ptr_eq(a, b) && x == y,
+            (Sink::Pipe(a), Sink::Pipe(b)) => Rc::ptr_eq(&a.0, &b.0),
+            (Sink::Buffer(a), Sink::Buffer(b)) => Rc::ptr_eq(a, b),
+            (
+                Sink::File { cwd, path, .. },
+                Sink::File {
+                    cwd: c, path: p, ..
+                },
+            ) => (cwd, path) == (c, p),
+            _ => false,
+        }
+    }
+
     /// Writes `data` (buffered and passed on in chunks; into a pipe at once, which buffers
     /// itself, so that a reader waiting on the other end, a `coproc`, gets each line).
     pub async fn write(&mut self, data: &[u8]) -> Result<(), WriteError> {
@@ -507,6 +554,11 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_long_line_message_names_the_limit() {
+        assert!(LINE_TOO_LONG.contains(&format!(" {} MiB ", MAX_LINE >> 20)));
+    }
     use crate::task::{poll_once, LocalFuture};
 
     fn ready<T>(future: impl std::future::Future<Output = T>) -> T {

@@ -11,7 +11,8 @@ mod io;
 
 pub use backstop::{out_of_time, out_of_time_now, Running};
 pub use io::{
-    pipe, watch_lines, Input, Output, PipeReader, PipeWriter, Sink, WriteError, PIPE_CAPACITY,
+    open_line, pipe, watch_lines, Input, Output, PipeReader, PipeWriter, Sink, WriteError,
+    LINE_TOO_LONG, PIPE_CAPACITY,
 };
 
 use std::cell::Cell;

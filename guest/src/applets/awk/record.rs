@@ -245,11 +245,18 @@ impl Reader {
             self.pos = 0;
         }
         match self.input.read_chunk().await {
-            Some(chunk) => {
+            // Only a record still unfinished is held: RS="" or RS="^$" (the whole input)
+            // stop at the same limit as a line.
+            Some(chunk)
+                if !self
+                    .input
+                    .past_limit(self.buf.len() - self.pos, &mut self.buf) =>
+            {
                 self.buf.extend_from_slice(&chunk);
                 true
             }
-            None => {
+            _ => {
+                self.pos = self.pos.min(self.buf.len());
                 self.eof = true;
                 false
             }

@@ -200,6 +200,7 @@ pub fn parse(tokens: &[Token]) -> Chunk {
         loops: 0,
         in_function: false,
         depth: 0,
+        lvalue: None,
     };
     let mut chunk = Chunk {
         items: Vec::new(),
@@ -240,6 +241,10 @@ struct Parser<'a> {
     loops: usize,
     in_function: bool,
     depth: usize,
+    /// The last named expression read: where it began, what it is, where it ended. An
+    /// assignment tries one, and reads the same one again when none follows: without this,
+    /// `a[a[a[...]]]` was read 2^n times.
+    lvalue: Option<(usize, LValue, usize)>,
 }
 
 fn syntax(line: usize) -> Fail {
@@ -692,6 +697,20 @@ impl Parser<'_> {
 
     /// A named expression at the cursor (consumed), or None (cursor unchanged).
     fn try_lvalue(&mut self) -> PResult<Option<LValue>> {
+        let start = self.i;
+        if let Some((_, lv, end)) = self.lvalue.as_ref().filter(|m| m.0 == start) {
+            let lv = lv.clone();
+            self.i = *end;
+            return Ok(Some(lv));
+        }
+        let lv = self.read_lvalue()?;
+        if let Some(lv) = &lv {
+            self.lvalue = Some((start, lv.clone(), self.i));
+        }
+        Ok(lv)
+    }
+
+    fn read_lvalue(&mut self) -> PResult<Option<LValue>> {
         let lv = match self.peek() {
             Some(Tok::Keyword("scale")) if !matches!(self.peek_at(1), Some(Tok::Op("("))) => {
                 LValue::Scale

@@ -2,7 +2,8 @@
 //! forwarded to ours.
 //!
 //! `Commands::exec` takes the child's streams by value and our `Output`s cannot be shared, so the
-//! child writes into two pipes that we drain into our stdout and stderr while it runs.
+//! child writes into two pipes that we drain into our stdout and stderr while it runs (one
+//! pipe when they are the same place, `2>&1`, so that its streams keep their order).
 
 use std::collections::BTreeMap;
 
@@ -57,7 +58,11 @@ pub async fn run_forwarded(
     stderr: &mut Output,
 ) -> Result<i32, WriteError> {
     let (out_reader, out_writer) = pipe();
-    let (err_reader, err_writer) = pipe();
+    let (err_reader, err_writer) = match stdout.same_sink(stderr) {
+        // One place (`2>&1`): one pipe keeps the child's two streams in order.
+        true => (pipe().0, out_writer.share()),
+        false => pipe(),
+    };
     let child = commands.exec(
         argv,
         child.cwd.to_string(),

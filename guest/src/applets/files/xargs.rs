@@ -378,6 +378,10 @@ async fn drive(ctx: &mut Ctx, mut input: Input, command: &[String], o: &Options)
     let mut done = false;
     while !done {
         let failure = match input.read_chunk().await {
+            // An item that can never fit (GNU's wording): `xargs < /dev/zero` grew one.
+            Some(_) if lexer.item.len() > batch.o.max_chars => {
+                Some("argument line too long".to_string())
+            }
             Some(chunk) => lexer.feed(&chunk, &mut tokens).err(),
             None => {
                 done = true;
@@ -390,7 +394,10 @@ async fn drive(ctx: &mut Ctx, mut input: Input, command: &[String], o: &Options)
             }
         }
         if let Some(message) = failure {
-            run_batch(ctx, &mut batch).await?;
+            // What was read before runs (nothing runs when nothing was read, as in GNU).
+            if !batch.args.is_empty() {
+                run_batch(ctx, &mut batch).await?;
+            }
             warn(ctx, message).await;
             return Ok(1);
         }
@@ -448,6 +455,10 @@ async fn drive_replace(ctx: &mut Ctx, input: &mut Input, batch: &mut Batch<'_>) 
     let mut done = false;
     while !done {
         match input.read_chunk().await {
+            Some(_) if pending.len() > batch.o.max_chars => {
+                warn(ctx, "argument line too long").await;
+                return Ok(1);
+            }
             Some(chunk) => pending.extend_from_slice(&chunk),
             None => {
                 done = true;

@@ -219,6 +219,14 @@ impl Inputs {
         match chunk {
             Some(chunk) => {
                 self.feed(&chunk);
+                let mut source = source;
+                // A token (or `-R` line) that never ends (`cat /dev/zero | jq .`) fails
+                // the command past MAX_LINE, with nothing more read.
+                let open = self.partial_line.len().max(self.parser.open_token());
+                if source.input.past_limit(open, &mut self.partial_line) {
+                    self.parser = Parser::new();
+                    self.ended = true;
+                }
                 self.sources.push_front(source);
             }
             None => self.file_done = true,

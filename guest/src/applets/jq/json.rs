@@ -76,6 +76,11 @@ impl Parser {
         self.line
     }
 
+    /// Bytes of the token (a string, a number, a literal) not finished yet.
+    pub fn open_token(&self) -> usize {
+        self.token.len()
+    }
+
     /// Parses `data` (the next bytes of the stream), appending complete values to `out`.
     /// Stops at the first error, which it returns (`Invalid numeric literal at line 1, column 3`).
     pub fn feed(&mut self, data: &[u8], out: &mut Vec<Parsed>) -> Result<(), String> {

@@ -119,7 +119,13 @@ async fn last_lines(ctx: &mut Ctx, input: &mut Input, n: u64, delim: u8) -> Resu
     let count = |chunk: &[u8]| chunk.iter().filter(|&&b| b == delim).count() as u64;
     let mut chunks: VecDeque<(Vec<u8>, u64)> = VecDeque::new();
     let mut total = 0u64;
+    // Bytes since the last terminator: an endless line fails the command (MAX_LINE).
+    let mut line = 0;
     while let Some(chunk) = input.read_chunk().await {
+        line = crate::task::open_line(line, &chunk, delim);
+        if input.past_limit(line, &mut Vec::new()) {
+            return Ok(());
+        }
         let lines = count(&chunk);
         total += lines;
         chunks.push_back((chunk, lines));

@@ -25,6 +25,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let args = ctx.operands().to_vec();
         let mut command = false;
         let mut check_only = false;
+        // `-s`: the script is stdin even when arguments follow (they are its `$@`).
+        let mut stdin = false;
         let mut options: Vec<(String, bool)> = Vec::new();
         let mut i = 0;
         while let Some(arg) = args.get(i) {
@@ -38,7 +40,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                         .print_status("GNU bash, version 5.2.15(1)-release (corral)\n")
                         .await;
                 }
-                "--norc" | "--noprofile" | "--posix" | "--login" | "-i" | "-l" | "-s" => {}
+                "--norc" | "--noprofile" | "--posix" | "--login" | "-i" | "-l" => {}
                 a if a.starts_with("--") => {
                     return ctx.fail(&format!("{a}: invalid option"), 2).await;
                 }
@@ -61,7 +63,8 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                             'v' => options.push(("verbose".into(), on)),
                             'C' => options.push(("noclobber".into(), on)),
                             'a' => options.push(("allexport".into(), on)),
-                            's' | 'i' | 'l' | 'h' | 'B' | 'H' | 'm' | 'p' | 'r' => {}
+                            's' => stdin = true,
+                            'i' | 'l' | 'h' | 'B' | 'H' | 'm' | 'p' | 'r' => {}
                             c => return ctx.fail(&format!("-{c}: invalid option"), 2).await,
                         }
                     }
@@ -82,7 +85,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 arg0,
                 rest.get(2..).unwrap_or_default().to_vec(),
             )
-        } else if let Some(file) = rest.first() {
+        } else if let Some(file) = rest.first().filter(|_| !stdin) {
             let cwd = ctx.sh.state.borrow().cwd.clone();
             let read = ctx
                 .sh
@@ -103,7 +106,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 Some(input) => crate::shell::bytes::decode(&input.read_all().await),
                 None => String::new(),
             };
-            (code, name.clone(), Vec::new())
+            (code, name.clone(), rest.to_vec())
         };
         if check_only {
             return match crate::shell::parse(&code) {
@@ -121,7 +124,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         {
             let mut s = child.state.borrow_mut();
             s.opts.command_string = command;
-            s.opts.script_file = !command && !rest.is_empty();
+            s.opts.script_file = !command && !stdin && !rest.is_empty();
             if command {
                 // Ignored when a readonly variable of that name came along.
                 let _ = s.assign("BASH_EXECUTION_STRING", code.clone(), false);

@@ -75,8 +75,10 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let mut lines = Vec::new();
         let mut seen = 0usize;
         while count == 0 || lines.len() < count {
-            let Some(chunk) = input.read_until(Some(delim), None).await else {
-                break;
+            let chunk = match input.read_until(Some(delim), None).await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(message) => return ctx.fail(&message, 1).await,
             };
             seen += 1;
             if seen <= skip {

@@ -129,10 +129,13 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             return Flow::Normal(0);
         }
         let delim = if opts.exact { None } else { opts.delim };
-        let (chars, complete) = read_line(&input, delim, opts.count, opts.raw).await;
+        let (line, complete) = match read_line(&input, delim, opts.count, opts.raw).await {
+            Ok(line) => line,
+            Err(message) => return ctx.fail(&message, 1).await,
+        };
         let ifs = ctx.sh.state.borrow().ifs();
         let result = if let Some(array) = &opts.array {
-            let fields = split_all(&chars, &ifs);
+            let fields = split_all(&line, &ifs);
             let elements = fields
                 .into_iter()
                 .enumerate()
@@ -144,7 +147,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .assign_array(array, elements, false)
         } else if opts.exact && !names.is_empty() {
             // `-N`: the characters read go to the first name whole, unsplit.
-            let text: String = chars.iter().map(|c| c.0).collect();
+            let text = line.text;
             let mut state = ctx.sh.state.borrow_mut();
             let mut result = state.assign(&names[0], text, false);
             for name in &names[1..] {
@@ -152,10 +155,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             result
         } else if names.is_empty() {
-            let line: String = chars.iter().map(|c| c.0).collect();
-            ctx.sh.state.borrow_mut().assign("REPLY", line, false)
+            ctx.sh.state.borrow_mut().assign("REPLY", line.text, false)
         } else {
-            let values = split_for(&chars, &ifs, names.len());
+            let values = split_for(&line, &ifs, names.len());
             let mut result = Ok(());
             for (name, value) in names.iter().zip(values) {
                 result = result.and(ctx.sh.state.borrow_mut().assign(name, value, false));
@@ -172,32 +174,73 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
 /// A line as `read` with no names reads it into `REPLY` (backslash escapes applied), or
 /// None at the end of input: how `select` reads its choice.
 pub(crate) async fn read_reply(input: &crate::shell::interp::io::InHandle) -> Option<String> {
-    let (chars, complete) = read_line(input, Some(b'\n'), None, false).await;
-    complete.then(|| chars.iter().map(|c| c.0).collect())
+    let (line, complete) = read_line(input, Some(b'\n'), None, false).await.ok()?;
+    complete.then_some(line.text)
+}
+
+/// A line as `read` read it: its text, and a bit per byte of it that marks where a character
+/// a backslash escaped begins (IFS never splits there). A flag beside each `char` took 8
+/// bytes a character: a 10 MB line needed 80 MB.
+#[derive(Default)]
+struct Line {
+    text: String,
+    escaped: Vec<u64>,
+    chars: usize,
+}
+
+impl Line {
+    fn push(&mut self, c: char, escaped: bool) {
+        if escaped {
+            let at = self.text.len();
+            self.escaped.resize(self.escaped.len().max(at / 64 + 1), 0);
+            self.escaped[at / 64] |= 1 << (at % 64);
+        }
+        self.text.push(c);
+        self.chars += 1;
+    }
+
+    /// The character at byte `pos` if it is before `end`, and whether it was escaped.
+    fn at(&self, pos: usize, end: usize) -> Option<(char, bool)> {
+        let c = self.text.get(pos..end)?.chars().next()?;
+        let escaped = self
+            .escaped
+            .get(pos / 64)
+            .is_some_and(|w| w >> (pos % 64) & 1 == 1);
+        Some((c, escaped))
+    }
+
+    /// The byte where the character before byte `end` begins.
+    fn before(&self, end: usize) -> usize {
+        self.text[..end]
+            .char_indices()
+            .next_back()
+            .map_or(0, |(at, _)| at)
+    }
 }
 
 /// Reads up to the delimiter; backslash escapes (and line continuations) unless `raw`.
-/// Returns the characters (with an "escaped" flag) and whether the delimiter (or the count)
-/// was reached before the end of input.
+/// Returns the line and whether the delimiter (or the count) was reached before the end of
+/// input.
 async fn read_line(
     input: &crate::shell::interp::io::InHandle,
     delim: Option<u8>,
     count: Option<usize>,
     raw: bool,
-) -> (Vec<(char, bool)>, bool) {
-    let mut out: Vec<(char, bool)> = Vec::new();
+) -> Result<(Line, bool), String> {
+    let mut out = Line::default();
     // A backslash ended the last chunk: the next character is escaped (`-n` counts
     // characters after escapes, so a chunk may end between the two).
     let mut escaped = false;
     loop {
-        let want = count.map(|n| n.saturating_sub(out.len()));
+        let want = count.map(|n| n.saturating_sub(out.chars));
         if want == Some(0) {
-            return (out, true);
+            return Ok((out, true));
         }
-        let Some(chunk) = input.read_until(delim, want).await else {
-            return (out, false);
+        let Some(chunk) = input.read_until(delim, want).await? else {
+            return Ok((out, false));
         };
-        let text = crate::shell::bytes::decode(&chunk.bytes);
+        let (text, delimited) = (crate::shell::bytes::decode(&chunk.bytes), chunk.delimited);
+        drop(chunk);
         let got = text.chars().count();
         // bash drops NUL bytes from what it reads.
         for c in text.chars().filter(|&c| c != '\0') {
@@ -205,28 +248,28 @@ async fn read_line(
                 escaped = false;
                 // A backslash-newline is a line continuation, whatever the delimiter.
                 if c != '\n' {
-                    out.push((c, true));
+                    out.push(c, true);
                 }
             } else if c == '\\' && !raw {
                 escaped = true;
             } else {
-                out.push((c, false));
+                out.push(c, false);
             }
         }
-        if chunk.delimited {
+        if delimited {
             if escaped && delim == Some(b'\n') {
                 // A line continuation: the backslash and the newline vanish.
                 escaped = false;
                 continue;
             }
-            return (out, true);
+            return Ok((out, true));
         }
-        if count.is_some_and(|n| out.len() >= n) {
-            return (out, true);
+        if count.is_some_and(|n| out.chars >= n) {
+            return Ok((out, true));
         }
         if want.is_none_or(|w| got < w) && !escaped {
             // Short of what was asked: the input ended.
-            return (out, false);
+            return Ok((out, false));
         }
     }
 }
@@ -239,59 +282,66 @@ fn is_ws_sep(c: (char, bool), ifs: &str) -> bool {
     is_sep(c, ifs) && matches!(c.0, ' ' | '\t' | '\n')
 }
 
-/// One word from `pos` (bash's `get_word_from_string`): up to a separator, then the
-/// separator itself with surrounding IFS whitespace.
-fn word(chars: &[(char, bool)], pos: &mut usize, ifs: &str) -> String {
-    let mut w = String::new();
-    while *pos < chars.len() && !is_sep(chars[*pos], ifs) {
-        w.push(chars[*pos].0);
-        *pos += 1;
+/// Moves `pos` past the characters of `line` before `end` that `keep` holds for.
+fn skip(line: &Line, pos: &mut usize, end: usize, keep: impl Fn((char, bool)) -> bool) {
+    while let Some(c) = line.at(*pos, end).filter(|&c| keep(c)) {
+        *pos += c.0.len_utf8();
     }
-    while *pos < chars.len() && is_ws_sep(chars[*pos], ifs) {
-        *pos += 1;
-    }
-    if *pos < chars.len() && is_sep(chars[*pos], ifs) && !is_ws_sep(chars[*pos], ifs) {
-        *pos += 1;
-        while *pos < chars.len() && is_ws_sep(chars[*pos], ifs) {
-            *pos += 1;
-        }
+}
+
+/// One word from `pos` before `end` (bash's `get_word_from_string`): up to a separator, then
+/// the separator itself with surrounding IFS whitespace.
+fn word(line: &Line, pos: &mut usize, end: usize, ifs: &str) -> String {
+    let start = *pos;
+    skip(line, pos, end, |c| !is_sep(c, ifs));
+    let w = line.text[start..*pos].to_string();
+    skip(line, pos, end, |c| is_ws_sep(c, ifs));
+    if let Some(c) = line
+        .at(*pos, end)
+        .filter(|&c| is_sep(c, ifs) && !is_ws_sep(c, ifs))
+    {
+        *pos += c.0.len_utf8();
+        skip(line, pos, end, |c| is_ws_sep(c, ifs));
     }
     w
 }
 
-fn skip_ws(chars: &[(char, bool)], ifs: &str) -> usize {
-    chars.iter().take_while(|&&c| is_ws_sep(c, ifs)).count()
-}
-
 /// Values for `n` variables: one word each, the rest of the line for the last.
-fn split_for(chars: &[(char, bool)], ifs: &str, n: usize) -> Vec<String> {
-    let mut pos = skip_ws(chars, ifs);
+fn split_for(line: &Line, ifs: &str, n: usize) -> Vec<String> {
+    let len = line.text.len();
+    let mut pos = 0;
+    skip(line, &mut pos, len, |c| is_ws_sep(c, ifs));
     let mut values = Vec::new();
     for _ in 1..n {
-        values.push(word(chars, &mut pos, ifs));
+        values.push(word(line, &mut pos, len, ifs));
     }
-    let mut end = chars.len();
-    while end > pos && is_ws_sep(chars[end - 1], ifs) {
-        end -= 1;
+    let mut end = len;
+    while end > pos
+        && line
+            .at(line.before(end), len)
+            .is_some_and(|c| is_ws_sep(c, ifs))
+    {
+        end = line.before(end);
     }
-    let rest = &chars[pos..end];
-    let mut p = 0;
-    let first = word(rest, &mut p, ifs);
-    let last = if p >= rest.len() {
+    let mut p = pos;
+    let first = word(line, &mut p, end, ifs);
+    let last = if p >= end {
         first
     } else {
-        rest.iter().map(|c| c.0).collect()
+        line.text[pos..end].to_string()
     };
     values.push(last);
     values
 }
 
 /// Every word, for `read -a`.
-fn split_all(chars: &[(char, bool)], ifs: &str) -> Vec<String> {
-    let mut pos = skip_ws(chars, ifs);
+fn split_all(line: &Line, ifs: &str) -> Vec<String> {
+    let len = line.text.len();
+    let mut pos = 0;
+    skip(line, &mut pos, len, |c| is_ws_sep(c, ifs));
     let mut out = Vec::new();
-    while pos < chars.len() {
-        out.push(word(chars, &mut pos, ifs));
+    while pos < len {
+        out.push(word(line, &mut pos, len, ifs));
     }
     out
 }
@@ -300,8 +350,10 @@ fn split_all(chars: &[(char, bool)], ifs: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn chars(s: &str) -> Vec<(char, bool)> {
-        s.chars().map(|c| (c, false)).collect()
+    fn chars(s: &str) -> Line {
+        let mut line = Line::default();
+        s.chars().for_each(|c| line.push(c, c == 'é'));
+        line
     }
 
     #[test]
@@ -313,5 +365,8 @@ mod tests {
         assert_eq!(split_for(&chars("a"), " ", 3), ["a", "", ""]);
         assert_eq!(split_all(&chars("p::q"), ":"), ["p", "", "q"]);
         assert_eq!(split_all(&chars(" p q  r"), " "), ["p", "q", "r"]);
+        // An escaped character never splits (é stands for one here).
+        assert_eq!(split_all(&chars("aébéc"), "é"), ["aébéc"]);
+        assert_eq!(split_for(&chars("é a é "), "é ", 2), ["é", "a é"]);
     }
 }

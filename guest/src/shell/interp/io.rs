@@ -19,7 +19,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::limits::MAX_CAPTURE;
+use crate::limits::{MAX_CAPTURE, MAX_LINE};
 use crate::output;
 use crate::task::{
     pipe, progress, Deadline, Input, LocalFuture, Output, PipeReader, Sink, WriteError,
@@ -225,29 +225,38 @@ impl InHandle {
     }
 
     /// Reads until `delim` (or `max` characters, or the end). None at the end of input with
-    /// nothing read.
-    pub async fn read_until(&self, delim: Option<u8>, max: Option<usize>) -> Option<Chunk> {
+    /// nothing read; `Err` past [`MAX_LINE`] bytes from a stream without the delimiter (the
+    /// stream is dropped: `read x < /dev/zero`).
+    pub async fn read_until(
+        &self,
+        delim: Option<u8>,
+        max: Option<usize>,
+    ) -> Result<Option<Chunk>, String> {
         let mut out = Vec::new();
         loop {
             match self.scan(&mut out, delim, max) {
                 Scan::Done(delimited) => {
-                    return Some(Chunk {
+                    return Ok(Some(Chunk {
                         bytes: out,
                         delimited,
-                    })
+                    }))
                 }
                 Scan::End => {
-                    return (!out.is_empty()).then_some(Chunk {
+                    return Ok((!out.is_empty()).then_some(Chunk {
                         bytes: out,
                         delimited: false,
-                    })
+                    }))
+                }
+                Scan::More if out.len() > MAX_LINE => {
+                    *self.src.borrow_mut() = InSrc::Empty;
+                    return Err(crate::task::LINE_TOO_LONG.to_string());
                 }
                 Scan::More => {
                     if !self.fill().await {
-                        return (!out.is_empty()).then_some(Chunk {
+                        return Ok((!out.is_empty()).then_some(Chunk {
                             bytes: out,
                             delimited: false,
-                        });
+                        }));
                     }
                 }
             }
@@ -866,10 +875,10 @@ mod tests {
             (a, b, c, d)
         });
         let chunk = |s: &str, delimited| {
-            Some(Chunk {
+            Ok(Some(Chunk {
                 bytes: s.as_bytes().to_vec(),
                 delimited,
-            })
+            }))
         };
         assert_eq!(
             got,
@@ -877,7 +886,7 @@ mod tests {
                 chunk("ab", true),
                 chunk("cd", true),
                 chunk("e", false),
-                None
+                Ok(None)
             ))
         );
         drop(h);
@@ -896,10 +905,10 @@ mod tests {
             (a, b, c)
         });
         let chunk = |s: &str, delimited| {
-            Some(Chunk {
+            Ok(Some(Chunk {
                 bytes: s.as_bytes().to_vec(),
                 delimited,
-            })
+            }))
         };
         assert_eq!(
             got,

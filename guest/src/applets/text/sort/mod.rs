@@ -226,6 +226,10 @@ async fn read_blocks(input: &mut Input, eol: u8, blocks: &mut Vec<Vec<u8>>) {
                         block.truncate(at + 1);
                         blocks.push(std::mem::replace(&mut block, next));
                     }
+                    at if input.past_limit(block.len() - at.map_or(0, |at| at + 1), &mut block) => {
+                        blocks.clear();
+                        return;
+                    }
                     // Still small, or a line longer than a block: grow.
                     _ => block.reserve(rest.len()),
                 }
