@@ -87,6 +87,8 @@ pub enum AndOrOp {
 pub struct Pipeline {
     /// Started with `!`: the status is inverted.
     pub negated: bool,
+    /// Started with the `time` reserved word: the elapsed time goes to stderr afterwards.
+    pub timed: bool,
     /// The stages, at least one.
     pub commands: Vec<Command>,
 }

@@ -39,9 +39,10 @@ async fn jump(ctx: Ctx, is_break: bool) -> Flow {
                     .await
             }
             Err(_) => {
-                return ctx
-                    .fail(&format!("{arg}: numeric argument required"), 1)
-                    .await
+                // bash abandons the script there (status 128).
+                ctx.fail(&format!("{arg}: numeric argument required"), 1)
+                    .await;
+                return Flow::Exit(128);
             }
         },
     };

@@ -1,4 +1,6 @@
-//! `time command`: run the command, then print the elapsed time on stderr as bash does.
+//! `time` as a command name (`'time' cmd`, `command time cmd`), where bash runs the program
+//! `time`: run the command, then print the elapsed time on stderr. At a pipeline's start
+//! `time` is the reserved word (the parser's).
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::exec::simple::ArgValue;
@@ -11,11 +13,6 @@ pub(crate) const TIME: Builtin = Builtin {
     synopsis: "time command [args] — run a command and report the elapsed time on stderr",
     run,
 };
-
-fn format(seconds: f64) -> String {
-    let minutes = (seconds / 60.0).floor();
-    format!("{}m{:.3}s", minutes as u64, seconds - minutes * 60.0)
-}
 
 fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
     Box::pin(async move {
@@ -31,14 +28,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .dispatch_with(args, Vec::new(), ctx.fds.clone(), true)
                 .await
         };
-        let elapsed = (ctx.sh.world.host.now_ms() - start).max(0.0) / 1000.0;
-        let report = format!(
-            "\nreal\t{}\nuser\t{}\nsys\t{}\n",
-            format(elapsed),
-            format(0.0),
-            format(0.0)
-        );
-        ctx.fds.eprint(&report).await;
+        ctx.sh.report_time(start, &ctx.fds).await;
         flow
     })
 }

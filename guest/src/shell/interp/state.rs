@@ -875,10 +875,8 @@ impl State {
         if let Some(old) = append_to {
             value = format!("{old}{value}");
         }
-        if attrs.lower {
-            value = value.to_lowercase();
-        } else if attrs.upper {
-            value = value.to_uppercase();
+        if attrs.lower || attrs.upper {
+            value = super::expand::change_case(value, Some(!attrs.lower), true, None);
         }
         if value.len() > MAX_VALUE {
             return Err(too_large(name));

@@ -140,6 +140,9 @@ impl Printer {
         if pipeline.negated {
             self.out.push_str("! ");
         }
+        if pipeline.timed {
+            self.out.push_str("time ");
+        }
         for (i, command) in pipeline.commands.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(" | ");

@@ -152,6 +152,30 @@ impl<'a> Parser<'a> {
         Ok(keyword(self.peek()?))
     }
 
+    /// `!(cmd)` where a command starts is `! (cmd)`, as bash reads it with `extglob` off
+    /// (the usual case): the word read as an extended glob group is read again from its `(`.
+    fn split_bang_paren(&mut self) -> Result<bool, ParseError> {
+        let tok = self.peek()?;
+        let (word, start, end, line) = (
+            matches!(tok.tok, Tok::Word(_)),
+            tok.start,
+            tok.end,
+            tok.line,
+        );
+        if !word || !self.lex.text(start, end).starts_with("!(") {
+            return Ok(false);
+        }
+        (self.lex.pos, self.lex.line) = (start + 1, line);
+        self.lex.extglob_lines.retain(|&l| l != line);
+        self.peeked = None;
+        Ok(true)
+    }
+
+    /// Whether the next token is the unquoted word `text`.
+    fn peek_literal(&mut self, text: &str) -> Result<bool, ParseError> {
+        Ok(matches!(&self.peek()?.tok, Tok::Word(w) if w.as_literal() == Some(text)))
+    }
+
     fn peek_op(&mut self) -> Result<Option<Op>, ParseError> {
         Ok(match self.peek()?.tok {
             Tok::Op(op) => Some(op),
@@ -292,12 +316,25 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_pipeline(&mut self) -> Result<Pipeline, ParseError> {
-        let mut negated = false;
-        while self.peek_keyword()? == Some("!") {
-            self.next()?;
-            negated = !negated;
+        let (mut negated, mut timed) = (false, false);
+        loop {
+            if self.peek_keyword()? == Some("!") {
+                self.next()?;
+                negated = !negated;
+            } else if self.split_bang_paren()? {
+                negated = !negated;
+            } else if !timed && self.peek_literal("time")? {
+                // `time` is a reserved word timing the whole pipeline (`time { a; } | b`).
+                timed = true;
+                self.next()?;
+                if self.peek_literal("-p")? {
+                    self.next()?;
+                }
+            } else {
+                break;
+            }
         }
-        if negated && self.at_pipeline_end()? {
+        if (negated || timed) && self.at_pipeline_end()? {
             // `!` alone negates an empty command (status 1), as in bash.
             let line = self.peek()?.line;
             let empty = Command {
@@ -307,6 +344,7 @@ impl<'a> Parser<'a> {
             };
             return Ok(Pipeline {
                 negated,
+                timed,
                 commands: vec![empty],
             });
         }
@@ -315,7 +353,13 @@ impl<'a> Parser<'a> {
             let stderr_too = match self.peek_op()? {
                 Some(Op::Pipe) => false,
                 Some(Op::PipeAmp) => true,
-                _ => return Ok(Pipeline { negated, commands }),
+                _ => {
+                    return Ok(Pipeline {
+                        negated,
+                        timed,
+                        commands,
+                    })
+                }
             };
             self.next()?;
             if let (true, Some(last)) = (stderr_too, commands.last_mut()) {

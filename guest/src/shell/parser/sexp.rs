@@ -39,6 +39,10 @@ fn and_or(and_or: &AndOr) -> String {
 fn pipeline(p: &Pipeline) -> String {
     let commands: Vec<String> = p.commands.iter().map(command).collect();
     let text = commands.join(" | ");
+    let text = match p.timed {
+        true => format!("time {text}"),
+        false => text,
+    };
     match p.negated {
         true => format!("! {text}"),
         false => text,

@@ -66,6 +66,12 @@ parses! {
     negation_alone: "!; !\n! &" => "! []; ! []; ! [] &";
     error_negation_then_and: "! && a" => "error: syntax error near unexpected token `&&'";
     error_negation_after_pipe: "a | ! b" => "error: syntax error near unexpected token `!'";
+    negation_of_subshell_without_blank: "!(a) && b" => "! (sub [a]) && [b]";
+    extglob_after_command_name: "a !(b)" => "[a !(b)]";
+    time_keyword: "time -p a | b; ! time c" => "time [a] | [b]; ! time [c]";
+    time_keyword_group: "time { a; } 2>e" => "time (group [a]) 2>e";
+    time_keyword_alone: "time; time x=1" => "time []; time [%x=1]";
+    time_quoted_is_a_command: "'time' a" => "['time' a]";
     and_or: "a && b || c" => "[a] && [b] || [c]";
     and_or_newline: "a &&\n\n b" => "[a] && [b]";
     sequence: "a; b\nc" => "[a]; [b]; [c]";

@@ -486,6 +486,11 @@ impl Sh {
             s.errexit_off += 1;
             s.negated_off += usize::from(negation);
         }
+        // The clock is a host call: read it only for `time`.
+        let start = match pipeline.timed {
+            true => self.world.host.now_ms(),
+            false => 0.0,
+        };
         let result = if pipeline.commands.len() == 1 {
             let flow = self.run_command(&pipeline.commands[0], fds.clone()).await;
             match flow {
@@ -499,6 +504,9 @@ impl Sh {
             let mut s = self.state.borrow_mut();
             s.errexit_off = s.errexit_off.saturating_sub(1);
             s.negated_off = s.negated_off.saturating_sub(usize::from(negation));
+        }
+        if pipeline.timed {
+            self.report_time(start, fds).await;
         }
         let statuses = match result {
             Ok(statuses) => statuses,
@@ -521,6 +529,14 @@ impl Sh {
             status = i32::from(status == 0);
         }
         Flow::Normal(status)
+    }
+
+    /// Prints on stderr the time since `start` (ms) as bash's `time` does.
+    pub(crate) async fn report_time(&self, start: f64, fds: &Fds) {
+        let elapsed = (self.world.host.now_ms() - start).max(0.0) / 1000.0;
+        let (real, zero) = (clock(elapsed), clock(0.0));
+        fds.eprint(&format!("\nreal\t{real}\nuser\t{zero}\nsys\t{zero}\n"))
+            .await;
     }
 
     fn set_pipestatus(&self, statuses: &[i32]) {
@@ -732,7 +748,11 @@ impl Sh {
     async fn run_compound(&self, kind: &CommandKind, fds: &Fds) -> Flow {
         match kind {
             CommandKind::Subshell(list) => match self.subshell() {
-                Ok(sub) => Flow::Normal(sub.run_subshell(list, fds).await.status()),
+                Ok(sub) => {
+                    // A new process: `break` there has no loop (bash warns and goes on).
+                    sub.state.borrow_mut().loop_depth = 0;
+                    Flow::Normal(sub.run_subshell(list, fds).await.status())
+                }
                 Err(message) => {
                     self.report(fds, &message).await;
                     Flow::Normal(1)
@@ -754,6 +774,7 @@ impl Sh {
                             and_or: AndOr {
                                 first: Pipeline {
                                     negated: false,
+                                    timed: false,
                                     commands: vec![Command {
                                         kind: CommandKind::Cond(expr.clone()),
                                         redirects: Vec::new(),
@@ -1181,4 +1202,10 @@ impl Drop for Level<'_> {
             s.depth = s.depth.saturating_sub(1);
         }
     }
+}
+
+/// Seconds as `time` reports them: `0m1.234s`.
+fn clock(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).floor();
+    format!("{}m{:.3}s", minutes as u64, seconds - minutes * 60.0)
 }

@@ -642,7 +642,7 @@ impl Sh {
             }
         } else if name.contains('/') {
             self.run_path(&name, argv, &temps, fds).await
-        } else if let Some(path) = self.find_command(&name) {
+        } else if let Some(path) = self.find_with(&name, &temps).await {
             self.run_path(&path, argv, &temps, fds).await
         } else {
             let message = format!("{name}: command not found{}", missing_hint(&name));
@@ -658,12 +658,23 @@ impl Sh {
         flow
     }
 
+    /// The file `name` runs, looked up in the `PATH` of a prefix assignment if there is one
+    /// (`PATH=./bin:$PATH tool`).
+    async fn find_with(&self, name: &str, temps: &[AssignArg]) -> Option<String> {
+        let temps = match temps.iter().any(|t| t.name == "PATH") {
+            true => temps,
+            false => &[],
+        };
+        self.with_temps(temps, async { self.find_command(name) })
+            .await
+    }
+
     /// Runs `body` with prefix assignments as a temporary scope (`IFS=, read a b`).
-    pub(crate) async fn with_temps<F: std::future::Future<Output = Flow>>(
+    pub(crate) async fn with_temps<T, F: std::future::Future<Output = T>>(
         &self,
         temps: &[AssignArg],
         body: F,
-    ) -> Flow {
+    ) -> T {
         if temps.is_empty() {
             return body.await;
         }

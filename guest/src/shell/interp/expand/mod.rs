@@ -9,6 +9,7 @@
 pub mod brace;
 pub mod glob;
 mod param;
+pub(super) use param::change_case;
 pub mod pattern;
 
 use std::rc::Rc;

@@ -556,8 +556,8 @@ impl Sh {
         match c {
             'Q' => map(value, |s| quote::q(&s)),
             'E' => map(value, |s| quote::unescape_c(&s)),
-            'U' => map(value, |s| s.to_uppercase()),
-            'L' => map(value, |s| s.to_lowercase()),
+            'U' => map(value, |s| change_case(s, Some(true), true, None)),
+            'L' => map(value, |s| change_case(s, Some(false), true, None)),
             'u' => map(value, |s| change_case(s, Some(true), false, None)),
             'a' => {
                 let flags = var_name
@@ -1024,17 +1024,26 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
     }
 }
 
-/// `upper`: to upper case, to lower case, or (None) swapped.
-fn change_case(s: String, upper: Option<bool>, all: bool, p: Option<&Pattern>) -> String {
+/// `upper`: to upper case, to lower case, or (None) swapped. A character whose mapping is
+/// more than one character (`ß` to `SS`) stays as it is, as bash's per-character mapping does.
+pub(crate) fn change_case(
+    s: String,
+    upper: Option<bool>,
+    all: bool,
+    p: Option<&Pattern>,
+) -> String {
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
         let eligible = (all || i == 0) && p.is_none_or(|p| p.matches(&c.to_string()));
         if eligible {
-            if upper.unwrap_or(c.is_lowercase()) {
-                out.extend(c.to_uppercase());
-            } else {
-                out.extend(c.to_lowercase());
-            }
+            let mut mapped = match upper.unwrap_or(c.is_lowercase()) {
+                true => c.to_uppercase().collect::<Vec<_>>(),
+                false => c.to_lowercase().collect(),
+            };
+            out.push(match mapped.len() {
+                1 => mapped.remove(0),
+                _ => c,
+            });
         } else {
             out.push(c);
         }
