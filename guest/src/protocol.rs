@@ -94,14 +94,18 @@ impl FrameWriter {
     pub fn finish<T: Serialize>(self, header: &T) -> Vec<u8> {
         // Serialising our own plain structs cannot fail; fall back to an empty object regardless.
         let json = serde_json::to_vec(header).unwrap_or_else(|_| b"{}".to_vec());
-        if self.blob.capacity() - self.blob.len() >= 4 + json.len() {
+        let head = 4 + json.len();
+        if self.blob.capacity() - self.blob.len() >= head {
             // The header goes in front of the blob where it is: no second copy of a large blob.
             let mut out = self.blob;
-            let head = (json.len() as u32).to_le_bytes().into_iter().chain(json);
-            out.splice(0..0, head);
+            let len = out.len();
+            out.resize(len + head, 0);
+            out.copy_within(..len, head);
+            out[..4].copy_from_slice(&(json.len() as u32).to_le_bytes());
+            out[4..head].copy_from_slice(&json);
             return out;
         }
-        let mut out = Vec::with_capacity(4 + json.len() + self.blob.len());
+        let mut out = Vec::with_capacity(head + self.blob.len());
         out.extend_from_slice(&(json.len() as u32).to_le_bytes());
         out.extend_from_slice(&json);
         out.extend_from_slice(&self.blob);
