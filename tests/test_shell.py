@@ -44,6 +44,38 @@ def test_echo_and_status(sandbox: Sandbox) -> None:
     )
 
 
+def test_echo_the_builtin_writes_as_the_applet_and_reports_as_bash() -> None:
+    sandbox = Sandbox(limits=Limits(max_file_size=100))
+    # The builtin writes what /bin/echo (the applet) writes, raw bytes and -e's bytes alike.
+    for args in [
+        "-e 'a\\tb\\c' x",
+        "-nE '\\t'",
+        "-x -- y",
+        "$'\\xff' -e '\\x41'",
+        "-e '\\xf4\\x8f\\xbe\\x80'",
+        "-e $'\\xce' '\\xce'",
+    ]:
+        script = f"echo {args} | od -An -tx1; /bin/echo {args} | od -An -tx1"
+        first, second = sh(sandbox, script)[0].split("\n", 1)
+        assert (first + "\n", sh(sandbox, "type -t echo")[0]) == (second, "builtin\n"), args
+    # A write that fails is reported as bash reports it, with status 1.
+    assert sh(sandbox, "echo hi >&-; echo $?") == (
+        "1\n",
+        "bash: line 1: echo: write error: Bad file descriptor\n",
+        0,
+    )
+    assert sh(sandbox, "echo hi 2>&1 >&- | cat") == (
+        "bash: line 1: echo: write error: Bad file descriptor\n",
+        "",
+        0,
+    )
+    assert sh(sandbox, "echo $(seq 100) > big; echo $?") == (
+        "1\n",
+        "bash: line 1: echo: write error: File too large\n",
+        0,
+    )
+
+
 def test_the_session_persists_between_executions(sandbox: Sandbox) -> None:
     sh(sandbox, 'cd /tmp; X=5; export Y=6; f() { echo "f:$1"; }')
     assert sh(sandbox, "pwd; echo $X $Y; f a") == ("/tmp\n5 6\nf:a\n", "", 0)

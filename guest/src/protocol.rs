@@ -99,14 +99,18 @@ impl FrameWriter {
 
     /// The frame of `head` (a header already encoded) and the blob.
     pub fn finish_with(self, head: &[u8]) -> Vec<u8> {
-        if self.blob.capacity() - self.blob.len() >= 4 + head.len() {
+        let start = 4 + head.len();
+        if self.blob.capacity() - self.blob.len() >= start {
             // The header goes in front of the blob where it is: no second copy of a large blob.
             let mut out = self.blob;
-            let prefix = (head.len() as u32).to_le_bytes().into_iter();
-            out.splice(0..0, prefix.chain(head.iter().copied()));
+            let len = out.len();
+            out.resize(len + start, 0);
+            out.copy_within(..len, start);
+            out[..4].copy_from_slice(&(head.len() as u32).to_le_bytes());
+            out[4..start].copy_from_slice(head);
             return out;
         }
-        let mut out = Vec::with_capacity(4 + head.len() + self.blob.len());
+        let mut out = Vec::with_capacity(start + self.blob.len());
         out.extend_from_slice(&(head.len() as u32).to_le_bytes());
         out.extend_from_slice(head);
         out.extend_from_slice(&self.blob);

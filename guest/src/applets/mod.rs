@@ -23,6 +23,7 @@ use std::rc::Rc;
 use crate::task::{Input, LocalFuture, Output};
 use crate::vfs::Vfs;
 pub use common::Help;
+pub use text::echo_text;
 
 /// How a host operation failed: `capability`, `tool`, `argument`, ... and the message.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,23 +15,29 @@ pub const APPLET: Applet = Applet {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let (newline, escapes, words) = parse(&ctx.args);
-        let mut text = Vec::new();
-        for (i, word) in words.iter().enumerate() {
-            if i > 0 {
-                text.push(b' ');
-            }
-            if !escapes {
-                text.extend_from_slice(word.as_bytes());
-            } else if expand_b(word.as_bytes(), &mut text, Escapes::Echo) == Flow::Stop {
-                return finish(&mut ctx, &text).await;
-            }
-        }
-        if newline {
-            text.push(b'\n');
-        }
+        let text = text(&ctx.args);
         finish(&mut ctx, &text).await
     })
+}
+
+/// What `echo ARGS` writes (the shell's `echo` builtin writes it too).
+pub fn text(args: &[String]) -> Vec<u8> {
+    let (newline, escapes, words) = parse(args);
+    let mut text = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            text.push(b' ');
+        }
+        if !escapes {
+            text.extend_from_slice(word.as_bytes());
+        } else if expand_b(word.as_bytes(), &mut text, Escapes::Echo) == Flow::Stop {
+            return text;
+        }
+    }
+    if newline {
+        text.push(b'\n');
+    }
+    text
 }
 
 /// Writes `text`: status 0, or 1 on failure (a refused write is reported, a closed pipe is not).

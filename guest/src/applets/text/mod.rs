@@ -50,6 +50,7 @@ mod yes;
 mod cases;
 
 use super::Applet;
+pub use echo::text as echo_text;
 
 /// The applets of this group.
 pub static APPLETS: &[&Applet] = &[

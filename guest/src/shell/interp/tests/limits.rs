@@ -240,6 +240,6 @@ fn a_redirect_past_a_quota_fails_loudly_and_keeps_the_data() {
         "seq: write error: big: File too large\n\
          seq: write error: small: File too large\n\
          seq: write error: grp: File too large\n\
-         echo: write error: b2: File too large\n"
+         bash: line 2: echo: write error: File too large\n" // a builtin, as in bash
     );
 }
