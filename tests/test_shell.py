@@ -83,6 +83,13 @@ def test_the_session_persists_between_executions(sandbox: Sandbox) -> None:
     assert sh(sandbox, 'pwd; echo "[$X]"') == ("/workspace\n[]\n", "", 0)
 
 
+def test_an_exit_trap_ends_with_its_execution(sandbox: Sandbox) -> None:
+    # One set by the EXIT trap itself runs neither then (as in bash) nor after the next one.
+    script = "trap 'trap \"echo inner\" EXIT; echo outer' EXIT; echo body"
+    assert sh(sandbox, script) == ("body\nouter\n", "", 0)
+    assert sh(sandbox, "echo next; trap -p EXIT") == ("next\n", "", 0)
+
+
 def test_descriptors_kept_open_end_with_the_execution(sandbox: Sandbox) -> None:
     assert sh(sandbox, "f() { exec 3>a.txt; }; f; : {fd}>b.txt; echo $fd; exec 1>&-") == (
         "10\n",

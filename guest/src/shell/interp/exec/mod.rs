@@ -118,7 +118,12 @@ impl Sh {
                 state.exiting_with = Some(status);
             }
             let flow = self.run_list(&program, fds).await;
-            self.state.borrow_mut().exiting_with = None;
+            let mut state = self.state.borrow_mut();
+            state.exiting_with = None;
+            // The shell has ended: an `EXIT` trap set by the trap itself never runs (as in
+            // bash), nor at the end of the session's next execution.
+            state.traps.remove("EXIT");
+            drop(state);
             if let Flow::Exit(s) = flow {
                 return s;
             }
