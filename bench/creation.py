@@ -181,15 +181,16 @@ def hold_releases() -> None:
 
 def released_when_idle() -> float:
     """Let the idle sandboxes give their unused pages back (``corral._idle``, Linux), as they
-    do after ``IDLE_AFTER`` seconds without use, and wait until they have; the seconds
-    waited."""
+    do after ``IDLE_AFTER`` seconds without use; the seconds waited. The release thread still
+    sleeps out the hour :func:`hold_releases` set, so this thread releases them, with the
+    thread's own call."""
     started = time.monotonic()
-    _idle.IDLE_AFTER = RELEASE_AFTER
     time.sleep(RELEASE_AFTER)
-    with _idle._state.changed:
-        _idle._state.changed.notify()  # the release thread still waits out the hour set above
-    while _idle._state.waiting and time.monotonic() - started < 60:
-        time.sleep(0.1)
+    with _idle._state.lock:
+        owners = list(_idle._state.waiting)
+    since = time.monotonic() - RELEASE_AFTER
+    for owner in owners:
+        owner.release_if_idle(since)
     return time.monotonic() - started
 
 
