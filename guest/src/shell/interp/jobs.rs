@@ -54,15 +54,27 @@ pub(crate) struct Jobs {
     /// The run's own standard input: a job started where it is still stdin reads an empty
     /// file instead, as in a non-interactive bash (a redirected stdin is inherited).
     script_stdin: Option<Rc<InHandle>>,
+    /// The run's nesting depth. A job's future is polled by the run's ([`with_jobs`]), not
+    /// inside the command that started it, so its shell starts one level above this one:
+    /// a job started by a job (`f() { f | f & }`) does not nest deeper on the machine stack.
+    /// (Inheriting the starter's depth ended such a fork bomb at the nesting limit, sooner
+    /// or later than the time limit depending on the machine's speed.)
+    run_depth: usize,
 }
 
 impl Jobs {
-    /// The table of a run whose standard input is `script_stdin`.
-    pub fn new(script_stdin: Option<Rc<InHandle>>) -> Jobs {
+    /// The table of a run at nesting depth `run_depth` whose standard input is `script_stdin`.
+    pub fn new(script_stdin: Option<Rc<InHandle>>, run_depth: usize) -> Jobs {
         Jobs {
             script_stdin,
+            run_depth,
             ..Jobs::default()
         }
+    }
+
+    /// The nesting depth that a job's shell starts at.
+    pub fn job_depth(&self) -> usize {
+        self.run_depth + 1
     }
 
     /// Whether `input` is the run's own standard input.

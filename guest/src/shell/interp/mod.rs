@@ -288,8 +288,9 @@ impl Shell {
         let mut state = self.sh.state.borrow_mut();
         state.pending_outputs.clear();
         state.kept_fds.clear();
+        let depth = state.depth;
         drop(state);
-        let jobs = Rc::new(jobs::Jobs::new(fds.input(0).cloned()));
+        let jobs = Rc::new(jobs::Jobs::new(fds.input(0).cloned(), depth));
         let sh = Sh {
             jobs: Rc::clone(&jobs),
             ..self.sh.clone()

@@ -266,7 +266,10 @@ impl Sh {
         let command = super::unparse::list(&shown).trim_end().to_string();
         let owner = self.state.borrow().job_owner;
         let pid = self.jobs.spawn(owner, command, |pid| {
-            sub.state.borrow_mut().job_owner = pid;
+            let mut state = sub.state.borrow_mut();
+            state.job_owner = pid;
+            state.depth = self.jobs.job_depth();
+            drop(state);
             // The job's own status sets off neither `set -e` nor the `ERR` trap, as in bash.
             Box::pin(async move { sub.run_and_or(&and_or, &job_fds, false).await.status() })
         });
@@ -303,7 +306,10 @@ impl Sh {
         let command = super::unparse::command(&body).trim_end().to_string();
         let owner = self.state.borrow().job_owner;
         let pid = self.jobs.spawn(owner, command, |pid| {
-            sub.state.borrow_mut().job_owner = pid;
+            let mut state = sub.state.borrow_mut();
+            state.job_owner = pid;
+            state.depth = self.jobs.job_depth();
+            drop(state);
             Box::pin(async move { sub.run_command(&body, job_fds).await.status() })
         });
         let assigned = {

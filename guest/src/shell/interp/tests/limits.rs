@@ -59,6 +59,27 @@ fn function_recursion_is_bounded() {
     assert!(o.stderr.contains("maximum"), "{o:?}");
 }
 
+/// A job is polled by its run, not inside the command that started it: a chain of jobs each
+/// starting the next does not nest deeper (it ended at the nesting limit, about 60 jobs down).
+#[test]
+fn a_job_started_by_a_job_starts_at_the_runs_depth() {
+    let o = runs_on_big_stack(
+        "f() { if (( $1 < 300 )); then f $(( $1 + 1 )) & else echo reached $1; fi; }; f 0",
+    );
+    assert_eq!(
+        o,
+        Outcome {
+            stdout: "reached 300\n".into(),
+            stderr: String::new(),
+            status: 0
+        }
+    );
+    let o = runs_on_big_stack(
+        "f() { if (( $1 < 300 )); then coproc f $(( $1 + 1 )); else echo reached $1 >&2; fi; }; f 0",
+    );
+    assert_eq!((o.stderr.as_str(), o.status), ("reached 300\n", 0));
+}
+
 #[test]
 fn deep_nesting_in_the_source_is_an_error() {
     let deep = format!("{}echo x{}", "( ".repeat(500), " )".repeat(500));
