@@ -186,11 +186,7 @@ def released_when_idle() -> float:
     thread's own call."""
     started = time.monotonic()
     time.sleep(RELEASE_AFTER)
-    with _idle._state.lock:
-        owners = list(_idle._state.waiting)
-    since = time.monotonic() - RELEASE_AFTER
-    for owner in owners:
-        owner.release_if_idle(since)
+    _idle.release_owners(time.monotonic() - RELEASE_AFTER)
     return time.monotonic() - started
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
             (``time.monotonic()``); else nothing (asked again later)."""
 
 
-__all__ = ["IDLE_AFTER", "done", "watch"]
+__all__ = ["IDLE_AFTER", "done", "release_owners", "watch"]
 
 IDLE_AFTER = 1.0
 """Seconds without a guest call after which a sandbox's unused pages are given back."""
@@ -85,9 +85,14 @@ def _release_idle() -> None:
         if asleep:
             state.wake.acquire()  # until watch() has one (it releases it once)
         time.sleep(IDLE_AFTER)
-        with state.lock:
-            owners = list(state.waiting)
-        since = time.monotonic() - IDLE_AFTER
-        for owner in owners:
-            owner.release_if_idle(since)
-        del owners  # no sandbox kept alive while sleeping
+        release_owners(time.monotonic() - IDLE_AFTER)
+
+
+def release_owners(since: float) -> None:
+    """Ask every watched sandbox to release its pages if unused since ``since``
+    (``time.monotonic()``). The list of them lives only here: no sandbox is kept alive while the
+    thread sleeps."""
+    with _state.lock:
+        owners = list(_state.waiting)
+    for owner in owners:
+        owner.release_if_idle(since)
