@@ -341,14 +341,16 @@ pub mod slot {
     pub const FPAT: u32 = 16;
     /// How many slots have assignment hooks.
     pub const SPECIAL_SCALARS: u32 = 17;
+    /// `ERRNO` (gawk: why the last `getline < file` failed)
+    pub const ERRNO: u32 = 17;
     /// `ENVIRON`
-    pub const ENVIRON: u32 = 17;
+    pub const ENVIRON: u32 = 18;
     /// `ARGV`
-    pub const ARGV: u32 = 18;
+    pub const ARGV: u32 = 19;
     /// `PROCINFO`
-    pub const PROCINFO: u32 = 19;
+    pub const PROCINFO: u32 = 20;
     /// The names, by slot.
-    pub const NAMES: [&str; 20] = [
+    pub const NAMES: [&str; 21] = [
         "NF",
         "NR",
         "FNR",
@@ -366,6 +368,7 @@ pub mod slot {
         "IGNORECASE",
         "ARGC",
         "FPAT",
+        "ERRNO",
         "ENVIRON",
         "ARGV",
         "PROCINFO",

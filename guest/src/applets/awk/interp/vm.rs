@@ -833,7 +833,11 @@ impl Interp {
                         .await
                     {
                         Ok(got) => got,
-                        Err(_) => return Ok(Value::Num(-1.0)),
+                        Err(errno) => {
+                            let text = errno.to_string();
+                            self.globals[slot::ERRNO as usize] = Value::str(text.as_bytes());
+                            return Ok(Value::Num(-1.0));
+                        }
                     }
                 };
                 if !got {
