@@ -1,11 +1,12 @@
 """The step/resume driver between the host and one guest instance.
 
-Messages are frames: a little-endian ``u32`` header length, a JSON header, then a blob of raw
+Messages are frames: a little-endian ``u32`` header length, a header, then a blob of raw
 bytes that the header addresses by ``[offset, length]`` ranges (code, stdin, tool results and
-output travel as raw bytes, never base64). The host writes each frame into the guest's inbox
-(``corral_inbox``) and calls an export with its length; the export returns a reply frame packed
-as ``ptr << 32 | len``. ``submit`` and ``resume`` also step, so an execution without tool calls
-is a single call into the guest.
+output travel as raw bytes, never base64). An execution's frames (``submit``, ``resume``, the
+step reply) have binary headers of fixed fields; the others' headers are JSON. The host
+writes each frame into the guest's inbox (``corral_inbox``) and calls an export with its
+length; the export returns a reply frame packed as ``ptr << 32 | len``. ``submit`` and
+``resume`` also step, so an execution without tool calls is a single call into the guest.
 
 :class:`Driver` runs executions as generators: each yields the batch of host operations the guest
 is blocked on and receives their results, so the same loop serves sync and async hosts. It also
@@ -443,7 +444,7 @@ class Driver:
 
     def _resume(self, answer: list[OpResult] | Cancel, backstop: float, clock: int | None) -> bytes:
         if isinstance(answer, Cancel):
-            frame = encode_frame({"cancel": answer.kind})
+            frame = _cancel_frame(answer.kind)
         else:
             frame = _results_frame(answer, clock)
         return self._send("corral_resume", frame, backstop)
@@ -526,17 +527,18 @@ def _parse_step(reply: bytes) -> _Step:
     guest is broken: treat it as a trap."""
     try:
         (length,) = _LENGTH.unpack_from(reply)
-        head = reply[4 : 4 + length]
-        if head[:1] == b"{":
+        if reply[4:5] == b"{":
             header, _ = decode_frame(reply)  # only an Ack: the guest refused the call
             from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
 
             raise GuestTrap(ErrorKind.PROTOCOL, f"the guest refused a message: {header['error']}")
-        blob = reply[4 + length :]
-        done, kind, flags, exit_code, generation, *ranges, count = _STEP.unpack_from(head)
-        if len(head) != _STEP.size + count * _OP.size:
-            raise ValueError(f"a header of {len(head)} bytes for {count} operations")
-        ops = [_host_op(row, blob) for row in _OP.iter_unpack(head[_STEP.size :])]
+        # Read in place: neither the header nor the blob is copied out of the reply.
+        done, kind, flags, exit_code, generation, *ranges, count = _STEP.unpack_from(reply, 4)
+        blob = 4 + length  # where the blob starts
+        if length != _STEP.size + count * _OP.size or len(reply) < blob:
+            raise ValueError(f"a header of {length} bytes for {count} operations")
+        rows = _OP.iter_unpack(memoryview(reply)[4 + _STEP.size : blob]) if count else ()
+        ops = [_host_op(row, reply, blob) for row in rows]
         outcome = None
         if done:
             if ops or done != 1:
@@ -547,12 +549,15 @@ def _parse_step(reply: bytes) -> _Step:
                 exit_code=exit_code,
                 stdout=b"",
                 stderr=b"",
-                value=_span(blob, ranges[4], ranges[5]) if flags & 1 else None,
+                value=_span(reply, blob, ranges[4], ranges[5]) if flags & 1 else None,
                 error_kind=None if error_kind is None else _error_kind(error_kind),
-                error=None if error_kind is None else _span(blob, ranges[6], ranges[7]).decode(),
-                session=_span(blob, ranges[8], ranges[9]) if flags & 2 else None,
+                error=None
+                if error_kind is None
+                else _span(reply, blob, ranges[6], ranges[7]).decode(),
+                session=_span(reply, blob, ranges[8], ranges[9]) if flags & 2 else None,
             )
-        stdout, stderr = _span(blob, ranges[0], ranges[1]), _span(blob, ranges[2], ranges[3])
+        stdout = _span(reply, blob, ranges[0], ranges[1])
+        stderr = _span(reply, blob, ranges[2], ranges[3])
         return _Step(stdout, stderr, ops, outcome, bool(flags & 4))
     except (
         ValueError,
@@ -573,11 +578,12 @@ def _parse_step(reply: bytes) -> _Step:
 _LENGTH = struct.Struct("<I")
 
 
-def _span(blob: bytes, start: int, length: int) -> bytes:
-    """The bytes of a range of a reply's blob, which must hold them."""
-    if start + length > len(blob):
-        raise ValueError(f"the range {start}+{length} is outside the {len(blob)}-byte blob")
-    return blob[start : start + length]
+def _span(reply: bytes, blob: int, start: int, length: int) -> bytes:
+    """The bytes of a range of a reply's blob (which starts at ``blob``), which must hold
+    them."""
+    if start + length > len(reply) - blob:
+        raise ValueError(f"the range {start}+{length} is outside the {len(reply) - blob}-byte blob")
+    return reply[blob + start : blob + start + length]
 
 
 def _error_kind(kind: str) -> ErrorKind:
@@ -587,15 +593,15 @@ def _error_kind(kind: str) -> ErrorKind:
     return ErrorKind(kind)
 
 
-def _host_op(row: tuple[int, int, int, int, int, int, float], blob: bytes) -> HostOp:
+def _host_op(row: tuple[int, int, int, int, int, int, float], reply: bytes, blob: int) -> HostOp:
     id, code, tool_at, tool_length, args_at, args_length, ms = row
     kind, caller = _OP_KINDS[code]
     if kind == "sleep":
         if not 0 <= ms < _NO_SLEEP:  # NaN compares false
             raise ValueError(f"a sleep of {ms} ms")
         return HostOp(id, kind, ms=ms)
-    tool = _span(blob, tool_at, tool_length).decode()
-    return HostOp(id, kind, tool, _span(blob, args_at, args_length), caller=caller)
+    tool = _span(reply, blob, tool_at, tool_length).decode()
+    return HostOp(id, kind, tool, _span(reply, blob, args_at, args_length), caller=caller)
 
 
 _NO_SLEEP = float("inf")
@@ -631,38 +637,64 @@ def _ack(reply: bytes) -> None:
         raise ProtocolError(str(header["error"]))
 
 
+_JOB = struct.Struct("<IBBxxQIIII")
+"""A ``submit`` frame's length prefix and binary header (the guest's ``protocol::Job``):
+the language (``_LANGUAGES``), flags (1: stdin), the time limit in milliseconds, the code's
+range, stdin's range; the code and stdin follow in the blob."""
+_LANGUAGES = {"javascript": 0, "shell": 1}
+
+
 def _job_frame(language: str, timeout_ms: int, code: bytes, stdin: bytes | None) -> bytes:
-    """The ``submit`` frame: ``{"language": …, "timeout_ms": …, "code": [0, n]}`` (and
-    ``"stdin"``), the code and stdin in the blob; written as text, as ``encode_frame`` would
-    encode it (a quarter of its time)."""
-    name = f'"{language}"' if language.isascii() and language.isalnum() else _header(language)
-    head = f'{{"language":{name},"timeout_ms":{timeout_ms},"code":[0,{len(code)}]'
-    if stdin is not None:
-        head += f',"stdin":[{len(code)},{len(stdin)}]'
-    data = (head + "}").encode()
-    return struct.pack("<I", len(data)) + data + code + (stdin or b"")
+    """The ``submit`` frame: one ``struct.pack`` (the guest reads fixed fields: no JSON on
+    either side)."""
+    number = _LANGUAGES.get(language)
+    if number is None:
+        raise ValueError(f"unsupported language {language!r}: use 'javascript' or 'shell'")
+    extra = b"" if stdin is None else stdin
+    head = _JOB.pack(
+        _JOB.size - 4, number, stdin is not None, timeout_ms, 0, len(code), len(code), len(extra)
+    )
+    return head + code + extra
+
+
+_RESUME = struct.Struct("<IBBxxIQ")
+"""A ``resume`` frame's length prefix and binary header (the guest's ``protocol::Resume``):
+flags (1: cancel, 2: a clock reading), the cancellation's error kind (its number in
+``_ERROR_KINDS``), the number of results, the clock reading in nanoseconds; a ``_RESULT`` row
+per result follows."""
+_RESULT = struct.Struct("<QB3xIIII")
+"""A result's row: its id, 0 (ok: the JSON's range in the blob) or 1 (an error: its kind's
+range, its message's range)."""
 
 
 def _results_frame(results: list[OpResult], clock: int | None = None) -> bytes:
-    """``{"results": [{"id": …, "ok": [start, length]} or {"id": …, "error": {…}}, …]}``
-    (and ``"clock": ns`` when the guest asked for it) and the results' JSON in the blob; each
-    item is written as text, not made as a dict and a list and then encoded (a quarter of the
-    time per result)."""
-    items: list[str] = []
+    """The ``resume`` frame of ``results`` (and the monotonic clock's reading when the guest
+    asked for it): fixed binary rows, the results' JSON and the errors' text in the blob."""
+    rows: list[bytes] = []
     blob = bytearray()
     for result in results:
-        if result.ok is not None:
-            items.append(f'{{"id":{int(result.id)},"ok":[{len(blob)},{len(result.ok)}]}}')
-            blob += result.ok
+        ok = result.ok
+        if ok is not None:
+            rows.append(_RESULT.pack(result.id, 0, len(blob), len(ok), 0, 0))
+            blob += ok
         else:
             from ._error_kinds import CallErrorKind
 
-            kind = result.error_kind or CallErrorKind.TOOL
-            error = {"kind": kind, "message": result.error or ""}
-            items.append(_header({"id": int(result.id), "error": error}))
-    tail = "]}" if clock is None else f'],"clock":{int(clock)}}}'
-    head = ('{"results":[' + ",".join(items) + tail).encode()
-    return struct.pack("<I", len(head)) + head + blob
+            kind = str(result.error_kind or CallErrorKind.TOOL).encode()
+            message = (result.error or "").encode("utf-8", "replace")
+            at = len(blob)
+            rows.append(_RESULT.pack(result.id, 1, at, len(kind), at + len(kind), len(message)))
+            blob += kind + message
+    size = _RESUME.size - 4 + _RESULT.size * len(rows)
+    head = _RESUME.pack(size, 0 if clock is None else 2, 0, len(rows), clock or 0)
+    return head + b"".join(rows) + blob
+
+
+def _cancel_frame(kind: ErrorKind) -> bytes:
+    """The ``resume`` frame that ends the execution with ``kind`` (a kind the guest knows)."""
+    if kind not in _ERROR_KINDS[1:]:
+        raise ValueError(f"an execution cannot be cancelled as {kind!r}")
+    return _RESUME.pack(_RESUME.size - 4, 1, _ERROR_KINDS.index(kind), 0, 0)
 
 
 # CallErrorKind is made on first use (see corral._error_kinds).
