@@ -527,18 +527,17 @@ def _parse_step(reply: bytes) -> _Step:
     guest is broken: treat it as a trap."""
     try:
         (length,) = _LENGTH.unpack_from(reply)
-        if reply[4:5] == b"{":
+        head = reply[4 : 4 + length]
+        if head[:1] == b"{":
             header, _ = decode_frame(reply)  # only an Ack: the guest refused the call
             from ._error_kinds import ErrorKind  # here, not at the top: see corral._error_kinds
 
             raise GuestTrap(ErrorKind.PROTOCOL, f"the guest refused a message: {header['error']}")
-        # Read in place: neither the header nor the blob is copied out of the reply.
-        done, kind, flags, exit_code, generation, *ranges, count = _STEP.unpack_from(reply, 4)
-        blob = 4 + length  # where the blob starts
-        if length != _STEP.size + count * _OP.size or len(reply) < blob:
-            raise ValueError(f"a header of {length} bytes for {count} operations")
-        rows = _OP.iter_unpack(memoryview(reply)[4 + _STEP.size : blob]) if count else ()
-        ops = [_host_op(row, reply, blob) for row in rows]
+        blob = reply[4 + length :]
+        done, kind, flags, exit_code, generation, *ranges, count = _STEP.unpack_from(head)
+        if len(head) != _STEP.size + count * _OP.size:
+            raise ValueError(f"a header of {len(head)} bytes for {count} operations")
+        ops = [_host_op(row, blob) for row in _OP.iter_unpack(head[_STEP.size :])]
         outcome = None
         if done:
             if ops or done != 1:
@@ -549,15 +548,12 @@ def _parse_step(reply: bytes) -> _Step:
                 exit_code=exit_code,
                 stdout=b"",
                 stderr=b"",
-                value=_span(reply, blob, ranges[4], ranges[5]) if flags & 1 else None,
+                value=_span(blob, ranges[4], ranges[5]) if flags & 1 else None,
                 error_kind=None if error_kind is None else _error_kind(error_kind),
-                error=None
-                if error_kind is None
-                else _span(reply, blob, ranges[6], ranges[7]).decode(),
-                session=_span(reply, blob, ranges[8], ranges[9]) if flags & 2 else None,
+                error=None if error_kind is None else _span(blob, ranges[6], ranges[7]).decode(),
+                session=_span(blob, ranges[8], ranges[9]) if flags & 2 else None,
             )
-        stdout = _span(reply, blob, ranges[0], ranges[1])
-        stderr = _span(reply, blob, ranges[2], ranges[3])
+        stdout, stderr = _span(blob, ranges[0], ranges[1]), _span(blob, ranges[2], ranges[3])
         return _Step(stdout, stderr, ops, outcome, bool(flags & 4))
     except (
         ValueError,
@@ -578,12 +574,11 @@ def _parse_step(reply: bytes) -> _Step:
 _LENGTH = struct.Struct("<I")
 
 
-def _span(reply: bytes, blob: int, start: int, length: int) -> bytes:
-    """The bytes of a range of a reply's blob (which starts at ``blob``), which must hold
-    them."""
-    if start + length > len(reply) - blob:
-        raise ValueError(f"the range {start}+{length} is outside the {len(reply) - blob}-byte blob")
-    return reply[blob + start : blob + start + length]
+def _span(blob: bytes, start: int, length: int) -> bytes:
+    """The bytes of a range of a reply's blob, which must hold them."""
+    if start + length > len(blob):
+        raise ValueError(f"the range {start}+{length} is outside the {len(blob)}-byte blob")
+    return blob[start : start + length]
 
 
 def _error_kind(kind: str) -> ErrorKind:
@@ -593,15 +588,15 @@ def _error_kind(kind: str) -> ErrorKind:
     return ErrorKind(kind)
 
 
-def _host_op(row: tuple[int, int, int, int, int, int, float], reply: bytes, blob: int) -> HostOp:
+def _host_op(row: tuple[int, int, int, int, int, int, float], blob: bytes) -> HostOp:
     id, code, tool_at, tool_length, args_at, args_length, ms = row
     kind, caller = _OP_KINDS[code]
     if kind == "sleep":
         if not 0 <= ms < _NO_SLEEP:  # NaN compares false
             raise ValueError(f"a sleep of {ms} ms")
         return HostOp(id, kind, ms=ms)
-    tool = _span(reply, blob, tool_at, tool_length).decode()
-    return HostOp(id, kind, tool, _span(reply, blob, args_at, args_length), caller=caller)
+    tool = _span(blob, tool_at, tool_length).decode()
+    return HostOp(id, kind, tool, _span(blob, args_at, args_length), caller=caller)
 
 
 _NO_SLEEP = float("inf")
