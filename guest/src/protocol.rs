@@ -247,6 +247,9 @@ impl Job {
     }
 }
 
+/// A result's ranges in the blob: its JSON, or an error's kind and message.
+pub type OpOutcome = Result<Range, (Range, Range)>;
+
 /// The outcome of one host operation.
 pub struct OpResult {
     /// The operation's id, as `step` reported it.
@@ -254,7 +257,7 @@ pub struct OpResult {
     /// On success the result as JSON text; on failure the kind of failure (`capability`:
     /// denied, `tool`: the tool raised, `argument`: bad arguments...) and the message the
     /// code sees: blob ranges.
-    pub outcome: Result<Range, (Range, Range)>,
+    pub outcome: OpOutcome,
 }
 
 /// The size of a resume's fixed header.
@@ -567,11 +570,7 @@ pub fn job_frame(language: u8, code: &str, timeout_ms: u64) -> Vec<u8> {
 /// A `resume` frame as the host writes it (for tests): `(id, Ok(json) or Err((kind,
 /// message)))` rows, a cancellation's error kind number, the blob.
 #[cfg(test)]
-pub fn resume_frame(
-    results: &[(u64, Result<Range, (Range, Range)>)],
-    cancel: Option<u8>,
-    blob: &[u8],
-) -> Vec<u8> {
+pub fn resume_frame(results: &[(u64, OpOutcome)], cancel: Option<u8>, blob: &[u8]) -> Vec<u8> {
     let mut head = vec![u8::from(cancel.is_some()), cancel.unwrap_or(0), 0, 0];
     head.extend_from_slice(&(results.len() as u32).to_le_bytes());
     head.extend_from_slice(&0u64.to_le_bytes());
