@@ -128,23 +128,39 @@ def test_stdout_travels_as_raw_bytes(driver: Driver) -> None:
     assert outcome.stdout == "é\x00x\n".encode()
 
 
+def _resume_fields(frame: bytes) -> tuple[tuple[int, ...], list[tuple[int, ...]], bytes]:
+    """A resume frame's header fields, its rows and its blob (as the guest's ``Resume``)."""
+    length, flags, cancel, count, clock = struct.unpack_from("<IBBxxIQ", frame)
+    assert length == 16 + 28 * count
+    rows = [struct.unpack_from("<QB3xIIII", frame, 20 + 28 * i) for i in range(count)]
+    return (flags, cancel, clock), rows, frame[4 + length :]
+
+
 def test_the_results_frame_holds_each_result_by_id_and_range() -> None:
     results = [
         OpResult(7, ok=b'{"x":1}'),
         OpResult(8, error_kind=CallErrorKind.CAPABILITY, error='no "quotes" \u00e9'),
         OpResult(9, ok=b"null"),
         OpResult(10, error_kind=None, error=None),
+        OpResult(11, error_kind=CallErrorKind.TOOL, error="lone \udc80"),
     ]
-    header, blob = decode_frame(_results_frame(results))
-    assert header == {
-        "results": [
-            {"id": 7, "ok": [0, 7]},
-            {"id": 8, "error": {"kind": "capability", "message": 'no "quotes" \u00e9'}},
-            {"id": 9, "ok": [7, 4]},
-            {"id": 10, "error": {"kind": "tool", "message": ""}},
-        ]
-    }
-    assert blob == b'{"x":1}null'
+    fields, rows, blob = _resume_fields(_results_frame(results))
+    assert fields == (0, 0, 0)
+    assert rows == [
+        (7, 0, 0, 7, 0, 0),
+        (8, 1, 7, 10, 17, 14),
+        (9, 0, 31, 4, 0, 0),
+        (10, 1, 35, 4, 39, 0),
+        (11, 1, 39, 4, 43, 6),
+    ]
+    assert blob == b'{"x":1}capabilityno "quotes" \xc3\xa9nulltooltoollone ?'
+    assert _resume_fields(_results_frame([], 123))[0] == (2, 0, 123)
+
+
+def test_a_cancellation_is_sent_as_the_guests_error_kind_number() -> None:
+    assert _resume_fields(protocol._cancel_frame(ErrorKind.TIMEOUT)) == ((1, 2, 0), [], b"")
+    with pytest.raises(ValueError, match="cannot be cancelled as"):
+        protocol._cancel_frame(ErrorKind.TRAP)
 
 
 def _reply(header: str | bytes, blob: bytes = b"") -> bytes:
@@ -263,8 +279,17 @@ def test_a_malformed_step_reply_restarts_the_sandbox_with_its_files(
 
 
 @pytest.mark.parametrize("stdin", [None, b"", b"in\n"])
-@pytest.mark.parametrize("language", ["javascript", "shell", 'odd "name"\n'])
-def test_the_submit_frame_is_what_encode_frame_makes(language: str, stdin: bytes | None) -> None:
-    blobs = {"code": "ré".encode()} | ({} if stdin is None else {"stdin": stdin})
-    made = encode_frame({"language": language, "timeout_ms": 1500}, blobs)
-    assert protocol._job_frame(language, 1500, "ré".encode(), stdin) == made
+@pytest.mark.parametrize(("language", "number"), [("javascript", 0), ("shell", 1)])
+def test_the_submit_frame_holds_fixed_fields(
+    language: str, number: int, stdin: bytes | None
+) -> None:
+    frame = protocol._job_frame(language, 1500, "ré".encode(), stdin)
+    extra = stdin or b""
+    fields = (number, stdin is not None, 1500, 0, 3, 3, len(extra))
+    assert struct.unpack_from("<IBBxxQIIII", frame) == (28, *fields)
+    assert frame[32:] == "ré".encode() + extra
+
+
+def test_the_submit_frame_refuses_an_unknown_language() -> None:
+    with pytest.raises(ValueError, match="unsupported language 'cobol'"):
+        protocol._job_frame("cobol", 1500, b"", None)

@@ -513,6 +513,29 @@ def test_copies_after_a_call_that_grew_the_memory_reach_its_new_pages() -> None:
     )
 
 
+@pytest.mark.needs_native("the wasmtime backend's memory address")
+def test_a_memory_that_cannot_move_is_located_once_not_after_every_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The default reservation (4 GiB) covers any memory limit, so the memory never moves: the
+    # copies in and out of a tool call's two guest calls need no C call to find it.
+    def echo(x: int) -> dict[str, int]:
+        """Return the argument."""
+        return {"x": x}
+
+    sandbox = Sandbox(tools=[echo])
+    assert sandbox.execute("return await echo({x: 1})").return_value == {"x": 1}
+    lib = sandbox._driver.instance._lib
+    asked: list[str] = []
+    for name in ("memory_data", "memory_data_size"):
+        real = getattr(lib, name)
+        monkeypatch.setattr(
+            lib, name, lambda *args, real=real, name=name: asked.append(name) or real(*args)
+        )
+    results = [sandbox.execute("return await echo({x: 2})").return_value for _ in range(3)]
+    assert (results, asked) == ([{"x": 2}] * 3, [])
+
+
 @pytest.mark.needs_native("calls wasmtime's C API")
 def test_exports_are_called_through_the_c_api_with_the_same_results() -> None:
     import functools

@@ -12,7 +12,7 @@ use crate::js::{EngineError, JsEngine};
 use crate::output::Output;
 use crate::protocol::{
     Config, ErrorKind, ExecError, Frame, FrameWriter, HostOp, Job, Outcome, ProtocolError, Range,
-    Resume, StepReply, CALL_FROM_JS, CALL_FROM_SHELL, SLEEP,
+    Resume, StepReply, CALL_FROM_JS, CALL_FROM_SHELL, JAVASCRIPT, SHELL, SLEEP,
 };
 use crate::shell::interp::Shell;
 use crate::task::{run_until_stalled_within, Deadline, Input, LocalFuture};
@@ -160,26 +160,26 @@ impl Guest {
                 "an execution is already running; step it to completion".into(),
             ));
         }
-        let job: Job = frame.parse()?;
+        let job = Job::decode(frame)?;
         let code = frame.text(job.code)?;
         let stdin = match job.stdin {
             Some(range) => frame.bytes(range)?.to_vec(),
             None => Vec::new(),
         };
         let timeout = Duration::from_millis(job.timeout_ms);
-        let task = match job.language.as_str() {
-            "javascript" => {
+        let task = match job.language {
+            JAVASCRIPT => {
                 self.deadline.start_lazily(timeout);
                 *self.js.shared.stdin.borrow_mut() = String::from_utf8_lossy(&stdin).into_owned();
                 let _running = self.deadline.enter();
                 self.js.start(code)?;
                 Task::Js
             }
-            "shell" => {
+            SHELL => {
                 self.deadline.start_lazily(timeout);
                 Task::Shell(self.shell.run(code, Input::bytes(Rc::new(stdin))))
             }
-            other => return Err(GuestError(format!("unsupported language {other:?}"))),
+            other => return Err(GuestError(format!("unsupported language number {other}"))),
         };
         self.exec = Some(Execution {
             task,
@@ -193,7 +193,7 @@ impl Guest {
 
     /// Delivers host results (or a cancellation) to the running execution.
     pub fn resume(&mut self, frame: &Frame<'_>) -> Result<(), GuestError> {
-        let resume: Resume = frame.parse()?;
+        let resume = Resume::decode(frame)?;
         if let Some(ns) = resume.clock {
             self.deadline.start(Duration::from_nanos(ns));
         }
@@ -217,10 +217,9 @@ impl Guest {
                     result.id
                 )));
             };
-            let outcome = match (result.ok, &result.error) {
-                (Some(range), _) => Ok(frame.text(range)?),
-                (None, Some(err)) => Err((err.kind.as_str(), err.message.as_str())),
-                (None, None) => return Err(GuestError("a result needs `ok` or `error`".into())),
+            let outcome = match result.outcome {
+                Ok(range) => Ok(frame.text(range)?),
+                Err((kind, message)) => Err((frame.text(kind)?, frame.text(message)?)),
             };
             match owner {
                 Owner::Js => settled.push((result.id, outcome)),
@@ -480,9 +479,7 @@ mod tests {
     }
 
     fn submit(guest: &mut Guest, code: &str, timeout_ms: u64) {
-        let job =
-            json!({"language": "javascript", "code": [0, code.len()], "timeout_ms": timeout_ms});
-        let bytes = frame(&job, code.as_bytes());
+        let bytes = crate::protocol::job_frame(JAVASCRIPT, code, timeout_ms);
         guest
             .submit(&Frame::decode(&bytes).expect("frame"))
             .expect("submit");
@@ -534,11 +531,12 @@ mod tests {
         assert_eq!(ops.len(), 2);
         assert_eq!(text(&blob, &ops[1]["args"]), "{\"n\":2}");
         // Answer out of order: the second call first.
-        let results = json!({"results": [
-            {"id": ops[1]["id"], "ok": [0, 1]},
-            {"id": ops[0]["id"], "error": {"kind": "tool", "message": "boom"}},
-        ]});
-        let bytes = frame(&results, b"2");
+        let id = |op: &Value| op["id"].as_u64().unwrap_or(0);
+        let results = [
+            (id(&ops[1]), Ok((0, 1))),
+            (id(&ops[0]), Err(((1, 4), (5, 4)))),
+        ];
+        let bytes = crate::protocol::resume_frame(&results, None, b"2toolboom");
         g.resume(&Frame::decode(&bytes).expect("frame"))
             .expect("resume");
         let (reply, _) = step(&mut g);
@@ -594,7 +592,7 @@ mod tests {
     fn a_realm_full_of_calls_cancelled_by_the_host_is_dropped() {
         after_a_heap_full_of_calls(60_000, |g, reply| {
             assert_eq!(reply["status"], "blocked");
-            let bytes = frame(&json!({"cancel": "timeout"}), b"");
+            let bytes = crate::protocol::resume_frame(&[], Some(ErrorKind::Timeout as u8), b"");
             g.resume(&Frame::decode(&bytes).expect("frame"))
                 .expect("resume");
             assert_eq!(step(g).0["outcome"]["error"]["kind"], "timeout");
@@ -613,7 +611,7 @@ mod tests {
         let mut g = guest();
         assert!(g.step().is_err());
         submit(&mut g, "await a.b({})", 5000);
-        let bytes = frame(&json!({"results": [{"id": 42, "ok": [0, 0]}]}), b"");
+        let bytes = crate::protocol::resume_frame(&[(42, Ok((0, 0)))], None, b"");
         let error = g
             .resume(&Frame::decode(&bytes).expect("frame"))
             .err()

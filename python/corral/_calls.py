@@ -18,7 +18,7 @@ import json
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from . import _json
@@ -67,26 +67,35 @@ Approver = Callable[[ApprovalRequest], Any]
 """``approve(request) -> bool`` (or an awaitable of bool); anything but True refuses."""
 
 
-@dataclass
 class _Pending:
-    """A call that passed the checks and is about to run."""
+    """A call that passed the checks and is about to run (slotted, its ``__init__`` written
+    out: every call makes one)."""
 
-    op: HostOp
-    tool: ToolDefinition
-    params: dict[str, Any]
-    rule: str
-    timestamp: float
-    needs_approval: bool = False
+    __slots__ = ("needs_approval", "op", "params", "rule", "timestamp", "tool")
+
+    def __init__(  # noqa: PLR0917 - positional, as the dataclass it was
+        self,
+        op: HostOp,
+        tool: ToolDefinition,
+        params: dict[str, Any],
+        rule: str,
+        timestamp: float,
+        needs_approval: bool = False,
+    ) -> None:
+        self.op, self.tool, self.params, self.rule = op, tool, params, rule
+        self.timestamp, self.needs_approval = timestamp, needs_approval
 
 
-@dataclass
 class Timers:
     """The sleeps of one execution that the guest still waits for (``setTimeout``, the shell's
     ``sleep``), by op id: when each ends, on the monotonic clock. A sleep is answered when it
     ends, not with the batch it came in, so a short timer never waits for a long one and a
     tool result never waits for a timer (``Promise.race([tool(), timeout(5000)])``)."""
 
-    due: dict[int, float] = field(default_factory=dict)
+    __slots__ = ("due",)
+
+    def __init__(self) -> None:
+        self.due: dict[int, float] = {}
 
     def add(self, ops: Sequence[HostOp]) -> None:
         """Start the sleeps among ``ops``."""
@@ -117,12 +126,14 @@ class Timers:
         return [OpResult(op_id, ok=b"null") for _, op_id in ended]
 
 
-@dataclass
 class _Batch:
     """The answers for one batch of host operations, filled in as calls finish."""
 
-    results: dict[int, OpResult] = field(default_factory=dict)
-    records: dict[int, ToolCall] = field(default_factory=dict)
+    __slots__ = ("records", "results")
+
+    def __init__(self) -> None:
+        self.results: dict[int, OpResult] = {}
+        self.records: dict[int, ToolCall] = {}
 
 
 class CallDispatcher:

@@ -22,27 +22,42 @@ pub fn for_target(name: &str) -> (Vec<Vec<u8>>, &'static [&'static str]) {
     )
 }
 
-/// Host→guest frames: a little-endian header length, a JSON header, a blob.
+/// Host→guest frames: a little-endian header length, a header (binary for a job and a
+/// resume: see `Job` and `Resume`; JSON for the configuration), a blob.
 fn frames() -> Vec<Vec<u8>> {
-    let headers = [
-        (
-            r#"{"language":"shell","code":[0,7],"stdin":[7,3],"timeout_ms":1000}"#,
-            "echo hiabc",
-        ),
-        (
-            r#"{"results":[{"id":1,"ok":[0,2]},{"id":2,"error":{"kind":"denied","message":"no"}}],"cancel":null}"#,
-            "{}",
-        ),
-        (
-            r#"{"tools":[{"name":"a.b","description":"d","parameters":{}}],"limits":{"memory":1048576,"max_output":100,"vfs":{"max_bytes":1,"max_files":2,"max_file_size":3}},"files":{"/tools/x":"y"}}"#,
-            "",
-        ),
-    ];
+    let le = |words: &[u32]| {
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    // A shell job with stdin: language 1, flags 1, a 1000 ms limit, code 0+7, stdin 7+3.
+    let job = [
+        &[1, 1, 0, 0][..],
+        &1000u64.to_le_bytes(),
+        &le(&[0, 7, 7, 3]),
+    ]
+    .concat();
+    // Two results (one ok: 0+2; one error: kind 2+6, message 8+2) and a clock reading.
+    let resume = [
+        &[2, 0, 0, 0][..],
+        &le(&[2]),
+        &5u64.to_le_bytes(),
+        &1u64.to_le_bytes(),
+        &[0, 0, 0, 0],
+        &le(&[0, 2, 0, 0]),
+        &2u64.to_le_bytes(),
+        &[1, 0, 0, 0],
+        &le(&[2, 6, 8, 2]),
+    ]
+    .concat();
+    let config = br#"{"tools":[{"name":"a.b","description":"d","parameters":{}}],"limits":{"memory":1048576,"max_output":100,"vfs":{"max_bytes":1,"max_files":2,"max_file_size":3}},"files":{"/tools/x":"y"}}"#;
+    let headers: [(&[u8], &str); 3] = [(&job, "echo hiabc"), (&resume, "{}deniedno"), (config, "")];
     headers
         .iter()
         .map(|(header, blob)| {
             let mut frame = (header.len() as u32).to_le_bytes().to_vec();
-            frame.extend_from_slice(header.as_bytes());
+            frame.extend_from_slice(header);
             frame.extend_from_slice(blob.as_bytes());
             frame
         })

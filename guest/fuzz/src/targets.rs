@@ -68,13 +68,17 @@ fn protocol(data: &[u8]) {
     let Ok(frame) = Frame::decode(data) else {
         return;
     };
-    if let Ok(job) = frame.parse::<Job>() {
+    if let Ok(job) = Job::decode(&frame) {
         let _ = frame.text(job.code);
         let _ = job.stdin.map(|range| frame.bytes(range));
     }
-    if let Ok(resume) = frame.parse::<Resume>() {
+    if let Ok(resume) = Resume::decode(&frame) {
         for result in resume.results {
-            let _ = result.ok.map(|range| frame.bytes(range));
+            let (first, second) = match result.outcome {
+                Ok(range) => (range, (0, 0)),
+                Err(ranges) => ranges,
+            };
+            let _ = (frame.text(first), frame.text(second));
         }
     }
     let _ = frame.parse::<Config>();

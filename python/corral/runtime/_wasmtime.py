@@ -83,6 +83,8 @@ MiB = 1 << 20
 GiB = 1 << 30
 FULL_RESERVATION = 4 * GiB
 """Reserving all a wasm32 memory can address lets wasmtime drop bounds checks (its default)."""
+_DEFAULT_RESERVATION = FULL_RESERVATION if sys.maxsize > 1 << 32 else 0
+"""What wasmtime reserves when not told (4 GiB on 64-bit hosts; assume nothing elsewhere)."""
 BOUNDED_RESERVATION = 0
 """What an instance reserves up front when the process's address space is limited: only its
 current memory (plus :data:`GROWTH_RESERVE` and the guard); it moves when it outgrows that."""
@@ -591,8 +593,12 @@ class WasmtimeInstance:
         self._memory_address = ctypes.addressof(self._memory.of)
         # The memory's host address and size, asked at the first access after a guest call
         # (only a call or grow() can move or grow the memory): a reply read after a call and
-        # the frame written before the next one ask once (two C calls, ~1.5 µs).
+        # the frame written before the next one ask once (two C calls, ~1.5 µs). Where the
+        # reservation covers the memory limit the memory never moves, so they are kept across
+        # calls and asked again only for an access past the size known (memory never shrinks).
         self._span: tuple[int, int] | None = None
+        reserved = backend.memory.get("memory_reservation", _DEFAULT_RESERVATION)
+        self._fixed = reserved >= memory_limit
         # The image file mapped over the memory, and where (see release_unused).
         self._mapped: tuple[_ImageFile, int] | None = None
         # Weakly: the shim must not keep its instance alive.
@@ -659,7 +665,8 @@ class WasmtimeInstance:
             ticker = self._backend._ticker
             ticks = ticker.enter(deadline)
         outer, _RUNNING.shim = getattr(_RUNNING, "shim", None), self._shim
-        self._span = None
+        if not self._fixed:
+            self._span = None
         _RUNNING.overdue_since = None
         try:
             if self._context:
@@ -674,7 +681,8 @@ class WasmtimeInstance:
         except WasmtimeError as error:
             raise GuestTrap(ErrorKind.TRAP, f"the guest failed: {error}") from error
         finally:
-            self._span = None
+            if not self._fixed:
+                self._span = None
             _RUNNING.shim = outer
             if ticker is not None:
                 ticker.leave()
@@ -699,11 +707,12 @@ class WasmtimeInstance:
 
     def _base(self, ptr: int, length: int) -> int:
         """The host address of ``[ptr, ptr + length)`` in linear memory, checked. Asked anew
-        after every call into the guest (which may grow, and so move, its memory)."""
+        after every call into the guest (which may grow, and so move, its memory), unless
+        the memory cannot move; then only past the size last known."""
         if not self._context:
             raise ValueError("the instance is closed")
         span = self._span
-        if span is None:
+        if span is None or ptr + length > span[1]:  # not known, or the memory grew since
             size = self._lib.memory_data_size(self._context, self._memory_address)
             span = self._span = (
                 int(self._lib.memory_data(self._context, self._memory_address)),
