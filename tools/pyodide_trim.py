@@ -30,7 +30,16 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["WASM_OPT_FLAGS", "TrimError", "exports", "names_in", "trim", "trim_javascript"]
+__all__ = [
+    "WASM_OPT_FLAGS",
+    "TrimError",
+    "exports",
+    "kept_exports",
+    "names_in",
+    "trim",
+    "trim_javascript",
+    "used_exports",
+]
 
 # The WebAssembly features Pyodide's module uses (wasm-opt must neither reject them nor emit
 # others: the module has no target_features section to tell it).
@@ -175,14 +184,21 @@ def trim_javascript(javascript: str, kept: set[str]) -> str:
     return javascript[: bindings.start()] + replacement + javascript[bindings.end() :]
 
 
-def trim(dist: Path, out: Path, sources: Iterable[str], wasm_opt: str) -> Path:
-    """Write to ``out`` a copy of the Pyodide distribution ``dist`` (its loader, lockfile and
-    package.json) whose ``pyodide.asm.wasm`` exports only what ``sources`` (the page's
-    JavaScript, and Python that holds JavaScript) or Pyodide's own JavaScript use, optimized
-    with ``wasm_opt``, and whose ``pyodide.asm.mjs`` binds only those exports; return ``out``."""
+def kept_exports(dist: Path, sources: Iterable[str]) -> set[str]:
+    """The exports of the Pyodide distribution ``dist``'s module that ``sources`` (the page's
+    JavaScript, and Python that holds JavaScript) or Pyodide's own JavaScript use."""
     wasm = (dist / "pyodide.asm.wasm").read_bytes()
     javascript = (dist / "pyodide.asm.mjs").read_text()
-    kept = used_exports(wasm, javascript, [(dist / "pyodide.mjs").read_text(), *sources])
+    return used_exports(wasm, javascript, [(dist / "pyodide.mjs").read_text(), *sources])
+
+
+def trim(dist: Path, out: Path, kept: set[str], wasm_opt: str) -> Path:
+    """Write to ``out`` a copy of the Pyodide distribution ``dist`` (its loader, lockfile and
+    package.json) whose ``pyodide.asm.wasm`` exports only ``kept`` (:func:`kept_exports`),
+    optimized with ``wasm_opt``, and whose ``pyodide.asm.mjs`` binds only those; return
+    ``out``."""
+    wasm = (dist / "pyodide.asm.wasm").read_bytes()
+    javascript = (dist / "pyodide.asm.mjs").read_text()
     trimmed_javascript = trim_javascript(javascript, kept)
     out.mkdir(parents=True, exist_ok=True)
     unoptimized = out / "exports-trimmed.wasm"
@@ -210,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     if wasm_opt is None:
         print("pyodide_trim.py: wasm-opt is needed (apt-get install binaryen)", file=sys.stderr)
         return 1
-    trim(args.dist, args.out, [path.read_text() for path in args.sources], wasm_opt)
+    kept = kept_exports(args.dist, [path.read_text() for path in args.sources])
+    trim(args.dist, args.out, kept, wasm_opt)
     return 0
 
 

@@ -358,15 +358,17 @@ def demo_runtime(dist: Path, wheel: Path) -> Path:
     """The Pyodide distribution the demo's worker runs (and its snapshot is made with):
     ``tools/pyodide_trim.py``'s copy of ``dist``, whose module keeps only the exports some
     JavaScript of the page names (0.3 MB less to transfer), cached by its inputs; ``dist``
-    itself if there is no ``wasm-opt`` (a note says so)."""
+    itself if there is no ``wasm-opt`` (a note says so). Cached by the exports it keeps, so
+    a change of the page that names no new export does not redo it (minutes of wasm-opt)."""
     trimmer = _tool("pyodide_trim")
-    texts = _runtime_users(wheel, dist / "python_stdlib.zip")
-    digest = hashlib.sha256(" ".join(trimmer.WASM_OPT_FLAGS).encode())
+    try:
+        kept = trimmer.kept_exports(dist, _runtime_users(wheel, dist / "python_stdlib.zip"))
+    except trimmer.TrimError as e:
+        raise BuildError(f"trimming Pyodide's module for the demo failed: {e}") from e
+    digest = hashlib.sha256(" ".join([*trimmer.WASM_OPT_FLAGS, *sorted(kept)]).encode())
     files = ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide.mjs", "pyodide-lock.json")
     for path in (ROOT / "tools" / "pyodide_trim.py", *(dist / name for name in files)):
         digest.update(path.read_bytes())
-    for text in texts:
-        digest.update(hashlib.sha256(text.encode()).digest())
     target = cache_dir() / "runtime" / digest.hexdigest()[:24]
     if (target / "pyodide.asm.wasm").is_file():
         return target
@@ -381,7 +383,7 @@ def demo_runtime(dist: Path, wheel: Path) -> Path:
     partial = target.with_suffix(".partial")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        trimmer.trim(dist, partial, texts, wasm_opt)
+        trimmer.trim(dist, partial, kept, wasm_opt)
     except (trimmer.TrimError, subprocess.CalledProcessError) as e:
         raise BuildError(f"trimming Pyodide's module for the demo failed: {e}") from e
     partial.rename(target)
