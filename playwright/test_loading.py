@@ -10,7 +10,16 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Request
 
-from conftest import MEASUREMENTS, SITE, VIEWPORT, Demo, OutsideRequests, new_demo, screenshot
+from conftest import (
+    MEASUREMENTS,
+    SITE,
+    VIEWPORT,
+    Demo,
+    OutsideRequests,
+    new_demo,
+    screenshot,
+    watched_page,
+)
 
 # A demo restored from the build's snapshot, and the URLs its context fetched (site-relative).
 Restored = tuple[Demo, list[str]]
@@ -177,6 +186,25 @@ from pyodide import _package_loader as loader
     assert demo.run("echo still here") == "still here\n"
 
 
+def test_the_demo_runs_a_copy_of_pyodide_that_exports_only_what_its_javascript_uses(
+    restored: Restored, context: BrowserContext, base_url: str
+) -> None:
+    """The demo's Pyodide module keeps the exports its JavaScript names (build.py's
+    demo_runtime, tools/pyodide_trim.py), so C functions only a package's native code could
+    call are gone from it, while the bare page, which can load packages, has Pyodide's own.
+    Both run Python (test_bare_pyodide.py, and every demo test)."""
+    demo, _ = restored
+    probe = "[typeof {0}._module._PyArg_ParseTuple, typeof {0}._module._PyErr_Occurred]"
+    worker = demo.page.workers[0]
+    assert worker.evaluate(probe.format("self.pyodide")) == ["undefined", "function"]
+    bare, errors = watched_page(context)
+    bare.goto(f"{base_url}bare.html")
+    stock = bare.evaluate(f"(async () => {probe.format('(await window.pyodideReady)')})()")
+    assert stock == ["function", "function"]
+    assert not errors
+    bare.close()
+
+
 def test_without_the_snapshot_python_starts_afresh(
     browser: Browser, base_url: str, outside: OutsideRequests
 ) -> None:
@@ -221,8 +249,10 @@ def test_assets_come_pre_compressed_and_the_cold_transfer_is_measured(
         demo.page.close()
     finally:
         context.close()
-    for name in ("pyodide/pyodide.asm.wasm", "app/pyodide.snapshot", "app/corral.wasm", "app.js"):
+    for name in ("app/pyodide.asm.wasm", "app/pyodide.snapshot", "app/corral.wasm", "app.js"):
         assert encodings.get(name) == "br", (name, encodings)
+    # The demo's own copy of Pyodide's module (build.py's demo_runtime), not the stock one.
+    assert "pyodide/pyodide.asm.wasm" not in sizes, sizes
     assert "favicon.svg" in sizes  # no 404 for the icon
     # The snapshot holds every module the page imports: the zips are not fetched, nor
     # Pyodide's own standard library and lockfile.

@@ -163,6 +163,17 @@ DEMO_WHEEL_UNUSED = (
 )
 # The demo's worker loads these from DEMO_DIR (see demo_files and static/worker.js).
 DEMO_DIR = "app"
+# What runs in the demo's worker besides Pyodide's own JavaScript, or is run on its copy of
+# Pyodide at build time: the exports these name (with those Pyodide's JavaScript names) are
+# all that copy keeps (demo_runtime). Python files count too (corral's hold JavaScript).
+RUNTIME_USERS = (
+    "web/static/*.js",
+    "web/static/*.mjs",
+    "web/corral_demo.py",
+    "python/corral/web/*.mjs",
+    "tools/pyodide_snapshot.mjs",
+    "tools/pyodide_bytecode.mjs",
+)
 # Pyodide's memory with corral and the demo imported, made at build time (pyodide_snapshot).
 SNAPSHOT = "pyodide.snapshot"
 # Files that get .br and .gz siblings: everything but images (already compressed).
@@ -222,15 +233,18 @@ def npm_package(name: str, version: str) -> Path:
     return target / "package"
 
 
-def pyodide_dist() -> ModuleType:
-    """``tools/pyodide_dist.py``: the one place that fetches Pyodide and its wheels."""
-    spec = importlib.util.spec_from_file_location(
-        "pyodide_dist", ROOT / "tools" / "pyodide_dist.py"
-    )
+def _tool(name: str) -> ModuleType:
+    """The module ``tools/NAME.py``."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def pyodide_dist() -> ModuleType:
+    """``tools/pyodide_dist.py``: the one place that fetches Pyodide and its wheels."""
+    return _tool("pyodide_dist")
 
 
 def pyodide_files(dist_tool: ModuleType) -> tuple[Path, list[Path]]:
@@ -273,12 +287,12 @@ def repack_stored(source: Path, target: Path, drop: tuple[str, ...] = ()) -> Non
                 zout.writestr(info, data)
 
 
-def _brotli_command() -> str | None:
-    """The ``brotli`` program, found on PATH or installed by the project's one installer."""
-    if shutil.which("brotli") is None:
+def _command(name: str) -> str | None:
+    """The program ``name``, found on PATH or installed by the project's one installer."""
+    if shutil.which(name) is None:
         toolchain = ROOT / "guest" / "toolchain.py"
-        subprocess.run([sys.executable, str(toolchain), "ensure", "brotli"], check=False)
-    return shutil.which("brotli")
+        subprocess.run([sys.executable, str(toolchain), "ensure", name], check=False)
+    return shutil.which(name)
 
 
 def _compressed(data: bytes, encoding: str, brotli: str | None) -> bytes | None:
@@ -303,7 +317,7 @@ def _compressed(data: bytes, encoding: str, brotli: str | None) -> bytes | None:
 def precompress(out: Path) -> None:
     """Give every compressible file under ``out`` a ``.br`` and a ``.gz`` sibling (only where
     that is smaller). Without the ``brotli`` program only gzip is written, and a note says so."""
-    brotli = _brotli_command()
+    brotli = _command("brotli")
     if brotli is None:
         print(
             "web/build.py: no brotli program (apt-get install brotli): gzip only", file=sys.stderr
@@ -327,11 +341,61 @@ def repository_url(explicit: str | None) -> str | None:
     return f"{server}/{name}" if server and name else None
 
 
+def _runtime_users(wheel: Path, stdlib: Path) -> list[str]:
+    """The texts of RUNTIME_USERS, of the wheel's Python files and of Pyodide's own Python
+    packages (``pyodide``, ``_pyodide``), in a stable order."""
+    paths = sorted(path for pattern in RUNTIME_USERS for path in ROOT.glob(pattern))
+    texts = [path.read_text() for path in paths]
+    for archive, prefixes in ((wheel, ("corral/",)), (stdlib, ("pyodide/", "_pyodide/"))):
+        with zipfile.ZipFile(archive) as files:
+            for name in sorted(files.namelist()):
+                if name.startswith(prefixes) and name.endswith((".py", ".mjs", ".js")):
+                    texts.append(files.read(name).decode())
+    return texts
+
+
+def demo_runtime(dist: Path, wheel: Path) -> Path:
+    """The Pyodide distribution the demo's worker runs (and its snapshot is made with):
+    ``tools/pyodide_trim.py``'s copy of ``dist``, whose module keeps only the exports some
+    JavaScript of the page names (0.3 MB less to transfer), cached by its inputs; ``dist``
+    itself if there is no ``wasm-opt`` (a note says so). Cached by the exports it keeps, so
+    a change of the page that names no new export does not redo it (minutes of wasm-opt)."""
+    trimmer = _tool("pyodide_trim")
+    try:
+        kept = trimmer.kept_exports(dist, _runtime_users(wheel, dist / "python_stdlib.zip"))
+    except trimmer.TrimError as e:
+        raise BuildError(f"trimming Pyodide's module for the demo failed: {e}") from e
+    digest = hashlib.sha256(" ".join([*trimmer.WASM_OPT_FLAGS, *sorted(kept)]).encode())
+    files = ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide.mjs", "pyodide-lock.json")
+    for path in (ROOT / "tools" / "pyodide_trim.py", *(dist / name for name in files)):
+        digest.update(path.read_bytes())
+    target = cache_dir() / "runtime" / digest.hexdigest()[:24]
+    if (target / "pyodide.asm.wasm").is_file():
+        return target
+    wasm_opt = _command("wasm-opt")
+    if wasm_opt is None:
+        print(
+            "web/build.py: no wasm-opt (apt-get install binaryen): the demo runs Pyodide's "
+            "module untrimmed",
+            file=sys.stderr,
+        )
+        return dist
+    partial = target.with_suffix(".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        trimmer.trim(dist, partial, kept, wasm_opt)
+    except (trimmer.TrimError, subprocess.CalledProcessError) as e:
+        raise BuildError(f"trimming Pyodide's module for the demo failed: {e}") from e
+    partial.rename(target)
+    return target
+
+
 def build_key(pyodide_version: str, *files: Path) -> str:
     """What a Pyodide memory snapshot of the page depends on: Pyodide's version, the zips the
-    page imports from (the demo's Python files and standard library) and the snapshot itself
-    (its form can change with the same zips). The worker keeps one snapshot per key in the
-    browser's Cache Storage, so a new build never restores an old one."""
+    page imports from (the demo's Python files and standard library), the snapshot itself
+    (its form can change with the same zips) and the module it was made with (the demo's
+    copy of Pyodide's, whose table it assumes: demo_runtime). The worker keeps one snapshot
+    per key in the browser's Cache Storage, so a new build never restores an old one."""
     digest = hashlib.sha256(pyodide_version.encode())
     for path in files:
         digest.update(path.read_bytes())
@@ -467,13 +531,21 @@ def build(out: Path, wheel: Path | None = None, repository: str | None = None) -
     for path in extra_wheels:
         _copy(path, out / "wheels" / path.name)
     repack_stored(wheel, out / "wheels" / wheel.name)
-    demo = demo_files(wheel, pyodide, out / "pyodide" / "python_stdlib.zip", out / DEMO_DIR)
+    runtime = demo_runtime(pyodide, wheel)
+    demo = demo_files(wheel, runtime, out / "pyodide" / "python_stdlib.zip", out / DEMO_DIR)
+    # Where the worker finds pyodide.asm.mjs and .wasm (the rest of Pyodide from pyodide/).
+    demo["runtime"] = "pyodide/"
+    if runtime != pyodide:
+        demo["runtime"] = f"{DEMO_DIR}/"
+        for name in ("pyodide.asm.mjs", "pyodide.asm.wasm"):
+            _copy(runtime / name, out / DEMO_DIR / name)
     manifest = {
         "build": build_key(
             dist_tool.PYODIDE_VERSION,
             out / DEMO_DIR / "corral-app.zip",
             out / DEMO_DIR / "python_stdlib.zip",
             out / DEMO_DIR / SNAPSHOT,
+            runtime / "pyodide.asm.wasm",
         ),
         "pyodide": dist_tool.PYODIDE_VERSION,
         "python": lock["info"]["python"],
