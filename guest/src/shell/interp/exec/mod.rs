@@ -57,8 +57,8 @@ impl Sh {
                     before
                 }
             }
-            (Flow::Normal(s) | Flow::Return(s), _) => s,
-            (Flow::Break(_) | Flow::Continue(_), _) => 0,
+            (Flow::Normal(s) | Flow::Return(s) | Flow::Break(_, s), _) => s,
+            (Flow::Continue(_), _) => 0,
         };
         let status = if self.world.deadline_hit() {
             TIMEOUT_STATUS
@@ -839,8 +839,8 @@ impl Sh {
                 *status = s;
                 None
             }
-            Flow::Break(n) if n > 1 => Some(Flow::Break(n - 1)),
-            Flow::Break(_) => Some(Flow::Normal(0)),
+            Flow::Break(n, s) if n > 1 => Some(Flow::Break(n - 1, s)),
+            Flow::Break(_, s) => Some(Flow::Normal(s)),
             Flow::Continue(n) if n > 1 => Some(Flow::Continue(n - 1)),
             Flow::Continue(_) => None,
             other => Some(other),
