@@ -939,6 +939,13 @@ impl Sh {
                 return Flow::Normal(status);
             }
         };
+        // (The execute bit is not required: files the host writes have none, and scripts
+        // given to the sandbox that way are meant to run.)
+        if !data.starts_with(b"#!") && is_binary(&data) {
+            let message = format!("{path}: cannot execute binary file: Exec format error");
+            self.report(&fds, &message).await;
+            return Flow::Normal(126);
+        }
         let text = crate::shell::bytes::decode(&data);
         let args = argv.get(1..).unwrap_or_default().to_vec();
         self.exec_script(path, &text, args, temps, fds).await
@@ -1223,4 +1230,13 @@ impl Commands for ShellCommands {
                 .status()
         })
     }
+}
+/// Whether bash refuses to run `data` as a script: a NUL in its first 80 bytes before the
+/// end of the first line (of the second after a `#!` line).
+pub fn is_binary(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(80)];
+    let lines = if head.starts_with(b"#!") { 2 } else { 1 };
+    head.split(|&b| b == b'\n')
+        .take(lines)
+        .any(|line| line.contains(&0))
 }
