@@ -449,6 +449,8 @@ pub struct State {
     pub completions: Vec<(String, CompSpec)>,
     /// Functions with the trace attribute (`declare -ft`): they inherit the `DEBUG` trap.
     pub traced: std::collections::BTreeSet<String>,
+    /// Readonly functions (`readonly -f`, `declare -fr`): they cannot be redefined or unset.
+    pub readonly_funcs: std::collections::BTreeSet<String>,
     /// Builtins turned off by `enable -n` (a command of that name is looked for in `PATH`).
     pub disabled: std::collections::BTreeSet<String>,
     /// Resource limits `ulimit` changed: (soft, hard) by resource, None for unlimited.
@@ -528,6 +530,7 @@ impl State {
             hash: super::path::HashTable::default(),
             completions: Vec::new(),
             traced: std::collections::BTreeSet::new(),
+            readonly_funcs: std::collections::BTreeSet::new(),
             ulimits: BTreeMap::new(),
             disabled: std::collections::BTreeSet::new(),
         };

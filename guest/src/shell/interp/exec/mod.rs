@@ -689,6 +689,11 @@ impl Sh {
                             self.report(&fds, &message).await;
                             break 'run Flow::Exit(2);
                         }
+                        if self.state.borrow().readonly_funcs.contains(&def.name) {
+                            let message = format!("{}: readonly function", def.name);
+                            self.report(&fds, &message).await;
+                            break 'run Flow::Normal(1);
+                        }
                         let body = Rc::new((*def.body).clone());
                         self.state.borrow_mut().funcs.insert(def.name.clone(), body);
                         break 'run Flow::Normal(0);
