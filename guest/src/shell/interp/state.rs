@@ -145,6 +145,8 @@ pub struct Options {
     pub nocasematch: bool,
     /// `shopt globstar`.
     pub globstar: bool,
+    /// `shopt globskipdots` (on in bash 5.2): `.` and `..` never match.
+    pub globskipdots: bool,
     /// `shopt lastpipe`: the last command of a pipeline runs in this shell.
     pub lastpipe: bool,
     /// `shopt expand_aliases` (off in a non-interactive bash, as here).
@@ -183,6 +185,7 @@ pub const SHOPT_OPTIONS: &[&str] = &[
     "expand_aliases",
     "extglob",
     "failglob",
+    "globskipdots",
     "globstar",
     "lastpipe",
     "nocaseglob",
@@ -198,7 +201,6 @@ const BASHOPTS_DEFAULT: &[&str] = &[
     "extquote",
     "force_fignore",
     "globasciiranges",
-    "globskipdots",
     "hostcomplete",
     "interactive_comments",
     "patsub_replacement",
@@ -223,6 +225,14 @@ const DYNAMIC_NAMES: &[&str] = &[
 ];
 
 impl Options {
+    /// The options a non-interactive bash starts with.
+    pub fn initial() -> Options {
+        Options {
+            globskipdots: true,
+            ..Options::default()
+        }
+    }
+
     /// Takes the `set -o` options (not the `shopt` ones) from `saved`.
     pub fn restore_set_options(&mut self, saved: &Options) {
         let mut saved = saved.clone();
@@ -253,6 +263,7 @@ impl Options {
             "nocaseglob" => &mut self.nocaseglob,
             "nocasematch" => &mut self.nocasematch,
             "globstar" => &mut self.globstar,
+            "globskipdots" => &mut self.globskipdots,
             "lastpipe" => &mut self.lastpipe,
             "expand_aliases" => &mut self.expand_aliases,
             "noexec" => &mut self.noexec,
@@ -494,7 +505,7 @@ impl State {
             funcs: BTreeMap::new(),
             positional: Vec::new(),
             arg0: "bash".into(),
-            opts: Options::default(),
+            opts: Options::initial(),
             cwd: crate::vfs::WORKSPACE.into(),
             status: 0,
             line: 0,
@@ -792,6 +803,13 @@ impl State {
         }
         crate::sort::sort(&mut on);
         on.join(":")
+    }
+
+    /// Whether `shopt` option `name` is on (bash's default for one accepted without effect).
+    pub fn shopt_value(&self, name: &str) -> bool {
+        self.opts
+            .get(name)
+            .unwrap_or_else(|| BASHOPTS_DEFAULT.contains(&name))
     }
 
     /// `$BASHOPTS`: the `shopt` options on, with bash's defaults for the ones accepted
