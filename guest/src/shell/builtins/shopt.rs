@@ -132,11 +132,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             let value = ctx.sh.state.borrow().shopt_value(name);
             match mode {
-                Some(on) if !printing => {
-                    if let Some(flag) = ctx.sh.state.borrow_mut().opts.flag(name) {
-                        *flag = on;
-                    }
-                }
+                Some(on) if !printing => ctx.sh.state.borrow_mut().set_shopt(name, on),
                 _ => {
                     if mode.is_some_and(|on| on != value) {
                         continue;

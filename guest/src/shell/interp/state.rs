@@ -460,6 +460,8 @@ pub struct State {
     pub completions: Vec<(String, CompSpec)>,
     /// Functions with the trace attribute (`declare -ft`): they inherit the `DEBUG` trap.
     pub traced: std::collections::BTreeSet<String>,
+    /// Options accepted without effect that `shopt` set away from bash's default.
+    pub shopt_flipped: std::collections::BTreeSet<String>,
     /// Readonly functions (`readonly -f`, `declare -fr`): they cannot be redefined or unset.
     pub readonly_funcs: std::collections::BTreeSet<String>,
     /// Builtins turned off by `enable -n` (a command of that name is looked for in `PATH`).
@@ -542,6 +544,7 @@ impl State {
             completions: Vec::new(),
             traced: std::collections::BTreeSet::new(),
             readonly_funcs: std::collections::BTreeSet::new(),
+            shopt_flipped: std::collections::BTreeSet::new(),
             ulimits: BTreeMap::new(),
             disabled: std::collections::BTreeSet::new(),
         };
@@ -805,11 +808,24 @@ impl State {
         on.join(":")
     }
 
-    /// Whether `shopt` option `name` is on (bash's default for one accepted without effect).
+    /// Whether `shopt` option `name` is on (for one accepted without effect: bash's
+    /// default, unless `shopt` changed it).
     pub fn shopt_value(&self, name: &str) -> bool {
+        let flipped = self.shopt_flipped.contains(name);
         self.opts
             .get(name)
-            .unwrap_or_else(|| BASHOPTS_DEFAULT.contains(&name))
+            .unwrap_or_else(|| BASHOPTS_DEFAULT.contains(&name) != flipped)
+    }
+
+    /// `shopt -s name` (`on`) or `shopt -u name`.
+    pub fn set_shopt(&mut self, name: &str, on: bool) {
+        if let Some(flag) = self.opts.flag(name) {
+            *flag = on;
+        } else if on == BASHOPTS_DEFAULT.contains(&name) {
+            self.shopt_flipped.remove(name);
+        } else {
+            self.shopt_flipped.insert(name.to_string());
+        }
     }
 
     /// `$BASHOPTS`: the `shopt` options on, with bash's defaults for the ones accepted
