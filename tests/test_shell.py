@@ -276,6 +276,13 @@ def test_snapshot_and_fork_carry_the_session(sandbox: Sandbox) -> None:
     assert sh(fork, "echo $NAME; pwd; cat f") == ("kept\n/tmp\ndata\n", "", 0)
 
 
+def test_a_restored_session_keeps_its_options_over_bash_defaults(sandbox: Sandbox) -> None:
+    sh(sandbox, "shopt -s nullglob")
+    fork = sandbox.fork()
+    expected = "shopt -s nullglob\nshopt -s globskipdots\n"
+    assert sh(fork, "shopt -p nullglob globskipdots") == (expected, "", 0)
+
+
 def test_bash_tool_picks_the_language() -> None:
     tool = create_bash_tool(tools=[get_weather])
     assert tool.run("echo auto") == "auto\n"

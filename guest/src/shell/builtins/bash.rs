@@ -93,9 +93,17 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .vfs
                 .borrow()
                 .read(&cwd, file)
-                .map(crate::shell::bytes::decode);
+                .map(|d| d.to_vec());
             match read {
-                Ok(code) => (code, file.clone(), rest[1..].to_vec()),
+                Ok(data) if crate::shell::interp::exec::simple::is_binary(&data) => {
+                    let message = format!("{file}: {file}: cannot execute binary file\n");
+                    ctx.fds.eprint(&message).await;
+                    return Flow::Normal(126);
+                }
+                Ok(data) => {
+                    let code = crate::shell::bytes::decode(&data);
+                    (code, file.clone(), rest[1..].to_vec())
+                }
                 Err(e) => {
                     ctx.fds.eprint(&format!("{name}: {e}\n")).await;
                     return Flow::Normal(127);

@@ -140,8 +140,12 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
     if let (true, Some(on), false) = (flags.functions, flags.trace, operands.is_empty()) {
         return trace_functions(ctx, operands, on);
     }
+    if let (true, true, false) = (flags.functions, flags.on.readonly, operands.is_empty()) {
+        return readonly_functions(ctx, operands, mode).await;
+    }
     if flags.functions || flags.function_names {
-        return print_functions(ctx, operands, flags.function_names).await;
+        let readonly = flags.on.readonly;
+        return print_functions(ctx, operands, flags.function_names, readonly).await;
     }
     if operands.is_empty() && mode == Mode::Local {
         return list_locals(ctx).await;
@@ -559,33 +563,57 @@ fn trace_functions(ctx: &Ctx, operands: &[ArgValue], on: bool) -> Flow {
     Flow::Normal(status)
 }
 
-async fn print_functions(ctx: &Ctx, operands: &[ArgValue], names_only: bool) -> Flow {
-    let funcs = ctx.sh.state.borrow().funcs.clone();
+/// `readonly -f NAME...`, `declare -fr NAME...`: the functions can no longer be redefined
+/// or unset.
+async fn readonly_functions(ctx: &Ctx, operands: &[ArgValue], mode: Mode) -> Flow {
+    let mut status = 0;
+    for name in operands.iter().map(ArgValue::text) {
+        if ctx.sh.state.borrow().funcs.contains_key(&name) {
+            ctx.sh.state.borrow_mut().readonly_funcs.insert(name);
+            continue;
+        }
+        status = 1;
+        if mode == Mode::Readonly {
+            ctx.fail(&format!("{name}: not a function"), 1).await;
+        }
+    }
+    Flow::Normal(status)
+}
+
+/// `declare -f`/`-F` (`readonly_only`: `readonly -f`, `declare -fr`): the functions, or
+/// their names, with their attributes.
+async fn print_functions(
+    ctx: &Ctx,
+    operands: &[ArgValue],
+    names_only: bool,
+    readonly_only: bool,
+) -> Flow {
+    let (funcs, readonly, traced) = {
+        let s = ctx.sh.state.borrow();
+        (s.funcs.clone(), s.readonly_funcs.clone(), s.traced.clone())
+    };
     let mut out = String::new();
     let mut status = 0;
     let wanted: Vec<String> = if operands.is_empty() {
-        funcs.keys().cloned().collect()
+        let listed = funcs
+            .keys()
+            .filter(|n| !readonly_only || readonly.contains(*n));
+        listed.cloned().collect()
     } else {
         operands.iter().map(ArgValue::text).collect()
     };
     for name in wanted {
+        let r = if readonly.contains(&name) { "r" } else { "" };
+        let t = if traced.contains(&name) { "t" } else { "" };
         match funcs.get(&name) {
-            Some(body) if names_only => {
-                if operands.is_empty() {
-                    let t = if ctx.sh.state.borrow().traced.contains(&name) {
-                        "t"
-                    } else {
-                        ""
-                    };
-                    out.push_str(&format!("declare -f{t} {name}\n"));
-                } else {
-                    out.push_str(&format!("{name}\n"));
-                }
-                let _ = body;
-            }
+            Some(_) if names_only && !operands.is_empty() => out.push_str(&format!("{name}\n")),
+            Some(_) if names_only => out.push_str(&format!("declare -f{r}{t} {name}\n")),
             Some(body) => {
                 out.push_str(&unparse::function(&name, body));
                 out.push('\n');
+                if !r.is_empty() && operands.is_empty() {
+                    out.push_str(&format!("declare -f{r}{t} {name}\n"));
+                }
             }
             None => status = 1,
         }

@@ -29,14 +29,20 @@ fn run_continue(ctx: Ctx) -> LocalFuture<'static, Flow> {
 
 async fn jump(ctx: Ctx, is_break: bool) -> Flow {
     let depth = ctx.sh.state.borrow().loop_depth;
+    if depth == 0 {
+        return ctx
+            .fail("only meaningful in a `for', `while', or `until' loop", 0)
+            .await;
+    }
     let n = match ctx.operands().first() {
         None => 1,
         Some(arg) => match arg.parse::<i64>() {
             Ok(n) if n >= 1 => n as usize,
             Ok(_) => {
-                return ctx
-                    .fail(&format!("{arg}: loop count out of range"), 1)
-                    .await
+                // bash leaves every enclosing loop, with status 1.
+                ctx.fail(&format!("{arg}: loop count out of range"), 1)
+                    .await;
+                return Flow::Break(depth as u32, 1);
             }
             Err(_) => {
                 // bash abandons the script there (status 128).
@@ -46,14 +52,9 @@ async fn jump(ctx: Ctx, is_break: bool) -> Flow {
             }
         },
     };
-    if depth == 0 {
-        return ctx
-            .fail("only meaningful in a `for', `while', or `until' loop", 0)
-            .await;
-    }
     let n = n.min(depth) as u32;
     if is_break {
-        Flow::Break(n)
+        Flow::Break(n, 0)
     } else {
         Flow::Continue(n)
     }

@@ -39,7 +39,16 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             _ => None,
         };
         let Some(name) = target else {
-            return run_applet(&ctx, applet, argv, ctx.fds.clone()).await;
+            if ctx.fds.out(1).is_some() {
+                return run_applet(&ctx, applet, argv, ctx.fds.clone()).await;
+            }
+            // A closed stdout: bash formats, then reports the write error (status 1); the
+            // applet would only see a broken pipe.
+            let (flow, text) = captured(&ctx, applet, argv).await;
+            return match text.is_empty() || ctx.out(&text).await {
+                true => flow,
+                false => Flow::Normal(1),
+            };
         };
         let valid = match name.split_once('[') {
             Some((base, rest)) => is_name(base) && rest.ends_with(']'),
@@ -50,14 +59,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 .fail(&format!("`{name}': not a valid identifier"), 2)
                 .await;
         }
-        let buf = Rc::new(RefCell::new(Vec::new()));
-        let mut fds = ctx.fds.clone();
-        fds.set(
-            1,
-            Some(Fd::Out(OutHandle::new(OutKind::Buffer(Rc::clone(&buf))))),
-        );
-        let flow = run_applet(&ctx, applet, argv, fds).await;
-        let text = crate::shell::bytes::decode(&buf.borrow());
+        let (flow, text) = captured(&ctx, applet, argv).await;
         let result = match name.split_once('[') {
             Some((base, rest)) => {
                 let index = rest.trim_end_matches(']');
@@ -77,6 +79,23 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             Err(message) => ctx.fail(&message, 1).await,
         }
     })
+}
+
+/// The applet's status and output, captured.
+async fn captured(
+    ctx: &Ctx,
+    applet: &'static crate::applets::Applet,
+    argv: Vec<String>,
+) -> (Flow, String) {
+    let buf = Rc::new(RefCell::new(Vec::new()));
+    let mut fds = ctx.fds.clone();
+    fds.set(
+        1,
+        Some(Fd::Out(OutHandle::new(OutKind::Buffer(Rc::clone(&buf))))),
+    );
+    let flow = run_applet(ctx, applet, argv, fds).await;
+    let text = crate::shell::bytes::decode(&buf.borrow());
+    (flow, text)
 }
 
 /// Runs the applet, which names itself as bash names the builtin in its messages, so they

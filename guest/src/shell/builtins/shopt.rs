@@ -3,7 +3,7 @@
 //! patterns need, as in bash); other bash options are accepted.
 
 use super::{Builtin, Ctx};
-use crate::shell::interp::state::{SET_OPTIONS, SHOPT_OPTIONS};
+use crate::shell::interp::state::SET_OPTIONS;
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
 
@@ -14,10 +14,11 @@ pub(crate) const SHOPT: Builtin = Builtin {
     run,
 };
 
-/// bash options accepted without effect.
-const ACCEPTED: &[&str] = &[
-    "assoc_expand_once",
+/// Every bash 5.2 option, in the order `shopt` lists them; those not in [`SHOPT_OPTIONS`]
+/// are accepted without effect.
+const NAMES: &[&str] = &[
     "autocd",
+    "assoc_expand_once",
     "cdable_vars",
     "cdspell",
     "checkhash",
@@ -34,13 +35,17 @@ const ACCEPTED: &[&str] = &[
     "complete_fullquote",
     "direxpand",
     "dirspell",
+    "dotglob",
     "execfail",
     "expand_aliases",
     "extdebug",
+    "extglob",
     "extquote",
+    "failglob",
     "force_fignore",
     "globasciiranges",
     "globskipdots",
+    "globstar",
     "gnu_errfmt",
     "histappend",
     "histreedit",
@@ -56,6 +61,8 @@ const ACCEPTED: &[&str] = &[
     "login_shell",
     "mailwarn",
     "no_empty_cmd_completion",
+    "nocaseglob",
+    "nocasematch",
     "noexpand_translation",
     "nullglob",
     "patsub_replacement",
@@ -103,7 +110,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             if set_o {
                 SET_OPTIONS.iter().any(|(o, _)| *o == n)
             } else {
-                SHOPT_OPTIONS.contains(&n) || ACCEPTED.contains(&n)
+                NAMES.contains(&n)
             }
         };
         let printing = names.is_empty();
@@ -111,7 +118,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             names = if set_o {
                 SET_OPTIONS.iter().map(|(n, _)| n.to_string()).collect()
             } else {
-                SHOPT_OPTIONS.iter().map(|n| n.to_string()).collect()
+                NAMES.iter().map(|n| n.to_string()).collect()
             };
         }
         let mut status = 0;
@@ -123,13 +130,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
                 status = 1;
                 continue;
             }
-            let value = ctx.sh.state.borrow().opts.get(name).unwrap_or(false);
+            let value = ctx.sh.state.borrow().shopt_value(name);
             match mode {
-                Some(on) if !printing => {
-                    if let Some(flag) = ctx.sh.state.borrow_mut().opts.flag(name) {
-                        *flag = on;
-                    }
-                }
+                Some(on) if !printing => ctx.sh.state.borrow_mut().set_shopt(name, on),
                 _ => {
                     if mode.is_some_and(|on| on != value) {
                         continue;

@@ -25,7 +25,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let mut status = 0;
         for name in &ctx.operands()[start..] {
             if functions {
-                ctx.sh.state.borrow_mut().funcs.remove(name);
+                status |= unset_function(&ctx, name).await;
                 continue;
             }
             if let Some((array, rest)) = name.split_once('[') {
@@ -51,7 +51,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             if !is_name(name) && !variables {
                 // Not a variable's name, but a function may have it: no error.
-                ctx.sh.state.borrow_mut().funcs.remove(name);
+                status |= unset_function(&ctx, name).await;
                 continue;
             }
             if !is_name(name) {
@@ -63,7 +63,7 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             let is_var = ctx.sh.state.borrow().raw_var(name).is_some();
             if !is_var && !variables {
-                ctx.sh.state.borrow_mut().funcs.remove(name);
+                status |= unset_function(&ctx, name).await;
                 continue;
             }
             let result = if letters.contains(&'n') {
@@ -77,4 +77,14 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         }
         Flow::Normal(status)
     })
+}
+
+/// Removes function `name`, unless it is readonly (status 1, as in bash).
+async fn unset_function(ctx: &Ctx, name: &str) -> i32 {
+    if ctx.sh.state.borrow().readonly_funcs.contains(name) {
+        let message = format!("{name}: cannot unset: readonly function");
+        return ctx.fail(&message, 1).await.status();
+    }
+    ctx.sh.state.borrow_mut().funcs.remove(name);
+    0
 }

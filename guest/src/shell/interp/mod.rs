@@ -61,8 +61,8 @@ use state::State;
 pub enum Flow {
     /// Finished with this status.
     Normal(i32),
-    /// `break N`: leave N enclosing loops.
-    Break(u32),
+    /// `break N`: leave N enclosing loops, with this status (1 after `break 0`).
+    Break(u32, i32),
     /// `continue N`: next iteration of the Nth enclosing loop.
     Continue(u32),
     /// `return N` from a function (or a sourced file).
@@ -72,11 +72,11 @@ pub enum Flow {
 }
 
 impl Flow {
-    /// The status this flow carries (0 for `break` and `continue`).
+    /// The status this flow carries (0 for `continue`).
     pub fn status(self) -> i32 {
         match self {
-            Flow::Normal(s) | Flow::Return(s) | Flow::Exit(s) => s,
-            Flow::Break(_) | Flow::Continue(_) => 0,
+            Flow::Normal(s) | Flow::Return(s) | Flow::Exit(s) | Flow::Break(_, s) => s,
+            Flow::Continue(_) => 0,
         }
     }
 }

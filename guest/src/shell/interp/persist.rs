@@ -537,7 +537,8 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
             .ok_or_else(|| format!("invalid saved function {}", f.name))?;
         fresh.funcs.insert(f.name, Rc::new(*body));
     }
-    let mut opts = Options::default();
+    // (`shopt -u globskipdots` is not saved: a restored session has it on, as bash starts.)
+    let mut opts = Options::initial();
     for name in &saved.options {
         match opts.flag(name) {
             Some(flag) => *flag = true,

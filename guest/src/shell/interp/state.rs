@@ -145,6 +145,8 @@ pub struct Options {
     pub nocasematch: bool,
     /// `shopt globstar`.
     pub globstar: bool,
+    /// `shopt globskipdots` (on in bash 5.2): `.` and `..` never match.
+    pub globskipdots: bool,
     /// `shopt lastpipe`: the last command of a pipeline runs in this shell.
     pub lastpipe: bool,
     /// `shopt expand_aliases` (off in a non-interactive bash, as here).
@@ -183,6 +185,7 @@ pub const SHOPT_OPTIONS: &[&str] = &[
     "expand_aliases",
     "extglob",
     "failglob",
+    "globskipdots",
     "globstar",
     "lastpipe",
     "nocaseglob",
@@ -198,7 +201,6 @@ const BASHOPTS_DEFAULT: &[&str] = &[
     "extquote",
     "force_fignore",
     "globasciiranges",
-    "globskipdots",
     "hostcomplete",
     "interactive_comments",
     "patsub_replacement",
@@ -223,6 +225,14 @@ const DYNAMIC_NAMES: &[&str] = &[
 ];
 
 impl Options {
+    /// The options a non-interactive bash starts with.
+    pub fn initial() -> Options {
+        Options {
+            globskipdots: true,
+            ..Options::default()
+        }
+    }
+
     /// Takes the `set -o` options (not the `shopt` ones) from `saved`.
     pub fn restore_set_options(&mut self, saved: &Options) {
         let mut saved = saved.clone();
@@ -253,6 +263,7 @@ impl Options {
             "nocaseglob" => &mut self.nocaseglob,
             "nocasematch" => &mut self.nocasematch,
             "globstar" => &mut self.globstar,
+            "globskipdots" => &mut self.globskipdots,
             "lastpipe" => &mut self.lastpipe,
             "expand_aliases" => &mut self.expand_aliases,
             "noexec" => &mut self.noexec,
@@ -449,6 +460,10 @@ pub struct State {
     pub completions: Vec<(String, CompSpec)>,
     /// Functions with the trace attribute (`declare -ft`): they inherit the `DEBUG` trap.
     pub traced: std::collections::BTreeSet<String>,
+    /// Options accepted without effect that `shopt` set away from bash's default.
+    pub shopt_flipped: std::collections::BTreeSet<String>,
+    /// Readonly functions (`readonly -f`, `declare -fr`): they cannot be redefined or unset.
+    pub readonly_funcs: std::collections::BTreeSet<String>,
     /// Builtins turned off by `enable -n` (a command of that name is looked for in `PATH`).
     pub disabled: std::collections::BTreeSet<String>,
     /// Resource limits `ulimit` changed: (soft, hard) by resource, None for unlimited.
@@ -492,7 +507,7 @@ impl State {
             funcs: BTreeMap::new(),
             positional: Vec::new(),
             arg0: "bash".into(),
-            opts: Options::default(),
+            opts: Options::initial(),
             cwd: crate::vfs::WORKSPACE.into(),
             status: 0,
             line: 0,
@@ -528,6 +543,8 @@ impl State {
             hash: super::path::HashTable::default(),
             completions: Vec::new(),
             traced: std::collections::BTreeSet::new(),
+            readonly_funcs: std::collections::BTreeSet::new(),
+            shopt_flipped: std::collections::BTreeSet::new(),
             ulimits: BTreeMap::new(),
             disabled: std::collections::BTreeSet::new(),
         };
@@ -789,6 +806,26 @@ impl State {
         }
         crate::sort::sort(&mut on);
         on.join(":")
+    }
+
+    /// Whether `shopt` option `name` is on (for one accepted without effect: bash's
+    /// default, unless `shopt` changed it).
+    pub fn shopt_value(&self, name: &str) -> bool {
+        let flipped = self.shopt_flipped.contains(name);
+        self.opts
+            .get(name)
+            .unwrap_or_else(|| BASHOPTS_DEFAULT.contains(&name) != flipped)
+    }
+
+    /// `shopt -s name` (`on`) or `shopt -u name`.
+    pub fn set_shopt(&mut self, name: &str, on: bool) {
+        if let Some(flag) = self.opts.flag(name) {
+            *flag = on;
+        } else if on == BASHOPTS_DEFAULT.contains(&name) {
+            self.shopt_flipped.remove(name);
+        } else {
+            self.shopt_flipped.insert(name.to_string());
+        }
     }
 
     /// `$BASHOPTS`: the `shopt` options on, with bash's defaults for the ones accepted

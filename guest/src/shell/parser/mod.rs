@@ -55,7 +55,7 @@ pub fn parse(src: &str) -> Result<Program, ParseError> {
 
 /// Parses code whose first line is line `line` (the code `eval` runs).
 pub fn parse_at(src: &str, line: usize) -> Result<Program, ParseError> {
-    let chars: Vec<char> = src.chars().collect();
+    let chars = source_chars(src);
     parse_chars(&chars, line, 0)
 }
 
@@ -63,13 +63,18 @@ pub fn parse_at(src: &str, line: usize) -> Result<Program, ParseError> {
 /// `[[ ]]`. bash parses a line before it runs any of it, so such a line needs the
 /// `shopt -s extglob` of an earlier one.
 pub fn parse_script(src: &str) -> Result<(Program, Vec<(usize, String)>), ParseError> {
-    let chars: Vec<char> = src.chars().collect();
+    let chars = source_chars(src);
     let mut parser = Parser::new(Lexer::new(&chars, 0, 1, 0));
     let list = parser.parse_all()?;
     let mut lines = std::mem::take(&mut parser.lex.extglob_lines);
     lines.dedup();
     let text = |n: usize| src.lines().nth(n - 1).unwrap_or_default().to_string();
     Ok((list, lines.into_iter().map(|n| (n, text(n))).collect()))
+}
+
+/// The characters of a script: bash drops the NUL bytes it reads.
+fn source_chars(src: &str) -> Vec<char> {
+    src.chars().filter(|&c| c != '\0').collect()
 }
 
 /// Parses all of `src` (a script, or the text inside backquotes), which starts on `line`,

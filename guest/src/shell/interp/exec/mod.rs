@@ -57,8 +57,8 @@ impl Sh {
                     before
                 }
             }
-            (Flow::Normal(s) | Flow::Return(s), _) => s,
-            (Flow::Break(_) | Flow::Continue(_), _) => 0,
+            (Flow::Normal(s) | Flow::Return(s) | Flow::Break(_, s), _) => s,
+            (Flow::Continue(_), _) => 0,
         };
         let status = if self.world.deadline_hit() {
             TIMEOUT_STATUS
@@ -689,6 +689,11 @@ impl Sh {
                             self.report(&fds, &message).await;
                             break 'run Flow::Exit(2);
                         }
+                        if self.state.borrow().readonly_funcs.contains(&def.name) {
+                            let message = format!("{}: readonly function", def.name);
+                            self.report(&fds, &message).await;
+                            break 'run Flow::Normal(1);
+                        }
                         let body = Rc::new((*def.body).clone());
                         self.state.borrow_mut().funcs.insert(def.name.clone(), body);
                         break 'run Flow::Normal(0);
@@ -839,8 +844,8 @@ impl Sh {
                 *status = s;
                 None
             }
-            Flow::Break(n) if n > 1 => Some(Flow::Break(n - 1)),
-            Flow::Break(_) => Some(Flow::Normal(0)),
+            Flow::Break(n, s) if n > 1 => Some(Flow::Break(n - 1, s)),
+            Flow::Break(_, s) => Some(Flow::Normal(s)),
             Flow::Continue(n) if n > 1 => Some(Flow::Continue(n - 1)),
             Flow::Continue(_) => None,
             other => Some(other),

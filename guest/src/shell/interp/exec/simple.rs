@@ -619,6 +619,11 @@ impl Sh {
         } else {
             temps
         };
+        // A function or builtin runs in the shell itself: a write of theirs that finds the
+        // reader gone ends the shell (SIGPIPE); a command run as a process dies alone.
+        let builtin =
+            builtins::lookup(&name).filter(|_| !self.state.borrow().disabled.contains(&name));
+        let in_shell = func.is_some() || builtin.is_some_and(|b| !matches!(b.name, "bash" | "sh"));
         let flow = if let Some(body) = func {
             let call = self.call_function(&name, body, argv[1..].to_vec(), fds);
             if temps.is_empty() {
@@ -626,9 +631,7 @@ impl Sh {
             } else {
                 self.with_temps(&temps, call).await
             }
-        } else if let Some(builtin) =
-            builtins::lookup(&name).filter(|_| !self.state.borrow().disabled.contains(&name))
-        {
+        } else if let Some(builtin) = builtin {
             let ctx = builtins::Ctx {
                 sh: self.clone(),
                 argv,
@@ -649,13 +652,14 @@ impl Sh {
             self.report(&fds, &message).await;
             Flow::Normal(127)
         };
-        if stdout
-            .and_then(|w| w.upgrade())
-            .is_some_and(|h| h.broken.get())
-        {
-            return Flow::Exit(141);
+        match stdout.and_then(|w| w.upgrade()).filter(|h| h.broken.get()) {
+            Some(_) if in_shell => Flow::Exit(141),
+            Some(h) => {
+                h.broken.set(false);
+                flow
+            }
+            None => flow,
         }
-        flow
     }
 
     /// The file `name` runs, looked up in the `PATH` of a prefix assignment if there is one
@@ -745,7 +749,8 @@ impl Sh {
         match flow {
             Flow::Normal(s) | Flow::Return(s) => Flow::Normal(s),
             Flow::Exit(s) => Flow::Exit(s),
-            Flow::Break(_) | Flow::Continue(_) => Flow::Normal(0),
+            Flow::Break(_, s) => Flow::Normal(s),
+            Flow::Continue(_) => Flow::Normal(0),
         }
     }
 
@@ -934,6 +939,13 @@ impl Sh {
                 return Flow::Normal(status);
             }
         };
+        // (The execute bit is not required: files the host writes have none, and scripts
+        // given to the sandbox that way are meant to run.)
+        if !data.starts_with(b"#!") && is_binary(&data) {
+            let message = format!("{path}: cannot execute binary file: Exec format error");
+            self.report(&fds, &message).await;
+            return Flow::Normal(126);
+        }
         let text = crate::shell::bytes::decode(&data);
         let args = argv.get(1..).unwrap_or_default().to_vec();
         self.exec_script(path, &text, args, temps, fds).await
@@ -1218,4 +1230,13 @@ impl Commands for ShellCommands {
                 .status()
         })
     }
+}
+/// Whether bash refuses to run `data` as a script: a NUL in its first 80 bytes before the
+/// end of the first line (of the second after a `#!` line).
+pub fn is_binary(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(80)];
+    let lines = if head.starts_with(b"#!") { 2 } else { 1 };
+    head.split(|&b| b == b'\n')
+        .take(lines)
+        .any(|line| line.contains(&0))
 }

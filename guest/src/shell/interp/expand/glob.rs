@@ -17,6 +17,8 @@ pub struct GlobOpts {
     pub nocase: bool,
     /// `**` matches any depth of directories.
     pub globstar: bool,
+    /// `.` and `..` match a pattern starting with `.` (`shopt -u globskipdots`).
+    pub dots: bool,
 }
 
 /// A path found so far: as displayed, and as the VFS resolves it (relative to `cwd`).
@@ -91,9 +93,12 @@ pub fn expand(
             } else {
                 f.shown.as_str()
             };
-            let Ok(entries) = vfs.read_dir(cwd, dir) else {
+            let Ok(mut entries) = vfs.read_dir(cwd, dir) else {
                 continue;
             };
+            if opts.dots && pattern.starts_with_dot() {
+                entries.extend([".", ".."].map(|n| (n.to_string(), FileKind::Dir)));
+            }
             for (name, kind) in entries {
                 if name.starts_with('.') && !opts.dotglob && !pattern.starts_with_dot() {
                     continue;

@@ -263,6 +263,7 @@ impl Sh {
                 dotglob: s.opts.dotglob || ignore.is_some(),
                 nocase: s.opts.nocaseglob,
                 globstar: s.opts.globstar,
+                dots: !s.opts.globskipdots && ignore.is_none(),
             };
             (s.cwd.clone(), opts, ignore)
         };
