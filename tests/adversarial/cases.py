@@ -718,6 +718,25 @@ DENIAL = [
         "x=$(printf 'a[%.0s' {1..60}); y=$(printf ']%.0s' {1..60}); echo \"${x}1$y\" | bc",
         "out:0\n",
     ),
+    # Session 12: jq values bigger than the guest's memory restarted the sandbox (out of
+    # memory); now jq fails as jq does at its limits, and the sandbox stays as it was.
+    case("DOS-175", SH, "jq -n '\"a\" * 100000000'", "says:Repeat string result too long"),
+    case("DOS-176", SH, "jq -n '[range(1e7)] | length'", "says:jq: error: cannot allocate memory"),
+    case(
+        "DOS-177",
+        SH,
+        "jq -n 'reduce range(40) as $i (\"ab\"; . + .) | length'",
+        "says:jq: error: cannot allocate memory",
+    ),
+    case(
+        "DOS-178",
+        SH,
+        "jq -n '[range(3e6)] | . + . + . + . + . + . + . + . | length'",
+        "says:jq: error: cannot allocate memory",
+    ),
+    # A search over the pattern space can cost 50 ns a byte: counted per KiB, the loop ran
+    # seconds between two yields and only the allocator's backstop stopped it.
+    case("DOS-179", SH, "echo x | sed ':a;s/x*/&x/;ta'", "stops"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,
