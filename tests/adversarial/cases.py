@@ -731,12 +731,18 @@ DENIAL = [
     case(
         "DOS-178",
         SH,
-        "jq -n '[range(3e6)] | . + . + . + . + . + . + . + . | length'",
+        "jq -n '[range(2e5)] as $a | reduce range(60) as $i ($a; . + $a) | length'",
         "says:jq: error: cannot allocate memory",
     ),
     # A search over the pattern space can cost 50 ns a byte: counted per KiB, the loop ran
     # seconds between two yields and only the allocator's backstop stopped it.
     case("DOS-179", SH, "echo x | sed ':a;s/x*/&x/;ta'", "stops"),
+    # One command's words took longer than the time limit, with no deadline check between
+    # them: the native or the allocator's backstop ended them (a restart).
+    case("DOS-180", SH, ": {1..200000} {1..200000} {1..200000} {1..200000} {1..200000}", "stops"),
+    case("DOS-181", SH, "set -- $(seq 1000000) $(seq 1000000); echo $#", "stops"),
+    case("DOS-182", SH, "mkdir d; ln -s ../d d/a; ln -s ../d d/b; tar -chf t.tar d", "stops"),
+    case("DOS-183", JS, "for (;;) console.log('x'.repeat(10000))", "stops"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,
