@@ -24,6 +24,18 @@ pub struct Limits {
     pub vfs: crate::vfs::VfsLimits,
 }
 
+impl Limits {
+    /// The guest's memory beyond the heap and the files (the host's `GUEST_OVERHEAD`).
+    const OVERHEAD: u64 = 64 << 20;
+
+    /// The most bytes the guest's linear memory may hold (the host's `Limits.wasm_memory`).
+    pub fn wasm_memory(&self) -> u64 {
+        self.memory
+            .saturating_add(self.vfs.max_bytes)
+            .saturating_add(Self::OVERHEAD)
+    }
+}
+
 // --- JavaScript --------------------------------------------------------------------------------
 
 /// The largest value an execution may return, in bytes of JSON: it is copied out of the heap.

@@ -77,6 +77,8 @@ impl Guest {
             cap: config.limits.max_output,
             ..Output::default()
         }));
+        let cap = config.limits.wasm_memory();
+        crate::task::set_memory_cap(usize::try_from(cap).unwrap_or(usize::MAX));
         let mut files = Vfs::new(config.limits.vfs, wall_clock());
         for (path, text) in &config.files {
             files

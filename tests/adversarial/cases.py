@@ -718,6 +718,37 @@ DENIAL = [
         "x=$(printf 'a[%.0s' {1..60}); y=$(printf ']%.0s' {1..60}); echo \"${x}1$y\" | bc",
         "out:0\n",
     ),
+    # Session 12: jq values bigger than the guest's memory restarted the sandbox (out of
+    # memory); now jq fails as jq does at its limits, and the sandbox stays as it was.
+    case("DOS-175", SH, "jq -n '\"a\" * 100000000'", "says:Repeat string result too long"),
+    case("DOS-176", SH, "jq -n '[range(1e7)] | length'", "says:jq: error: cannot allocate memory"),
+    case(
+        "DOS-177",
+        SH,
+        "jq -n 'reduce range(40) as $i (\"ab\"; . + .) | length'",
+        "says:jq: error: cannot allocate memory",
+    ),
+    case(
+        "DOS-178",
+        SH,
+        "jq -n '[range(1e5)] as $a | reduce range(200) as $i ($a; . + $a) | length'",
+        "says:jq: error: cannot allocate memory",
+    ),
+    # A search over the pattern space can cost 50 ns a byte: counted per KiB, the loop ran
+    # seconds between two yields and only the allocator's backstop stopped it.
+    case("DOS-179", SH, "echo x | sed ':a;s/x*/&x/;ta'", "stops"),
+    # A million words of one command exhaust the guest's memory (see KNOWN_FAILURES).
+    case("DOS-181", SH, "set -- $(seq 1000000); echo $#", "out:1000000\n"),
+    # tar -ch through a directory holding two links to itself walks 2^40 paths (GNU's too);
+    # writing to a file never waits, so only the allocator's backstop stopped it (with room
+    # for the archive: here the quota on files ends it first, hence /dev/null).
+    case(
+        "DOS-182",
+        SH,
+        "mkdir d; ln -s ../d d/a; ln -s ../d d/b; tar -chf /dev/null d 2>/dev/null",
+        "stops",
+    ),
+    case("DOS-183", JS, "for (;;) console.log('x'.repeat(10000))", "stops"),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

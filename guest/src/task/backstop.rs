@@ -31,6 +31,12 @@ static ALLOCS: AtomicU32 = AtomicU32::new(0);
 /// Bytes asked for since the backstop last looked at the clock (a plain static, as [`ALLOCS`]).
 static BYTES: AtomicUsize = AtomicUsize::new(0);
 
+/// Bytes the allocator has handed out and not taken back (the guest's whole heap: QuickJS's,
+/// the files', the shell's), and the most its linear memory may hold: what code that builds
+/// one big value may still ask for ([`memory_left`]).
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static CAP: AtomicUsize = AtomicUsize::new(usize::MAX);
+
 /// Calls of [`out_of_time`] between two clock readings (a reading is a call out to the host).
 const SPIN_CHECK_EVERY: u32 = 1024;
 /// Allocations between two looks at the clock by the allocator's backstop.
@@ -90,6 +96,28 @@ pub fn out_of_time_now() -> bool {
     with_current(|d| d.expired_now()).unwrap_or(false)
 }
 
+/// Sets the most bytes the guest's linear memory may hold (from its configuration).
+pub fn set_memory_cap(bytes: usize) {
+    CAP.store(bytes, Relaxed);
+}
+
+/// Bytes the guest may still allocate, about (the allocator's own overhead and the stack
+/// are not counted): for code that builds one value big enough to exhaust it, which can
+/// then fail with a message instead of trapping. (Unbounded in the unit tests.)
+pub fn memory_left() -> usize {
+    CAP.load(Relaxed).saturating_sub(LIVE.load(Relaxed))
+}
+
+/// Counts `freed` bytes taken back and `taken` handed out.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline]
+fn account(freed: usize, taken: usize) {
+    LIVE.store(
+        LIVE.load(Relaxed).wrapping_sub(freed).wrapping_add(taken),
+        Relaxed,
+    );
+}
+
 /// Counts an allocation of `size` bytes; every [`ALLOC_CHECK_EVERY`]-th, and after every
 /// [`ALLOC_CHECK_BYTES`], whether the running execution ran on [`GRACE`] after it was found
 /// out of time. (Only the WebAssembly build installs the allocator.)
@@ -131,7 +159,7 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(unsafe { System.alloc(layout) }, layout.size())
+            checked(unsafe { System.alloc(layout) }, 0, layout.size())
         }
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
@@ -139,12 +167,13 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(unsafe { System.alloc_zeroed(layout) }, layout.size())
+            checked(unsafe { System.alloc_zeroed(layout) }, 0, layout.size())
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
             unsafe { System.dealloc(ptr, layout) };
+            super::account(layout.size(), 0);
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -152,7 +181,11 @@ mod allocator {
                 trap();
             }
             // SAFETY: the caller upholds `GlobalAlloc`'s contract, which `System` needs.
-            checked(unsafe { System.realloc(ptr, layout, new_size) }, new_size)
+            checked(
+                unsafe { System.realloc(ptr, layout, new_size) },
+                layout.size(),
+                new_size,
+            )
         }
     }
 
@@ -160,9 +193,12 @@ mod allocator {
     /// null: the guest is built with `panic=immediate-abort` (guest/toolchain.py), so the
     /// standard library traps on a failed allocation without a word, and the host tells an
     /// out-of-memory trap from others by this line (`memory allocation of`, std's wording).
-    fn checked(ptr: *mut u8, size: usize) -> *mut u8 {
+    /// Else the block (of `size` bytes, replacing one of `freed`) is counted.
+    fn checked(ptr: *mut u8, freed: usize, size: usize) -> *mut u8 {
         if ptr.is_null() {
             out_of_memory(size);
+        } else {
+            super::account(freed, size);
         }
         ptr
     }

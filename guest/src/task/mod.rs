@@ -9,7 +9,7 @@
 mod backstop;
 mod io;
 
-pub use backstop::{out_of_time, out_of_time_now, Running};
+pub use backstop::{memory_left, out_of_time, out_of_time_now, set_memory_cap, Running};
 pub use io::{
     open_line, pipe, watch_lines, Input, Output, PipeReader, PipeWriter, Sink, WriteError,
     LINE_TOO_LONG, PIPE_CAPACITY,

@@ -846,8 +846,16 @@ async fn run_filter(
         shared: run.env.shared,
     };
     let jctx = JaqCtx::<engine::JqData>::new(&env, run.vars.clone());
-    let outputs = filter.id.run((jctx, input));
-    for out in outputs {
+    let mut outputs = filter.id.run((jctx, input));
+    loop {
+        let out = outputs.next();
+        if super::val::exhausted() {
+            // What came of the cut value is not shown (`debug` lines included): jq aborts.
+            run.env.shared.borrow_mut().stderr.clear();
+            say(ctx, OUT_OF_MEMORY).await;
+            return Err(Stop::Output(ERROR));
+        }
+        let Some(out) = out else { break };
         match out {
             Ok(v) => emit(ctx, run, v, collect.as_deref_mut(), ret).await?,
             Err(exn) => {
@@ -925,6 +933,11 @@ async fn write_value(ctx: &mut Ctx, run: &mut Run<'_>, v: &Val) -> Result<(), St
     }
     Ok(())
 }
+
+/// What jq says when a value outgrows memory (jq then aborts), and what to do instead.
+const OUT_OF_MEMORY: &str = "jq: error: cannot allocate memory: a value outgrew the sandbox's \
+    memory; work on less data at once (stream it: `.[]`, `limit`, `reduce`), or raise \
+    Limits(memory=...)\n";
 
 async fn flush_stderr(ctx: &mut Ctx, env: &Env<'_>) {
     let pending = std::mem::take(&mut env.shared.borrow_mut().stderr);

@@ -73,6 +73,39 @@ impl Drop for Array {
 /// A result with a jq error.
 pub type Res<T> = Result<T, jaq_core::Error<Val>>;
 
+thread_local! {
+    /// Set when a value being built did not fit in the guest's memory (jq's `cannot allocate
+    /// memory`, which aborts jq): the command line stops before it shows anything more, so
+    /// what evaluation did with the cut value is never seen ([`exhausted`]).
+    static EXHAUSTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a value of `bytes` fits in the guest's memory with room for its copies: a string
+/// is built, then copied into its `Rc`; an output is written out whole, into a buffer that
+/// grows by doubling. (Twice the size let `"a" * 1e8` exhaust 352 MiB.)
+fn room_for(bytes: usize) -> bool {
+    bytes.saturating_mul(4) <= crate::task::memory_left()
+}
+
+/// [`room_for`], noting when not that jq's memory is exhausted.
+fn fits(bytes: usize) -> bool {
+    room_for(bytes) || {
+        EXHAUSTED.with(|e| e.set(true));
+        false
+    }
+}
+
+/// Whether a value did not fit in memory since the last call: checked after every step of
+/// evaluation, which is synchronous, so no other jq's evaluation comes between.
+pub fn exhausted() -> bool {
+    EXHAUSTED.with(|e| e.replace(false))
+}
+
+/// The bytes of `n` values in an array.
+fn items_size(n: usize) -> usize {
+    n.saturating_mul(std::mem::size_of::<Val>())
+}
+
 /// A jq runtime error with message `msg` (what `catch` sees).
 pub fn err(msg: impl Into<String>) -> jaq_core::Error<Val> {
     jaq_core::Error::new(Val::from(msg.into()))
@@ -559,8 +592,16 @@ impl From<jaq_core::val::Range<Val>> for Val {
 }
 
 impl FromIterator<Val> for Val {
+    /// `[f]`: stops early when the array would not fit in memory ([`exhausted`]).
     fn from_iter<T: IntoIterator<Item = Val>>(iter: T) -> Self {
-        Val::arr(iter.into_iter().collect())
+        let mut items = Vec::new();
+        for v in iter {
+            if items.len() == items.capacity() && !fits(items_size(items.len().max(4) * 2)) {
+                break;
+            }
+            items.push(v);
+        }
+        Val::arr(items)
     }
 }
 
@@ -624,7 +665,14 @@ impl std::ops::Add for Val {
         match (self, rhs) {
             (Val::Null, x) | (x, Val::Null) => Ok(x),
             (Val::Num(a), Val::Num(b)) => Ok(Val::num(a.f + b.f)),
-            (Val::Str(a), Val::Str(b)) => Ok(Val::from(format!("{a}{b}"))),
+            (Val::Str(a), Val::Str(b)) if !fits(a.len() + b.len()) => Ok(Val::Null),
+            (Val::Str(a), Val::Str(b)) => {
+                let mut s = String::with_capacity(a.len() + b.len());
+                s.push_str(&a);
+                s.push_str(&b);
+                Ok(Val::from(s))
+            }
+            (Val::Arr(a), Val::Arr(b)) if !fits(items_size(a.len() + b.len())) => Ok(Val::Null),
             (Val::Arr(mut a), Val::Arr(b)) => {
                 Rc::make_mut(&mut a).extend(b.iter().cloned());
                 Ok(Val::Arr(a))
@@ -664,7 +712,8 @@ fn repeat_string(s: &str, times: f64) -> Res<Val> {
     } else {
         times.min(f64::from(i32::MAX)) as usize
     };
-    if s.len().saturating_mul(n) > 1 << 29 {
+    let len = s.len().saturating_mul(n);
+    if len > 1 << 29 || !room_for(len) {
         return Err(err("Repeat string result too long"));
     }
     Ok(Val::from(s.repeat(n)))

@@ -397,9 +397,11 @@ impl<'s> Exec<'s> {
         let script = self.script;
         let mut pc = 0;
         while let Some(command) = script.commands.get(pc) {
-            // One step per command, plus one per KiB of pattern space it may work on: a loop
-            // over a growing pattern space (`:a;s/^/x/;ba`) yields as often as its work asks.
-            self.steps += 1 + (self.ps.len() >> 10) as u64;
+            // One step per command, plus one per 16 bytes of pattern space it may work on: a
+            // loop over a growing pattern space (`:a;s/^/x/;ba`) yields as often as its work
+            // asks. (Per KiB let `:a;s/x*/&x/;ta` run seconds between yields: a search can
+            // cost 50 ns a byte.)
+            self.steps += 1 + (self.ps.len() >> 4) as u64;
             if self.steps >= YIELD_EVERY {
                 self.steps = 0;
                 yield_now().await;

@@ -2,6 +2,7 @@
 //! [-c quantum]] [array]`: read lines into an indexed array (`MAPFILE` by default).
 
 use super::{Builtin, Ctx};
+use crate::shell::interp::io::IS_A_DIRECTORY;
 use crate::shell::interp::quote;
 use crate::shell::interp::state::{is_name, Key};
 use crate::shell::interp::Flow;
@@ -77,7 +78,9 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         while count == 0 || lines.len() < count {
             let chunk = match input.read_until(Some(delim), None).await {
                 Ok(Some(chunk)) => chunk,
+                // bash's mapfile takes a read error for the end (`mapfile x < dir`).
                 Ok(None) => break,
+                Err(message) if message == IS_A_DIRECTORY => break,
                 Err(message) => return ctx.fail(&message, 1).await,
             };
             seen += 1;

@@ -3,6 +3,7 @@
 //! input (the variables are still set from what was read).
 
 use super::{Builtin, Ctx};
+use crate::shell::interp::io::IS_A_DIRECTORY;
 use crate::shell::interp::state::{is_name, Key};
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
@@ -131,6 +132,10 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
         let delim = if opts.exact { None } else { opts.delim };
         let (line, complete) = match read_line(&input, delim, opts.count, opts.raw).await {
             Ok(line) => line,
+            Err(message) if message == IS_A_DIRECTORY => {
+                let message = format!("read error: {}: {message}", opts.fd);
+                return ctx.fail(&message, 1).await;
+            }
             Err(message) => return ctx.fail(&message, 1).await,
         };
         let ifs = ctx.sh.state.borrow().ifs();

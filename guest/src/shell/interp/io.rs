@@ -163,8 +163,14 @@ impl OutHandle {
 // ---------------------------------------------------------------------------------------
 // Input handles
 
+/// What reading a directory fails with (`read_until`).
+pub const IS_A_DIRECTORY: &str = "Is a directory";
+
 enum InSrc {
     Empty,
+    /// A directory, which bash opens for reading; reading it fails (`EISDIR`): `read`
+    /// says so, `mapfile` and applets see no bytes.
+    Directory,
     /// Bytes in memory (a file, a here-document), read from `pos`.
     Bytes {
         data: Rc<Vec<u8>>,
@@ -201,6 +207,13 @@ impl InHandle {
         })
     }
 
+    /// A directory opened for reading.
+    pub fn directory() -> Rc<InHandle> {
+        Rc::new(InHandle {
+            src: RefCell::new(InSrc::Directory),
+        })
+    }
+
     /// An input over bytes in memory.
     pub fn bytes(data: Rc<Vec<u8>>) -> Rc<InHandle> {
         Rc::new(InHandle {
@@ -226,12 +239,15 @@ impl InHandle {
 
     /// Reads until `delim` (or `max` characters, or the end). None at the end of input with
     /// nothing read; `Err` past [`MAX_LINE`] bytes from a stream without the delimiter (the
-    /// stream is dropped: `read x < /dev/zero`).
+    /// stream is dropped: `read x < /dev/zero`), or [`IS_A_DIRECTORY`] from a directory.
     pub async fn read_until(
         &self,
         delim: Option<u8>,
         max: Option<usize>,
     ) -> Result<Option<Chunk>, String> {
+        if matches!(*self.src.borrow(), InSrc::Directory) {
+            return Err(IS_A_DIRECTORY.to_string());
+        }
         let mut out = Vec::new();
         loop {
             match self.scan(&mut out, delim, max) {
@@ -277,7 +293,7 @@ impl InHandle {
         {
             let mut src = self.src.borrow_mut();
             match &mut *src {
-                InSrc::Empty => return None,
+                InSrc::Empty | InSrc::Directory => return None,
                 InSrc::Bytes { data, pos } => {
                     if *pos >= data.len() {
                         return None;
@@ -310,7 +326,7 @@ impl InHandle {
     fn scan(&self, out: &mut Vec<u8>, delim: Option<u8>, max: Option<usize>) -> Scan {
         let mut src = self.src.borrow_mut();
         match &mut *src {
-            InSrc::Empty => Scan::End,
+            InSrc::Empty | InSrc::Directory => Scan::End,
             InSrc::Bytes { data, pos } => {
                 let rest = data.get(*pos..).unwrap_or_default();
                 let (n, stop) = take_until(rest, out, delim, max);
@@ -388,7 +404,7 @@ impl InHandle {
     fn into_input(self: Rc<Self>) -> Result<Input, Rc<InHandle>> {
         let handle = Rc::try_unwrap(self)?;
         match handle.src.into_inner() {
-            InSrc::Empty => Ok(Input::empty()),
+            InSrc::Empty | InSrc::Directory => Ok(Input::empty()),
             InSrc::Bytes { data, pos: 0 } => Ok(Input::bytes(data)),
             InSrc::Bytes { data, pos } => Ok(Input::bytes(Rc::new(
                 data.get(pos..).unwrap_or_default().to_vec(),

@@ -159,7 +159,14 @@ async fn add_all(
             warn(ctx, "Removing leading `/' from member names").await;
             warned_slash = true;
         }
+        let mut members = 0u32;
         while let Some((path, name)) = stack.pop() {
+            // Writes to a file never wait: yield now and then, for the deadline (`tar -ch` of
+            // a directory holding two links to itself walks 2^40 paths, as GNU's does).
+            members = members.wrapping_add(1);
+            if members.is_multiple_of(256) {
+                crate::task::yield_now().await;
+            }
             if o.excluded(&name) {
                 continue;
             }

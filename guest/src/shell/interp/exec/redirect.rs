@@ -223,6 +223,12 @@ impl Sh {
                 .map(InHandle::stream)
                 .map_err(|e| ExpandError::Failed(e.to_string()));
         }
+        let dir = vfs
+            .stat(&cwd, path)
+            .is_ok_and(|s| s.kind == crate::vfs::FileKind::Dir);
+        if dir && !create {
+            return Ok(InHandle::directory()); // bash opens it; reading it fails
+        }
         if create && !vfs.exists(&cwd, path) {
             vfs.write(&cwd, path, b"")
                 .map_err(|e| ExpandError::Failed(e.to_string()))?;

@@ -72,6 +72,15 @@ pub enum ExpandError {
 /// The result of expanding something.
 pub type Expanded<T> = Result<T, ExpandError>;
 
+/// Stops an expansion into many words (`{1..200000}`, `$(seq 200000)`) at the deadline: one
+/// command's words can take longer than the time limit on a loaded machine.
+fn out_of_time() -> Expanded<()> {
+    match crate::task::out_of_time() {
+        true => Err(ExpandError::Flow(Flow::Exit(super::TIMEOUT_STATUS))),
+        false => Ok(()),
+    }
+}
+
 /// Collects pieces into fields.
 #[derive(Default)]
 pub struct Builder {
@@ -205,6 +214,7 @@ impl Sh {
             }
             let braced = brace::expand(word).map_err(ExpandError::Discard)?;
             for w in &braced {
+                out_of_time()?;
                 let fields = self.expand_word(w, false, fds).await?;
                 self.finish_fields(fields, &mut out)?;
             }
@@ -221,6 +231,7 @@ impl Sh {
         };
         for field in fields {
             for f in split_field(field, &ifs) {
+                out_of_time()?;
                 if f.pieces.is_empty() && !f.keep {
                     continue;
                 }
