@@ -2,7 +2,7 @@
 //! order, as GNU shuf writes them. The order comes from one seed the host gives (so a run
 //! replays exactly); `-i` with `-n` draws without listing the whole range.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use crate::applets::common::{
     finish, open_input, parse_args, quote, quote_if_needed, split_lines, usage_error, warn, OptSpec,
@@ -13,7 +13,7 @@ use crate::task::{yield_now, LocalFuture};
 /// The `shuf` applet.
 pub const APPLET: Applet = Applet {
     name: "shuf",
-    usage: "shuf [OPTION]... [FILE | -e ARG... | -i LO-HI]\nWrite the lines of FILE (or standard input) in a random order.\n  -e, --echo                treat each ARG as an input line\n  -i, --input-range=LO-HI   treat each number LO through HI as an input line\n  -n, --head-count=COUNT    output at most COUNT lines\n  -o, --output=FILE         write the result to FILE instead of standard output\n  -r, --repeat              output lines can be repeated (forever without -n)\n  -z, --zero-terminated     line delimiter is NUL, not newline",
+    usage: "shuf [OPTION]... [FILE]\n  or:  shuf -e [OPTION]... [ARG]...\n  or:  shuf -i LO-HI [OPTION]...\nWrite the lines of FILE (or standard input) in a random order.\n  -e, --echo                treat each ARG as an input line\n  -i, --input-range=LO-HI   treat each number LO through HI as an input line\n  -n, --head-count=COUNT    output at most COUNT lines\n  -o, --output=FILE         write the result to FILE instead of standard output\n  -r, --repeat              output lines can be repeated (forever without -n)\n  -z, --zero-terminated     line delimiter is NUL, not newline",
     help: Help::Anywhere,
     run,
 };
@@ -129,7 +129,7 @@ async fn main(mut ctx: Ctx) -> i32 {
     };
     let picks = if repeat { picks } else { picks.min(total) };
     // Without -r: a partial Fisher-Yates shuffle of the indices, storing only those moved.
-    let mut moved: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut moved: HashMap<u64, u64> = HashMap::new();
     let mut sink = Sink {
         path: output,
         started: false,
