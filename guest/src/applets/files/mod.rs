@@ -34,6 +34,7 @@ mod system;
 mod tar;
 mod timeout;
 mod touch;
+mod tree;
 mod truefalse;
 mod xargs;
 
@@ -95,4 +96,5 @@ pub static APPLETS: &[&Applet] = &[
     &readlink::APPLET,
     &stat::APPLET,
     &du::APPLET,
+    &tree::APPLET,
 ];

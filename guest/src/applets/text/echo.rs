@@ -15,13 +15,20 @@ pub const APPLET: Applet = Applet {
 
 fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
-        let text = text(&ctx.args);
+        // The program (`/bin/echo`, `xargs echo`) is coreutils': its `-e` also reads octal
+        // as `\NNN` without the leading 0 (bash's builtin prints that as it is).
+        let text = escaped(&ctx.args, Escapes::B);
         finish(&mut ctx, &text).await
     })
 }
 
-/// What `echo ARGS` writes (the shell's `echo` builtin writes it too).
+/// What the shell's `echo` builtin writes for `echo ARGS`.
 pub fn text(args: &[String]) -> Vec<u8> {
+    escaped(args, Escapes::Echo)
+}
+
+/// What `echo ARGS` writes, with `-e` decoding by `rules`.
+fn escaped(args: &[String], rules: Escapes) -> Vec<u8> {
     let (newline, escapes, words) = parse(args);
     let mut text = Vec::new();
     for (i, word) in words.iter().enumerate() {
@@ -30,7 +37,7 @@ pub fn text(args: &[String]) -> Vec<u8> {
         }
         if !escapes {
             text.extend_from_slice(word.as_bytes());
-        } else if expand_b(word.as_bytes(), &mut text, Escapes::Echo) == Flow::Stop {
+        } else if expand_b(word.as_bytes(), &mut text, rules) == Flow::Stop {
             return text;
         }
     }
@@ -93,9 +100,18 @@ mod tests {
         assert_eq!(run("echo", &["-nE", "\\t"], ""), ok("\\t"));
         assert_eq!(run("echo", &[], ""), ok("\n"));
         assert_eq!(run("echo", &["-e", "\\0101"], ""), ok("A\n"));
+        // The program reads `\NNN` octal too (coreutils); the builtin does not.
         assert_eq!(
-            run("echo", &["-e", "\\x41\\x4a|\\101|\\u00e9|\\E|\\q"], ""),
-            ok("AJ|\\101|\u{e9}|\x1b|\\q\n")
+            run(
+                "echo",
+                &["-e", "\\x41\\x4a|\\101|\\41z|\\0041|\\00041|\\q"],
+                ""
+            ),
+            ok("AJ|A|!z|!|\x041|\\q\n")
+        );
+        assert_eq!(
+            super::text(&["-e".into(), "\\101|\\u00e9|\\E".into()]),
+            b"\\101|\xc3\xa9|\x1b\n"
         );
     }
 }

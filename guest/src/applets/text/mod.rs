@@ -33,6 +33,7 @@ mod paste;
 mod printf;
 mod rev;
 mod seq;
+mod shuf;
 mod sort;
 mod split;
 mod tac;
@@ -78,6 +79,7 @@ pub static APPLETS: &[&Applet] = &[
     &sort::APPLET,
     &split::APPLET,
     &tac::APPLET,
+    &shuf::APPLET,
     &tail::APPLET,
     &tee::APPLET,
     &tr::APPLET,

@@ -187,17 +187,11 @@ fn dump(data: &[u8], o: &Options) -> Vec<u8> {
 /// Turns a dump back into bytes: plain hex (`-p`), or `OFFSET: HEX...  TEXT` lines, each
 /// written at its offset (gaps are zeros).
 fn reverse(data: &[u8], plain: bool) -> Vec<u8> {
+    if plain {
+        return reverse_plain(data);
+    }
     let text = String::from_utf8_lossy(data);
     let mut out = Vec::new();
-    if plain {
-        let digits: Vec<u8> = text
-            .chars()
-            .filter_map(|c| c.to_digit(16))
-            .map(|d| d as u8)
-            .collect();
-        out.extend(digits.chunks_exact(2).map(|p| p[0] << 4 | p[1]));
-        return out;
-    }
     for line in text.lines() {
         let Some((offset, rest)) = line.split_once(':') else {
             continue;
@@ -219,6 +213,37 @@ fn reverse(data: &[u8], plain: bool) -> Vec<u8> {
             out.resize(offset + bytes.len(), 0);
         }
         out[offset..offset + bytes.len()].copy_from_slice(&bytes);
+    }
+    out
+}
+
+/// `-r -p`: pairs of hex digits, read as vim's xxd reads them. Blanks and line ends are
+/// skipped; other junk drops a half-read byte; junk at the start (or after a skipped line)
+/// is ignored, and junk that follows junk where no byte is pending skips the rest of the line.
+fn reverse_plain(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    // The last characters' digit values (-1: junk, or a digit already written).
+    let (mut n2, mut n1) = (0i16, -1i16);
+    let mut ignoring = true;
+    let mut bytes = data.iter();
+    while let Some(&c) = bytes.next() {
+        if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            continue;
+        }
+        let n3 = n2;
+        n2 = n1;
+        n1 = (c as char).to_digit(16).map_or(-1, |d| d as i16);
+        if n1 < 0 && ignoring {
+            continue;
+        }
+        ignoring = false;
+        if n1 >= 0 && n2 >= 0 {
+            out.push((n2 << 4 | n1) as u8);
+            n1 = -1;
+        } else if n1 < 0 && n2 < 0 && n3 < 0 {
+            bytes.by_ref().find(|&&c| c == b'\n');
+            ignoring = true;
+        }
     }
     out
 }
@@ -258,6 +283,11 @@ mod tests {
         );
         assert_eq!(run("xxd", &[], ""), ok(""));
         assert_eq!(run("xxd", &["-r", "-p"], "4142 43\n44\n"), ok("ABCD"));
+        // Junk as vim's xxd takes it: one is skipped, two in a row end the line, and junk
+        // after a half-read byte drops that byte.
+        assert_eq!(run("xxd", &["-r", "-p"], "30 !31 !!32\n"), ok("01"));
+        assert_eq!(run("xxd", &["-r", "-p"], "33 3!4 3!!5\n36\n"), ok("3C6"));
+        assert_eq!(run("xxd", &["-r", "-p"], "zz31!!\nzz32 3"), ok("12"));
         assert_eq!(run("xxd", &["-r"], "00000002: 4142  AB\n"), ok("\0\0AB"));
         assert_eq!(
             run("xxd", &["nope"], ""),

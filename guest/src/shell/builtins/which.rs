@@ -3,6 +3,7 @@
 
 use super::type_::{kinds, Kind, Lookup};
 use super::{Builtin, Ctx};
+use crate::shell::interp::path::DEFAULT_PATH;
 use crate::shell::interp::Flow;
 use crate::task::LocalFuture;
 
@@ -38,10 +39,23 @@ fn run(ctx: Ctx) -> LocalFuture<'static, Flow> {
             }
             names = &names[1..];
         }
+        // `which` is a program: with no PATH in its environment it searches the default
+        // one a new shell sets (as Debian's and BusyBox's do), where bash would find nothing.
+        let unset = ctx.sh.state.borrow().get("PATH").is_none();
+        let sh = match unset.then(|| ctx.sh.subshell()) {
+            Some(Ok(sub)) => {
+                let _ = sub
+                    .state
+                    .borrow_mut()
+                    .assign("PATH", DEFAULT_PATH.to_string(), false);
+                sub
+            }
+            _ => ctx.sh.clone(),
+        };
         let mut status = i32::from(names.is_empty());
         let mut out = String::new();
         for name in names {
-            let found = kinds(&ctx.sh, name, how);
+            let found = kinds(&sh, name, how);
             if found.is_empty() {
                 status = 1;
             }

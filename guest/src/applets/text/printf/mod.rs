@@ -57,6 +57,10 @@ async fn main(mut ctx: Ctx) -> i32 {
         .contains("%(")
         .then(|| ctx.host.now_ms().div_euclid(1000.0) as i64);
     let mut printer = Printer::new(rest, now.unwrap_or(0));
+    // The builtin runs this applet under bash's message prefix (`bash: line 1: printf`);
+    // run as a program (`/usr/bin/printf`, `xargs printf`, `busybox printf`) it is
+    // coreutils', where `\c` in the format ends the output too.
+    printer.program = !ctx.name.contains(": ");
     if now.is_some() {
         printer.zone = Zone::from_tz(ctx.env.get("TZ").map(String::as_str));
     }
@@ -94,7 +98,7 @@ fn option_letter(args: &[String]) -> Option<char> {
 #[derive(PartialEq)]
 pub(super) enum Flow {
     Go,
-    /// `\c` in a `%b` argument: print nothing more.
+    /// `\c` in a `%b` argument (or in the program's format): print nothing more.
     Stop,
 }
 
@@ -109,6 +113,8 @@ struct Printer<'a> {
     now: i64,
     /// The zone `%(fmt)T` shows times in (`TZ`'s).
     zone: Zone,
+    /// Whether this is the program rather than bash's builtin.
+    program: bool,
 }
 
 impl<'a> Printer<'a> {
@@ -121,6 +127,7 @@ impl<'a> Printer<'a> {
             status: 0,
             now,
             zone: Zone::utc(),
+            program: false,
         }
     }
 
@@ -144,6 +151,7 @@ impl<'a> Printer<'a> {
         let mut at = 0;
         while at < format.len() {
             match format[at] {
+                b'\\' if self.program && format.get(at + 1) == Some(&b'c') => return Flow::Stop,
                 b'\\' => at = escape(format, at + 1, &mut self.out, Escapes::Format),
                 b'%' => match self.conversion(format, at + 1) {
                     Some((next, flow)) => {

@@ -46,7 +46,9 @@ const TABLE: Table = Table {
         (&["%*s|%-*s|\\n", "-4", "a", "3", "b"], "", "a   |b  |\n"),
         (&["%.*s|\\n", "-1", "abc"], "", "abc|\n"),
         (&["\\x41\\0101\\101\\n"], "", "A\u{8}1A\n"),
-        (&["a\\cb\\n"], "", "a\\cb\n"),
+        // The program stops at `\c` in the format (coreutils); bash's builtin prints it.
+        (&["a\\cb\\n"], "", "a"),
+        (&["%s\\c", "foo", "bar"], "", "foo"),
         (&["\\a\\v\\f\\r\\e\\\"\\?\\z"], "", "\u{7}\u{b}\u{c}\r\u{1b}\"?\\z"),
         (&["\\u00e9|\\x4142\\n"], "", "é|A42\n"),
         (&["%%|%s%%\\n", "x"], "", "%|x%\n"),

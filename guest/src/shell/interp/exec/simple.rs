@@ -1190,6 +1190,11 @@ impl ShellCommands {
     }
 }
 
+/// Whether `name` is a builtin whose program (`/usr/bin/NAME`) is an applet of its own.
+fn is_program_too(name: &str) -> bool {
+    crate::shell::interp::path::BUILTIN_FILES.contains(&name) && applets::lookup(name).is_some()
+}
+
 impl Commands for ShellCommands {
     fn exec(
         &self,
@@ -1224,6 +1229,12 @@ impl Commands for ShellCommands {
                 OutHandle::new(OutKind::Stream(RefCell::new(Some(stdout)))),
                 OutHandle::new(OutKind::Stream(RefCell::new(Some(stderr)))),
             );
+            let mut argv = argv;
+            if let Some(name) = argv.first_mut().filter(|n| is_program_too(n)) {
+                // A child is a program: `env printf`, `xargs echo` run coreutils' printf and
+                // echo, not bash's builtins of those names.
+                *name = format!("/usr/bin/{name}");
+            }
             let args = argv.into_iter().map(ArgValue::Word).collect();
             sub.dispatch_with(args, Vec::new(), fds, true)
                 .await
