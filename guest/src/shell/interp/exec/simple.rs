@@ -1242,6 +1242,7 @@ impl Commands for ShellCommands {
         })
     }
 }
+
 /// Whether bash refuses to run `data` as a script: a NUL in its first 80 bytes before the
 /// end of the first line (of the second after a `#!` line).
 pub fn is_binary(data: &[u8]) -> bool {
