@@ -10,7 +10,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-import wasmtime
 
 pytestmark = pytest.mark.needs_native("tools/ is not copied into the Pyodide test run")
 
@@ -57,6 +56,14 @@ def trim() -> ModuleType:
     return module
 
 
+def small_module() -> bytes:
+    """:data:`WAT` as WebAssembly (wasmtime is imported here: under Pyodide, where this
+    module's tests are skipped, it does not exist)."""
+    import wasmtime
+
+    return bytes(wasmtime.wat2wasm(WAT))
+
+
 def functions(trim: ModuleType, wasm: bytes) -> int:
     """How many functions ``wasm`` defines (its function section's count)."""
     for section, _, payload, _ in trim._sections(wasm):
@@ -67,7 +74,7 @@ def functions(trim: ModuleType, wasm: bytes) -> int:
 
 
 def test_only_the_exports_some_javascript_names_are_kept(trim: ModuleType) -> None:
-    wasm = bytes(wasmtime.wat2wasm(WAT))
+    wasm = small_module()
     kept = trim.used_exports(wasm, JAVASCRIPT, [PAGE])
     assert kept == KEPT
     smaller = trim.keep_exports(wasm, kept)
@@ -90,7 +97,7 @@ def test_the_javascript_keeps_the_bindings_of_kept_exports_only(trim: ModuleType
 
 def test_javascript_it_does_not_know_is_refused(trim: ModuleType) -> None:
     with pytest.raises(trim.TrimError, match="no `function assignWasmExports`"):
-        trim.used_exports(bytes(wasmtime.wat2wasm(WAT)), "var a;", [])
+        trim.used_exports(small_module(), "var a;", [])
     odd = JAVASCRIPT.replace('_bound_only=Module["_bound_only"]=', "_bound_only=")
     with pytest.raises(trim.TrimError, match="binds an export in an unknown way: _bound_only="):
         trim.trim_javascript(odd, KEPT)
@@ -102,7 +109,7 @@ def test_what_only_dropped_exports_reached_is_removed(trim: ModuleType, tmp_path
     module still runs."""
     dist, out = tmp_path / "dist", tmp_path / "out"
     dist.mkdir()
-    wasm = bytes(wasmtime.wat2wasm(WAT))
+    wasm = small_module()
     (dist / "pyodide.asm.wasm").write_bytes(wasm)
     (dist / "pyodide.asm.mjs").write_text(JAVASCRIPT)
     for name in ("pyodide.mjs", "pyodide-lock.json", "package.json"):
@@ -116,6 +123,8 @@ def test_what_only_dropped_exports_reached_is_removed(trim: ModuleType, tmp_path
     assert functions(trim, wasm) == 6
     assert functions(trim, trimmed) == 3
     assert (out / "pyodide.asm.mjs").read_text() == trim.trim_javascript(JAVASCRIPT, KEPT)
+    import wasmtime
+
     store = wasmtime.Store()
     instance = wasmtime.Instance(store, wasmtime.Module(store.engine, trimmed), [])
     assert instance.exports(store)["called_by_name"](store) == 1
