@@ -130,3 +130,31 @@ def test_what_only_dropped_exports_reached_is_removed(trim: ModuleType, tmp_path
     assert instance.exports(store)["called_by_name"](store) == 1
     table = instance.exports(store)["__indirect_function_table"]
     assert table.get(store, 0)(store) == 4
+
+
+# Data segments as a main module has them: active at constant addresses, one passive.
+DATA_WAT = """
+(module
+  (memory (export "memory") 1)
+  (data (i32.const 16) "abcdefgh")
+  (data (i32.const 200) "0123456789")
+  (data "passive, never placed"))
+"""
+
+
+def test_zeroed_data_reads_as_zeros_where_the_ranges_say(trim: ModuleType) -> None:
+    """The frozen modules' code the memory snapshot zeroed (tools/pyodide_snapshot.mjs) is
+    zeroed in the page's module too: a range may span segments and the gaps between them, and
+    nothing outside it changes."""
+    import wasmtime
+
+    wasm = bytes(wasmtime.wat2wasm(DATA_WAT))
+    zeroed = trim.zero_data(wasm, [(20, 22), (23, 205), (209, 300)])
+    assert len(zeroed) == len(wasm)
+    store = wasmtime.Store()
+    instance = wasmtime.Instance(store, wasmtime.Module(store.engine, zeroed), [])
+    memory = instance.exports(store)["memory"]
+    assert bytes(memory.read(store, 16, 24)) == b"abcd\0\0g\0"
+    assert bytes(memory.read(store, 200, 210)) == bytes(5) + b"5678\0"
+    assert b"passive, never placed" in zeroed
+    assert trim.zero_data(wasm, []) == wasm

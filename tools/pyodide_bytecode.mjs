@@ -7,7 +7,7 @@
 // start (imports corral and the demo from APP, opens a sandbox, runs shell and JavaScript
 // commands that call tools). OUT_STDLIB and OUT_APP are STDLIB and APP with the source
 // `name.py` of each module that was imported replaced by its bytecode `name.pyc` (which Python
-// imports when there is no source beside it; the standard library's without docstrings); the
+// imports when there is no source beside it; lean but for the demo's own file: see rewrite); the
 // other modules keep their sources. Both are
 // stored (not deflated); the .pyc are "unchecked hash" ones, valid whatever the files'
 // modification times. OUT_IMPORTS is the JSON list of the modules imported from the two zips
@@ -62,9 +62,25 @@ def imported(root):
 stdlib_modules, app_modules = imported(stdlib), imported("/tmp/app.zip/")
 Path("/tmp/imports.json").write_text(json.dumps(sorted({**stdlib_modules, **app_modules})))
 from_stdlib, from_app = set(stdlib_modules.values()), set(app_modules.values())
-import py_compile  # not before: the page does not import it
+import importlib.util  # not before: the page does not import it
+from importlib._bootstrap_external import _code_to_hash_pyc
+from types import CodeType
 
-def rewrite(source, target, modules, optimize):
+def at_first_line(code):
+    """The code object with every instruction at its first line (its def or class line): a
+    traceback still names each function, and the location table, a run of "no columns, line
+    + 0" entries of 8 code units each (Python's format), compresses to almost nothing."""
+    units, table = len(code.co_code) // 2, bytearray()
+    while units:
+        span = min(units, 8)
+        table += bytes((0x80 | 13 << 3 | span - 1, 0))
+        units -= span
+    consts = tuple(at_first_line(c) if isinstance(c, CodeType) else c for c in code.co_consts)
+    return code.replace(co_linetable=bytes(table), co_consts=consts)
+
+def rewrite(source, target, modules, lean):
+    """Each of modules (names in source) as bytecode; lean(name): without docstrings nor
+    asserts, and lines only at each function's first line."""
     with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
         for info in zin.infolist():
             data = zin.read(info)
@@ -72,25 +88,23 @@ def rewrite(source, target, modules, optimize):
             if info.filename not in modules:
                 zout.writestr(info, data)
                 continue
-            source = Path("/tmp/src", info.filename)
-            source.parent.mkdir(parents=True, exist_ok=True)
-            source.write_bytes(data)
-            pyc = Path(py_compile.compile(
-                str(source), str(Path("/tmp/pyc", info.filename + "c")), info.filename,
-                doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
-                optimize=optimize(info.filename),
-            ))
-            zout.writestr(zipfile.ZipInfo(info.filename + "c", info.date_time), pyc.read_bytes())
+            lean_module = lean(info.filename)
+            code = compile(data, info.filename, "exec", dont_inherit=True,
+                           optimize=2 if lean_module else 0)
+            if lean_module:
+                code = at_first_line(code)
+            pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
+            zout.writestr(zipfile.ZipInfo(info.filename + "c", info.date_time), bytes(pyc))
 
-# The standard library's bytecode without docstrings (nor asserts): 0.6 MB of the ~10 MB of
-# Python's heap in the memory snapshot, 0.16 MB of its transfer. Pyodide's own packages read
-# theirs. corral's too (0.1 MB of the heap, 0.04 MB of the transfer: corral reads only the
-# docstrings of tool functions, and the demo's tools are in corral_demo.py, which keeps them).
-KEEP_DOCSTRINGS = ("_pyodide/", "pyodide/")
-rewrite("/tmp/stdlib.zip", "/tmp/out-stdlib.zip", from_stdlib,
-        lambda name: 0 if name.startswith(KEEP_DOCSTRINGS) else 2)
-rewrite("/tmp/app.zip", "/tmp/out-app.zip", from_app,
-        lambda name: 2 if name.startswith("corral/") else 0)
+# Lean bytecode (docstrings, asserts and lines within functions left out) for the standard
+# library, Pyodide's Python packages and corral: what the memory snapshot holds of them is
+# 0.29 MB smaller with brotli (docs/web-demo.rst). Nothing of the page reads those docstrings
+# (Pyodide's C methods took theirs from _pyodide._core_docs during its start, before the
+# snapshot; corral reads only the docstrings of tool functions); a traceback still names
+# each function and its first line. The demo (corral_demo.py: the tools' docstrings) keeps
+# everything.
+rewrite("/tmp/stdlib.zip", "/tmp/out-stdlib.zip", from_stdlib, lambda name: True)
+rewrite("/tmp/app.zip", "/tmp/out-app.zip", from_app, lambda name: name.startswith("corral/"))
 print(f"pyodide_bytecode.mjs: {len(from_stdlib)} + {len(from_app)} modules as bytecode")
 `);
 fs.writeFileSync(outStdlib, pyodide.FS.readFile("/tmp/out-stdlib.zip"));

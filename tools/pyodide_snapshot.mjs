@@ -108,6 +108,67 @@ sys.path_importer_cache.clear()
 zipimport._zip_directory_cache.clear()
 gc.collect()
 `);
+// The frozen modules Python has imported (importlib's bootstrap, os, codecs, site...: their
+// marshalled code, ~0.4 MB, is in the module's data) are never read again: zeroed here and in
+// the page's copy of the module (build.py, by the ranges OUT.json lists), they are zeros on
+// the wire. Python would take a zeroed one for invalid ("Frozen object named 'os' is
+// invalid"), not run it, were one imported anew. Found by their entries in Python's tables of
+// frozen modules: {name, code, size, is_package}, 4 bytes each, in the module's data.
+const frozenNames = new Set(pyodide.runPython(`
+import sys
+sorted(name for name, m in list(sys.modules.items())
+       if getattr(getattr(m, "__spec__", None), "origin", None) == "frozen")
+`).toJs());
+// What tells an entry from bytes that look like one: its code unmarshals to a module's.
+const isFrozenModule = pyodide.runPython(`
+import marshal
+def is_frozen_module(data):
+    try:
+        code = marshal.loads(data.to_bytes())
+    except Exception:
+        return False
+    return getattr(code, "co_name", None) == "<module>" and code.co_filename.startswith("<frozen ")
+is_frozen_module
+`);
+const frozenRanges = frozenCode(pyodide._module, hook.state.base, frozenNames, isFrozenModule);
+isFrozenModule.destroy();
+pyodide.runPython("del is_frozen_module");
+if (frozenRanges.length < 10) throw new Error("the frozen modules' code was not found: Pyodide's layout changed");
+for (const [start, end] of frozenRanges) {
+  pyodide._module.HEAPU8.fill(0, start, end);
+  hook.state.base.fill(0, start, end);
+}
+
+function frozenCode(module, base, imported, isFrozenModule) {
+  const words = new Int32Array(base.buffer, base.byteOffset, base.length >> 2);
+  const memory = module.HEAPU8;
+  const live = new Int32Array(memory.buffer, 0, base.length >> 2);
+  const name = (at) => {
+    let end = at;
+    while (end < base.length && memory[end] !== 0 && end - at < 256) end++;
+    return new TextDecoder().decode(memory.subarray(at, end));
+  };
+  // Entries by their code: a range is zeroed only if every name it is frozen under was imported
+  // (an alias such as __hello_alias__ shares its code with __hello__).
+  const byCode = new Map();
+  for (let i = 256; i + 3 < live.length; i++) {
+    const [at, code, size] = [live[i], live[i + 1], Math.abs(live[i + 2])];
+    if (at <= 0 || at >= base.length || code <= 0 || code + size > base.length || size === 0) continue;
+    if (words[i] !== at || words[i + 1] !== code || words[i + 2] !== live[i + 2]) continue; // data
+    if ((memory[code] & 0x7f) !== 0x63) continue; // marshal's code object ("c", maybe flagged)
+    const frozen = name(at);
+    if (!/^[A-Za-z_][\w.]*$/.test(frozen)) continue;
+    const entry = byCode.get(code) ?? { size, names: [] };
+    entry.names.push(frozen);
+    byCode.set(code, entry);
+  }
+  return [...byCode]
+    .filter(([, { names }]) => names.every((n) => imported.has(n)))
+    .filter(([code, { size }]) => isFrozenModule(memory.subarray(code, code + size)))
+    .map(([code, { size }]) => [code, code + size])
+    .sort((a, b) => a[0] - b[0]);
+}
+
 // The stack below the current frame holds what finished calls left, and malloc's free chunks
 // what freed objects left: zeros compress better. Each free chunk is allocated (the heap may
 // not grow meanwhile: malloc fails instead), zeroed, and freed again.
@@ -131,4 +192,4 @@ bytes = Math.ceil(bytes / 4096) * 4096;
 const heap = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 2)[1]; // its offset
 xorInto(snapshot.subarray(heap, heap + bytes), base.subarray(0, bytes));
 fs.writeFileSync(out, snapshot);
-fs.writeFileSync(`${out}.json`, `${JSON.stringify({ base_bytes: bytes })}\n`);
+fs.writeFileSync(`${out}.json`, `${JSON.stringify({ base_bytes: bytes, zeroed: frozenRanges })}\n`);

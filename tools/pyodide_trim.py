@@ -56,6 +56,8 @@ WASM_OPT_FLAGS = (*FEATURES, "--remove-unused-module-elements", "-Oz")
 # Export kinds (the WebAssembly binary format): only these two are ever dropped.
 FUNCTION, GLOBAL = 0, 3
 EXPORT_SECTION = 7
+DATA_SECTION = 11
+I32_CONST, END = 0x41, 0x0B  # the opcodes of a data segment's constant address
 # pyodide.asm.mjs declares the export bindings in one statement and assigns them in one
 # function, which names every export it binds: left out of what is searched for names.
 BINDINGS = re.compile(
@@ -134,6 +136,43 @@ def keep_exports(wasm: bytes, keep: set[str]) -> bytes:
     payload = _uleb(len(kept)) + b"".join(kept)
     section = bytes([EXPORT_SECTION]) + _uleb(len(payload)) + payload
     return wasm[:start] + section + wasm[end:]
+
+
+def _active_data(wasm: bytes) -> Iterable[tuple[int, int, int]]:
+    """Each active data segment placed at a constant address, as (address, file offset,
+    size)."""
+    for section, _, payload, _ in _sections(wasm):
+        if section != DATA_SECTION:
+            continue
+        count, at = _leb(wasm, payload)
+        for _ in range(count):
+            flags, at = _leb(wasm, at)
+            if flags == 1:  # passive: no address
+                size, at = _leb(wasm, at)
+                at += size
+                continue
+            if flags == 2:  # with a memory index
+                _, at = _leb(wasm, at)
+            opcode, at = wasm[at], at + 1
+            address, at = _leb(wasm, at)  # i32.const (small positive: unsigned = signed)
+            if opcode != I32_CONST or wasm[at] != END or address >= 1 << 31:
+                raise TrimError("a data segment's address is not a constant")
+            size, at = _leb(wasm, at + 1)
+            yield address, at, size
+            at += size
+
+
+def zero_data(wasm: bytes, ranges: Iterable[tuple[int, int]]) -> bytes:
+    """``wasm`` with the memory in each [start, end) of ``ranges`` zeros as instantiated, where
+    active data segments fill it (tools/pyodide_snapshot.mjs: the frozen modules' code)."""
+    out = bytearray(wasm)
+    segments = list(_active_data(wasm))
+    for start, end in ranges:
+        for address, offset, size in segments:
+            low, high = max(start, address), min(end, address + size)
+            if low < high:
+                out[offset + low - address : offset + high - address] = bytes(high - low)
+    return bytes(out)
 
 
 def names_in(texts: Iterable[str]) -> set[str]:

@@ -419,7 +419,9 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
     - ``corral-app.zip``: the wheel's files but :data:`DEMO_WHEEL_UNUSED`, and
       ``corral_demo.py``;
     - ``python_stdlib.zip``: the standard library without :data:`DEMO_STDLIB_UNUSED` and the
-      codecs outside :data:`DEMO_CODECS`.
+      codecs outside :data:`DEMO_CODECS`;
+    - ``pyodide.snapshot`` (pyodide_snapshot), and ``pyodide.asm.wasm``: ``pyodide``'s module
+      with the code of the frozen modules the snapshot imported zeroed, as in the snapshot.
 
     In both zips each module the page imports is stored as bytecode for Pyodide's Python
     (``name.pyc`` instead of ``name.py``), so importing it compiles nothing: compiling them
@@ -460,9 +462,11 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
     (out / "stdlib-sources.zip").unlink()
     (out / "app-sources.zip").unlink()
     imports = outputs[-1]
-    base_bytes = pyodide_snapshot(
+    base_bytes, zeroed = pyodide_snapshot(
         pyodide, out / "python_stdlib.zip", out / "corral-app.zip", imports, out / SNAPSHOT
     )
+    module = _tool("pyodide_trim").zero_data((pyodide / "pyodide.asm.wasm").read_bytes(), zeroed)
+    (out / "pyodide.asm.wasm").write_bytes(module)
     return {
         "stdlib": f"{DEMO_DIR}/python_stdlib.zip",
         "app": f"{DEMO_DIR}/corral-app.zip",
@@ -475,15 +479,19 @@ def demo_files(wheel: Path, pyodide: Path, stdlib: Path, out: Path) -> dict[str,
     }
 
 
-def pyodide_snapshot(pyodide: Path, stdlib: Path, app: Path, imports: Path, target: Path) -> int:
+def pyodide_snapshot(
+    pyodide: Path, stdlib: Path, app: Path, imports: Path, target: Path
+) -> tuple[int, list[tuple[int, int]]]:
     """Write to ``target`` Pyodide's memory once Python has started from ``stdlib`` and
     imported the modules listed in ``imports`` from ``app`` and ``stdlib``
     (``tools/pyodide_snapshot.mjs``, Pyodide under Node; cached by its inputs), and return how
     many of its first bytes are stored XORed with the memory Pyodide's module starts with
-    (``static/snapshot-delta.mjs``). The worker starts from it (``_loadSnapshot``): restoring
-    memory replaces Python's start-up and those imports, on a first visit too, and the zips are
-    fetched only if the page imports something else. It is ~31 MB raw, ~2.4 MB with brotli:
-    the price of a first visit without Python's start."""
+    (``static/snapshot-delta.mjs``), and the memory ranges it zeroed: the code of the frozen
+    modules Python imported, which the page's copy of Pyodide's module has zeroed too
+    (demo_files: 0.13 MB less with brotli). The worker starts from it (``_loadSnapshot``):
+    restoring memory replaces Python's start-up and those imports, on a first visit too, and
+    the zips are fetched only if the page imports something else. It is ~31 MB raw, ~1.9 MB
+    with brotli: the price of a first visit without Python's start."""
     tool = ROOT / "tools" / "pyodide_snapshot.mjs"
     digest = hashlib.sha256(str(pyodide).encode())
     for path in (tool, WEB / "static" / "snapshot-delta.mjs", pyodide / "pyodide.asm.wasm"):
@@ -499,8 +507,8 @@ def pyodide_snapshot(pyodide: Path, stdlib: Path, app: Path, imports: Path, targ
         partial.rename(cached)
         partial.with_name(partial.name + ".json").rename(sidecar)
     shutil.copyfile(cached, target)
-    base_bytes: int = json.loads(sidecar.read_text())["base_bytes"]
-    return base_bytes
+    made = json.loads(sidecar.read_text())
+    return made["base_bytes"], [(start, end) for start, end in made["zeroed"]]
 
 
 def build(out: Path, wheel: Path | None = None, repository: str | None = None) -> Path:
@@ -533,12 +541,10 @@ def build(out: Path, wheel: Path | None = None, repository: str | None = None) -
     repack_stored(wheel, out / "wheels" / wheel.name)
     runtime = demo_runtime(pyodide, wheel)
     demo = demo_files(wheel, runtime, out / "pyodide" / "python_stdlib.zip", out / DEMO_DIR)
-    # Where the worker finds pyodide.asm.mjs and .wasm (the rest of Pyodide from pyodide/).
-    demo["runtime"] = "pyodide/"
-    if runtime != pyodide:
-        demo["runtime"] = f"{DEMO_DIR}/"
-        for name in ("pyodide.asm.mjs", "pyodide.asm.wasm"):
-            _copy(runtime / name, out / DEMO_DIR / name)
+    # Where the worker finds pyodide.asm.mjs and .wasm (the rest of Pyodide from pyodide/):
+    # the module is written by demo_files, the frozen modules' code zeroed.
+    demo["runtime"] = f"{DEMO_DIR}/"
+    _copy(runtime / "pyodide.asm.mjs", out / DEMO_DIR / "pyodide.asm.mjs")
     manifest = {
         "build": build_key(
             dist_tool.PYODIDE_VERSION,

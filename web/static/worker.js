@@ -99,8 +99,8 @@ async function storeSnapshot(manifest, bytes) {
 // Python's random generator is seeded afresh, not shared by every visitor). The snapshot holds
 // every module the page imports (manifest.json's demo.imports), so it starts from an empty
 // standard library and fetches the demo's zips only when Python imports something else
-// (corral_demo.FetchLibrary, in boot). If the snapshot does not load, Python starts afresh,
-// from the demo's own standard library (build.py: the modules the page imports as bytecode),
+// (corral_demo.FetchLibrary, in boot). If the snapshot does not load, Python starts afresh
+// (from Pyodide's own module), from the demo's own standard library (build.py: the modules the page imports as bytecode),
 // and imports them (IMPORT, in boot). Either way with a lockfile naming no package (the page
 // loads none), so Pyodide fetches neither its full standard library nor its lockfile.
 const EMPTY_ZIP = "data:application/zip;base64,UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==";
@@ -135,7 +135,9 @@ async function startPython(manifest) {
     console.warn("the Pyodide snapshot did not load; starting Python afresh", error);
     caches.delete(SNAPSHOTS).catch(() => {});
   }
-  return { pyodide: await loadPyodide(options), snapshot: null };
+  // Afresh from Pyodide's own module: the demo's copy has the code of the frozen modules the
+  // snapshot imported zeroed (tools/pyodide_snapshot.mjs), so Python could not start from it.
+  return { pyodide: await loadPyodide({ ...options, indexURL: here("pyodide/") }), snapshot: null };
 }
 
 // The demo's Python files (corral-app.zip: the wheel's files but its module, and
