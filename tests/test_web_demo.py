@@ -194,6 +194,30 @@ def test_javascript_is_a_repl_that_prints_values_and_keeps_bindings(demo: Module
     assert run(restarted, "sq(x) + m", "javascript")["stdout"] == "43\n"
 
 
+def test_the_repl_shows_values_json_has_no_form_for_as_javascript_does(demo: ModuleType) -> None:
+    """A function, a symbol or a BigInt as the last value once printed the REPL's own envelope
+    or failed in JSON.stringify; NaN, undefined in an array, a Map or a RegExp printed as JSON
+    turns them (null, {})."""
+    app = demo.DemoApp(lambda message: None)
+    lines = {
+        "Symbol('q')": "Symbol(q)\n",
+        "get_weather": "[Function: get_weather]\n",
+        "1n + 2n": "3n\n",
+        "let big = 2n ** 64n": "",
+        "big + 1n": "18446744073709551617n\n",
+        "[NaN, -0, undefined, null, Infinity]": "[NaN,-0,undefined,null,Infinity]\n",
+        "new Map([[1, {a: 'b'}]])": 'Map(1) {1 => {"a":"b"}}\n',
+        "new Set(['x'])": 'Set(1) {"x"}\n',
+        "/re/g": "/re/g\n",
+        "new Date(0)": "1970-01-01T00:00:00.000Z\n",
+        "const loop = {n: 1}; loop.self = loop; loop": '{"n":1,"self":[Circular]}\n',
+        "({a: [1, {b: 'c'}]})": '{"a":[1,{"b":"c"}]}\n',
+    }
+    for line, shown in lines.items():
+        result = run(app, line, "javascript")
+        assert (result["stdout"], result["error"]) == (shown, None), line
+
+
 def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda message: None)
     run(app, "mkdir -p notes/sub && echo > notes/a.txt")

@@ -390,7 +390,9 @@ class DemoApp:
 # `let x = 5` at the top level becomes an assignment to a variable of an enclosing scope that the
 # program declares, and after the line ran (also after an explicit `return`) every such variable
 # is saved: JSON values as they are, functions and classes as their source text, re-evaluated in
-# the next line's program. Other values (a Map, a Promise) come back as their JSON form.
+# the next line's program. Other values (a Map, a Promise) come back as their JSON form (a
+# BigInt as itself, a circular object as null). A value is shown as JavaScript writes it where
+# JSON has no form for it (NaN, undefined, 1n, a Map), else as JSON.
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _DECLARATION = re.compile(rf"(?:let|const|var)\s+(?={_IDENT}|[{{\[])")
@@ -400,13 +402,30 @@ _STATEMENT_KEYWORDS = re.compile(
     r"|function|async\s+function|class)\b|[{}]"
 )
 REPL_SHOW = """\
-const __show = (v) => typeof v === "string" ? JSON.stringify(v)
-  : typeof v === "function"
-    ? (/^class\\b/.test(String(v)) ? `[class ${v.name}]` : `[Function: ${v.name || "anonymous"}]`)
-  : v === undefined ? "undefined" : typeof v === "bigint" ? `${v}n`
-  : (() => { try { return JSON.stringify(v) ?? String(v); } catch { return String(v); } })();
+const __show = (v, seen = []) => {
+  const show = (x) => __show(x, [...seen, v]);
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number") return Object.is(v, -0) ? "-0" : String(v);
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "function") {
+    return /^class\\b/.test(String(v)) ? `[class ${v.name}]` : `[Function: ${v.name || "anonymous"}]`;
+  }
+  if (v === null || typeof v !== "object") return String(v);
+  if (seen.includes(v)) return "[Circular]";
+  if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
+  if (v instanceof RegExp || v instanceof Error) return String(v);
+  if (v instanceof Promise) return "Promise {}";
+  if (typeof v.toJSON === "function") return show(v.toJSON());
+  if (Array.isArray(v)) return `[${v.map(show).join(",")}]`;
+  if (v instanceof Map) return `Map(${v.size}) {${[...v].map(([k, x]) => `${show(k)} => ${show(x)}`).join(", ")}}`;
+  if (v instanceof Set) return `Set(${v.size}) {${[...v].map(show).join(", ")}}`;
+  return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${show(v[k])}`).join(",")}}`;
+};
+const __json = (key, v) => typeof v === "bigint" ? `${v}n` : v;
+// v if JSON.stringify takes it, else null (a circular object).
+const __plain = (v) => { try { JSON.stringify(v, __json); return v ?? null; } catch { return null; } };
 const __keep = (v) => typeof v === "function" ? {source: String(v)}
-  : {json: v === undefined ? null : v};
+  : typeof v === "bigint" ? {source: `${v}n`} : {json: __plain(v)};
 """
 
 
@@ -527,8 +546,8 @@ def repl_program(code: str, scope: Mapping[str, Any]) -> tuple[str, list[str]]:
     lines.append(f"const __value = await (async () => {{\n{body}\n}})();")
     save = ", ".join(f"{json.dumps(name)}: __keep({name})" for name in kept)
     lines.append(
-        "return JSON.stringify({value: __value === undefined ? null : __value, "
-        f"shown: {shown}, scope: {{{save}}}}});"
+        "return JSON.stringify({value: __plain(__value), "
+        f"shown: {shown}, scope: {{{save}}}}}, __json);"
     )
     return "\n".join(lines), names
 
@@ -542,7 +561,8 @@ def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any
         return result, {}
     try:
         answer = json.loads(envelope)
-        value, shown, scope = answer["value"], answer["shown"], answer["scope"]
+        # (no "value" when it has no JSON form: a function, a symbol)
+        value, shown, scope = answer.get("value"), answer["shown"], answer["scope"]
     except (ValueError, KeyError, TypeError):
         return result, {}  # not a REPL program's envelope
     stdout = result.stdout.removesuffix(envelope)
