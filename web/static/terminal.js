@@ -37,7 +37,52 @@ function* keys(data) {
   }
 }
 
-const visibleLength = (text) => [...text.replace(/\x1b\[[0-9;]*m/g, "")].length;
+// Columns a code point takes: 2 for East Asian wide and full-width characters and emoji, 0 for
+// combining marks, zero-width spaces and variation selectors, else 1 (a short table after
+// Unicode's East Asian Width; what matters is that the terminal, which is given this same
+// function, and the editor's cursor arithmetic agree).
+const WIDE = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x23e9, 0x23ec], [0x23f0, 0x23f0],
+  [0x23f3, 0x23f3], [0x25fd, 0x25fe], [0x2614, 0x2615], [0x2648, 0x2653], [0x267f, 0x267f],
+  [0x2693, 0x2693], [0x26a1, 0x26a1], [0x26aa, 0x26ab], [0x26bd, 0x26be], [0x26c4, 0x26c5],
+  [0x26ce, 0x26ce], [0x26d4, 0x26d4], [0x26ea, 0x26ea], [0x26f2, 0x26f3], [0x26f5, 0x26f5],
+  [0x26fa, 0x26fa], [0x26fd, 0x26fd], [0x2705, 0x2705], [0x270a, 0x270b], [0x2728, 0x2728],
+  [0x274c, 0x274c], [0x274e, 0x274e], [0x2753, 0x2755], [0x2757, 0x2757], [0x2795, 0x2797],
+  [0x27b0, 0x27b0], [0x27bf, 0x27bf], [0x2b1b, 0x2b1c], [0x2b50, 0x2b50], [0x2b55, 0x2b55],
+  [0x2e80, 0x303e], [0x3041, 0x4dbf], [0x4e00, 0xa4cf], [0xa960, 0xa97f], [0xac00, 0xd7a3],
+  [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6f], [0xff00, 0xff60], [0xffe0, 0xffe6],
+  [0x16fe0, 0x18aff], [0x1b000, 0x1b2ff], [0x1f004, 0x1f004], [0x1f0cf, 0x1f0cf],
+  [0x1f18e, 0x1f18e], [0x1f191, 0x1f19a], [0x1f200, 0x1f265], [0x1f300, 0x1f64f],
+  [0x1f680, 0x1f6ff], [0x1f7e0, 0x1f7eb], [0x1f90c, 0x1f9ff], [0x1fa70, 0x1faff],
+  [0x20000, 0x3fffd],
+];
+const ZERO = [
+  [0x0300, 0x036f], [0x0483, 0x0489], [0x0591, 0x05bd], [0x0610, 0x061a], [0x064b, 0x065f],
+  [0x1ab0, 0x1aff], [0x1dc0, 0x1dff], [0x200b, 0x200f], [0x20d0, 0x20ff], [0xfe00, 0xfe0f],
+  [0xfe20, 0xfe2f], [0xe0100, 0xe01ef],
+];
+const within = (ranges, cp) => ranges.some(([low, high]) => cp >= low && cp <= high);
+export function cellWidth(cp) {
+  if (cp < 0x300) return cp < 32 || (cp >= 0x7f && cp < 0xa0) ? 0 : 1;
+  return within(ZERO, cp) ? 0 : within(WIDE, cp) ? 2 : 1;
+}
+
+// cellWidth as xterm.js's Unicode version (its interface: the width in bits 1-2 of a character's
+// properties, bit 0 set when a zero-width character joins the one before, as its built-in does).
+const UNICODE = {
+  version: "corral",
+  wcwidth: cellWidth,
+  charProperties(cp, preceding) {
+    let width = cellWidth(cp);
+    const before = (preceding >> 1) & 3;
+    const join = width === 0 && preceding !== 0 && before !== 0;
+    if (join) width = before;
+    return (width << 1) | (join ? 1 : 0);
+  },
+};
+
+const textWidth = (text) => [...text].reduce((sum, char) => sum + cellWidth(char.codePointAt(0)), 0);
+const visibleWidth = (text) => textWidth(text.replace(/\x1b\[[0-9;]*m/g, ""));
 
 // The history saved under `key` in localStorage (none if storage is unavailable).
 function loadHistory(key) {
@@ -71,6 +116,10 @@ export class LineEditor {
     this.historyIndex = this.history.length;
     this.draft = [];
     this.transcript = "";      // everything shown, as plain text (for tests and copy)
+    try {
+      term.unicode.register(UNICODE); // needs the terminal's allowProposedApi
+      term.unicode.activeVersion = UNICODE.version;
+    } catch { /* its own widths: wide characters may then misplace the cursor */ }
     term.onData((data) => this.receive(data));
   }
 
@@ -226,11 +275,11 @@ export class LineEditor {
   list(items) {
     const cursor = this.cursor;
     this.moveTo(this.line.length);
-    const width = Math.max(...items.map((item) => item.length)) + 2;
+    const width = Math.max(...items.map(textWidth)) + 2;
     const perRow = Math.max(1, Math.floor(this.term.cols / width));
     let text = "\n";
     items.forEach((item, i) => {
-      text += item.padEnd(width);
+      text += item + " ".repeat(width - textWidth(item));
       if ((i + 1) % perRow === 0 || i === items.length - 1) text = text.trimEnd() + "\n";
     });
     this.write(text);
@@ -256,8 +305,20 @@ export class LineEditor {
     this.redraw(this.cursor, this.cursor);
   }
 
-  left() { this.moveTo(Math.max(0, this.cursor - 1)); }
-  right() { this.moveTo(Math.min(this.line.length, this.cursor + 1)); }
+  // By characters as shown: a combining mark moves with the character before it.
+  left() {
+    let to = Math.max(0, this.cursor - 1);
+    while (to > 0 && this.zeroWidth(to)) to--;
+    this.moveTo(to);
+  }
+
+  right() {
+    let to = Math.min(this.line.length, this.cursor + 1);
+    while (to < this.line.length && this.zeroWidth(to)) to++;
+    this.moveTo(to);
+  }
+
+  zeroWidth(index) { return cellWidth(this.line[index].codePointAt(0)) === 0; }
   home() { this.moveTo(0); }
   end() { this.moveTo(this.line.length); }
 
@@ -303,10 +364,19 @@ export class LineEditor {
     this.redraw(from, chars.length);
   }
 
+  // The row (from the prompt's) and column after the prompt and `index` characters: a wide
+  // character that does not fit at the end of a row goes to the next, as the terminal does.
   position(index) {
-    const offset = visibleLength(this.shown) + index;
     const cols = this.term.cols;
-    return { row: Math.floor(offset / cols), col: offset % cols };
+    let row = Math.floor(visibleWidth(this.shown) / cols);
+    let col = visibleWidth(this.shown) % cols;
+    for (let i = 0; i < index; i++) {
+      const width = cellWidth(this.line[i].codePointAt(0));
+      if (col + width > cols) [row, col] = [row + 1, 0];
+      col += width;
+      if (col >= cols) [row, col] = [row + 1, 0];
+    }
+    return { row, col };
   }
 
   // Move the terminal's cursor from input index `from` to `to`.
