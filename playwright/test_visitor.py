@@ -8,10 +8,12 @@ The tests of this module share one page (one sandbox), in order.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Route
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from conftest import READY_TIMEOUT_MS, Demo, OutsideRequests, new_demo, screenshot
 
@@ -38,7 +40,11 @@ def test_the_prompt_typed_at_while_loading_is_not_under_the_loading_card(
     phone: Demo, base_url: str
 ) -> None:
     held: list[Route] = []  # the worker's script, held so that the page stays loading
-    phone.page.route("**/worker.js", lambda route: held.append(route))
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    phone.page.route("**/worker.js", hold)
     phone.page.goto(f"{base_url}?typing=0", wait_until="domcontentloaded")
     phone.page.wait_for_function("window.corralDemo && window.corralDemo.promptMs !== null")
     phone.page.locator("#terminal").tap()
@@ -71,10 +77,17 @@ def test_wide_characters_are_edited_in_place(phone: Demo) -> None:
     edited = f"echo {text[:-6]}X{text[-6:]}!"
     assert phone.page.evaluate("window.corralDemo.line") == edited
     cols = phone.page.evaluate("window.corralDemo.cols")
+    want = f"corral$ {edited}".replace(" ", "")  # wide cells that do not fit leave a blank
+    settled = """(want) => {  // the terminal draws what it is given asynchronously
+        const rows = window.corralDemo.screen;
+        const start = rows.findLastIndex((row) => row.startsWith("corral$ "));
+        return start >= 0 && rows.slice(start).join("").replaceAll(" ", "") === want;
+    }"""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        phone.page.wait_for_function(settled, arg=want, timeout=5000)
     rows = screen(phone)
     start = max(i for i, row in enumerate(rows) if row.startswith("corral$ "))
-    shown = "".join(rows[start:]).replace(" ", "")  # wide cells that do not fit leave a blank
-    assert shown == f"corral$ {edited}".replace(" ", ""), rows[start:]
+    assert "".join(rows[start:]).replace(" ", "") == want, rows[start:]
     assert len(rows) - start > 2 and all(len(row) <= cols for row in rows)
     mark = len(phone.transcript)
     keys.press("Enter")
@@ -110,3 +123,33 @@ def test_the_repl_shows_functions_symbols_and_bigints(phone: Demo) -> None:
     assert phone.run("n + 1n") == "1180591620717411303425n\n"
     assert phone.run("[NaN, undefined]") == "[NaN,undefined]\n"
     phone.mode("shell")
+
+
+def test_a_pasted_script_keeps_its_tabs(phone: Demo) -> None:
+    """A `<<-` here-document strips the tabs its lines start with: a paste once made them
+    spaces, so its delimiter never came and the entry waited for more."""
+    mark = len(phone.transcript)
+    script = "cat <<-END\n\tindented\n\tEND\nprintf 'a\\tb\\n' | od -c | head -1\n"
+    phone.page.evaluate("(text) => window.corralDemo.paste(text)", script)
+    out = phone.wait_prompt(mark)
+    assert out.endswith("indented\n0000000   a  \\t   b  \\n\n"), out
+    keys = phone.page.keyboard
+    keys.press("ArrowUp")  # recalled with its line breaks and tabs shown, and run the same
+    assert phone.page.evaluate("window.corralDemo.line").startswith("cat <<-END⏎⇥indented⏎⇥END⏎")
+    mark = len(phone.transcript)
+    keys.press("Enter")
+    assert phone.wait_prompt(mark).endswith("indented\n0000000   a  \\t   b  \\n\n")
+
+
+def test_word_keys_move_and_ctrl_d_deletes(phone: Demo) -> None:
+    keys = phone.page.keyboard
+    keys.type("echo one two")
+    for key in ("Alt+b", "Control+ArrowLeft"):  # Alt-B once typed a "b"
+        keys.press(key)
+    keys.press("Control+d")
+    keys.press("Alt+f")
+    keys.type("!")
+    assert phone.page.evaluate("window.corralDemo.line") == "echo ne! two"
+    mark = len(phone.transcript)
+    keys.press("Enter")
+    assert phone.wait_prompt(mark) == "ne! two\n"

@@ -1,9 +1,10 @@
 // A line editor over an xterm.js terminal: a prompt, editing (left/right, home/end, backspace,
-// delete, Ctrl-A/E/U/K/W), history (up/down, kept in localStorage across reloads), Tab
+// delete, Ctrl-A/E/U/K/W/D, words with Alt-B/F or Ctrl-Left/Right), history (up/down, kept in localStorage across reloads), Tab
 // completion, Ctrl-L to clear, and Ctrl-C. Enter on incomplete input (an open `do`, quote or
 // bracket) continues on a "> " line; a multi-line paste becomes one entry, run as one
 // execution. While a command runs, typed keys are kept for the next prompt, except Ctrl-C,
-// which interrupts the command.
+// which interrupts the command. Wide characters (CJK, emoji) take two columns: the editor tells
+// the terminal its widths (cellWidth) and places the cursor by them.
 
 const ESC = "\x1b";
 const KEYS = {
@@ -12,17 +13,25 @@ const KEYS = {
   "\x1b[A": "up", "\x1b[B": "down", "\x1b[C": "right", "\x1b[D": "left",
   "\x1b[H": "home", "\x1b[F": "end", "\x1bOH": "home", "\x1bOF": "end",
   "\x1b[1~": "home", "\x1b[4~": "end", "\x1b[3~": "delete",
+  "\x04": "delete", // Ctrl-D; on an empty line (bash's exit) nothing: the page stays
+  "\x1bb": "wordLeft", "\x1bf": "wordRight", "\x1b[1;5D": "wordLeft", "\x1b[1;5C": "wordRight",
+  "\x1b[1;3D": "wordLeft", "\x1b[1;3C": "wordRight",
 };
 const HISTORY_LIMIT = 500;
 const CONTINUATION = "> ";
 const NEWLINE = "\u23ce"; // how a recalled multi-line entry shows its line breaks (⏎)
+const TAB = "\u21e5"; // how the line shows a tab (⇥): pasted, as in a `<<-` here-document
+// The entry as run from the line as shown, and the other way round.
+const entered = (text) => text.replaceAll(NEWLINE, "\n").replaceAll(TAB, "\t");
+const shown = (text) => text.replace(/\n/g, NEWLINE).replace(/\t/g, TAB);
 
 // Split terminal input into keys: escape sequences, control characters, runs of text.
 function* keys(data) {
   let i = 0;
   while (i < data.length) {
     if (data[i] === ESC) {
-      const match = /^\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z])/.exec(data.slice(i));
+      // A sequence, or Alt with a key (Escape then the key), never typed as text.
+      const match = /^\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z]|[^\x1b[O])/.exec(data.slice(i));
       const key = match ? match[0] : ESC;
       yield key;
       i += key.length;
@@ -110,6 +119,7 @@ export class LineEditor {
     this.lines = [];           // the lines already entered of an incomplete entry
     this.promptText = "";
     this.shown = "";           // the prompt on the current line: promptText or CONTINUATION
+    this.at = { row: 0, col: 0 }; // where the terminal's cursor is (position)
     this.reading = false;      // a prompt is shown and accepts input
     this.typeahead = "";       // input received while a command ran
     this.history = historyKey ? loadHistory(historyKey) : [];
@@ -131,12 +141,11 @@ export class LineEditor {
 
   prompt(text) {
     this.promptText = text;
-    this.shown = text;
     this.line = [];
     this.lines = [];
     this.cursor = 0;
     this.historyIndex = this.history.length;
-    this.write(text);
+    this.showPrompt(text);
     this.reading = true;
     const pending = this.typeahead;
     this.typeahead = "";
@@ -153,10 +162,16 @@ export class LineEditor {
     this.moveTo(0);
     this.term.write("\r\x1b[J");
     this.promptText = text;
+    this.showPrompt(text);
+    this.cursor = 0;
+    this.redraw(cursor);
+  }
+
+  // Write the prompt `text` at the start of a row: the input follows it.
+  showPrompt(text) {
     this.shown = text;
     this.write(text);
-    this.cursor = 0;
-    this.redraw(0, cursor);
+    this.at = this.position(0);
   }
 
   // Put `text` on the prompt line and run it, as if typed (the example buttons use this).
@@ -188,7 +203,7 @@ export class LineEditor {
     const enter = parts.at(-1) === "";
     if (enter) parts.pop();
     parts.forEach((part, i) => {
-      const text = part.replace(/\t/g, "    ").replace(/[\x00-\x1f\x7f]/g, "");
+      const text = shown(part).replace(/[\x00-\x1f\x7f]/g, "");
       if (text) this.insert([...text]);
       if (i < parts.length - 1) this.newline();
     });
@@ -206,12 +221,11 @@ export class LineEditor {
     this.lines.push(text);
     this.line = [];
     this.cursor = 0;
-    this.shown = CONTINUATION;
-    this.write(CONTINUATION);
+    this.showPrompt(CONTINUATION);
   }
 
   enter() {
-    const text = [...this.lines, this.line.join("")].join("\n").replaceAll(NEWLINE, "\n");
+    const text = entered([...this.lines, this.line.join("")].join("\n"));
     if (!this.isComplete(text)) return this.newline();
     this.moveTo(this.line.length);
     this.transcript += this.line.join("");
@@ -240,10 +254,13 @@ export class LineEditor {
   }
 
   clear() {
+    const cursor = this.cursor;
     this.term.clear();
     this.term.write("\x1b[H\x1b[2J");
     this.term.write(this.shown);
-    this.redraw(0);
+    this.at = this.position(0);
+    this.cursor = 0;
+    this.redraw(cursor);
   }
 
   // Tab: complete the word before the cursor; with several candidates, insert what they share
@@ -283,26 +300,26 @@ export class LineEditor {
       if ((i + 1) % perRow === 0 || i === items.length - 1) text = text.trimEnd() + "\n";
     });
     this.write(text);
-    this.write(this.shown);
+    this.showPrompt(this.shown);
     this.cursor = 0;
-    this.redraw(0, cursor);
+    this.redraw(cursor);
   }
 
   insert(chars) {
     this.line.splice(this.cursor, 0, ...chars);
-    this.redraw(this.cursor, this.cursor + chars.length);
+    this.redraw(this.cursor + chars.length);
   }
 
   backspace() {
     if (this.cursor === 0) return;
     this.line.splice(this.cursor - 1, 1);
-    this.redraw(this.cursor, this.cursor - 1);
+    this.redraw(this.cursor - 1);
   }
 
   delete() {
     if (this.cursor >= this.line.length) return;
     this.line.splice(this.cursor, 1);
-    this.redraw(this.cursor, this.cursor);
+    this.redraw(this.cursor);
   }
 
   // By characters as shown: a combining mark moves with the character before it.
@@ -319,17 +336,32 @@ export class LineEditor {
   }
 
   zeroWidth(index) { return cellWidth(this.line[index].codePointAt(0)) === 0; }
+  // Alt-B/F, Ctrl- or Alt-Left/Right: to the start of this word or the end of the next.
+  wordLeft() {
+    let to = this.cursor;
+    while (to > 0 && !/[\p{L}\p{N}_]/u.test(this.line[to - 1])) to--;
+    while (to > 0 && /[\p{L}\p{N}_]/u.test(this.line[to - 1])) to--;
+    this.moveTo(to);
+  }
+
+  wordRight() {
+    let to = this.cursor;
+    while (to < this.line.length && !/[\p{L}\p{N}_]/u.test(this.line[to])) to++;
+    while (to < this.line.length && /[\p{L}\p{N}_]/u.test(this.line[to])) to++;
+    this.moveTo(to);
+  }
+
   home() { this.moveTo(0); }
   end() { this.moveTo(this.line.length); }
 
   killStart() {
     this.line.splice(0, this.cursor);
-    this.redraw(this.cursor, 0);
+    this.redraw(0);
   }
 
   killEnd() {
     this.line.length = this.cursor;
-    this.redraw(this.cursor, this.cursor);
+    this.redraw(this.cursor);
   }
 
   killWord() {
@@ -337,14 +369,14 @@ export class LineEditor {
     while (start > 0 && this.line[start - 1] === " ") start--;
     while (start > 0 && this.line[start - 1] !== " ") start--;
     this.line.splice(start, this.cursor - start);
-    this.redraw(this.cursor, start);
+    this.redraw(start);
   }
 
   up() {
     if (this.historyIndex === 0 || this.lines.length) return;
     if (this.historyIndex === this.history.length) this.draft = this.line.slice();
     this.historyIndex--;
-    this.replaceLine([...this.history[this.historyIndex].replace(/\n/g, NEWLINE)]);
+    this.replaceLine([...shown(this.history[this.historyIndex])]);
   }
 
   down() {
@@ -352,16 +384,15 @@ export class LineEditor {
     this.historyIndex++;
     const next = this.historyIndex === this.history.length
       ? this.draft
-      : [...this.history[this.historyIndex].replace(/\n/g, NEWLINE)];
+      : [...shown(this.history[this.historyIndex])];
     this.replaceLine(next.slice());
   }
 
   // --- drawing (the input may wrap over several rows) ---------------------------------------
 
   replaceLine(chars) {
-    const from = this.cursor;
     this.line = chars;
-    this.redraw(from, chars.length);
+    this.redraw(chars.length);
   }
 
   // The row (from the prompt's) and column after the prompt and `index` characters: a wide
@@ -370,7 +401,7 @@ export class LineEditor {
     const cols = this.term.cols;
     let row = Math.floor(visibleWidth(this.shown) / cols);
     let col = visibleWidth(this.shown) % cols;
-    for (let i = 0; i < index; i++) {
+    for (let i = 0; i < Math.min(index, this.line.length); i++) {
       const width = cellWidth(this.line[i].codePointAt(0));
       if (col + width > cols) [row, col] = [row + 1, 0];
       col += width;
@@ -379,30 +410,27 @@ export class LineEditor {
     return { row, col };
   }
 
-  // Move the terminal's cursor from input index `from` to `to`.
-  move(from, to) {
-    const a = this.position(from);
-    const b = this.position(to);
+  // Move the terminal's cursor to input index `index` from where it is (`at`: the input
+  // before it may just have changed).
+  moveTo(index) {
+    const a = this.at;
+    const b = this.position(index);
     let seq = "";
     if (b.row < a.row) seq += `${ESC}[${a.row - b.row}A`;
     if (b.row > a.row) seq += `${ESC}[${b.row - a.row}B`;
-    seq += "\r";
-    if (b.col > 0) seq += `${ESC}[${b.col}C`;
-    this.term.write(seq);
-  }
-
-  moveTo(index) {
-    if (index !== this.cursor) this.move(this.cursor, index);
+    if (b.col !== a.col) seq += b.col > 0 ? `\r${ESC}[${b.col}C` : "\r";
+    if (seq) this.term.write(seq);
+    this.at = b;
     this.cursor = index;
   }
 
-  // Rewrite the input from the start, the cursor being at `from`; leave it at `to`.
-  redraw(from, to = from) {
-    this.move(from, 0);
+  // Rewrite the input from its start; leave the cursor at `to`.
+  redraw(to) {
+    this.moveTo(0);
     const text = this.line.join("");
     this.term.write(`${text}${ESC}[J`);
-    const end = this.position(this.line.length);
-    if (end.col === 0 && this.line.length > 0) this.term.write("\r\n");
+    this.at = this.position(this.line.length);
+    if (this.at.col === 0 && this.line.length > 0) this.term.write("\r\n");
     this.cursor = this.line.length;
     this.moveTo(to);
   }
