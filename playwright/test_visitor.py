@@ -153,3 +153,24 @@ def test_word_keys_move_and_ctrl_d_deletes(phone: Demo) -> None:
     mark = len(phone.transcript)
     keys.press("Enter")
     assert phone.wait_prompt(mark) == "ne! two\n"
+
+
+def test_here_strings_and_shifts_are_not_taken_for_here_documents(phone: Demo) -> None:
+    """`<<<` and a `<<` inside `$((...))` once made Enter wait for a here-document's end."""
+    cases = {
+        "grep b <<< abc": False,
+        "echo $((1 << 3)) $((2<<1))": False,
+        "((x = 1 << 2))": False,
+        "cat <<EOF": True,
+        "echo $(cat <<EOF": True,
+        "for ((i = 0; i < 3; i++)); do": True,
+    }
+    found = phone.page.evaluate(
+        """async (texts) => {
+            const { shellIncomplete } = await import("./incomplete.js");
+            return texts.map(shellIncomplete);
+        }""",
+        list(cases),
+    )
+    assert dict(zip(cases, found, strict=True)) == cases
+    assert phone.run("grep --color=never b <<< abc") == "abc\n"
