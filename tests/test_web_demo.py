@@ -218,6 +218,22 @@ def test_the_repl_shows_values_json_has_no_form_for_as_javascript_does(demo: Mod
         assert (result["stdout"], result["error"]) == (shown, None), line
 
 
+def test_a_repl_entry_whose_expression_goes_on_over_lines_runs(demo: ModuleType) -> None:
+    """A newline once always ended a statement, so a pasted method chain had `return (` put
+    before its `.map(...)` line: a SyntaxError."""
+    app = demo.DemoApp(lambda message: None)
+    lines = {
+        "[1, 2, 3]\n  .map((x) => x * 2)\n  .filter((x) => x > 2)": "[4,6]\n",
+        "let t = 1 +\n  2": "",
+        "t\n  ?.toFixed(1)": '"3.0"\n',
+        "let i = 0\ni++\ni": "1\n",
+        "const a = 1\nconst b = 2\na + b": "3\n",
+    }
+    for line, shown in lines.items():
+        result = run(app, line, "javascript")
+        assert (result["stdout"], result["error"]) == (shown, None), line
+
+
 def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda message: None)
     run(app, "mkdir -p notes/sub && echo > notes/a.txt")

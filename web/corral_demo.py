@@ -408,7 +408,8 @@ const __show = (v, seen = []) => {
   if (typeof v === "number") return Object.is(v, -0) ? "-0" : String(v);
   if (typeof v === "bigint") return `${v}n`;
   if (typeof v === "function") {
-    return /^class\\b/.test(String(v)) ? `[class ${v.name}]` : `[Function: ${v.name || "anonymous"}]`;
+    const name = v.name || "anonymous";
+    return /^class\\b/.test(String(v)) ? `[class ${name}]` : `[Function: ${name}]`;
   }
   if (v === null || typeof v !== "object") return String(v);
   if (seen.includes(v)) return "[Circular]";
@@ -417,13 +418,16 @@ const __show = (v, seen = []) => {
   if (v instanceof Promise) return "Promise {}";
   if (typeof v.toJSON === "function") return show(v.toJSON());
   if (Array.isArray(v)) return `[${v.map(show).join(",")}]`;
-  if (v instanceof Map) return `Map(${v.size}) {${[...v].map(([k, x]) => `${show(k)} => ${show(x)}`).join(", ")}}`;
-  if (v instanceof Set) return `Set(${v.size}) {${[...v].map(show).join(", ")}}`;
+  const entries = (items) => `(${v.size}) {${items.join(", ")}}`;
+  if (v instanceof Map) return `Map${entries([...v].map(([k, x]) => `${show(k)} => ${show(x)}`))}`;
+  if (v instanceof Set) return `Set${entries([...v].map(show))}`;
   return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${show(v[k])}`).join(",")}}`;
 };
 const __json = (key, v) => typeof v === "bigint" ? `${v}n` : v;
 // v if JSON.stringify takes it, else null (a circular object).
-const __plain = (v) => { try { JSON.stringify(v, __json); return v ?? null; } catch { return null; } };
+const __plain = (v) => {
+  try { JSON.stringify(v, __json); return v ?? null; } catch { return null; }
+};
 const __keep = (v) => typeof v === "function" ? {source: String(v)}
   : typeof v === "bigint" ? {source: `${v}n`} : {json: __plain(v)};
 """
@@ -452,10 +456,24 @@ def _top_level(code: str) -> tuple[list[int], list[int]]:
             depth -= 1
             if depth == 0 and c == "}":
                 closes.append(i + 1)
-        elif depth == 0 and c in ";\n":
+        elif depth == 0 and (c == ";" or (c == "\n" and not _continues(code, i))):
             starts.append(i + 1)
         i += 1
     return starts, closes
+
+
+def _continues(code: str, newline: int) -> bool:
+    """Whether the expression goes on past the line break at ``newline``: the line ends in an
+    operator or a comma, or the next one starts with one (``.map(...)``, ``?.``, ``+ 1``), as
+    JavaScript reads it without a semicolon inserted."""
+    before = code[:newline].rstrip()
+    after = code[newline:].lstrip()
+    steps = ("++", "--")  # `i++` ends its statement; `++i` starts one
+    if not before or not after or before.endswith(steps) or after.startswith(steps):
+        return False
+    return before[-1] in "+-*/%&|^!=<>?:,.([{" or (
+        after[0] in ".?+*/%&|^=<>:,)]}" and not after.startswith("...")
+    )
 
 
 def _names_in_pattern(pattern: str) -> list[str]:
