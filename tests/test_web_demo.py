@@ -234,6 +234,17 @@ def test_a_repl_entry_whose_expression_goes_on_over_lines_runs(demo: ModuleType)
         assert (result["stdout"], result["error"]) == (shown, None), line
 
 
+def test_a_repl_error_names_lines_of_the_entry(demo: ModuleType) -> None:
+    """An error's stack once named lines of the program the REPL wraps an entry in (code.js:29
+    for a one-line entry), and the wrapper's own frames."""
+    app = demo.DemoApp(lambda message: None)
+    result = run(app, "function f() {\n  return nope\n}\nf()", "javascript")
+    assert result["stderr"] == (
+        "ReferenceError: nope is not defined\n    at f (REPL:2:10)\n    at <anonymous> (REPL:4:1)\n"
+    )
+    assert run(app, "syntax error", "javascript")["stderr"].endswith("at REPL:1:8\n")
+
+
 def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda message: None)
     run(app, "mkdir -p notes/sub && echo > notes/a.txt")

@@ -201,6 +201,8 @@ class DemoApp:
         program, names = repl_program(code, self.scope)
         self.last = self.sandbox.execute(program, language)
         shown, scope = repl_result(self.last)
+        if shown.stderr:
+            shown = dataclasses.replace(shown, stderr=entry_positions(shown.stderr, program))
         self.scope.update(scope)
         return json.dumps({**_result_json(shown), "scope": self.scope, "names": names}, default=str)
 
@@ -401,6 +403,8 @@ _STATEMENT_KEYWORDS = re.compile(
     r"(?:if|for|while|do|switch|try|return|throw|break|continue|import|export|let|const|var"
     r"|function|async\s+function|class)\b|[{}]"
 )
+RETURNED = "return ("  # put before the entry's last expression (then "\n)" after it)
+REPL_BODY = "const __value = await (async () => {\n"  # the entry follows, then "\n})();"
 REPL_SHOW = """\
 const __show = (v, seen = []) => {
   const show = (x) => __show(x, [...seen, v]);
@@ -534,7 +538,7 @@ def _rewrite(code: str) -> tuple[str, list[str], bool]:
     expression = bool(last) and not _STATEMENT_KEYWORDS.match(last)
     if expression:
         end = last_start + len(last.rstrip().rstrip(";"))
-        edits.append((last_start, last_start, "return ("))
+        edits.append((last_start, last_start, RETURNED))
         edits.append((end, end, "\n)"))  # on its own line: the expression may end in a comment
     for start, end, replacement in sorted(edits, reverse=True):
         code = code[:start] + replacement + code[end:]
@@ -561,13 +565,38 @@ def repl_program(code: str, scope: Mapping[str, Any]) -> tuple[str, list[str]]:
     for name, value in scope.items():
         restored = f"({value['source']})" if "source" in value else json.dumps(value.get("json"))
         lines.append(f"{name} = {restored};")
-    lines.append(f"const __value = await (async () => {{\n{body}\n}})();")
+    lines.append(f"{REPL_BODY}{body}\n}})();")
     save = ", ".join(f"{json.dumps(name)}: __keep({name})" for name in kept)
     lines.append(
         "return JSON.stringify({value: __plain(__value), "
         f"shown: {shown}, scope: {{{save}}}}}, __json);"
     )
     return "\n".join(lines), names
+
+
+def entry_positions(stderr: str, program: str) -> str:
+    """An error's ``code.js:LINE:COL`` positions in a :func:`repl_program` as lines of the
+    entry the visitor typed (``REPL:1:7``); the stack frames of the program around it left
+    out."""
+    start = program.index(REPL_BODY) + len(REPL_BODY)
+    first = program.count("\n", 0, start) + 1
+    last = first + program.count("\n", start, program.rindex("\n})();"))
+    lines = program.split("\n")
+
+    def entry_line(match: re.Match[str]) -> str:
+        line, column = int(match[1]), int(match[2])
+        returned = lines[line - 1].rfind(RETURNED)
+        if 0 <= returned < column - 1:  # after the `return (` put before the last expression
+            column -= len(RETURNED)
+        return f"REPL:{line - first + 1}:{column}"
+
+    kept = []
+    for line in stderr.split("\n"):
+        found = re.search(r"code\.js:(\d+):(\d+)", line)
+        if found and not first <= int(found[1]) <= last:
+            continue  # the REPL's own frame (it ran the entry)
+        kept.append(re.sub(r"code\.js:(\d+):(\d+)", entry_line, line))
+    return "\n".join(kept)
 
 
 def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any]]:
