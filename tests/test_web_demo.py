@@ -262,6 +262,10 @@ def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> N
     assert complete("cat notes/") == ["notes/a.txt", "notes/sub/"]
     assert complete("ls /tm") == ["/tmp/"]
     assert complete("await get_w", "javascript") == ["get_weather"]
+    # A name with a space is inserted escaped, as bash does (it once split into two words).
+    run(app, "mkdir 'my dir' && touch 'my dir/a b.txt'")
+    assert complete("cd my") == ["my\\ dir/"]
+    assert complete("cat my\\ dir/a") == ["my\\ dir/a\\ b.txt"]
 
 
 def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:

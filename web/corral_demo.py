@@ -10,6 +10,7 @@ code runs natively in the tests.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.machinery
 import json
@@ -212,7 +213,10 @@ class DemoApp:
         ``tool``) in command position, tool names after ``tool``, a tool's ``--flags`` after
         ``tool NAME``, else paths (relative ones against ``cwd``); in JavaScript: the tool
         functions, the REPL's bindings and a few globals."""
-        start = max(line.rfind(c) for c in " \t|;&()<>") + 1
+        # The word starts after the last separator not escaped with a backslash (`my\ fi`).
+        start = max(
+            (m.end() for m in re.finditer(r"\\.|[ \t|;&()<>]", line) if m[0][0] != "\\"), default=0
+        )
         word = line[start:]
         before = line[:start].split()
         if language == "javascript":
@@ -230,6 +234,7 @@ class DemoApp:
         command_position = not before or line[:start].rstrip()[-1:] in ("|", ";", "&", "(")
         if command_position and "/" not in word:
             return _completions(start, word, [*self.sandbox.commands, "tool"])
+        word = re.sub(r"\\(.)", r"\1", word)  # as the shell reads it
         directory, _, prefix = word.rpartition("/")
         if word.startswith("/"):
             absolute = directory or "/"
@@ -245,7 +250,9 @@ class DemoApp:
             if name.startswith(prefix):
                 is_dir = self.sandbox.fs.stat(f"{absolute.rstrip('/')}/{name}").is_dir
                 paths.append(f"{head}{name}{'/' if is_dir else ''}")
-        return _completions(start, word, paths)
+        # Inserted as typed: a space or a character the shell would read escaped.
+        escape = functools.partial(re.sub, r"([^\w/.,:@%+=-])", r"\\\1")
+        return _completions(start, escape(word), [escape(path) for path in paths])
 
     def snapshot(self) -> bytes:
         """The files and shell session, to survive a restart of the worker."""
