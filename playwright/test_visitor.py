@@ -174,3 +174,14 @@ def test_here_strings_and_shifts_are_not_taken_for_here_documents(phone: Demo) -
     )
     assert dict(zip(cases, found, strict=True)) == cases
     assert phone.run("grep --color=never b <<< abc") == "abc\n"
+
+
+def test_replay_last_in_the_sandbox_the_page_opened_first(phone: Demo) -> None:
+    """The first sandbox was opened from no snapshot: the worker passed Python a JavaScript
+    null for it, which Pyodide makes a JsNull, not None, and the replay failed."""
+    assert phone.run("echo $((6 * 7))") == "42\n"
+    assert phone.page.evaluate("window.corralDemo.restarts") == 0
+    mark = len(phone.transcript)
+    phone.page.tap("#replay")
+    replayed = phone.wait_prompt(mark)
+    assert "✓ output identical to the original run" in replayed, replayed
