@@ -185,3 +185,19 @@ def test_replay_last_in_the_sandbox_the_page_opened_first(phone: Demo) -> None:
     phone.page.tap("#replay")
     replayed = phone.wait_prompt(mark)
     assert "✓ output identical to the original run" in replayed, replayed
+
+
+def test_an_arrow_pressed_while_a_command_runs_is_not_typed(phone: Demo) -> None:
+    """Keys typed during a command wait for the next prompt; an arrow among them once became
+    the text `[A` at the start of the next command."""
+    keys = phone.page.keyboard
+    mark = phone.type("sleep 1")
+    phone.page.wait_for_function("window.corralDemo.busy")
+    keys.press("ArrowUp")
+    keys.type("echo typed ahead")
+    keys.press("Enter")
+    phone.page.wait_for_function(
+        "(mark) => window.corralDemo.transcript.slice(mark).includes('typed ahead\\n')", arg=mark
+    )
+    assert "[A" not in phone.transcript[mark:]
+    phone.wait_prompt(mark)

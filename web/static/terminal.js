@@ -25,13 +25,16 @@ const TAB = "\u21e5"; // how the line shows a tab (⇥): pasted, as in a `<<-` h
 const entered = (text) => text.replaceAll(NEWLINE, "\n").replaceAll(TAB, "\t");
 const shown = (text) => text.replace(/\n/g, NEWLINE).replace(/\t/g, TAB);
 
+// An escape sequence (an arrow, Home...) or Alt with a printable key (Escape then the key).
+const ESCAPES = /\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z]|(?![[O])[ -~])/g;
+
 // Split terminal input into keys: escape sequences, control characters, runs of text.
 function* keys(data) {
   let i = 0;
   while (i < data.length) {
     if (data[i] === ESC) {
-      // A sequence, or Alt with a key (Escape then the key), never typed as text.
-      const match = /^\x1b(\[[0-9;]*[A-Za-z~]|O[A-Za-z]|[^\x1b[O])/.exec(data.slice(i));
+      // Never typed as text.
+      const match = new RegExp(`^${ESCAPES.source}`).exec(data.slice(i));
       const key = match ? match[0] : ESC;
       yield key;
       i += key.length;
@@ -203,7 +206,8 @@ export class LineEditor {
     const enter = parts.at(-1) === "";
     if (enter) parts.pop();
     parts.forEach((part, i) => {
-      const text = shown(part).replace(/[\x00-\x1f\x7f]/g, "");
+      // (Keys typed while a command ran come here too: an arrow's sequence is dropped whole.)
+      const text = shown(part).replace(ESCAPES, "").replace(/[\x00-\x1f\x7f]/g, "");
       if (text) this.insert([...text]);
       if (i < parts.length - 1) this.newline();
     });
