@@ -623,11 +623,11 @@ async function agentAtWork() {
       if (speed) await sleep(speed * 40);
     }
     editor.write(green("Answer:") + wrapWords(`Answer: ${replayed.answer}`, cols).slice("Answer:".length) + "\n");
-    const verdict = replayed.identical ? " ✓ identical to the recording" : " ✗ differs";
     const note = wrapWords(`[replayed with corral.replay_all from the recorded trace: ${replayed.calls.length} tool calls ` +
-      `answered from it, no model, no server]${verdict}`, cols);
-    const at = note.lastIndexOf(replayed.identical ? "✓" : "✗"); // the verdict in colour
-    editor.write(dim(note.slice(0, at)) + (replayed.identical ? green : red)(note.slice(at)) + "\n");
+      "answered from it, no model, no server]", cols);
+    const verdict = replayed.identical ? "✓ identical to the recording" : "✗ differs";
+    const fits = note.length - note.lastIndexOf("\n") + verdict.length <= cols; // kept whole
+    editor.write(dim(note) + (fits ? " " : "\n") + (replayed.identical ? green : red)(verdict) + "\n");
   } catch (error) {
     if (error instanceof Interrupted) return;
     editor.write(red(`agent replay failed: ${error.message}\n`));
