@@ -194,6 +194,57 @@ def test_javascript_is_a_repl_that_prints_values_and_keeps_bindings(demo: Module
     assert run(restarted, "sq(x) + m", "javascript")["stdout"] == "43\n"
 
 
+def test_the_repl_shows_values_json_has_no_form_for_as_javascript_does(demo: ModuleType) -> None:
+    """A function, a symbol or a BigInt as the last value once printed the REPL's own envelope
+    or failed in JSON.stringify; NaN, undefined in an array, a Map or a RegExp printed as JSON
+    turns them (null, {})."""
+    app = demo.DemoApp(lambda message: None)
+    lines = {
+        "Symbol('q')": "Symbol(q)\n",
+        "get_weather": "[Function: get_weather]\n",
+        "1n + 2n": "3n\n",
+        "let big = 2n ** 64n": "",
+        "big + 1n": "18446744073709551617n\n",
+        "[NaN, -0, undefined, null, Infinity]": "[NaN,-0,undefined,null,Infinity]\n",
+        "new Map([[1, {a: 'b'}]])": 'Map(1) {1 => {"a":"b"}}\n',
+        "new Set(['x'])": 'Set(1) {"x"}\n',
+        "/re/g": "/re/g\n",
+        "new Date(0)": "1970-01-01T00:00:00.000Z\n",
+        "const loop = {n: 1}; loop.self = loop; loop": '{"n":1,"self":[Circular]}\n',
+        "({a: [1, {b: 'c'}]})": '{"a":[1,{"b":"c"}]}\n',
+    }
+    for line, shown in lines.items():
+        result = run(app, line, "javascript")
+        assert (result["stdout"], result["error"]) == (shown, None), line
+
+
+def test_a_repl_entry_whose_expression_goes_on_over_lines_runs(demo: ModuleType) -> None:
+    """A newline once always ended a statement, so a pasted method chain had `return (` put
+    before its `.map(...)` line: a SyntaxError."""
+    app = demo.DemoApp(lambda message: None)
+    lines = {
+        "[1, 2, 3]\n  .map((x) => x * 2)\n  .filter((x) => x > 2)": "[4,6]\n",
+        "let t = 1 +\n  2": "",
+        "t\n  ?.toFixed(1)": '"3.0"\n',
+        "let i = 0\ni++\ni": "1\n",
+        "const a = 1\nconst b = 2\na + b": "3\n",
+    }
+    for line, shown in lines.items():
+        result = run(app, line, "javascript")
+        assert (result["stdout"], result["error"]) == (shown, None), line
+
+
+def test_a_repl_error_names_lines_of_the_entry(demo: ModuleType) -> None:
+    """An error's stack once named lines of the program the REPL wraps an entry in (code.js:29
+    for a one-line entry), and the wrapper's own frames."""
+    app = demo.DemoApp(lambda message: None)
+    result = run(app, "function f() {\n  return nope\n}\nf()", "javascript")
+    assert result["stderr"] == (
+        "ReferenceError: nope is not defined\n    at f (REPL:2:10)\n    at <anonymous> (REPL:4:1)\n"
+    )
+    assert run(app, "syntax error", "javascript")["stderr"].endswith("at REPL:1:8\n")
+
+
 def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> None:
     app = demo.DemoApp(lambda message: None)
     run(app, "mkdir -p notes/sub && echo > notes/a.txt")
@@ -211,6 +262,10 @@ def test_tab_completion_of_commands_tools_flags_and_paths(demo: ModuleType) -> N
     assert complete("cat notes/") == ["notes/a.txt", "notes/sub/"]
     assert complete("ls /tm") == ["/tmp/"]
     assert complete("await get_w", "javascript") == ["get_weather"]
+    # A name with a space is inserted escaped, as bash does (it once split into two words).
+    run(app, "mkdir 'my dir' && touch 'my dir/a b.txt'")
+    assert complete("cd my") == ["my\\ dir/"]
+    assert complete("cat my\\ dir/a") == ["my\\ dir/a\\ b.txt"]
 
 
 def test_the_recorded_agent_session_replays_exactly(demo: ModuleType) -> None:

@@ -10,6 +10,7 @@ code runs natively in the tests.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.machinery
 import json
@@ -201,6 +202,8 @@ class DemoApp:
         program, names = repl_program(code, self.scope)
         self.last = self.sandbox.execute(program, language)
         shown, scope = repl_result(self.last)
+        if shown.stderr:
+            shown = dataclasses.replace(shown, stderr=entry_positions(shown.stderr, program))
         self.scope.update(scope)
         return json.dumps({**_result_json(shown), "scope": self.scope, "names": names}, default=str)
 
@@ -210,7 +213,10 @@ class DemoApp:
         ``tool``) in command position, tool names after ``tool``, a tool's ``--flags`` after
         ``tool NAME``, else paths (relative ones against ``cwd``); in JavaScript: the tool
         functions, the REPL's bindings and a few globals."""
-        start = max(line.rfind(c) for c in " \t|;&()<>") + 1
+        # The word starts after the last separator not escaped with a backslash (`my\ fi`).
+        start = max(
+            (m.end() for m in re.finditer(r"\\.|[ \t|;&()<>]", line) if m[0][0] != "\\"), default=0
+        )
         word = line[start:]
         before = line[:start].split()
         if language == "javascript":
@@ -228,6 +234,7 @@ class DemoApp:
         command_position = not before or line[:start].rstrip()[-1:] in ("|", ";", "&", "(")
         if command_position and "/" not in word:
             return _completions(start, word, [*self.sandbox.commands, "tool"])
+        word = re.sub(r"\\(.)", r"\1", word)  # as the shell reads it
         directory, _, prefix = word.rpartition("/")
         if word.startswith("/"):
             absolute = directory or "/"
@@ -243,7 +250,9 @@ class DemoApp:
             if name.startswith(prefix):
                 is_dir = self.sandbox.fs.stat(f"{absolute.rstrip('/')}/{name}").is_dir
                 paths.append(f"{head}{name}{'/' if is_dir else ''}")
-        return _completions(start, word, paths)
+        # Inserted as typed: a space or a character the shell would read escaped.
+        escape = functools.partial(re.sub, r"([^\w/.,:@%+=-])", r"\\\1")
+        return _completions(start, escape(word), [escape(path) for path in paths])
 
     def snapshot(self) -> bytes:
         """The files and shell session, to survive a restart of the worker."""
@@ -390,7 +399,9 @@ class DemoApp:
 # `let x = 5` at the top level becomes an assignment to a variable of an enclosing scope that the
 # program declares, and after the line ran (also after an explicit `return`) every such variable
 # is saved: JSON values as they are, functions and classes as their source text, re-evaluated in
-# the next line's program. Other values (a Map, a Promise) come back as their JSON form.
+# the next line's program. Other values (a Map, a Promise) come back as their JSON form (a
+# BigInt as itself, a circular object as null). A value is shown as JavaScript writes it where
+# JSON has no form for it (NaN, undefined, 1n, a Map), else as JSON.
 
 _IDENT = r"[A-Za-z_$][\w$]*"
 _DECLARATION = re.compile(rf"(?:let|const|var)\s+(?={_IDENT}|[{{\[])")
@@ -399,14 +410,37 @@ _STATEMENT_KEYWORDS = re.compile(
     r"(?:if|for|while|do|switch|try|return|throw|break|continue|import|export|let|const|var"
     r"|function|async\s+function|class)\b|[{}]"
 )
+RETURNED = "return ("  # put before the entry's last expression (then "\n)" after it)
+REPL_BODY = "const __value = await (async () => {\n"  # the entry follows, then "\n})();"
 REPL_SHOW = """\
-const __show = (v) => typeof v === "string" ? JSON.stringify(v)
-  : typeof v === "function"
-    ? (/^class\\b/.test(String(v)) ? `[class ${v.name}]` : `[Function: ${v.name || "anonymous"}]`)
-  : v === undefined ? "undefined" : typeof v === "bigint" ? `${v}n`
-  : (() => { try { return JSON.stringify(v) ?? String(v); } catch { return String(v); } })();
+const __show = (v, seen = []) => {
+  const show = (x) => __show(x, [...seen, v]);
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number") return Object.is(v, -0) ? "-0" : String(v);
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "function") {
+    const name = v.name || "anonymous";
+    return /^class\\b/.test(String(v)) ? `[class ${name}]` : `[Function: ${name}]`;
+  }
+  if (v === null || typeof v !== "object") return String(v);
+  if (seen.includes(v)) return "[Circular]";
+  if (v instanceof Date) return isNaN(v) ? "Invalid Date" : v.toISOString();
+  if (v instanceof RegExp || v instanceof Error) return String(v);
+  if (v instanceof Promise) return "Promise {}";
+  if (typeof v.toJSON === "function") return show(v.toJSON());
+  if (Array.isArray(v)) return `[${v.map(show).join(",")}]`;
+  const entries = (items) => `(${v.size}) {${items.join(", ")}}`;
+  if (v instanceof Map) return `Map${entries([...v].map(([k, x]) => `${show(k)} => ${show(x)}`))}`;
+  if (v instanceof Set) return `Set${entries([...v].map(show))}`;
+  return `{${Object.keys(v).map((k) => `${JSON.stringify(k)}:${show(v[k])}`).join(",")}}`;
+};
+const __json = (key, v) => typeof v === "bigint" ? `${v}n` : v;
+// v if JSON.stringify takes it, else null (a circular object).
+const __plain = (v) => {
+  try { JSON.stringify(v, __json); return v ?? null; } catch { return null; }
+};
 const __keep = (v) => typeof v === "function" ? {source: String(v)}
-  : {json: v === undefined ? null : v};
+  : typeof v === "bigint" ? {source: `${v}n`} : {json: __plain(v)};
 """
 
 
@@ -433,10 +467,24 @@ def _top_level(code: str) -> tuple[list[int], list[int]]:
             depth -= 1
             if depth == 0 and c == "}":
                 closes.append(i + 1)
-        elif depth == 0 and c in ";\n":
+        elif depth == 0 and (c == ";" or (c == "\n" and not _continues(code, i))):
             starts.append(i + 1)
         i += 1
     return starts, closes
+
+
+def _continues(code: str, newline: int) -> bool:
+    """Whether the expression goes on past the line break at ``newline``: the line ends in an
+    operator or a comma, or the next one starts with one (``.map(...)``, ``?.``, ``+ 1``), as
+    JavaScript reads it without a semicolon inserted."""
+    before = code[:newline].rstrip()
+    after = code[newline:].lstrip()
+    steps = ("++", "--")  # `i++` ends its statement; `++i` starts one
+    if not before or not after or before.endswith(steps) or after.startswith(steps):
+        return False
+    return before[-1] in "+-*/%&|^!=<>?:,.([{" or (
+        after[0] in ".?+*/%&|^=<>:,)]}" and not after.startswith("...")
+    )
 
 
 def _names_in_pattern(pattern: str) -> list[str]:
@@ -497,7 +545,7 @@ def _rewrite(code: str) -> tuple[str, list[str], bool]:
     expression = bool(last) and not _STATEMENT_KEYWORDS.match(last)
     if expression:
         end = last_start + len(last.rstrip().rstrip(";"))
-        edits.append((last_start, last_start, "return ("))
+        edits.append((last_start, last_start, RETURNED))
         edits.append((end, end, "\n)"))  # on its own line: the expression may end in a comment
     for start, end, replacement in sorted(edits, reverse=True):
         code = code[:start] + replacement + code[end:]
@@ -524,13 +572,38 @@ def repl_program(code: str, scope: Mapping[str, Any]) -> tuple[str, list[str]]:
     for name, value in scope.items():
         restored = f"({value['source']})" if "source" in value else json.dumps(value.get("json"))
         lines.append(f"{name} = {restored};")
-    lines.append(f"const __value = await (async () => {{\n{body}\n}})();")
+    lines.append(f"{REPL_BODY}{body}\n}})();")
     save = ", ".join(f"{json.dumps(name)}: __keep({name})" for name in kept)
     lines.append(
-        "return JSON.stringify({value: __value === undefined ? null : __value, "
-        f"shown: {shown}, scope: {{{save}}}}});"
+        "return JSON.stringify({value: __plain(__value), "
+        f"shown: {shown}, scope: {{{save}}}}}, __json);"
     )
     return "\n".join(lines), names
+
+
+def entry_positions(stderr: str, program: str) -> str:
+    """An error's ``code.js:LINE:COL`` positions in a :func:`repl_program` as lines of the
+    entry the visitor typed (``REPL:1:7``); the stack frames of the program around it left
+    out."""
+    start = program.index(REPL_BODY) + len(REPL_BODY)
+    first = program.count("\n", 0, start) + 1
+    last = first + program.count("\n", start, program.rindex("\n})();"))
+    lines = program.split("\n")
+
+    def entry_line(match: re.Match[str]) -> str:
+        line, column = int(match[1]), int(match[2])
+        returned = lines[line - 1].rfind(RETURNED)
+        if 0 <= returned < column - 1:  # after the `return (` put before the last expression
+            column -= len(RETURNED)
+        return f"REPL:{line - first + 1}:{column}"
+
+    kept = []
+    for line in stderr.split("\n"):
+        found = re.search(r"code\.js:(\d+):(\d+)", line)
+        if found and not first <= int(found[1]) <= last:
+            continue  # the REPL's own frame (it ran the entry)
+        kept.append(re.sub(r"code\.js:(\d+):(\d+)", entry_line, line))
+    return "\n".join(kept)
 
 
 def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any]]:
@@ -542,7 +615,8 @@ def repl_result(result: ExecutionResult) -> tuple[ExecutionResult, dict[str, Any
         return result, {}
     try:
         answer = json.loads(envelope)
-        value, shown, scope = answer["value"], answer["shown"], answer["scope"]
+        # (no "value" when it has no JSON form: a function, a symbol)
+        value, shown, scope = answer.get("value"), answer["shown"], answer["scope"]
     except (ValueError, KeyError, TypeError):
         return result, {}  # not a REPL program's envelope
     stdout = result.stdout.removesuffix(envelope)

@@ -177,6 +177,7 @@ const term = new Terminal({
   fontSize: 13,
   theme: { background: "#0b0f13" },
   scrollback: 5000,
+  allowProposedApi: true, // term.unicode: the editor gives the terminal its character widths
 });
 const fit = new FitAddon();
 term.loadAddon(fit);
@@ -212,6 +213,10 @@ window.corralDemo = {
   get transcript() { return editor.transcript; },
   get line() { return editor.line.join(""); },
   get cols() { return term.cols; },
+  get screen() { // the terminal's rows as shown, from the top of the viewport (tests)
+    const buffer = term.buffer.active;
+    return Array.from({ length: term.rows }, (_, i) => buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? "");
+  },
   standbyReady: false,  // a standby worker is booted for the next Ctrl-C
   standbyOpen: false,   // and its sandbox open from the last snapshot and ledger (openAhead)
   openedAtSwitch: 0,    // switches to a worker whose sandbox had to be opened then
@@ -260,6 +265,12 @@ async function runLine(code) {
   const after = state.after;
   state.after = null;
   if (!code.trim()) return prompt();
+  // The sandbox has no terminal to clear: the page does what `clear` and `reset` do in one.
+  if (state.mode === "shell" && /^\s*(clear|reset)\s*$/.test(code)) {
+    term.clear();
+    term.write("\x1b[H\x1b[2J");
+    return prompt();
+  }
   state.busy = true;
   if (!window.corralDemo.ready) {
     editor.write(dim("[the sandbox is still starting: this runs when it is ready]\n"));
@@ -597,7 +608,7 @@ async function agentAtWork() {
     const cols = Math.max(20, term.cols - 1);
     const label = "Task (to the model):";
     editor.write(bold(label) + wrapWords(`${label} ${task}`, cols).slice(label.length) + "\n");
-    editor.write(dim("The model answers with one script, run in the sandbox (code mode):\n"));
+    editor.write(dim(wrapWords("The model answers with one script, run in the sandbox (code mode):", cols)) + "\n");
     for (const line of code.split("\n")) {
       for (let i = 0; i < line.length; i += 4) {
         if (state.interrupts !== interrupts) return;
@@ -612,8 +623,11 @@ async function agentAtWork() {
       if (speed) await sleep(speed * 40);
     }
     editor.write(green("Answer:") + wrapWords(`Answer: ${replayed.answer}`, cols).slice("Answer:".length) + "\n");
-    editor.write(dim(`[replayed with corral.replay_all from the recorded trace: ${replayed.calls.length} tool calls ` +
-      "answered from it, no model, no server]") + (replayed.identical ? green(" ✓ identical to the recording\n") : red(" ✗ differs\n")));
+    const note = wrapWords(`[replayed with corral.replay_all from the recorded trace: ${replayed.calls.length} tool calls ` +
+      "answered from it, no model, no server]", cols);
+    const verdict = replayed.identical ? "✓ identical to the recording" : "✗ differs";
+    const fits = note.length - note.lastIndexOf("\n") + verdict.length <= cols; // kept whole
+    editor.write(dim(note) + (fits ? " " : "\n") + (replayed.identical ? green : red)(verdict) + "\n");
   } catch (error) {
     if (error instanceof Interrupted) return;
     editor.write(red(`agent replay failed: ${error.message}\n`));

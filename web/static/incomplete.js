@@ -14,6 +14,7 @@ export function shellIncomplete(text) {
   const lines = text.split("\n");
   let quote = null;
   let parens = 0;
+  let arithmetic = 0; // open `((`
   let open = 0;
   let heredocs = []; // delimiters still to come, in order
   let word = "";
@@ -48,7 +49,10 @@ export function shellIncomplete(text) {
         word += c;
       } else if (c === "#" && !word) {
         break;
-      } else if (line.startsWith("<<", i) && line[i + 2] !== "<") {
+      } else if (line.startsWith("<<<", i)) {
+        endWord(); // a here-string: its word follows on the same line
+        i += 2;
+      } else if (line.startsWith("<<", i) && !arithmetic) { // (in `$((...))`, a shift)
         endWord();
         const match = /^<<(-?)\s*(['"]?)([^\s'";|&<>()]+)\2/.exec(line.slice(i));
         if (match) {
@@ -57,6 +61,11 @@ export function shellIncomplete(text) {
         }
       } else if (c === "(" || c === ")") {
         endWord();
+        if (line[i + 1] === c && (c === "(" || arithmetic > 0)) { // `((` or `$((` and its `))`
+          arithmetic += c === "(" ? 1 : -1;
+          parens += c === "(" ? 1 : -1;
+          i++;
+        }
         parens += c === "(" ? 1 : -1;
         commandStart = true;
         last = c;

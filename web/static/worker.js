@@ -290,7 +290,8 @@ function run({ code, language }) {
 const ops = {
   open,
   run: (args) => [run(args), [], postSnapshot],
-  replay: ({ trace, snapshot }) => [JSON.parse(app.replay(trace, snapshot ? new Uint8Array(snapshot) : null)), []],
+  // (undefined, not null, for none: Pyodide makes null a JsNull, not None)
+  replay: ({ trace, snapshot }) => [JSON.parse(app.replay(trace, snapshot ? new Uint8Array(snapshot) : undefined)), []],
   agent: ({ session }) => [JSON.parse(app.agent(session)), []],
   capabilities: () => [JSON.parse(app.capabilities()), []],
   complete: ({ line, language }) => [JSON.parse(app.complete(line, language)), []],
