@@ -750,10 +750,33 @@ DENIAL = [
         "stops",
     ),
     case("DOS-183", JS, "for (;;) console.log('x'.repeat(10000))", "stops"),
-    # The same through an array, a for list, one-letter words, a pipeline's member.
-    case("DOS-184", SH, "a=($(yes | head -n 1000000)); echo ${#a[@]}", "says:argument list too long"),
-    case("DOS-185", SH, "for x in $(yes | head -n 1000000); do :; done", "says:argument list too long"),
-    case("DOS-186", SH, "echo $(yes | head -c 8000000) | wc -c", "says:argument list too long"),
+    # bc's `1+1+...` nests to the left: evaluating it recursed past the stack (a restart).
+    case("DOS-187", SH, "{ printf '1+%.0s' $(seq 5000); echo 1; } | bc", "says:syntax error"),
+    # Counted repetitions that unroll to a million pieces: the regex crate compiled them for
+    # seconds without a look at the deadline (only the backstop stopped it).
+    case("DOS-188", SH, "grep -E 'a{1000}{1000}' /dev/null", "says:too big"),
+    case("DOS-189", SH, "echo x | sed -E 's/a{1000}{1000}/x/'", "says:too big"),
+    # (`[[ =~ ]]` and expr were refused in time already, by the regex crate's size limit.)
+    case("DOS-190", SH, "[[ x =~ (a{1000}){1000} ]]; echo $?", "out:2\n"),
+    case("DOS-191", SH, "expr x : 'a\\{1000\\}\\{1000\\}'", "says:too big"),
+    # A pattern substitution making 10 GB (each of 100,000 zeros replaced by all of them):
+    # it was built whole before its size was checked.
+    case("DOS-192", SH, "x=$(printf '%0100000d' 0); y=${x//0/$x}", "says:value too large"),
+    case(
+        "DOS-193",
+        SH,
+        "x=$(printf '%0100000d' 0); a=$(echo $x | tr 0 '&'); y=${x/*/$a}",
+        "says:too large",
+    ),
+    # 20,000 tool results of 1 KB: after the deadline they went on being settled, one call
+    # into the realm each, past the allocator's backstop.
+    case(
+        "DOS-194",
+        JS,
+        "const ps = []; for (let i = 0; i < 20000; i++) ps.push(echo({text: 'x'.repeat(1000)}));"
+        " return (await Promise.all(ps)).length",
+        "stops",
+    ),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

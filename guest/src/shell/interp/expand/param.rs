@@ -5,6 +5,7 @@
 use super::pattern::{PChar, Pattern};
 use super::{Builder, ExpandError, Expanded, Field};
 use crate::applets::common::strftime;
+use crate::limits::MAX_VALUE;
 use crate::shell::ast::{
     Param, ParamExpansion, ParamOp, ReplaceMode, SpecialParam, Subscript, Word,
 };
@@ -951,6 +952,9 @@ fn remove_suffix(s: String, p: &Pattern, longest: bool) -> String {
 fn replacement(rep: &[PChar], matched: &[char]) -> String {
     let mut out = String::new();
     for &(c, quoted) in rep {
+        if out.len() > MAX_VALUE {
+            break; // too large already: the expansion fails (see `too_large`)
+        }
         if c == '&' && !quoted {
             out.extend(matched);
         } else {
@@ -993,7 +997,9 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
             let mut out = String::new();
             let mut i = 0;
             let mut replaced = false;
-            while i < n {
+            // Past MAX_VALUE the expansion fails (see `too_large`): `${x//0/$x}` of 100,000
+            // zeros would make 10 GB.
+            while i < n && out.len() <= MAX_VALUE {
                 if replaced && !all {
                     break;
                 }
