@@ -347,19 +347,29 @@ impl JsEngine {
         self.with_realm(|ctx, hooks| {
             let settle = hooks.get("settle")?;
             for &(id, result) in results {
-                match result {
+                // Out of time, the rest stay pending: the execution ends as timed out (a batch
+                // of 20,000 results went on being settled past the allocator's backstop).
+                if self.interrupt.fired() {
+                    break;
+                }
+                let done = match result {
                     Ok(json) => match settle.call::<_, ()>((id as f64, true, json, "")) {
                         // The result did not fit in the heap as a string: the call fails with
                         // QuickJS's out-of-memory error, which the code may catch.
-                        Err(rquickjs::Error::Exception) => {
+                        Err(rquickjs::Error::Exception) if !self.interrupt.fired() => {
                             let _ = ctx.catch();
-                            settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))?
+                            settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))
                         }
-                        other => other?,
+                        other => other,
                     },
-                    Err((kind, message)) => {
-                        settle.call::<_, ()>((id as f64, false, message, kind))?
+                    Err((kind, message)) => settle.call::<_, ()>((id as f64, false, message, kind)),
+                };
+                match done {
+                    Err(rquickjs::Error::Exception) if self.interrupt.fired() => {
+                        let _ = ctx.catch();
+                        break;
                     }
+                    other => other?,
                 }
             }
             Ok(())

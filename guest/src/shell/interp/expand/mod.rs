@@ -704,11 +704,11 @@ mod tests {
 
     fn split(pieces: &[(&str, bool, bool)], ifs: &str) -> Vec<String> {
         let mut out = Vec::new();
-        split_field(field(pieces), ifs, |f| {
+        let split = split_field(field(pieces), ifs, |f| {
             out.push(f.text());
             Ok(())
-        })
-        .unwrap();
+        });
+        assert_eq!(split, Ok(()));
         out
     }
 
