@@ -994,6 +994,8 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
         ReplaceMode::First | ReplaceMode::All => {
             let all = mode == ReplaceMode::All;
             let literal = p.literal().map(|l| l.chars().collect::<Vec<char>>());
+            // A literal pattern's replacement is the same at every match: made once.
+            let fixed = literal.as_ref().map(|lit| replacement(rep, lit));
             let mut out = String::new();
             let mut i = 0;
             let mut replaced = false;
@@ -1014,7 +1016,10 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
                 };
                 match end {
                     Some(j) => {
-                        out.push_str(&replacement(rep, &chars[i..j]));
+                        match &fixed {
+                            Some(text) => out.push_str(text),
+                            None => out.push_str(&replacement(rep, &chars[i..j])),
+                        }
                         i = j;
                         replaced = true;
                     }
