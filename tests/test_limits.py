@@ -396,3 +396,55 @@ def test_a_printf_field_too_large_for_memory_fails_that_command_only() -> None:
     # A large field within the bound, and a long argument list, stream through a pipe.
     fine = "printf '%*s' 10000000 x | wc -c; printf '%s\\n' {1..200000} | tail -1"
     assert sandbox.execute(fine, "shell").stdout == "10000000\n200000\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "set -- $(seq 1000000)",
+        "a=($(seq 1000000))",
+        "for x in $(seq 1000000); do :; done",
+        "echo $(yes | head -c 8000000) > /dev/null",
+    ],
+)
+def test_a_command_with_more_words_than_memory_holds_fails_that_command_only(
+    command: str,
+) -> None:
+    # A million words used to exhaust the guest's memory (over 100 bytes each while they were
+    # split) and restart the sandbox; now the command fails, as an external command would
+    # with "Argument list too long", and the session goes on.
+    limits = Limits(timeout=20.0, memory=32 * 1024 * 1024, max_fs_bytes=16 * 1024 * 1024)
+    sandbox = Sandbox(limits=limits)
+    sandbox.execute("KEPT=yes", "shell")
+    result = sandbox.execute(f'{command}; echo "$? $KEPT"', "shell")
+    assert (result.stdout[-6:], result.error_kind) == ("1 yes\n", None), result.error
+    assert "line 1: argument list too long: " in result.stderr
+    # A long list that fits is whole.
+    fine = sandbox.execute('a=($(seq 200000)); set -- "${a[@]}"; echo "$# ${a[-1]}"', "shell")
+    assert fine.stdout == "200000 200000\n"
+
+
+def test_a_console_log_loop_stops_at_the_deadline_without_a_restart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # console.log writes nothing once out of time, but the loop around it used to run on until
+    # QuickJS's next interrupt check, 10k iterations later: past the guest allocator's
+    # backstop, which restarts the sandbox. Now the write throws the uncatchable interrupt.
+    monkeypatch.setattr(corral.protocol, "BACKSTOP_GRACE", 60.0)
+    sandbox = Sandbox(limits=Limits(timeout=0.3))
+    sandbox.fs.write("kept.txt", "before")
+    code = "await fs.writeFile('kept.txt', 'after'); for (;;) console.log('x'.repeat(10000))"
+    result = sandbox.execute(code)
+    assert result.error_kind == "timeout", result.error
+    assert "inside a builtin" not in (result.error or "")  # the allocator backstop's wording
+    assert sandbox.fs.read_text("kept.txt") == "after"  # no restart
+
+
+def test_a_large_here_document_in_a_script_runs_without_a_restart() -> None:
+    # Its body was copied as characters (four bytes each) to look for expansions: 7 MB of
+    # text ran the guest out of memory (with 32 MiB of heap and 16 MiB of files).
+    limits = Limits(timeout=20.0, memory=32 * 1024 * 1024, max_fs_bytes=16 * 1024 * 1024)
+    sandbox = Sandbox(limits=limits)
+    sandbox.fs.write("s.sh", "cat <<EOF\n" + "x" * 7_000_000 + "\nEOF\n")
+    result = sandbox.execute("bash s.sh | wc -c", "shell")
+    assert (result.stdout, result.error_kind) == ("7000001\n", None), result.error

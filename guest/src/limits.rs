@@ -151,6 +151,11 @@ pub const MAX_GREP_BRANCHES: usize = 16;
 /// instructions one compiles to (counted repetitions are unrolled).
 pub const MAX_BACKREF_PROGRAM: usize = 1 << 16;
 
+/// Regular expressions (grep, sed, awk, expr, find, `[[ =~ ]]`): the most pieces (characters,
+/// classes, assertions) one may unroll to once its counted repetitions are written out
+/// (`a{1000}{1000}` is a million): compiling more took seconds without a look at the deadline.
+pub const MAX_REGEX_UNROLLED: u64 = 1 << 18;
+
 /// Regular expressions with back-references: the most backtracking steps one search may
 /// take; a search that needs more matches nothing there (GNU's matcher would run on in
 /// exponential time).

@@ -737,8 +737,9 @@ DENIAL = [
     # A search over the pattern space can cost 50 ns a byte: counted per KiB, the loop ran
     # seconds between two yields and only the allocator's backstop stopped it.
     case("DOS-179", SH, "echo x | sed ':a;s/x*/&x/;ta'", "stops"),
-    # A million words of one command exhaust the guest's memory (see KNOWN_FAILURES).
-    case("DOS-181", SH, "set -- $(seq 1000000); echo $#", "out:1000000\n"),
+    # A million words of one command exhausted the guest's memory (over 100 bytes each while
+    # they were split): now the command fails when its words would not fit with their copies.
+    case("DOS-181", SH, "set -- $(yes | head -n 1000000); echo $#", "says:argument list too long"),
     # tar -ch through a directory holding two links to itself walks 2^40 paths (GNU's too);
     # writing to a file never waits, so only the allocator's backstop stopped it (with room
     # for the archive: here the quota on files ends it first, hence /dev/null).
@@ -749,6 +750,33 @@ DENIAL = [
         "stops",
     ),
     case("DOS-183", JS, "for (;;) console.log('x'.repeat(10000))", "stops"),
+    # bc's `1+1+...` nests to the left: evaluating it recursed past the stack (a restart).
+    case("DOS-187", SH, "{ printf '1+%.0s' $(seq 5000); echo 1; } | bc", "says:syntax error"),
+    # Counted repetitions that unroll to a million pieces: the regex crate compiled them for
+    # seconds without a look at the deadline (only the backstop stopped it).
+    case("DOS-188", SH, "grep -E 'a{1000}{1000}' /dev/null", "says:too big"),
+    case("DOS-189", SH, "echo x | sed -E 's/a{1000}{1000}/x/'", "says:too big"),
+    # (`[[ =~ ]]` and expr were refused in time already, by the regex crate's size limit.)
+    case("DOS-190", SH, "[[ x =~ (a{1000}){1000} ]]; echo $?", "out:2\n"),
+    case("DOS-191", SH, "expr x : 'a\\{1000\\}\\{1000\\}'", "says:too big"),
+    # A pattern substitution making 10 GB (each of 100,000 zeros replaced by all of them):
+    # it was built whole before its size was checked.
+    case("DOS-192", SH, "x=$(printf '%0100000d' 0); y=${x//0/$x}", "says:value too large"),
+    case(
+        "DOS-193",
+        SH,
+        "x=$(printf '%0100000d' 0); a=$(echo $x | tr 0 '&'); y=${x/*/$a}",
+        "says:too large",
+    ),
+    # 20,000 tool results of 1 KB: after the deadline they went on being settled, one call
+    # into the realm each, past the allocator's backstop.
+    case(
+        "DOS-194",
+        JS,
+        "const ps = []; for (let i = 0; i < 20000; i++) ps.push(echo({text: 'x'.repeat(1000)}));"
+        " return (await Promise.all(ps)).length",
+        "stops",
+    ),
 ]
 
 # --- EXF: reading what is not the code's (the host's environment and files, other sandboxes,

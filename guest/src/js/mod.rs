@@ -103,6 +103,21 @@ impl Interrupt {
     }
 }
 
+/// Throws what the interrupt handler makes QuickJS throw (an uncatchable `InternalError:
+/// interrupted`): for a native called once the deadline fired.
+fn interrupted(ctx: &Ctx<'_>) -> rquickjs::Error {
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: `raw` is the live context of this call; the exception taken is thrown back,
+    // which hands its reference to QuickJS again.
+    unsafe {
+        rquickjs::qjs::JS_ThrowInternalError(raw, c"interrupted".as_ptr());
+        let exception = rquickjs::qjs::JS_GetException(raw);
+        rquickjs::qjs::JS_SetUncatchableError(raw, exception);
+        rquickjs::qjs::JS_Throw(raw, exception);
+    }
+    rquickjs::Error::Exception
+}
+
 /// How an execution ended, as the prelude formats it.
 pub struct JsOutcome {
     /// 0 on success, 1 on an uncaught exception.
@@ -332,19 +347,29 @@ impl JsEngine {
         self.with_realm(|ctx, hooks| {
             let settle = hooks.get("settle")?;
             for &(id, result) in results {
-                match result {
+                // Out of time, the rest stay pending: the execution ends as timed out (a batch
+                // of 20,000 results went on being settled past the allocator's backstop).
+                if self.interrupt.fired() {
+                    break;
+                }
+                let done = match result {
                     Ok(json) => match settle.call::<_, ()>((id as f64, true, json, "")) {
                         // The result did not fit in the heap as a string: the call fails with
                         // QuickJS's out-of-memory error, which the code may catch.
-                        Err(rquickjs::Error::Exception) => {
+                        Err(rquickjs::Error::Exception) if !self.interrupt.fired() => {
                             let _ = ctx.catch();
-                            settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))?
+                            settle.call::<_, ()>((id as f64, false, "out of memory", "memory"))
                         }
-                        other => other?,
+                        other => other,
                     },
-                    Err((kind, message)) => {
-                        settle.call::<_, ()>((id as f64, false, message, kind))?
+                    Err((kind, message)) => settle.call::<_, ()>((id as f64, false, message, kind)),
+                };
+                match done {
+                    Err(rquickjs::Error::Exception) if self.interrupt.fired() => {
+                        let _ = ctx.catch();
+                        break;
                     }
+                    other => other?,
                 }
             }
             Ok(())
@@ -563,17 +588,23 @@ fn install(ctx: &Ctx<'_>, engine: &JsEngine) -> Result<(Held, Held), EngineError
     let (out, interrupt) = (Rc::clone(shared), Rc::clone(&engine.interrupt));
     native.set(
         "write",
-        Function::new(ctx.clone(), move |fd: i32, text: text::Text| {
-            // A call per 4 KiB written, and none once out of time (the handler stops the code
-            // within 10k bytecodes): `for (;;) console.log('x'.repeat(1e4))` ran past the
-            // allocator's backstop between two looks at the clock.
-            for _ in 0..=text.0.len() >> 12 {
-                interrupt.count_uncounted();
-            }
-            if !interrupt.fired() {
+        Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'_>, fd: i32, text: text::Text| -> rquickjs::Result<()> {
+                // A call per 4 KiB written, and none once out of time: the code stops here,
+                // not at the handler's next call (10k bytecodes on, which is as many
+                // iterations of `for (;;) console.log('x'.repeat(1e4))`: under load they ran
+                // past the allocator's backstop).
+                for _ in 0..=text.0.len() >> 12 {
+                    interrupt.count_uncounted();
+                }
+                if interrupt.fired() {
+                    return Err(interrupted(&ctx));
+                }
                 out.output.borrow_mut().write(fd, text.0.as_bytes());
-            }
-        })?,
+                Ok(())
+            },
+        )?,
     )?;
     let calls = Rc::clone(shared);
     native.set(

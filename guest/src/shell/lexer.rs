@@ -552,7 +552,12 @@ impl<'a> Lexer<'a> {
         for doc in std::mem::take(&mut self.pending) {
             let body_line = self.line;
             let text = self.read_heredoc_lines(&doc)?;
-            let body = if doc.expand {
+            let body = if doc.expand && !text.contains(['$', '`', '\\']) && !text.is_empty() {
+                // Nothing to expand: the text as is, without a copy four times its size.
+                Word {
+                    parts: vec![WordPart::DoubleQuoted(vec![WordPart::Literal(text)])],
+                }
+            } else if doc.expand {
                 let chars: Vec<char> = text.chars().collect();
                 super::parser::word::parse_heredoc_body(&chars, body_line, self.depth)?
             } else {

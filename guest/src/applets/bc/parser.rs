@@ -443,15 +443,24 @@ impl Parser<'_> {
         self.nested(Self::statement_inner)
     }
 
-    /// Runs `f` one nesting level deeper, refusing absurd depths.
+    /// Runs `f` one nesting level deeper, refusing absurd depths; the levels its operator
+    /// chains added ([`Parser::deeper`]) end with it.
     fn nested<T>(&mut self, f: fn(&mut Self) -> PResult<T>) -> PResult<T> {
+        let depth = self.depth;
+        self.deeper()?;
+        let result = f(self);
+        self.depth = depth;
+        result
+    }
+
+    /// One level deeper: for each operator of a chain too (`1+1+...` nests to the left, and
+    /// evaluating and dropping the tree recurse on it: 5,000 terms overflowed the stack).
+    fn deeper(&mut self) -> PResult<()> {
         if self.depth >= MAX_BC_NESTING {
             return self.fail();
         }
         self.depth += 1;
-        let result = f(self);
-        self.depth -= 1;
-        result
+        Ok(())
     }
 
     fn statement_inner(&mut self) -> PResult<Stmt> {
@@ -619,22 +628,28 @@ impl Parser<'_> {
     }
 
     fn expression_inner(&mut self) -> PResult<(Expr, bool)> {
+        let depth = self.depth;
         let mut left = self.and_expr()?;
         while self.is_op("||") {
+            self.deeper()?;
             self.i += 1;
             let right = self.and_expr()?;
             left = (Expr::Or(Box::new(left.0), Box::new(right.0)), false);
         }
+        self.depth = depth;
         Ok(left)
     }
 
     fn and_expr(&mut self) -> PResult<(Expr, bool)> {
+        let depth = self.depth;
         let mut left = self.not_expr()?;
         while self.is_op("&&") {
+            self.deeper()?;
             self.i += 1;
             let right = self.not_expr()?;
             left = (Expr::And(Box::new(left.0), Box::new(right.0)), false);
         }
+        self.depth = depth;
         Ok(left)
     }
 
@@ -648,6 +663,7 @@ impl Parser<'_> {
     }
 
     fn rel_expr(&mut self) -> PResult<(Expr, bool)> {
+        let depth = self.depth;
         let mut left = self.assign_expr()?;
         loop {
             let op = match self.peek() {
@@ -657,8 +673,12 @@ impl Parser<'_> {
                 Some(Tok::Op("<=")) => BinOp::Le,
                 Some(Tok::Op(">")) => BinOp::Gt,
                 Some(Tok::Op(">=")) => BinOp::Ge,
-                _ => return Ok(left),
+                _ => {
+                    self.depth = depth;
+                    return Ok(left);
+                }
             };
+            self.deeper()?;
             self.i += 1;
             let right = self.assign_expr()?;
             left = (Expr::Bin(op, Box::new(left.0), Box::new(right.0)), false);
@@ -738,13 +758,18 @@ impl Parser<'_> {
     }
 
     fn add_expr(&mut self) -> PResult<Expr> {
+        let depth = self.depth;
         let mut left = self.mul_expr()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Op("+")) => BinOp::Add,
                 Some(Tok::Op("-")) => BinOp::Sub,
-                _ => return Ok(left),
+                _ => {
+                    self.depth = depth;
+                    return Ok(left);
+                }
             };
+            self.deeper()?;
             self.i += 1;
             let right = self.mul_expr()?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
@@ -752,14 +777,19 @@ impl Parser<'_> {
     }
 
     fn mul_expr(&mut self) -> PResult<Expr> {
+        let depth = self.depth;
         let mut left = self.pow_expr()?;
         loop {
             let op = match self.peek() {
                 Some(Tok::Op("*")) => BinOp::Mul,
                 Some(Tok::Op("/")) => BinOp::Div,
                 Some(Tok::Op("%")) => BinOp::Rem,
-                _ => return Ok(left),
+                _ => {
+                    self.depth = depth;
+                    return Ok(left);
+                }
             };
+            self.deeper()?;
             self.i += 1;
             let right = self.pow_expr()?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));

@@ -407,6 +407,19 @@ fn bc_bounds_recursion() {
 }
 
 #[test]
+fn bc_bounds_operator_chains_as_nesting() {
+    // `1+1+...` nests to the left: evaluating and dropping it recursed 100,000 deep.
+    let long = format!("{}1\n", "1+".repeat(100_000));
+    let o = run("bc", &[], &long);
+    assert!(
+        o.stdout.is_empty() && o.stderr.contains("syntax error"),
+        "{o:?}"
+    );
+    let fine = format!("{}1\n{}2\n", "1+".repeat(149), "2*3+".repeat(99));
+    assert_eq!(run("bc", &[], &fine), ok("150\n596\n"));
+}
+
+#[test]
 fn bc_version() {
     assert_eq!(run("bc", &["--version"], ""), ok("bc 1.07.1\n"));
 }

@@ -388,6 +388,7 @@ fn wrap(pattern: &str, spec: MatchSpec) -> String {
 
 /// Compiles one pattern with grep's flags, `-x` / `-w` wrapping and size limits.
 fn compile(pattern: &str, spec: MatchSpec) -> Result<Regex, String> {
+    crate::applets::common::regex::check_unrolled(pattern)?;
     RegexBuilder::new(&wrap(pattern, spec))
         .multi_line(true)
         .line_terminator(spec.eol)

@@ -176,7 +176,7 @@ pub(crate) async fn declare_like(ctx: &Ctx, mode: Mode) -> Flow {
             continue;
         }
         let assign = match arg {
-            ArgValue::Assign(a) => Some(a.clone()),
+            ArgValue::Assign(a) => Some((**a).clone()),
             ArgValue::Word(w) => parse_word_assignment(w),
         };
         let assign = match assign {

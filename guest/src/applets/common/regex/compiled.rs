@@ -3,9 +3,12 @@
 //! `regex` crate prefers the first alternative: `ab|abcd` on `abcd` finds `ab`).
 
 use regex::bytes::{Captures, Regex, RegexBuilder};
+use regex_syntax::hir::{Hir, HirKind};
+use regex_syntax::ParserBuilder;
 
 use super::backtrack::Backtrack;
 use super::{relaxed, translate, Dialect, EndChecks, Translation};
+use crate::limits::MAX_REGEX_UNROLLED;
 
 /// How a pattern matches beyond its text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,6 +73,7 @@ impl Posix {
                 .build()
                 .map_err(|e| regex_error(&e))
         };
+        check_unrolled(&t.pattern)?;
         let regex = build(&t.pattern)?;
         let backtrack = if t.backrefs {
             let b = Backtrack::new(&t.pattern, flags.icase, flags.multiline, b'\n')?;
@@ -235,6 +239,32 @@ pub fn longest_end(
 /// How far past a match's start a longer alternative is looked for (the search is
 /// quadratic in this).
 pub const LONGEST_WINDOW: usize = 256;
+
+/// Refuses a pattern whose counted repetitions unroll past [`MAX_REGEX_UNROLLED`] pieces
+/// (`a{1000}{1000}`), as `regular expression is too big`: the `regex` crate unrolls them while
+/// it compiles, which took seconds without a look at the deadline before its size limit
+/// refused them (GNU's grep runs on for minutes). A pattern that does not parse is left to
+/// the compiler's own message.
+pub fn check_unrolled(pattern: &str) -> Result<(), String> {
+    fn pieces(hir: &Hir) -> u64 {
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) | HirKind::Class(_) => 1,
+            HirKind::Literal(l) => l.0.len() as u64,
+            HirKind::Capture(c) => pieces(&c.sub),
+            HirKind::Repetition(r) => {
+                pieces(&r.sub).saturating_mul(u64::from(r.max.unwrap_or(r.min).max(1)))
+            }
+            HirKind::Concat(all) | HirKind::Alternation(all) => {
+                all.iter().map(pieces).fold(0, u64::saturating_add)
+            }
+        }
+    }
+    let hir = ParserBuilder::new().utf8(false).build().parse(pattern);
+    match hir.map(|h| pieces(&h)) {
+        Ok(n) if n > MAX_REGEX_UNROLLED => Err("regular expression is too big".into()),
+        _ => Ok(()),
+    }
+}
 
 /// The `regex` crate's error, on one line.
 pub fn regex_error(e: &regex::Error) -> String {

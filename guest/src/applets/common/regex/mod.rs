@@ -12,7 +12,9 @@ mod compiled;
 mod translate;
 
 pub use backtrack::Backtrack;
-pub use compiled::{longest_end, regex_error, whole_match, Flags, Posix, Spans, LONGEST_WINDOW};
+pub use compiled::{
+    check_unrolled, longest_end, regex_error, whole_match, Flags, Posix, Spans, LONGEST_WINDOW,
+};
 pub use translate::{
     relaxed, translate, translate_bytes, translate_marked, EndChecks, Translation,
     BACKREF_UNSUPPORTED,

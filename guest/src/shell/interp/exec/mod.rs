@@ -938,19 +938,18 @@ impl Sh {
         if c.select {
             return self.run_select(c, items, fds).await;
         }
-        let trace_items = items.clone();
         // Each iteration starts at the `for` line again (`$LINENO` in a DEBUG trap).
         let line = self.state.borrow().line;
         self.in_loop(async {
             let mut status = 0;
             let mut iterations = 0;
-            for item in items {
+            // The items are not copied for tracing (a long list may be most of the memory).
+            for item in &items {
                 if let Some(flow) = self.loop_tick(&mut iterations).await {
                     return flow;
                 }
                 if self.state.borrow().opts.xtrace {
-                    let shown: Vec<String> =
-                        trace_items.iter().map(|i| super::quote::trace(i)).collect();
+                    let shown: Vec<String> = items.iter().map(|i| super::quote::trace(i)).collect();
                     self.trace_line(fds, &format!("for {} in {}", c.var, shown.join(" ")))
                         .await;
                 }
@@ -958,7 +957,7 @@ impl Sh {
                 if let Some(flow) = self.debug_trap(Some(&for_text(c)), fds).await {
                     return flow;
                 }
-                if let Some(done) = self.loop_pass(c, item, &mut status, fds).await {
+                if let Some(done) = self.loop_pass(c, item.clone(), &mut status, fds).await {
                     return done;
                 }
             }

@@ -24,7 +24,7 @@ pub enum ArgValue {
     /// A field.
     Word(String),
     /// `name=value` or `name=(...)`.
-    Assign(AssignArg),
+    Assign(Box<AssignArg>),
 }
 
 impl ArgValue {
@@ -356,7 +356,7 @@ impl Sh {
                         matches!(arg, ArgValue::Word(w) if w.starts_with('-') && w.contains('A'))
                     });
                     let a = self.expand_assignment_as(a, fds, assoc).await?;
-                    out.push(ArgValue::Assign(a));
+                    out.push(ArgValue::Assign(Box::new(a)));
                 }
             }
         }

@@ -141,13 +141,52 @@ impl Builder {
     }
 }
 
-/// Splits a field on `ifs` (only its `split` pieces).
-fn split_field(field: Field, ifs: &str) -> Vec<Field> {
+/// The words of one command as they are made, with what they will cost.
+#[derive(Default)]
+struct Words {
+    words: Vec<String>,
+    bytes: usize,
+}
+
+impl Words {
+    /// About what a word costs beyond its text while it is held: its `String` and the
+    /// allocator's rounding, here and in each copy made of it.
+    const OVERHEAD: usize = 32;
+    /// How many copies of the words a command may hold at once: these, the command's
+    /// arguments, its `argv` and what it makes of them (`set --`, an array, a `for` list).
+    const COPIES: usize = 4;
+
+    /// Adds a word, failing when the command's words would no longer fit in the guest's
+    /// memory with their copies (`echo $(seq 10000000)`): bash would exhaust the machine's,
+    /// or an external command fail with "Argument list too long".
+    fn push(&mut self, word: String) -> Expanded<()> {
+        self.bytes += word.len() + Self::OVERHEAD;
+        self.words.push(word);
+        if self.words.len().is_multiple_of(1024)
+            && self.bytes.saturating_mul(Self::COPIES) > crate::task::memory_left()
+        {
+            return Err(ExpandError::Failed(format!(
+                "argument list too long: {} words so far would exhaust the sandbox's memory; \
+                 pass long lists through a pipe or a file (seq 1000000 | while read -r x; do \
+                 ...; done)",
+                self.words.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Splits a field on `ifs` (only its `split` pieces), handing each field to `out` as it is
+/// made: `$(seq 1000000)` makes a million, each a vector of pieces until `out` flattens it.
+fn split_field(
+    field: Field,
+    ifs: &str,
+    mut out: impl FnMut(Field) -> Expanded<()>,
+) -> Expanded<()> {
     if ifs.is_empty() || !field.pieces.iter().any(|p| p.split) {
-        return vec![field];
+        return out(field);
     }
     let is_ws = |c: char| c == ' ' || c == '\t' || c == '\n';
-    let mut out = Vec::new();
     let mut cur = Field::default();
     let mut has = field.keep && field.pieces.iter().all(|p| !p.split);
     let mut ws_ended = false;
@@ -165,14 +204,14 @@ fn split_field(field: Field, ifs: &str) -> Vec<Field> {
             if ifs.contains(c) {
                 if is_ws(c) {
                     if has {
-                        out.push(std::mem::take(&mut cur));
+                        out(std::mem::take(&mut cur))?;
                         has = false;
                         ws_ended = true;
                     }
                 } else {
                     if has || !ws_ended {
                         cur.keep = true;
-                        out.push(std::mem::take(&mut cur));
+                        out(std::mem::take(&mut cur))?;
                     }
                     has = false;
                     ws_ended = false;
@@ -186,9 +225,9 @@ fn split_field(field: Field, ifs: &str) -> Vec<Field> {
         }
     }
     if has {
-        out.push(cur);
+        out(cur)?;
     }
-    out
+    Ok(())
 }
 
 fn push_piece(field: &mut Field, text: &str, quoted: bool) {
@@ -205,7 +244,7 @@ fn push_piece(field: &mut Field, text: &str, quoted: bool) {
 impl Sh {
     /// Expands command words: brace expansion, then everything else, splitting and globbing.
     pub async fn expand_fields(&self, words: &[&Word], fds: &Fds) -> Expanded<Vec<String>> {
-        let mut out = Vec::new();
+        let mut out = Words::default();
         for word in words {
             if !brace::has_braces(word) {
                 let fields = self.expand_word(word, false, fds).await?;
@@ -219,26 +258,25 @@ impl Sh {
                 self.finish_fields(fields, &mut out)?;
             }
         }
-        Ok(out)
+        Ok(out.words)
     }
 
     /// Splits and globs fields into argument strings.
-    fn finish_fields(&self, fields: Vec<Field>, out: &mut Vec<String>) -> Expanded<()> {
+    fn finish_fields(&self, fields: Vec<Field>, out: &mut Words) -> Expanded<()> {
         let ifs = self.state.borrow().ifs();
         let (noglob, nullglob, failglob) = {
             let s = self.state.borrow();
             (s.opts.noglob, s.opts.nullglob, s.opts.failglob)
         };
         for field in fields {
-            for f in split_field(field, &ifs) {
+            split_field(field, &ifs, |f| {
                 out_of_time()?;
                 if f.pieces.is_empty() && !f.keep {
-                    continue;
+                    return Ok(());
                 }
                 let chars = f.chars();
                 if noglob || !pattern::has_glob(&chars) {
-                    out.push(f.text());
-                    continue;
+                    return out.push(f.text());
                 }
                 let matches = self.glob(&chars)?;
                 if matches.is_empty() {
@@ -253,12 +291,12 @@ impl Sh {
                         });
                     }
                     if !nullglob {
-                        out.push(f.text());
+                        out.push(f.text())?;
                     }
-                    continue;
+                    return Ok(());
                 }
-                out.extend(matches);
-            }
+                matches.into_iter().try_for_each(|m| out.push(m))
+            })?;
         }
         Ok(())
     }
@@ -665,10 +703,13 @@ mod tests {
     }
 
     fn split(pieces: &[(&str, bool, bool)], ifs: &str) -> Vec<String> {
-        split_field(field(pieces), ifs)
-            .iter()
-            .map(Field::text)
-            .collect()
+        let mut out = Vec::new();
+        let split = split_field(field(pieces), ifs, |f| {
+            out.push(f.text());
+            Ok(())
+        });
+        assert_eq!(split, Ok(()));
+        out
     }
 
     #[test]

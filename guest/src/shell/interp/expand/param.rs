@@ -5,6 +5,7 @@
 use super::pattern::{PChar, Pattern};
 use super::{Builder, ExpandError, Expanded, Field};
 use crate::applets::common::strftime;
+use crate::limits::MAX_VALUE;
 use crate::shell::ast::{
     Param, ParamExpansion, ParamOp, ReplaceMode, SpecialParam, Subscript, Word,
 };
@@ -951,6 +952,9 @@ fn remove_suffix(s: String, p: &Pattern, longest: bool) -> String {
 fn replacement(rep: &[PChar], matched: &[char]) -> String {
     let mut out = String::new();
     for &(c, quoted) in rep {
+        if out.len() > MAX_VALUE {
+            break; // too large already: the expansion fails (see `too_large`)
+        }
         if c == '&' && !quoted {
             out.extend(matched);
         } else {
@@ -990,10 +994,14 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
         ReplaceMode::First | ReplaceMode::All => {
             let all = mode == ReplaceMode::All;
             let literal = p.literal().map(|l| l.chars().collect::<Vec<char>>());
+            // A literal pattern's replacement is the same at every match: made once.
+            let fixed = literal.as_ref().map(|lit| replacement(rep, lit));
             let mut out = String::new();
             let mut i = 0;
             let mut replaced = false;
-            while i < n {
+            // Past MAX_VALUE the expansion fails (see `too_large`): `${x//0/$x}` of 100,000
+            // zeros would make 10 GB.
+            while i < n && out.len() <= MAX_VALUE {
                 if replaced && !all {
                     break;
                 }
@@ -1008,7 +1016,10 @@ fn replace(s: String, p: &Pattern, rep: &[PChar], mode: ReplaceMode) -> String {
                 };
                 match end {
                     Some(j) => {
-                        out.push_str(&replacement(rep, &chars[i..j]));
+                        match &fixed {
+                            Some(text) => out.push_str(text),
+                            None => out.push_str(&replacement(rep, &chars[i..j])),
+                        }
                         i = j;
                         replaced = true;
                     }
