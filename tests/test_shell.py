@@ -311,12 +311,13 @@ def test_busybox_runs_the_applet_even_where_a_function_has_its_name(sandbox: San
 def test_busybox_answers_its_own_options_as_busybox_does(sandbox: Sandbox) -> None:
     # BusyBox's busybox.tests: an unknown name is "applet not found", `--help APPLET` is the
     # applet's help, no applet at all is the help (status 0), `--list` names the applets.
-    script = "busybox nope; echo $?; busybox --help nope; echo $?; busybox --help cat | head -1"
+    script = "busybox nope; echo $?; busybox --help nope; echo $?; busybox --help cat > h"
     assert sh(sandbox, script) == (
-        "127\n127\nUsage: cat [OPTION]... [FILE]...\n",
+        "127\n127\n",
         "nope: applet not found\nnope: applet not found\n",
         0,
     )
+    assert sh(sandbox, "cat --help | cmp - h && head -c 10 h") == ("Usage: cat", "", 0)
     assert sh(sandbox, "busybox > a; busybox --help > b; cmp a b && head -1 a") == (
         "Usage: busybox APPLET [ARG]...\n",
         "",
