@@ -305,8 +305,24 @@ def test_busybox_runs_the_applet_even_where_a_function_has_its_name(sandbox: San
         "",
         0,
     )
-    assert sh(sandbox, "busybox ../tr; echo $?") == (
-        "127\n",
-        "busybox: ../tr: applet not found\n",
+    assert sh(sandbox, "busybox ../tr; echo $?") == ("127\n", "../tr: applet not found\n", 0)
+
+
+def test_busybox_answers_its_own_options_as_busybox_does(sandbox: Sandbox) -> None:
+    # BusyBox's busybox.tests: an unknown name is "applet not found", `--help APPLET` is the
+    # applet's help, no applet at all is the help (status 0), `--list` names the applets.
+    script = "busybox nope; echo $?; busybox --help nope; echo $?; busybox --help cat > h"
+    assert sh(sandbox, script) == (
+        "127\n127\n",
+        "nope: applet not found\nnope: applet not found\n",
         0,
     )
+    assert sh(sandbox, "cat --help | cmp - h && head -c 10 h") == ("Usage: cat", "", 0)
+    assert sh(sandbox, "busybox > a; busybox --help > b; cmp a b && head -1 a") == (
+        "Usage: busybox APPLET [ARG]...\n",
+        "",
+        0,
+    )
+    listed = sh(sandbox, "busybox --list")[0].split()
+    assert listed == sorted(listed)
+    assert {"[", "awk", "jq", "test", "xargs"} <= set(listed)

@@ -142,6 +142,17 @@ impl Applet {
     }
 }
 
+/// Builtins that also exist as programs in `/usr/bin` (`type -a test` lists both, and
+/// `/bin/test` runs the builtin): the shell runs them, `busybox` knows them.
+pub const BUILTIN_FILES: &[&str] = &[
+    "[", "bash", "echo", "false", "kill", "printf", "pwd", "sh", "test", "true", "which",
+];
+
+/// Whether `/usr/bin/NAME` (and `/bin/NAME`) exists: an applet or a builtin's program.
+pub fn in_applet_dirs(name: &str) -> bool {
+    lookup(name).is_some() || BUILTIN_FILES.contains(&name)
+}
+
 /// Every group's applets; each group lists its own in its `mod.rs`.
 const GROUPS: &[&[&Applet]] = &[
     text::APPLETS,

@@ -15,13 +15,13 @@ use crate::vfs::{FileKind, Stat};
 /// The `du` applet.
 pub const APPLET: Applet = Applet {
     name: "du",
-    usage: "du [OPTION]... [FILE]...\nSummarize the (apparent) size of each FILE, recursively for directories.\n  -a, --all             write counts for all files, not just directories\n      --apparent-size   print apparent sizes (always the case here)\n  -b, --bytes           print sizes in bytes\n  -c, --total           produce a grand total\n  -d, --max-depth=N     print the total for a directory only if it is N or fewer levels\n                        below the command line argument\n  -h, --human-readable  print sizes in human readable format (e.g., 1K 234M 2G)\n  -k                    print sizes in KiB (the default)\n  -l, --count-links     count sizes many times if hard linked\n  -s, --summarize       display only a total for each argument",
+    usage: "du [OPTION]... [FILE]...\nSummarize the (apparent) size of each FILE, recursively for directories.\n  -a, --all             write counts for all files, not just directories\n      --apparent-size   print apparent sizes (always the case here)\n  -b, --bytes           print sizes in bytes\n  -c, --total           produce a grand total\n  -d, --max-depth=N     print the total for a directory only if it is N or fewer levels\n                        below the command line argument\n  -h, --human-readable  print sizes in human readable format (e.g., 1K 234M 2G)\n  -k                    print sizes in KiB (the default)\n  -m                    print sizes in MiB\n  -l, --count-links     count sizes many times if hard linked\n  -s, --summarize       display only a total for each argument",
     help: Help::Anywhere,
     run,
 };
 
 const SPEC: OptSpec = OptSpec {
-    short: "abchklsxDLP",
+    short: "abchklmsxDLP",
     short_val: "d",
     long: &[
         "all",
@@ -41,6 +41,7 @@ const SPEC: OptSpec = OptSpec {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Unit {
     Kib,
+    Mib,
     Bytes,
     Human,
 }
@@ -75,6 +76,7 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
                 _ if opt.is('c', "total") => o.total = true,
                 _ if opt.is('h', "human-readable") => o.unit = Unit::Human,
                 _ if opt.is('k', "\0") => o.unit = Unit::Kib,
+                _ if opt.is('m', "\0") => o.unit = Unit::Mib,
                 _ if opt.is('l', "count-links") => o.count_links = true,
                 _ if opt.is('s', "summarize") => summarize = true,
                 _ if opt.is('d', "max-depth") => match parse_count(opt.value()) {
@@ -113,6 +115,7 @@ fn show(bytes: u64, unit: Unit) -> String {
         Unit::Bytes => bytes.to_string(),
         Unit::Human => human(bytes),
         Unit::Kib => bytes.div_ceil(1024).to_string(),
+        Unit::Mib => bytes.div_ceil(1024 * 1024).to_string(),
     }
 }
 
@@ -308,6 +311,8 @@ mod tests {
             run_in(&vfs, "du", &["-k", "--apparent-size", "d/e"], ""),
             ok("4\td/e/f\n9\td/e\n")
         );
+        // -m rounds up to whole MiB, as -k does to KiB.
+        assert_eq!(run_in(&vfs, "du", &["-ms", "d"], ""), ok("1\td\n"));
     }
 
     #[test]

@@ -7,7 +7,9 @@
 use std::future::{poll_fn, Future};
 use std::task::Poll;
 
-use crate::applets::common::{parse_args, run_child, status_after, usage_error, warn, OptSpec};
+use crate::applets::common::{
+    parse_args, print_help, run_child, status_after, usage_error, warn, OptSpec,
+};
 use crate::applets::files::sleep::parse_interval;
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::{Input, LocalFuture};
@@ -40,8 +42,8 @@ pub const NOHUP: Applet = Applet {
 /// among them) use to reach the applet rather than a shell builtin or function.
 pub const BUSYBOX: Applet = Applet {
     name: "busybox",
-    usage: "busybox APPLET [ARG]...\nRun APPLET (a command of /bin: not a function or builtin of that name) with ARGs.",
-    help: Help::BeforeOperand,
+    usage: "busybox APPLET [ARG]...\n   or: busybox --list\n   or: busybox --help [APPLET]\nRun APPLET (a command of /bin: not a function or builtin of that name) with ARGs;\nlist the applets; show this help or APPLET's.",
+    help: Help::Own,
     run: run_busybox,
 };
 
@@ -221,12 +223,26 @@ fn run_nohup(mut ctx: Ctx) -> LocalFuture<'static, i32> {
 fn run_busybox(mut ctx: Ctx) -> LocalFuture<'static, i32> {
     Box::pin(async move {
         let mut argv = ctx.args.clone();
-        let Some(name) = argv.first_mut() else {
-            return usage_error(&mut ctx, "missing applet name", 1).await;
-        };
-        if name.is_empty() || name.contains('/') {
-            let message = format!("{name}: applet not found");
-            warn(&mut ctx, message).await;
+        match argv.first().map(String::as_str) {
+            None | Some("--help") if argv.len() < 2 => {
+                return print_help(&mut ctx, BUSYBOX.usage).await;
+            }
+            Some("--help") => argv = vec![argv[1].clone(), "--help".to_string()],
+            Some("--list") => {
+                let mut names: Vec<&str> = crate::applets::all().map(|a| a.name).collect();
+                names.extend(crate::applets::BUILTIN_FILES);
+                names.sort_unstable();
+                return print_line(&mut ctx, &names.join("\n")).await;
+            }
+            _ => {}
+        }
+        let name = &mut argv[0];
+        if name.contains('/') || !crate::applets::in_applet_dirs(name) {
+            // BusyBox's message, without its name.
+            let _ = ctx
+                .stderr
+                .write_str(&format!("{name}: applet not found\n"))
+                .await;
             return 127;
         }
         // The program file, as `/bin/NAME` runs it: the applet, or a builtin's program.
@@ -279,17 +295,17 @@ mod tests {
     }
 
     #[test]
-    fn busybox_needs_an_applet_name() {
-        assert_eq!(
-            run("busybox", &[], ""),
-            err(
-                "busybox: missing applet name\nTry 'busybox --help' for more information.\n",
-                1
-            )
-        );
-        assert_eq!(
-            run("busybox", &["../x"], ""),
-            err("busybox: ../x: applet not found\n", 127)
-        );
+    fn busybox_runs_lists_and_explains_its_applets() {
+        let help = run("busybox", &[], "");
+        assert!(help.stdout.starts_with("Usage: busybox APPLET"), "{help:?}");
+        assert_eq!(run("busybox", &["--help"], ""), help);
+        let list = run("busybox", &["--list"], "").stdout;
+        assert!(list.starts_with("[\narch\nawk\n"), "{list}");
+        assert!(list.contains("\ntest\n"), "{list}");
+        for name in ["../x", "nope", ""] {
+            let message = format!("{name}: applet not found\n");
+            assert_eq!(run("busybox", &[name], ""), err(&message, 127));
+            assert_eq!(run("busybox", &["--help", name], ""), err(&message, 127));
+        }
     }
 }

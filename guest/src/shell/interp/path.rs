@@ -17,16 +17,7 @@ pub const APPLET_DIRS: &[&str] = &["/usr/bin", "/bin"];
 /// `/usr/bin/which`, and `compgen -b` does not list them.
 pub const PROGRAMS: &[&str] = &["bash", "sh", "which"];
 
-/// Builtins that also exist as programs in `/usr/bin` (`type -a test` lists both, and
-/// `/bin/test` runs the builtin).
-pub const BUILTIN_FILES: &[&str] = &[
-    "[", "bash", "echo", "false", "kill", "printf", "pwd", "sh", "test", "true", "which",
-];
-
-/// Whether `/usr/bin/NAME` (and `/bin/NAME`) exists: an applet or a builtin's program.
-pub fn in_applet_dirs(name: &str) -> bool {
-    crate::applets::lookup(name).is_some() || BUILTIN_FILES.contains(&name)
-}
+pub use crate::applets::{in_applet_dirs, BUILTIN_FILES};
 
 /// A name remembered by `hash`: where it was found and how often it was looked up since.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -148,19 +148,22 @@ async fn add_all(
     to_stdout: bool,
 ) -> Result<bool, WriteError> {
     let mut failed = false;
-    let mut warned_slash = false;
+    // The prefixes removed from member names so far: each is reported once, as GNU's does.
+    let mut removed: Vec<String> = Vec::new();
     let mut widths = 19;
     // The member name of each file with several names, by inode: its other names are stored
     // as hard-link members (typeflag '1') pointing at it.
     let mut linked: HashMap<u64, String> = HashMap::new();
     for operand in operands {
-        let mut stack = vec![(operand.clone(), stored_name(operand, o.absolute))];
-        if operand.starts_with('/') && !o.absolute && !warned_slash {
-            warn(ctx, "Removing leading `/' from member names").await;
-            warned_slash = true;
-        }
+        let mut stack = vec![operand.clone()];
         let mut members = 0u32;
-        while let Some((path, name)) = stack.pop() {
+        while let Some(path) = stack.pop() {
+            let (name, prefix) = stored_name(&path, o.absolute);
+            if !prefix.is_empty() && !removed.contains(&prefix) {
+                let message = format!("Removing leading `{prefix}' from member names");
+                warn(ctx, message).await;
+                removed.push(prefix);
+            }
             // Writes to a file never wait: yield now and then, for the deadline (`tar -ch` of
             // a directory holding two links to itself walks 2^40 paths, as GNU's does).
             members = members.wrapping_add(1);
@@ -213,7 +216,7 @@ async fn add_all(
                     }
                     let entries = ctx.vfs.borrow().read_dir(base, &path).unwrap_or_default();
                     for (child, _) in entries.iter().rev() {
-                        stack.push((join(&path, child), join(&member.name, child)));
+                        stack.push(join(&path, child));
                     }
                 }
                 FileKind::Symlink => {
@@ -241,10 +244,16 @@ async fn add_all(
                 }
             }
             if o.verbose > 0 {
+                // GNU's lists the name as given, before the prefix is removed.
+                let mut shown = member.clone();
+                shown.name = path.clone();
+                if member.kind == Kind::Dir && !path.ends_with('/') {
+                    shown.name.push('/');
+                }
                 let line = if o.verbose > 1 {
-                    long_line(&member, &mut widths)
+                    long_line(&shown, &mut widths)
                 } else {
-                    format!("{}\n", member.name)
+                    format!("{}\n", shown.name)
                 };
                 if to_stdout {
                     err_str(ctx, &line).await;
@@ -265,15 +274,24 @@ async fn add_all(
     Ok(failed)
 }
 
-/// The member name of an operand: leading `/` removed unless `-P`.
-fn stored_name(operand: &str, absolute: bool) -> String {
+/// The member name of a path and the prefix removed from it: unless `-P`, GNU's tar drops
+/// everything up to the last `..` component and then leading `/`s, so that extracting the
+/// archive cannot climb out of the directory it is extracted in.
+fn stored_name(path: &str, absolute: bool) -> (String, String) {
     if absolute {
-        return operand.to_string();
+        return (path.to_string(), String::new());
     }
-    let trimmed = operand.trim_start_matches('/');
-    if trimmed.is_empty() {
-        ".".to_string()
-    } else {
-        trimmed.to_string()
+    let mut cut = 0;
+    let mut start = 0;
+    for part in path.split('/') {
+        let end = start + part.len();
+        if part == ".." {
+            cut = end;
+        }
+        start = end + 1;
     }
+    let rest = path[cut..].trim_start_matches('/');
+    let prefix = path[..path.len() - rest.len()].to_string();
+    let name = if rest.is_empty() { "." } else { rest };
+    (name.to_string(), prefix)
 }

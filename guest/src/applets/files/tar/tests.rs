@@ -115,6 +115,21 @@ fn extract() {
 }
 
 #[test]
+fn dot_dot_prefixes_leave_member_names() {
+    let vfs = setup();
+    let run_at = crate::applets::files::testutil::run_at;
+    assert_eq!(
+        run_at(&vfs, "/workspace/d/e", "tar", &["-cvf", "../../up.tar", "../a", "./../e/b"]),
+        both(
+            "../a\n./../e/b\n",
+            "tar: Removing leading `../' from member names\ntar: Removing leading `./../' from member names\n",
+            0
+        )
+    );
+    assert_eq!(run_in(&vfs, "tar", &["-tf", "up.tar"], ""), ok("a\ne/b\n"));
+}
+
+#[test]
 fn absolute_and_long_names() {
     let vfs = setup();
     assert_eq!(

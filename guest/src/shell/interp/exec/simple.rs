@@ -859,13 +859,16 @@ impl Sh {
         fds: Fds,
         shown: String,
     ) -> Flow {
+        // `a[0]=x cmd` puts nothing in the command's environment (bash).
+        let temps: Vec<(String, String)> = temps
+            .iter()
+            .filter(|t| t.index.is_none())
+            .map(|t| (t.name.clone(), t.scalar()))
+            .collect();
         let (env, cwd) = {
             let s = self.state.borrow();
             let mut env = s.environment();
-            // `a[0]=x cmd` puts nothing in the command's environment (bash).
-            for t in temps.iter().filter(|t| t.index.is_none()) {
-                env.insert(t.name.clone(), t.scalar());
-            }
+            env.extend(temps.iter().cloned());
             (env, s.cwd.clone())
         };
         let name = argv.first().cloned().unwrap_or_default();
@@ -882,7 +885,7 @@ impl Sh {
             env: Rc::new(env),
             vfs: Rc::clone(&self.world.vfs),
             host: Rc::clone(&self.world.host),
-            commands: Rc::new(ShellCommands::new(self.clone())),
+            commands: Rc::new(ShellCommands::new(self.clone(), temps)),
         };
         Flow::Normal(drive(applet.start(ctx), tasks).await)
     }
@@ -1116,7 +1119,12 @@ fn replace_environment(state: &mut State, env: BTreeMap<String, String>) {
             let _ = state.unset(&name);
         }
     }
-    for (name, value) in env {
+    export_all(state, env);
+}
+
+/// Sets and exports each variable (a readonly one keeps its value).
+fn export_all(state: &mut State, vars: impl IntoIterator<Item = (String, String)>) {
+    for (name, value) in vars {
         if state.assign(&name, value, false).is_ok() {
             state.var_entry(&name).attrs.export = true;
         }
@@ -1181,12 +1189,14 @@ fn quote_assign(a: &AssignArg) -> String {
 /// command line in this shell (a subshell of it), with the streams the applet gives.
 pub struct ShellCommands {
     sh: Sh,
+    /// The applet's temporary environment (`V=x xargs CMD`): its commands inherit it.
+    temps: Vec<(String, String)>,
 }
 
 impl ShellCommands {
-    /// The commands applets of `sh` run.
-    pub fn new(sh: Sh) -> ShellCommands {
-        ShellCommands { sh }
+    /// The commands an applet of `sh` run with these temporary variables runs.
+    pub fn new(sh: Sh, temps: Vec<(String, String)>) -> ShellCommands {
+        ShellCommands { sh, temps }
     }
 }
 
@@ -1206,6 +1216,7 @@ impl Commands for ShellCommands {
         stderr: Output,
     ) -> LocalFuture<'static, i32> {
         let sh = self.sh.clone();
+        let temps = self.temps.clone();
         Box::pin(async move {
             let sub = match sh.subshell() {
                 Ok(sub) => sub,
@@ -1215,13 +1226,16 @@ impl Commands for ShellCommands {
                 let mut s = sub.state.borrow_mut();
                 let _ = s.assign("PWD", cwd.clone(), false);
                 s.cwd = cwd;
-                if let Some(env) = env {
-                    replace_environment(&mut s, env);
-                    if s.get("PATH").is_none() {
-                        // A new bash without PATH in its environment sets this one.
-                        let path = super::super::path::DEFAULT_PATH.to_string();
-                        let _ = s.assign("PATH", path, false);
+                match env {
+                    Some(env) => {
+                        replace_environment(&mut s, env);
+                        if s.get("PATH").is_none() {
+                            // A new bash without PATH in its environment sets this one.
+                            let path = super::super::path::DEFAULT_PATH.to_string();
+                            let _ = s.assign("PATH", path, false);
+                        }
                     }
+                    None => export_all(&mut s, temps),
                 }
             }
             let fds = Fds::new(

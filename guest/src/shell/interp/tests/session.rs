@@ -309,7 +309,8 @@ fn tool_list_and_help() {
 fn applets_exec_commands_through_the_shell() {
     let h = Harness::new();
     h.run("greet() { echo \"hi $1 from $PWD\"; }");
-    let host = crate::shell::interp::exec::simple::ShellCommands::new(h.shell.sh.clone());
+    let host =
+        crate::shell::interp::exec::simple::ShellCommands::new(h.shell.sh.clone(), Vec::new());
     let out = Rc::new(RefCell::new(Vec::new()));
     let mut future = host.exec(
         vec!["greet".into(), "you".into()],
