@@ -234,7 +234,8 @@ def test_recovery_keeps_the_session_of_the_last_shell_code_after_javascript(
 
 
 # Everything a session holds, `$_` first set to a known word.
-DUMP = ': x; declare -p; declare -f; trap -p; pwd; dirs; set -o; shopt -p; echo "$0 $# $*"'
+DUMP = ": x; declare -p; declare -f; readonly -f; trap -p; pwd; dirs; set -o; shopt -p; umask; "
+DUMP += 'echo "$0 $# $*"'
 
 
 @pytest.mark.parametrize(
@@ -247,6 +248,9 @@ DUMP = ': x; declare -p; declare -f; trap -p; pwd; dirs; set -o; shopt -p; echo 
         "W=1; unset W; unset -f f",
         "cd /tmp && pushd / >/dev/null",
         "set -o pipefail; shopt -s nullglob",
+        "shopt -s autocd; shopt -u sourcepath globskipdots",
+        "f() { echo one; }; readonly -f f",
+        "umask 027",
         "trap 'echo bye' INT USR1",
         "A=(a b c); A[1]=B; declare -A H=([k]=v); H[k]=w; unset 'A[2]'",
         "(S=leak; cd /; set -e; g() { :; }); echo $BASHPID",
@@ -277,10 +281,25 @@ def test_snapshot_and_fork_carry_the_session(sandbox: Sandbox) -> None:
 
 
 def test_a_restored_session_keeps_its_options_over_bash_defaults(sandbox: Sandbox) -> None:
-    sh(sandbox, "shopt -s nullglob")
+    sh(sandbox, "shopt -s nullglob autocd; shopt -u globskipdots sourcepath; umask 077")
     fork = sandbox.fork()
-    expected = "shopt -s nullglob\nshopt -s globskipdots\n"
-    assert sh(fork, "shopt -p nullglob globskipdots") == (expected, "", 0)
+    names = "nullglob autocd globskipdots sourcepath"
+    expected = "shopt -s nullglob\nshopt -s autocd\nshopt -u globskipdots\nshopt -u sourcepath\n"
+    options = "autocd:checkwinsize:cmdhist:complete_fullquote:extquote:force_fignore:"
+    options += "globasciiranges:hostcomplete:interactive_comments:nullglob:patsub_replacement:"
+    options += "progcomp:promptvars\n"
+    assert sh(fork, f"shopt -p {names}; echo $BASHOPTS") == (expected + options, "", 0)
+    assert sh(fork, "echo x > f; stat -c %a f") == ("600\n", "", 0)
+
+
+def test_a_read_only_function_stays_read_only_in_a_restored_session(sandbox: Sandbox) -> None:
+    sh(sandbox, "f() { echo one; }; readonly -f f")
+    fork = sandbox.fork()
+    assert sh(fork, "f() { echo two; }; f") == (
+        "one\n",
+        "bash: line 1: f: readonly function\n",
+        0,
+    )
 
 
 def test_bash_tool_picks_the_language() -> None:

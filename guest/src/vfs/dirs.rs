@@ -59,9 +59,9 @@ impl Vfs {
         let parent = loc.parent().ok_or(Errno::EEXIST)?;
         self.tree.fits(1, 0, 0)?;
         let now = now.unwrap_or_else(|| self.now());
-        self.tree
-            .attach(parent, &loc.name, Node::dir(now), now)
-            .map(drop)
+        let mut node = Node::dir(now);
+        node.mode = 0o777 & !self.umask;
+        self.tree.attach(parent, &loc.name, node, now).map(drop)
     }
 
     /// Creates symlink `link` pointing at `target`, stored as given (it need not exist).

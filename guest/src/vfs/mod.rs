@@ -59,6 +59,9 @@ pub struct Vfs {
     clock: Clock,
     /// Bumped by every call that may change the tree, so the host snapshots only after change.
     generation: u64,
+    /// The file creation mask of the shell running now: new files and directories get
+    /// 0666 and 0777 less these bits.
+    umask: u32,
 }
 
 impl Vfs {
@@ -69,7 +72,18 @@ impl Vfs {
             tree: Tree::skeleton(limits, now),
             clock,
             generation: 0,
+            umask: 0o022,
         }
+    }
+
+    /// The file creation mask.
+    pub fn umask(&self) -> u32 {
+        self.umask
+    }
+
+    /// Sets the file creation mask (the shell's `umask`, before a command runs).
+    pub fn set_umask(&mut self, mask: u32) {
+        self.umask = mask & 0o777;
     }
 
     /// Adds a read-only file at absolute `path` outside the [`WRITABLE`] areas (the host's

@@ -182,9 +182,9 @@ impl Vfs {
         self.tree.fits_file(len)?;
         self.tree.fits(1, 0, len)?;
         let now = self.now();
-        self.tree
-            .attach(parent, name, Node::file(data(), now), now)
-            .map(drop)
+        let mut node = Node::file(data(), now);
+        node.mode = 0o666 & !self.umask;
+        self.tree.attach(parent, name, node, now).map(drop)
     }
 }
 
@@ -324,6 +324,19 @@ mod tests {
         let e = vfs.copy_file(W, "a", "/etc/c").err();
         assert_eq!(e, Some(VfsError::new(Errno::EACCES, "/etc/c")));
         assert_eq!(code(vfs.copy_file(W, "/tmp", "c")), Some(Errno::EISDIR));
+    }
+
+    #[test]
+    fn new_nodes_take_the_umask_and_old_ones_keep_their_mode() {
+        let mut vfs = vfs();
+        put(&mut vfs, "old", "");
+        vfs.set_umask(0o027);
+        put(&mut vfs, "new", "");
+        put(&mut vfs, "old", "x");
+        assert_eq!(vfs.mkdir_all(W, "d/e"), Ok(()));
+        let mode = |vfs: &Vfs, p| vfs.stat(W, p).map(|s| s.mode);
+        let modes = ["old", "new", "d", "d/e"].map(|p| mode(&vfs, p));
+        assert_eq!(modes, [Ok(0o644), Ok(0o640), Ok(0o750), Ok(0o750)]);
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub use args::{getopt, parse_args, print_help, print_version, Help, Opt, OptSpec
 pub use child::{run_child, run_child_in, run_forwarded, status_after, Child};
 pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
 pub use glob::Glob;
-pub use mode::{ModeChange, UMASK};
+pub use mode::ModeChange;
 pub use names::{
     basename, dirname, join, quote, quote_if_needed, relative, strip_trailing_slashes,
 };

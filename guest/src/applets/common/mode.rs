@@ -10,9 +10,6 @@ const READ: u32 = 0o444;
 const WRITE: u32 = 0o222;
 const EXEC: u32 = 0o111;
 
-/// The umask the sandbox runs with (files are created 0644, directories 0755).
-pub const UMASK: u32 = 0o022;
-
 /// Where one change takes its bits from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
@@ -199,7 +196,10 @@ fn action(op: char, affected: u32, what: &str) -> Option<Change> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ModeChange, UMASK};
+    use super::ModeChange;
+
+    /// The default umask.
+    const UMASK: u32 = 0o022;
 
     /// The mode `text` gives a file (or directory) whose mode was `old`.
     fn apply(text: &str, old: u32, is_dir: bool) -> Option<u32> {

@@ -3,7 +3,6 @@
 
 use crate::applets::common::{
     conclude, join, mode_string, out_str, parse_args, quote, quote_if_needed, ModeChange, Res,
-    UMASK,
 };
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
@@ -206,7 +205,10 @@ async fn change_one(
     o: &Options,
 ) -> Res<bool> {
     let is_dir = stat.kind == FileKind::Dir;
-    let (old, new) = (stat.mode, change.apply(stat.mode, is_dir, UMASK));
+    let (old, new) = (
+        stat.mode,
+        change.apply(stat.mode, is_dir, ctx.vfs.borrow().umask()),
+    );
     // Always set it, like GNU: an unchanged mode in a read-only area still fails.
     let set = ctx.vfs.borrow_mut().set_mode(&ctx.cwd, path, new);
     if let Err(e) = &set {

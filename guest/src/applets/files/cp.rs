@@ -348,7 +348,9 @@ async fn copy_leaf(ctx: &mut Ctx, src: &str, dst: &str, stat: &Stat, o: &Options
     if stat.kind != FileKind::Symlink {
         let mut vfs = ctx.vfs.borrow_mut();
         if existing.is_none() || o.preserve {
-            let _ = vfs.set_mode(&ctx.cwd, dst, stat.mode);
+            // A new copy gets the source's mode less the umask, unless preserved (GNU).
+            let mask = if o.preserve { 0 } else { vfs.umask() };
+            let _ = vfs.set_mode(&ctx.cwd, dst, stat.mode & !mask);
         }
         if o.preserve {
             let _ = vfs.set_mtime(&ctx.cwd, dst, Some(stat.mtime_ms));
@@ -481,7 +483,11 @@ async fn make_dir(ctx: &mut Ctx, from: &str, to: &str, stat: &Stat, o: &Options)
         .await;
         return Ok(false);
     }
-    let _ = ctx.vfs.borrow_mut().set_mode(&ctx.cwd, to, stat.mode);
+    {
+        let mut vfs = ctx.vfs.borrow_mut();
+        let mask = if o.preserve { 0 } else { vfs.umask() };
+        let _ = vfs.set_mode(&ctx.cwd, to, stat.mode & !mask);
+    }
     if o.place.verbose {
         out_str(ctx, &format!("{} -> {}\n", quote(from), quote(to))).await?;
     }

@@ -1,6 +1,6 @@
 //! `mkdir [-pv] [-m MODE] DIRECTORY...`: make directories.
 
-use crate::applets::common::{conclude, out_str, parse_args, quote, ModeChange, Res, UMASK};
+use crate::applets::common::{conclude, out_str, parse_args, quote, ModeChange, Res};
 use crate::applets::common::{usage_error, warn, OptSpec};
 use crate::applets::{Applet, Ctx, Help};
 use crate::task::LocalFuture;
@@ -48,7 +48,9 @@ fn run(mut ctx: Ctx) -> LocalFuture<'static, i32> {
             } else if opt.is('m', "mode") {
                 // GNU applies the mode to a=rwx: `u+x` leaves 0777, `=r` gives 0444.
                 match ModeChange::parse(opt.value()) {
-                    Some(change) => options.mode = Some(change.apply(0o777, true, UMASK)),
+                    Some(change) => {
+                        options.mode = Some(change.apply(0o777, true, ctx.vfs.borrow().umask()))
+                    }
                     None => {
                         warn(
                             &mut ctx,

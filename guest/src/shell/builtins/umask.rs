@@ -1,5 +1,5 @@
-//! `umask` keeps the mask bash would (octal or symbolic, shown with `-S`, `-p`), but the VFS
-//! gives new files their default modes.
+//! `umask` keeps the mask bash would (octal or symbolic, shown with `-S`, `-p`); the VFS
+//! applies it to the files and directories commands create.
 
 use super::{Builtin, Ctx};
 use crate::shell::interp::Flow;
@@ -8,8 +8,7 @@ use crate::task::LocalFuture;
 /// `umask`.
 pub(crate) const UMASK: Builtin = Builtin {
     name: "umask",
-    synopsis: "umask [-p] [-S] [mode] — show or set the file creation mask (kept, but new \
-               files get their default modes)",
+    synopsis: "umask [-p] [-S] [mode] — show or set the file creation mask",
     run: run_umask,
 };
 

@@ -300,6 +300,9 @@ impl Shell {
             // The kept descriptors close before the jobs are waited for, so a `coproc`
             // reading from the shell sees the end of its input.
             sh.state.borrow_mut().kept_fds.clear();
+            // The shell's umask is for the commands it runs, not the host's or JavaScript's
+            // writes.
+            sh.world.vfs.borrow_mut().set_umask(0o022);
             status
         });
         Box::pin(jobs::with_jobs(run, jobs))

@@ -10,7 +10,7 @@
 //! [`bound`] keeps the saved bytes under [`MAX_SESSION`].
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 use std::rc::Rc;
 
@@ -38,6 +38,31 @@ struct Saved<'a> {
     functions: Vec<SavedFunction>,
     traps: Cow<'a, BTreeMap<String, String>>,
     dirstack: Cow<'a, [String]>,
+    /// The `shopt` options set against the way bash starts that are not in `options`
+    /// (`autocd` on, `sourcepath` or `globskipdots` off).
+    #[serde(default)]
+    flipped: Vec<Cow<'a, str>>,
+    #[serde(default)]
+    readonly_functions: Cow<'a, BTreeSet<String>>,
+    #[serde(default = "default_umask")]
+    umask: u32,
+}
+
+fn default_umask() -> u32 {
+    0o022
+}
+
+/// [`Saved::flipped`] of `state`.
+fn flipped(state: &State) -> Vec<Cow<'_, str>> {
+    let mut names: Vec<Cow<'_, str>> = state
+        .shopt_flipped
+        .iter()
+        .map(|n| Cow::Borrowed(&**n))
+        .collect();
+    if !state.opts.globskipdots {
+        names.push(Cow::Borrowed("globskipdots"));
+    }
+    names
 }
 
 /// Strings are borrowed when saving; restoring owns them (`Cow` deserializes as owned).
@@ -348,6 +373,12 @@ fn try_write_session(state: &State, cache: &Cache, out: &mut dyn Write) -> io::R
     write_json(out, &state.traps)?;
     out.write_all(b",\"dirstack\":")?;
     write_json(out, &state.dirstack)?;
+    out.write_all(b",\"flipped\":")?;
+    write_json(out, &flipped(state))?;
+    out.write_all(b",\"readonly_functions\":")?;
+    write_json(out, &state.readonly_funcs)?;
+    out.write_all(b",\"umask\":")?;
+    write_json(out, &state.umask)?;
     out.write_all(b"}")
 }
 
@@ -390,6 +421,9 @@ fn saved(state: &State) -> Saved<'_> {
         functions,
         traps: Cow::Borrowed(&state.traps),
         dirstack: Cow::Borrowed(&state.dirstack),
+        flipped: flipped(state),
+        readonly_functions: Cow::Borrowed(&state.readonly_funcs),
+        umask: state.umask,
     }
 }
 
@@ -537,7 +571,6 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
             .ok_or_else(|| format!("invalid saved function {}", f.name))?;
         fresh.funcs.insert(f.name, Rc::new(*body));
     }
-    // (`shopt -u globskipdots` is not saved: a restored session has it on, as bash starts.)
     let mut opts = Options::initial();
     for name in &saved.options {
         match opts.flag(name) {
@@ -550,6 +583,16 @@ pub fn restore(state: &mut State, bytes: &[u8]) -> Result<(), String> {
         }
     }
     fresh.opts = opts;
+    for name in saved.flipped {
+        if name.is_empty() || !name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()) {
+            return Err(format!(
+                "invalid saved shell state: bad option name {name:?}"
+            ));
+        }
+        fresh.set_shopt(&name, !fresh.shopt_value(&name));
+    }
+    fresh.readonly_funcs = saved.readonly_functions.into_owned();
+    fresh.umask = saved.umask & 0o777;
     fresh.cwd = saved.cwd.into_owned();
     fresh.arg0 = saved.arg0.into_owned();
     fresh.positional = saved.positional.into_owned();
@@ -687,6 +730,11 @@ mod tests {
         let elements = vec![(None, "1".into()), (Some(Key::Index(5)), "2".into())];
         assert_eq!(s.assign_array("arr", elements, false), Ok(()));
         s.opts.errexit = true;
+        s.set_shopt("autocd", true);
+        s.set_shopt("sourcepath", false);
+        s.set_shopt("globskipdots", false);
+        s.readonly_funcs.insert("f".into());
+        s.umask = 0o077;
         s.cwd = "/tmp".into();
         let program = crate::shell::parse("f() { echo \"$1\" | tr a b; }").expect("parses");
         if let CommandKind::Function(def) = &program.items[0].and_or.first.commands[0].kind {
@@ -698,8 +746,19 @@ mod tests {
         assert_eq!(t.get("x").as_deref(), Some("a b"));
         assert_eq!(t.element("arr", &Key::Index(5)).as_deref(), Some("2"));
         assert!(t.opts.errexit && t.cwd == "/tmp" && t.funcs.contains_key("f"));
+        let shopts = ["autocd", "sourcepath", "globskipdots"].map(|n| t.shopt_value(n));
+        assert_eq!(shopts, [true, false, false]);
+        assert!(t.readonly_funcs.contains("f") && t.umask == 0o077);
         assert_eq!(save(&t), bytes);
-        for garbage in [&b""[..], b"{}", b"\xff\x00", b"{\"version\":1}", b"[1,2]"] {
+        let bad_option = br#"{"version":1,"cwd":"/","arg0":"","positional":[],"status":0,"options":[],"vars":[],"functions":[],"traps":{},"dirstack":[],"flipped":["a b"]}"#;
+        for garbage in [
+            &b""[..],
+            b"{}",
+            b"\xff\x00",
+            b"{\"version\":1}",
+            b"[1,2]",
+            bad_option,
+        ] {
             let before = save(&t);
             assert!(restore(&mut t, garbage).is_err());
             assert_eq!(save(&t), before);

@@ -434,7 +434,7 @@ pub struct State {
     pub command_end: usize,
     /// While an `ERR` trap runs: the line of the command that failed (its `$LINENO`).
     pub trap_line: Option<usize>,
-    /// The file creation mask `umask` shows and sets (files here keep their default modes).
+    /// The file creation mask `umask` shows and sets, given to the VFS before each command.
     pub umask: u32,
     /// `getopts`: the `OPTIND` it last saw and the position inside a group of letters.
     pub getopts: (usize, usize),
@@ -828,10 +828,20 @@ impl State {
         }
     }
 
-    /// `$BASHOPTS`: the `shopt` options on, with bash's defaults for the ones accepted
-    /// without effect.
+    /// `$BASHOPTS`: the `shopt` options on, those accepted without effect included.
     fn bashopts(&self) -> String {
-        let mut on: Vec<&str> = BASHOPTS_DEFAULT.to_vec();
+        let flipped = |n: &&str| self.shopt_flipped.contains(*n);
+        let mut on: Vec<&str> = BASHOPTS_DEFAULT
+            .iter()
+            .copied()
+            .filter(|n| !flipped(n))
+            .collect();
+        on.extend(
+            self.shopt_flipped
+                .iter()
+                .map(|n| &**n)
+                .filter(|n| !BASHOPTS_DEFAULT.contains(n)),
+        );
         on.extend(
             SHOPT_OPTIONS
                 .iter()

@@ -512,19 +512,25 @@ impl<'a> Parser<'a> {
 
     /// A word as a command argument: tilde prefixes and brace expansions marked.
     fn command_word(&self, word: Word) -> Result<Word, ParseError> {
-        let parts = brace::mark_braces(word.parts, self.lex.depth)
-            .map_err(|message| self.lex.error(message))?;
         // Brace expansion comes first: a word with braces gets its tilde prefixes after it
         // (`~{/a,b}` → `~/a ~b`, both expanded; `expand::brace`).
-        let braces = parts
-            .iter()
-            .any(|p| matches!(p, WordPart::BraceList(_) | WordPart::BraceSeq(_)));
+        let (parts, braces) = self.braced(word)?;
         let parts = if braces {
             parts
         } else {
             brace::mark_tilde_in_argument(parts)
         };
         Ok(Word { parts })
+    }
+
+    /// A word's parts with its brace expansions marked, and whether it has any.
+    fn braced(&self, word: Word) -> Result<(Vec<WordPart>, bool), ParseError> {
+        let parts = brace::mark_braces(word.parts, self.lex.depth)
+            .map_err(|message| self.lex.error(message))?;
+        let braces = parts
+            .iter()
+            .any(|p| matches!(p, WordPart::BraceList(_) | WordPart::BraceSeq(_)));
+        Ok((parts, braces))
     }
 
     fn array_assignment(
@@ -672,8 +678,14 @@ impl<'a> Parser<'a> {
             return Ok(heredoc);
         }
         let target = self.expect_word()?;
+        // Braces expand in a target too: more than one word is an ambiguous redirect.
+        let (parts, braces) = self.braced(target)?;
         let target = Word {
-            parts: brace::mark_tilde(target.parts, false),
+            parts: if braces {
+                parts
+            } else {
+                brace::mark_tilde(parts, false)
+            },
         };
         let kind = match op {
             Op::Less => RedirectKind::Read(target),

@@ -35,9 +35,20 @@ fn run(ctx: Ctx) -> LocalFuture<'static, i32> {
 
 async fn main(mut ctx: Ctx) -> i32 {
     let mut args = ctx.args.clone();
+    // The builtin runs this applet under bash's message prefix (`bash: line 1: printf`);
+    // run as a program (`/usr/bin/printf`, `xargs printf`, `busybox printf`) it is
+    // coreutils', with its messages, where `\c` in the format ends the output too.
+    let program = !ctx.name.contains(": ");
     if args.first().is_some_and(|a| a == "--") {
         args.remove(0);
-    } else if let Some(letter) = option_letter(&args) {
+    } else if program && args.is_empty() {
+        warn(&mut ctx, "missing operand").await;
+        let _ = ctx
+            .stderr
+            .write_str("Try 'printf --help' for more information.\n")
+            .await;
+        return 1;
+    } else if let Some(letter) = option_letter(&args).filter(|_| !program) {
         // Like bash: a first argument that looks like an option is one.
         let message = if letter == 'v' {
             "-v: assigning to a variable needs the shell's printf builtin".to_string()
@@ -57,10 +68,7 @@ async fn main(mut ctx: Ctx) -> i32 {
         .contains("%(")
         .then(|| ctx.host.now_ms().div_euclid(1000.0) as i64);
     let mut printer = Printer::new(rest, now.unwrap_or(0));
-    // The builtin runs this applet under bash's message prefix (`bash: line 1: printf`);
-    // run as a program (`/usr/bin/printf`, `xargs printf`, `busybox printf`) it is
-    // coreutils', where `\c` in the format ends the output too.
-    printer.program = !ctx.name.contains(": ");
+    printer.program = program;
     if now.is_some() {
         printer.zone = Zone::from_tz(ctx.env.get("TZ").map(String::as_str));
     }
@@ -76,17 +84,40 @@ async fn main(mut ctx: Ctx) -> i32 {
             crate::task::yield_now().await;
         }
         more = printer.pass(format.as_bytes());
-        // Like bash, a pass's warnings come before its (buffered) output.
-        for message in std::mem::take(&mut printer.errors) {
+        // Like bash, a pass's warnings come before its (buffered) output; coreutils writes
+        // what it printed before each message first.
+        let mut from = 0;
+        for (at, message) in std::mem::take(&mut printer.errors) {
+            if program && at > from && written.is_ok() {
+                written = ctx.stdout.write(&printer.out[from..at]).await;
+                from = at;
+            }
             warn(&mut ctx, message).await;
         }
-        written = ctx.stdout.write(&printer.out).await;
+        if written.is_ok() {
+            written = ctx.stdout.write(&printer.out[from..]).await;
+        }
         printer.out.clear();
     }
     if printer.status == STOP_STATUS {
         printer.status = 1;
     }
     finish(&mut ctx, written.map(|()| printer.status)).await
+}
+
+/// `%q` as coreutils does it: quoted only when a shell would need it, `'a b'`.
+fn shell_quote(text: &str) -> String {
+    let safe = |(i, c): (usize, char)| {
+        c.is_alphanumeric()
+            || "%+,-./:@_".contains(c)
+            || !c.is_ascii()
+            || (i > 0 && "~#".contains(c))
+    };
+    if !text.is_empty() && text.char_indices().all(safe) {
+        text.to_string()
+    } else {
+        crate::applets::common::quote(text)
+    }
 }
 
 /// The option letter of a first argument like `-x` (not `-` alone).
@@ -107,7 +138,8 @@ struct Printer<'a> {
     args: &'a [String],
     next: usize,
     out: Vec<u8>,
-    errors: Vec<String>,
+    /// Messages, each with the length of the output when it arose.
+    errors: Vec<(usize, String)>,
     status: i32,
     /// The time `%(fmt)T` shows for `-1`, `-2` or no argument, in seconds since the epoch.
     now: i64,
@@ -131,12 +163,23 @@ impl<'a> Printer<'a> {
         }
     }
 
+    fn error(&mut self, message: String) {
+        self.errors.push((self.out.len(), message));
+    }
+
     /// Applies the format once; true if it should be applied again (arguments remain and
     /// this pass used some).
     fn pass(&mut self, format: &[u8]) -> bool {
         let before = self.next;
         if self.once(format) == Flow::Stop || self.status == STOP_STATUS {
             return false;
+        }
+        if self.program && self.next == 0 && before == 0 {
+            if let Some(first) = self.args.first() {
+                let first = crate::applets::common::quote(first);
+                let message = format!("warning: ignoring excess arguments, starting with {first}");
+                self.error(message);
+            }
         }
         self.next < self.args.len() && self.next != before
     }
@@ -204,7 +247,7 @@ impl<'a> Printer<'a> {
             let value = value.map_or(0, i64::unsigned_abs);
             if value > MAX_PRINTF_FIELD {
                 // bash would print it; the sandbox's memory could not hold it.
-                self.errors.push(format!(
+                self.error(format!(
                     "{value}: field {what} too large (at most {MAX_PRINTF_FIELD} in this sandbox)"
                 ));
                 self.status = STOP_STATUS;
@@ -217,17 +260,20 @@ impl<'a> Printer<'a> {
         while format.get(at).is_some_and(|b| b"hlLjzt".contains(b)) {
             at += 1;
         }
+        let directive = &format[start - 1..format.len().min(at + 1)];
         let Some(&conv) = format.get(at) else {
-            self.errors
-                .push("`%': missing format character".to_string());
-            self.status = STOP_STATUS;
+            self.invalid(directive, "`%': missing format character");
             return None;
         };
-        if conv == b'%' && at != start {
-            self.invalid(conv);
+        let flow = match conv {
+            b'%' if at != start => None,
+            _ => self.convert(conv, &spec),
+        };
+        let Some(flow) = flow else {
+            let text = String::from_utf8_lossy(std::slice::from_ref(&conv));
+            self.invalid(directive, &format!("`{text}': invalid format character"));
             return None;
-        }
-        let flow = self.convert(conv, &spec)?;
+        };
         Some((at + 1, flow))
     }
 
@@ -235,8 +281,7 @@ impl<'a> Printer<'a> {
     /// none: now) formatted by `strftime(fmt)` in the zone `TZ` names, `%X` for an empty `fmt`.
     fn time(&mut self, format: &[u8], start: usize, spec: &Spec) -> Option<(usize, Flow)> {
         let Some(length) = format[start..].windows(2).position(|w| w == b")T") else {
-            self.errors
-                .push("`(': invalid time format specification".to_string());
+            self.error("`(': invalid time format specification".to_string());
             self.status = STOP_STATUS;
             return None;
         };
@@ -291,7 +336,12 @@ impl<'a> Printer<'a> {
                 return Some(flow);
             }
             b'q' => {
-                let quoted = crate::applets::common::quote::backslash(self.arg().unwrap_or(""));
+                let arg = self.arg().unwrap_or("");
+                let quoted = if self.program {
+                    shell_quote(arg)
+                } else {
+                    crate::applets::common::quote::backslash(arg)
+                };
                 let unlimited = Spec {
                     precision: None,
                     ..*spec
@@ -327,18 +377,19 @@ impl<'a> Printer<'a> {
                 let text = format_float(value, conv, spec);
                 self.out.extend_from_slice(text.as_bytes());
             }
-            _ => {
-                self.invalid(conv);
-                return None;
-            }
+            _ => return None,
         }
         Some(Flow::Go)
     }
 
-    fn invalid(&mut self, conv: u8) {
-        let text = String::from_utf8_lossy(std::slice::from_ref(&conv));
-        self.errors
-            .push(format!("`{text}': invalid format character"));
+    /// A bad directive ends the output: bash says `message`, coreutils names the directive.
+    fn invalid(&mut self, directive: &[u8], message: &str) {
+        self.error(if self.program {
+            let text = String::from_utf8_lossy(directive);
+            format!("{text}: invalid conversion specification")
+        } else {
+            message.to_string()
+        });
         self.status = STOP_STATUS;
     }
 
@@ -359,16 +410,34 @@ impl<'a> Printer<'a> {
     }
 
     fn note(&mut self, text: &str, error: Option<number::NumError>) {
+        if self.program && error.is_some() {
+            // coreutils: status 1 for a number out of range too.
+            let what = match error {
+                Some(number::NumError::Range) => "Numerical result out of range",
+                _ if text
+                    .trim_start()
+                    .trim_start_matches(['-', '+'])
+                    .starts_with(|c: char| c.is_ascii_digit() || c == '.') =>
+                {
+                    "value not completely converted"
+                }
+                _ => "expected a numeric value",
+            };
+            let text = crate::applets::common::quote(text);
+            self.error(format!("{text}: {what}"));
+            self.status = self.status.max(1);
+            return;
+        }
         match error {
             Some(number::NumError::Invalid(what)) => {
-                self.errors.push(format!("{text}: {what}"));
+                self.error(format!("{text}: {what}"));
                 if self.status == 0 {
                     self.status = 1;
                 }
             }
-            Some(number::NumError::Range) => self
-                .errors
-                .push(format!("warning: {text}: Numerical result out of range")),
+            Some(number::NumError::Range) => {
+                self.error(format!("warning: {text}: Numerical result out of range"));
+            }
             None => {}
         }
     }

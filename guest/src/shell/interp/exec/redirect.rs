@@ -214,8 +214,12 @@ impl Sh {
     }
 
     fn open_read(&self, path: &str, create: bool) -> Result<Rc<InHandle>, ExpandError> {
-        let cwd = self.state.borrow().cwd.clone();
+        let (cwd, umask) = {
+            let s = self.state.borrow();
+            (s.cwd.clone(), s.umask)
+        };
         let mut vfs = self.world.vfs.borrow_mut();
+        vfs.set_umask(umask);
         if vfs.device(&cwd, path).is_some() {
             // A stream: `/dev/zero` and `/dev/urandom` never end, `/dev/null` is empty.
             let input = crate::applets::common::open_path(&vfs, &cwd, path);
@@ -240,11 +244,13 @@ impl Sh {
     }
 
     fn open_write(&self, path: &str, mode: Mode) -> Result<Rc<OutHandle>, ExpandError> {
-        let (cwd, noclobber) = {
+        let (cwd, noclobber, umask) = {
             let s = self.state.borrow();
-            (s.cwd.clone(), s.opts.noclobber)
+            (s.cwd.clone(), s.opts.noclobber, s.umask)
         };
         let mut vfs = self.world.vfs.borrow_mut();
+        // A subshell may have left its own mask there.
+        vfs.set_umask(umask);
         if vfs.is_dev_null(&cwd, path) {
             return Ok(OutHandle::new(OutKind::Null));
         }

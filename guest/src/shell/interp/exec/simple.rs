@@ -154,6 +154,7 @@ impl Sh {
             let mut s = self.state.borrow_mut();
             s.subst_status = None;
             s.command_end = s.line.max(simple.end_line);
+            self.world.vfs.borrow_mut().set_umask(s.umask);
         }
         let args = match self.expand_args(&simple.words, &fds).await {
             Ok(args) => args,
@@ -355,7 +356,7 @@ impl Sh {
                     let assoc = out.iter().any(|arg| {
                         matches!(arg, ArgValue::Word(w) if w.starts_with('-') && w.contains('A'))
                     });
-                    let a = self.expand_assignment_as(a, fds, assoc).await?;
+                    let a = self.expand_assignment_as(a, fds, assoc, true).await?;
                     out.push(ArgValue::Assign(Box::new(a)));
                 }
             }
@@ -365,19 +366,25 @@ impl Sh {
 
     /// Expands the parts of an assignment.
     pub async fn expand_assignment(&self, a: &Assignment, fds: &Fds) -> Expanded<AssignArg> {
-        self.expand_assignment_as(a, fds, false).await
+        self.expand_assignment_as(a, fds, false, false).await
     }
 
     /// [`Sh::expand_assignment`], the variable taken for an associative array also when
-    /// `assoc` (a declaration command given `-A`).
+    /// `assoc` (a declaration command given `-A`); `declaration`: an argument of one.
     async fn expand_assignment_as(
         &self,
         a: &Assignment,
         fds: &Fds,
         assoc: bool,
+        declaration: bool,
     ) -> Expanded<AssignArg> {
+        // A declaration's argument has had its quotes removed (`declare a['1']=x` is fine);
+        // an assignment's indexed subscript is arithmetic text that keeps them.
         let index = match &a.index {
-            Some(w) => Some(self.expand_string(w, fds).await?),
+            Some(w) if declaration || self.state.borrow().is_assoc(&a.name) => {
+                Some(self.expand_string(w, fds).await?)
+            }
+            Some(w) => Some(self.index_text(w, fds).await?),
             None => None,
         };
         let value = match &a.value {

@@ -7,7 +7,7 @@ use super::{Builder, ExpandError, Expanded, Field};
 use crate::applets::common::strftime;
 use crate::limits::MAX_VALUE;
 use crate::shell::ast::{
-    Param, ParamExpansion, ParamOp, ReplaceMode, SpecialParam, Subscript, Word,
+    Param, ParamExpansion, ParamOp, ReplaceMode, SpecialParam, Subscript, Word, WordPart,
 };
 use crate::shell::interp::io::Fds;
 use crate::shell::interp::quote;
@@ -281,11 +281,34 @@ impl Sh {
 
     /// Resolves a subscript: text for associative arrays, arithmetic for indexed ones.
     pub async fn subscript(&self, name: &str, word: &Word, fds: &Fds) -> Expanded<Key> {
-        let text = self.expand_string(word, fds).await?;
         if self.state.borrow().is_assoc(name) {
-            return Ok(Key::Assoc(text));
+            return Ok(Key::Assoc(self.expand_string(word, fds).await?));
         }
+        let text = self.index_text(word, fds).await?;
         Ok(Key::Index(self.arith_text(&text)?))
+    }
+
+    /// An indexed array's subscript as arithmetic text: as in `$(( ))`, single quotes (and
+    /// backslashes) stay in the text, so `a['1']` is an arithmetic error, as in bash.
+    pub async fn index_text(&self, word: &Word, fds: &Fds) -> Expanded<String> {
+        if !word
+            .parts
+            .iter()
+            .any(|p| matches!(p, WordPart::SingleQuoted(_)))
+        {
+            return self.expand_string(word, fds).await;
+        }
+        let parts = word.parts.iter().map(|p| match p {
+            WordPart::SingleQuoted(s) => WordPart::Literal(format!("'{s}'")),
+            p => p.clone(),
+        });
+        self.expand_string(
+            &Word {
+                parts: parts.collect(),
+            },
+            fds,
+        )
+        .await
     }
 
     /// Resolves a subscript given as text at run time (`unset 'A[$k]'`, `printf -v`, a name
