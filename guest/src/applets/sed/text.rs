@@ -107,16 +107,6 @@ fn list_byte(b: u8) -> Vec<u8> {
     escaped.to_vec()
 }
 
-/// Upper- or lower-cases `text` (Unicode when it is UTF-8, ASCII otherwise).
-pub fn convert_case(text: &[u8], upper: bool) -> Vec<u8> {
-    match std::str::from_utf8(text) {
-        Ok(s) if upper => s.to_uppercase().into_bytes(),
-        Ok(s) => s.to_lowercase().into_bytes(),
-        Err(_) if upper => text.to_ascii_uppercase(),
-        Err(_) => text.to_ascii_lowercase(),
-    }
-}
-
 /// How many bytes the UTF-8 character starting `text` takes (1 for a stray byte).
 pub fn char_len(text: &[u8]) -> usize {
     let Some(&b) = text.first() else {
@@ -172,8 +162,8 @@ mod tests {
         assert_eq!(list(b"ab", 1, b'\n'), b"\\\na\\\nb$\n".to_vec());
         assert_eq!(list(b"abc", 3, 0), b"ab\\\0c$\0".to_vec());
         assert_eq!(
-            convert_case("straße".as_bytes(), true),
-            "STRASSE".as_bytes().to_vec()
+            crate::applets::common::map_case("straße".as_bytes(), true),
+            "STRAßE".as_bytes().to_vec()
         );
         assert_eq!(char_len("é".as_bytes()), 2);
     }
