@@ -76,7 +76,7 @@ impl Flags {
     }
 
     /// GNU's refusal of a key that mixes comparisons (`-n` with `-g`, `-V` with `-d`, `-R`
-    /// with `-f`...): its message names the key's options in GNU's order.
+    /// with `-M`...): its message names the key's options in GNU's order.
     pub fn incompatible(&self) -> Option<String> {
         let asked = |c: char| {
             ASKED
@@ -86,7 +86,7 @@ impl Flags {
         };
         let numeric = ['n', 'g', 'h', 'M'].iter().filter(|&&c| asked(c)).count();
         let other = asked('V') || asked('R') || self.dictionary || self.printable;
-        if numeric + usize::from(other) < 2 && !(asked('R') && self.fold) {
+        if numeric + usize::from(other) < 2 {
             return None;
         }
         let letters = [
