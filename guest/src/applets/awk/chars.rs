@@ -49,32 +49,7 @@ pub fn len_at(s: &[u8], at: usize) -> usize {
     end - at
 }
 
-/// `s` converted by `f` character by character (for `toupper`/`tolower`): ASCII fast path,
-/// UTF-8 characters mapped, invalid bytes kept.
-pub fn map_case(s: &[u8], upper: bool) -> Vec<u8> {
-    if s.is_ascii() {
-        return if upper {
-            s.to_ascii_uppercase()
-        } else {
-            s.to_ascii_lowercase()
-        };
-    }
-    let mut out = Vec::with_capacity(s.len());
-    for chunk in s.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            let mut buf = [0u8; 4];
-            if upper {
-                c.to_uppercase()
-                    .for_each(|u| out.extend_from_slice(u.encode_utf8(&mut buf).as_bytes()));
-            } else {
-                c.to_lowercase()
-                    .for_each(|u| out.extend_from_slice(u.encode_utf8(&mut buf).as_bytes()));
-            }
-        }
-        out.extend_from_slice(chunk.invalid());
-    }
-    out
-}
+pub use crate::applets::common::map_case;
 
 #[cfg(test)]
 mod tests {
@@ -90,5 +65,7 @@ mod tests {
             map_case("héllo".as_bytes(), true),
             "HÉLLO".as_bytes().to_vec()
         );
+        // One character for one, as towupper: ß has no single upper case.
+        assert_eq!(map_case("straße".as_bytes(), true), "STRAßE".as_bytes());
     }
 }

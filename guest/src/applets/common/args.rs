@@ -97,7 +97,8 @@ pub struct OptSpec {
     pub short_val: &'static str,
     /// Long flags without a value, e.g. `&["reverse"]`.
     pub long: &'static [&'static str],
-    /// Long options that take a value, e.g. `&["key"]`.
+    /// Long options that take a value, e.g. `&["key"]`. One in both lists takes an optional
+    /// value, only as `--name=VALUE` (`uniq --group[=METHOD]`).
     pub long_val: &'static [&'static str],
     /// `-5` means this short option with value 5 (`head -5` is `head -n 5`).
     pub digits: Option<char>,
@@ -170,7 +171,7 @@ fn parse_long(
         None => (long, None),
     };
     let name = unique_prefix(name, spec)?;
-    if spec.long_val.contains(&name) {
+    if spec.long_val.contains(&name) && (inline.is_some() || !spec.long.contains(&name)) {
         let value = match inline {
             Some(value) => value,
             None => {
@@ -194,7 +195,9 @@ fn unique_prefix(name: &str, spec: &OptSpec) -> Result<&'static str, String> {
     if let Some(exact) = all.clone().find(|&l| l == name) {
         return Ok(exact);
     }
-    let matches: Vec<&'static str> = all.filter(|l| l.starts_with(name)).collect();
+    let mut matches: Vec<&'static str> = all.filter(|l| l.starts_with(name)).collect();
+    matches.sort_unstable();
+    matches.dedup();
     match matches.as_slice() {
         [only] => Ok(only),
         [] => Err(format!("unrecognized option '--{name}'")),

@@ -1,4 +1,5 @@
-//! How metadata prints: `-rw-r--r--` mode strings, human sizes (`4.0K`), block counts.
+//! How metadata prints: `-rw-r--r--` mode strings, human sizes (`4.0K`), block counts; and
+//! text's case changed as GNU tools change it.
 
 use crate::vfs::{FileKind, Stat};
 
@@ -83,6 +84,39 @@ pub fn human(bytes: u64) -> String {
         return format!("1.0{}", SUFFIXES[exp + 1]);
     }
     format!("{amount}{suffix}")
+}
+
+/// `s` in upper or lower case (awk's `toupper`, sed's `\\U`): character for character as C's
+/// `towupper` maps them, so a character without a one-character mapping (`ß`) stays; invalid
+/// bytes are kept.
+pub fn map_case(s: &[u8], upper: bool) -> Vec<u8> {
+    if s.is_ascii() {
+        return if upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_ascii_lowercase()
+        };
+    }
+    let mut out = Vec::with_capacity(s.len());
+    for chunk in s.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            let one = if upper {
+                single(c.to_uppercase())
+            } else {
+                single(c.to_lowercase())
+            };
+            let c = one.unwrap_or(c);
+            out.extend_from_slice(c.encode_utf8(&mut [0u8; 4]).as_bytes());
+        }
+        out.extend_from_slice(chunk.invalid());
+    }
+    out
+}
+
+/// The only character of `chars`, if it has exactly one.
+fn single(mut chars: impl Iterator<Item = char>) -> Option<char> {
+    let first = chars.next()?;
+    chars.next().is_none().then_some(first)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ mod zone;
 
 pub use args::{getopt, parse_args, print_help, print_version, Help, Opt, OptSpec};
 pub use child::{run_child, run_child_in, run_forwarded, status_after, Child};
-pub use fmt::{blocks_kib, human, mode_string, recent, type_name};
+pub use fmt::{blocks_kib, human, map_case, mode_string, recent, type_name};
 pub use glob::Glob;
 pub use mode::ModeChange;
 pub use names::{

@@ -103,7 +103,8 @@ async fn main(ctx: &mut Ctx) -> i32 {
     for warning in &matcher.warnings {
         say(ctx, &format!("warning: {warning}")).await;
     }
-    if opts.max_count == Some(0) {
+    // `-m 0` reads nothing and fails, but GNU still lists every file under `-L`.
+    if opts.max_count == Some(0) && opts.list != Some(ListFiles::NonMatching) {
         return 1;
     }
     search(ctx, &opts, &matcher, eol).await
@@ -436,7 +437,7 @@ impl Grep<'_> {
             }
             Err(e) => return self.file_error(ctx, &e.to_string()).await,
         };
-        let mut scan = Scan::new(display);
+        let mut scan = self.scan(display);
         let mut data = data;
         if self.checks_nul() && data.contains(&0) {
             if self.opts.binary == BinaryFiles::WithoutMatch {
@@ -456,6 +457,13 @@ impl Grep<'_> {
         self.finish(ctx, &scan, display).await
     }
 
+    /// A new input's scan, done before it starts under `-m 0` (only `-L` gets this far).
+    fn scan(&self, name: &str) -> Scan {
+        let mut scan = Scan::new(name);
+        scan.done = self.searcher.config.max_count == Some(0);
+        scan
+    }
+
     fn checks_nul(&self) -> bool {
         self.opts.binary != BinaryFiles::Text && !self.opts.null_data
     }
@@ -469,7 +477,7 @@ impl Grep<'_> {
         };
         let eol = self.searcher.config.eol;
         let before = self.searcher.config.before;
-        let mut scan = Scan::new(label);
+        let mut scan = self.scan(label);
         let mut buf: Vec<u8> = Vec::new();
         loop {
             let chunk = input.read_chunk().await;

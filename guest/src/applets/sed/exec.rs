@@ -6,7 +6,8 @@ use std::rc::Rc;
 
 use super::input::{Fatal, Line, Reader};
 use super::script::{Addr, Addr2, Case, Cmd, Piece, RegexRef, Script, Subst};
-use super::text::{char_len, convert_case, list};
+use super::text::{char_len, list};
+use crate::applets::common::map_case as convert_case;
 use crate::applets::common::regex::{Posix as SedRegex, Spans};
 use crate::applets::grep::bytes::memchr;
 use crate::applets::Ctx;
@@ -800,7 +801,8 @@ impl<'s> Exec<'s> {
             Addr2::Line(n) => (*n > line, *n),
             Addr2::Plus(n) => (*n > 0, line.saturating_add(*n)),
             Addr2::Multiple(m) => {
-                let end = if *m == 0 { line } else { line.div_ceil(*m) * m };
+                // GNU's end: the next multiple of m after the line (`4,~4` is 4 to 8).
+                let end = if *m == 0 { line } else { line + m - line % m };
                 (end > line, end)
             }
             Addr2::Last => (!self.is_last(ctx, reader).await?, 0),

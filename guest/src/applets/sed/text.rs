@@ -19,33 +19,55 @@ pub fn char_escape(s: &[char]) -> (Option<char>, usize) {
     if simple.is_some() {
         return (simple, 1);
     }
-    match letter {
-        'c' => match s.get(1) {
+    if letter == 'c' {
+        return match s.get(1) {
             Some(&x) => (char::from_u32(u32::from(x.to_ascii_uppercase()) ^ 0x40), 2),
             None => (None, 0),
-        },
-        'd' => radix(&s[1..], 10, 3),
-        'o' => radix(&s[1..], 8, 3),
-        'x' => radix(&s[1..], 16, 2),
-        _ => (None, 0),
+        };
+    }
+    let Some((value, used)) = byte_escape(s) else {
+        return (None, 0);
+    };
+    match utf8_escapes(s, value, used) {
+        Some((c, used)) => (Some(c), used),
+        None => (char::from_u32(value), used),
     }
 }
 
-/// Up to `max` digits in `radix`: the character and the characters used (with the letter).
-fn radix(digits: &[char], radix: u32, max: usize) -> (Option<char>, usize) {
-    let mut value = 0u32;
-    let mut n = 0;
-    while n < max {
-        let Some(d) = digits.get(n).and_then(|c| c.to_digit(radix)) else {
-            break;
-        };
-        value = value * radix + d;
-        n += 1;
+/// `dNNN`, `oNNN` or `xHH` at the start of `s`: the value and the characters used.
+fn byte_escape(s: &[char]) -> Option<(u32, usize)> {
+    let (radix, max) = match s.first()? {
+        'd' => (10, 3),
+        'o' => (8, 3),
+        'x' => (16, 2),
+        _ => return None,
+    };
+    let digits = s[1..].iter().take(max).map_while(|c| c.to_digit(radix));
+    let (value, n) = digits.fold((0u32, 0), |(v, n), d| (v * radix + d, n + 1));
+    (n > 0).then_some((value, n + 1))
+}
+
+/// GNU sed's escapes make bytes: a run of them that spells one UTF-8 character
+/// (`\xc3\xa9`) is that character here, where text is characters.
+fn utf8_escapes(s: &[char], first: u32, used: usize) -> Option<(char, usize)> {
+    let len = match first {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let mut bytes = vec![u8::try_from(first).ok()?];
+    let mut at = used;
+    while bytes.len() < len {
+        if s.get(at) != Some(&'\\') {
+            return None;
+        }
+        let (value, n) = byte_escape(&s[at + 1..])?;
+        bytes.push(u8::try_from(value).ok()?);
+        at += 1 + n;
     }
-    if n == 0 {
-        return (None, 0);
-    }
-    (char::from_u32(value), n + 1)
+    let c = std::str::from_utf8(&bytes).ok()?.chars().next()?;
+    Some((c, at))
 }
 
 /// The `l` command's output for `text`: C escapes, octal for other non-printable bytes (and
@@ -57,7 +79,8 @@ pub fn list(text: &[u8], width: usize, eol: u8) -> Vec<u8> {
     for &b in text {
         let piece = list_byte(b);
         if width > 0 && col + piece.len() > width - 1 {
-            out.extend_from_slice(b"\\\n");
+            // The wrap ends an output line: NUL under -z, as GNU's.
+            out.extend_from_slice(&[b'\\', eol]);
             col = 0;
         }
         col += piece.len();
@@ -82,16 +105,6 @@ fn list_byte(b: u8) -> Vec<u8> {
         _ => return format!("\\{b:03o}").into_bytes(),
     };
     escaped.to_vec()
-}
-
-/// Upper- or lower-cases `text` (Unicode when it is UTF-8, ASCII otherwise).
-pub fn convert_case(text: &[u8], upper: bool) -> Vec<u8> {
-    match std::str::from_utf8(text) {
-        Ok(s) if upper => s.to_uppercase().into_bytes(),
-        Ok(s) => s.to_lowercase().into_bytes(),
-        Err(_) if upper => text.to_ascii_uppercase(),
-        Err(_) => text.to_ascii_lowercase(),
-    }
 }
 
 /// How many bytes the UTF-8 character starting `text` takes (1 for a stray byte).
@@ -130,6 +143,9 @@ mod tests {
         assert_eq!(esc("cA"), (Some('\x01'), 2));
         assert_eq!(esc("q"), (None, 0));
         assert_eq!(esc("x"), (None, 0));
+        assert_eq!(esc("xc3\\xa9z"), (Some('é'), 7));
+        assert_eq!(esc("xe6\\o227\\d165"), (Some('日'), 13));
+        assert_eq!(esc("xc3z"), (Some('Ã'), 3));
     }
 
     #[test]
@@ -144,9 +160,10 @@ mod tests {
             b"abcd\\\nefgh\\\nij$\n".to_vec()
         );
         assert_eq!(list(b"ab", 1, b'\n'), b"\\\na\\\nb$\n".to_vec());
+        assert_eq!(list(b"abc", 3, 0), b"ab\\\0c$\0".to_vec());
         assert_eq!(
-            convert_case("straße".as_bytes(), true),
-            "STRASSE".as_bytes().to_vec()
+            crate::applets::common::map_case("straße".as_bytes(), true),
+            "STRAßE".as_bytes().to_vec()
         );
         assert_eq!(char_len("é".as_bytes()), 2);
     }

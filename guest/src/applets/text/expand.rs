@@ -51,6 +51,11 @@ struct Stops {
 }
 
 impl Stops {
+    /// Whether no tab stop follows `column` (past a list with no repeat).
+    fn past_list(&self, column: usize) -> bool {
+        self.every.is_none() && self.list.last().is_some_and(|&last| column >= last)
+    }
+
     /// The column the next tab stop after `column` is at (a single space past the list).
     fn next(&self, column: usize) -> usize {
         if let Some(&stop) = self.list.iter().find(|&&s| s > column) {
@@ -217,17 +222,26 @@ fn expand_line(line: &[u8], stops: &Stops, initial: bool, out: &mut Vec<u8>) {
 /// With `initial`, only the leading blanks.
 fn unexpand_line(line: &[u8], stops: &Stops, initial: bool, out: &mut Vec<u8>) {
     let (mut column, mut spaces, mut lone) = (0, 0, false);
+    let mut blank_before = false;
     for (at, &b) in line.iter().enumerate() {
-        if lone && matches!(b, b' ' | b'\t') {
+        let blank = matches!(b, b' ' | b'\t');
+        if blank && stops.past_list(column) {
+            // No tab stop is left: GNU copies the rest of the line as it is.
+            out.resize(out.len() + spaces, b' ');
+            out.extend_from_slice(&line[at..]);
+            return;
+        }
+        if lone && blank {
             out.push(b'\t');
             (spaces, lone) = (0, false);
         }
+        let after_blank = std::mem::replace(&mut blank_before, blank);
         match b {
             b' ' => {
                 let stop = stops.next(column);
                 column += 1;
                 spaces += 1;
-                if column == stop && spaces > 1 {
+                if column == stop && (spaces > 1 || after_blank) {
                     out.push(b'\t');
                     spaces = 0;
                 }
@@ -322,6 +336,9 @@ mod tests {
             (&["-t", "4"], "        a   b\n", "\t\ta\tb\n"),
             (&["-t4", "--first-only"], "    a    b\n", "\ta    b\n"),
             (&["--all", "-2"], "a   b", "a\t\tb"),
+            (&["-t1"], "trail  \na  b\n", "trail\t\t\na\t\tb\n"),
+            (&["-t", "2,5"], "x     y  z\n", "x\t\t y  z\n"),
+            (&["-t", "2,5"], "ab  c     d\n", "ab  c     d\n"),
         ],
         err: &[(
             &["-i"],

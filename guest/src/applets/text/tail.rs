@@ -54,6 +54,11 @@ async fn main(mut ctx: Ctx) -> i32 {
             ctx.args[0] = format!("-n{first}");
         }
     }
+    if let Some(digit) = misplaced_count(&ctx.args) {
+        let message = format!("option used in invalid context -- {digit}");
+        warn(&mut ctx, message).await;
+        return 1;
+    }
     let request = match headtail::parse(&mut ctx, &SPEC, '+').await {
         Ok(request) => request,
         Err(status) => return status,
@@ -74,6 +79,10 @@ async fn main(mut ctx: Ctx) -> i32 {
         (false, false) => Amount::LastBytes(request.count),
         (false, true) => Amount::FromByte(request.count),
     };
+    if matches!(amount, Amount::LastLines(0) | Amount::LastBytes(0)) {
+        // As GNU: nothing to print, so no input is even opened (no headers, no errors).
+        return 0;
+    }
     let result = tail_all(
         &mut ctx,
         &request.paths,
@@ -83,6 +92,27 @@ async fn main(mut ctx: Ctx) -> i32 {
     )
     .await;
     finish(&mut ctx, result).await
+}
+
+/// GNU takes the obsolete `-N` only as the first of at most two arguments (`tail -5 FILE`):
+/// the digit of one found elsewhere.
+fn misplaced_count(args: &[String]) -> Option<char> {
+    let mut after_option = false;
+    for (i, arg) in args.iter().enumerate() {
+        if arg == "--" {
+            break;
+        }
+        let digit = arg.strip_prefix('-').and_then(|rest| rest.chars().next());
+        let digit = digit.filter(char::is_ascii_digit);
+        let looks_like_option = |a: &String| a.len() > 1 && a.starts_with('-');
+        let alone =
+            i == 0 && (args.len() == 1 || (args.len() == 2 && !looks_like_option(&args[1])));
+        if digit.is_some() && !after_option && !alone {
+            return digit;
+        }
+        after_option = matches!(arg.as_str(), "-n" | "-c" | "-s" | "--lines" | "--bytes");
+    }
+    None
 }
 
 async fn tail_all(
@@ -230,6 +260,9 @@ mod tests {
             (&["--lines=+0", "a"], "", "1\n2\n3\n"),
             (&["-n", "-2", "a"], "", "2\n3\n"),
             (&["-n", "0", "a"], "", ""),
+            (&["-n", "0", "a", "b"], "", ""),
+            (&["-c0", "missing", "b"], "", ""),
+            (&["-n", "-1", "-v", "a"], "", "==> a <==\n3\n"),
             (&["-n", "99", "a"], "", "1\n2\n3\n"),
             (&["-c", "3", "a"], "", "\n3\n"),
             (&["-c", "+3", "a"], "", "2\n3\n"),
@@ -245,6 +278,20 @@ mod tests {
             (&["-n", "+3"], "a\nb\nc\nd", "c\nd"),
         ],
         err: &[
+            (
+                &["-2", "a", "b"],
+                "",
+                "",
+                "tail: option used in invalid context -- 2\n",
+                1,
+            ),
+            (
+                &["-q", "-2", "a"],
+                "",
+                "",
+                "tail: option used in invalid context -- 2\n",
+                1,
+            ),
             (
                 &["-n1", "a", "missing", "b"],
                 "",

@@ -137,6 +137,10 @@ fn build(flags: &Flags, operands: &[String]) -> Result<Plan, String> {
             plan.delete[usize::from(b)] = true;
         }
         if let Some(set2) = &set2 {
+            if set2.iter().any(|e| matches!(e, Elem::Repeat(_, None))) {
+                let message = "the [c*] construct may appear in string2 only when translating";
+                return Err(message.to_string());
+            }
             for b in expand(set2, 0)? {
                 plan.squeeze[usize::from(b)] = true;
             }
@@ -169,6 +173,9 @@ fn translate(
                 .to_string(),
         );
     }
+    if !flags.complement && misaligned(set1, set2) {
+        return Err("misaligned [:upper:] and/or [:lower:] construct".to_string());
+    }
     let mut bytes1 = bytes1.to_vec();
     let mut bytes2 = expand(set2, bytes1.len())?;
     if classes_align(set1, set2) && !flags.complement {
@@ -180,7 +187,19 @@ fn translate(
         let Some(&last) = bytes2.last() else {
             return Err("when not truncating set1, string2 must be non-empty".to_string());
         };
+        if matches!(set2.last(), Some(Elem::Class(_))) {
+            return Err("when translating with string1 longer than string2,\n\
+                        the latter string must not end with a character class"
+                .to_string());
+        }
         bytes2.resize(bytes1.len(), last);
+    }
+    // A complemented class has no order of its own to map one by one.
+    let one_target = bytes2.len() == bytes1.len() && bytes2.iter().all(|&b| b == bytes2[0]);
+    if flags.complement && set1.iter().any(|e| matches!(e, Elem::Class(_))) && !one_target {
+        return Err("when translating with complemented character classes,\n\
+                    string2 must map all characters in the domain to one"
+            .to_string());
     }
     for (&from, &to) in bytes1.iter().zip(&bytes2) {
         plan.map[usize::from(from)] = to;
@@ -204,6 +223,25 @@ fn classes_align(set1: &[Elem], set2: &[Elem]) -> bool {
             (Elem::Class(_), _) | (_, Elem::Class(_)) => false,
             _ => true,
         })
+}
+
+/// GNU's rule: a `[:upper:]` or `[:lower:]` in SET2 must start where one of them starts
+/// in SET1, so the two are mapped case by case.
+fn misaligned(set1: &[Elem], set2: &[Elem]) -> bool {
+    let case = |e: &Elem| matches!(e, Elem::Class("upper" | "lower"));
+    let starts = |set: &[Elem]| {
+        let mut at = 0;
+        let mut starts = Vec::new();
+        for e in set {
+            starts.push((at, case(e)));
+            at += expand(std::slice::from_ref(e), 0).map_or(0, |b| b.len());
+        }
+        starts
+    };
+    let starts1 = starts(set1);
+    starts(set2)
+        .iter()
+        .any(|&(at, is_case)| is_case && !starts1.contains(&(at, true)))
 }
 
 fn complement(bytes: &[u8]) -> Vec<u8> {
@@ -432,6 +470,8 @@ mod tests {
             (&["\\n", " "], "a\nb\n", "a b "),
             (&["-s", "[:space:]"], "a \n\n  b\t\tc", "a \n b\tc"),
             (&["-d", "\\r"], "dos\r\nline\r\n", "dos\nline\n"),
+            (&["x[:upper:]", "y[:lower:]"], "xAB", "yab"),
+            (&["-c", "[:lower:]", "[x*]"], "aB1", "axx"),
             (&["-cs", "[:alnum:]", "\\n"], "the quick, brown  fox!", "the\nquick\nbrown\nfox\n"),
         ],
         err: &[
@@ -445,6 +485,11 @@ mod tests {
             (&["a", ""], "abc", "", "tr: when not truncating set1, string2 must be non-empty\n", 1),
             (&["[:alpha:]", "[:digit:]"], "x", "", "tr: when translating, the only character classes that may appear in\nstring2 are 'upper' and 'lower'\n", 1),
             (&["a", "\\"], "abc", "\\bc", "tr: warning: an unescaped backslash at end of string is not portable\n", 0),
+            (&["-ds", "a", "[x*]"], "abc", "", "tr: the [c*] construct may appear in string2 only when translating\n", 1),
+            (&["abc", "[:upper:]"], "abc", "", "tr: misaligned [:upper:] and/or [:lower:] construct\n", 1),
+            (&["x[:upper:]", "[:lower:]y"], "abc", "", "tr: misaligned [:upper:] and/or [:lower:] construct\n", 1),
+            (&["-c", "aeiou", "[:lower:]"], "abc", "", "tr: when translating with string1 longer than string2,\nthe latter string must not end with a character class\n", 1),
+            (&["-c", "[:lower:]", "xyz"], "abc", "", "tr: when translating with complemented character classes,\nstring2 must map all characters in the domain to one\n", 1),
             (&["-x", "a"], "", "", "tr: invalid option -- 'x'\nTry 'tr --help' for more information.\n", 1),
         ],
     };

@@ -26,7 +26,13 @@ const SPEC: OptSpec = OptSpec {
         "all-repeated",
         "group",
     ],
-    long_val: &["skip-fields", "skip-chars", "check-chars"],
+    long_val: &[
+        "skip-fields",
+        "skip-chars",
+        "check-chars",
+        "all-repeated",
+        "group",
+    ],
     digits: None,
     stop_at_operand: false,
 };
@@ -37,6 +43,12 @@ struct Options {
     repeated: bool,
     all_repeated: bool,
     group: bool,
+    /// Empty lines between the groups printed (`--group`, `-D` with a METHOD)...
+    delimit: bool,
+    /// ...and before the first one...
+    lead: bool,
+    /// ...and after the last one.
+    trail: bool,
     unique: bool,
     ignore_case: bool,
     skip_fields: usize,
@@ -56,11 +68,16 @@ async fn main(mut ctx: Ctx) -> i32 {
     };
     let o = match options(&opts) {
         Ok(o) => o,
-        Err(message) => {
+        Err((message, true)) => return usage_error(&mut ctx, message, 1).await,
+        Err((message, false)) => {
             warn(&mut ctx, message).await;
             return 1;
         }
     };
+    if o.group && (o.count || o.repeated || o.all_repeated || o.unique) {
+        let message = "--group is mutually exclusive with -c/-d/-D/-u";
+        return usage_error(&mut ctx, message, 1).await;
+    }
     if o.count && (o.all_repeated || o.group) {
         let message = "printing all duplicated lines and repeat counts is meaningless";
         return usage_error(&mut ctx, message, 1).await;
@@ -108,7 +125,10 @@ enum Sink {
     File(String),
 }
 
-fn options(opts: &[crate::applets::common::Opt]) -> Result<Options, String> {
+/// A bad option's message, and whether it is a usage error (with GNU's `Try` hint).
+type OptionsError = (String, bool);
+
+fn options(opts: &[crate::applets::common::Opt]) -> Result<Options, OptionsError> {
     let mut o = Options {
         eol: b'\n',
         ..Options::default()
@@ -116,7 +136,7 @@ fn options(opts: &[crate::applets::common::Opt]) -> Result<Options, String> {
     let number = |value: &str, what: &str| {
         value
             .parse::<usize>()
-            .map_err(|_| format!("{value}: invalid number of {what}"))
+            .map_err(|_| (format!("{value}: invalid number of {what}"), false))
     };
     for opt in opts {
         let value = opt.value();
@@ -126,8 +146,14 @@ fn options(opts: &[crate::applets::common::Opt]) -> Result<Options, String> {
             o.repeated = true;
         } else if opt.is('D', "all-repeated") {
             o.all_repeated = true;
+            let method = method(opt, &["none", "prepend", "separate"], "none")?;
+            (o.delimit, o.lead) = (method != "none", method == "prepend");
         } else if opt.is('\0', "group") {
             o.group = true;
+            let method = method(opt, &["prepend", "append", "separate", "both"], "separate")?;
+            o.delimit = true;
+            o.lead = matches!(method, "prepend" | "both");
+            o.trail = matches!(method, "append" | "both");
         } else if opt.is('u', "unique") {
             o.unique = true;
         } else if opt.is('i', "ignore-case") {
@@ -143,6 +169,35 @@ fn options(opts: &[crate::applets::common::Opt]) -> Result<Options, String> {
         }
     }
     Ok(o)
+}
+
+/// The METHOD of `--group[=METHOD]` or `--all-repeated[=METHOD]` (a unique prefix of one of
+/// `methods`, `default` when none is given); the error is a usage error.
+fn method(
+    opt: &crate::applets::common::Opt,
+    methods: &[&'static str],
+    default: &'static str,
+) -> Result<&'static str, OptionsError> {
+    let crate::applets::common::Opt::Long(name, Some(value)) = opt else {
+        return Ok(default);
+    };
+    let found: Vec<_> = methods
+        .iter()
+        .filter(|m| m.starts_with(value.as_str()))
+        .collect();
+    match found[..] {
+        [one] if !value.is_empty() => Ok(one),
+        _ => {
+            let what = if found.len() > 1 {
+                "ambiguous"
+            } else {
+                "invalid"
+            };
+            let valid: String = methods.iter().map(|m| format!("\n  - '{m}'")).collect();
+            let message = format!("{what} argument '{value}' for '--{name}'");
+            Err((format!("{message}\nValid arguments are:{valid}"), true))
+        }
+    }
 }
 
 /// The part of a line that is compared.
@@ -184,6 +239,8 @@ async fn uniq(
     let mut line = Vec::new();
     let mut count = 0u64;
     let mut groups = 0u64;
+    // Groups of more than one line so far.
+    let mut repeated = 0u64;
     loop {
         line.clear();
         let more = records.next_into(&mut line).await;
@@ -193,6 +250,10 @@ async fn uniq(
         let body = &line;
         if more && count > 0 && same(&current, body, o) {
             count += 1;
+            if o.all_repeated && count == 2 && o.delimit && (o.lead || repeated > 0) {
+                out.push(o.eol);
+            }
+            repeated += u64::from(count == 2);
             if o.all_repeated || o.group {
                 emit_repeat(out, &current, body, count, o);
             }
@@ -201,10 +262,13 @@ async fn uniq(
                 emit(out, &current, count, o);
             }
             if !more {
+                if o.group && o.trail && groups > 0 {
+                    out.push(o.eol);
+                }
                 break;
             }
             if o.group {
-                if groups > 0 {
+                if groups > 0 || o.lead {
                     out.push(o.eol);
                 }
                 out.extend_from_slice(body);
@@ -285,6 +349,21 @@ mod tests {
             (&["-c"], "a\n", "      1 a\n"),
             (&["-c"], "", ""),
             (&["--group"], "a\na\nb\nb\n", "a\na\n\nb\nb\n"),
+            (&["--group=prepend"], "a\na\nb\n", "\na\na\n\nb\n"),
+            (&["--group=append"], "a\na\nb\n", "a\na\n\nb\n\n"),
+            (&["--group=both"], "a\nb\n", "\na\n\nb\n\n"),
+            (&["--group=b"], "", ""),
+            (
+                &["--all-repeated=separate"],
+                "a\na\nb\nc\nc\n",
+                "a\na\n\nc\nc\n",
+            ),
+            (
+                &["--all-repeated=prepend"],
+                "a\na\nb\nc\nc\n",
+                "\na\na\n\nc\nc\n",
+            ),
+            (&["--all-repeated"], "a\na\nb\n", "a\na\n"),
             (&["-f1"], "a  b\na c\n", "a  b\na c\n"),
             (&["-f", "1"], "a\tb\na b\n", "a\tb\na b\n"),
             (&["-z"], "a\na\n", "a\na\n\0"),
@@ -305,6 +384,8 @@ mod tests {
             (&["-i", "-u"], "A\na\nB\n", "B\n"),
         ],
         err: &[
+            (&["--group=x"], "", "", "uniq: invalid argument 'x' for '--group'\nValid arguments are:\n  - 'prepend'\n  - 'append'\n  - 'separate'\n  - 'both'\nTry 'uniq --help' for more information.\n", 1),
+            (&["--group", "-c"], "", "", "uniq: --group is mutually exclusive with -c/-d/-D/-u\nTry 'uniq --help' for more information.\n", 1),
             (
                 &["missing"],
                 "",

@@ -7,6 +7,19 @@ use super::key::{is_blank, Flags, Order};
 
 /// Compares two key texts under `flags` (without the key's `-r`).
 pub fn compare_keys(a: &[u8], b: &[u8], flags: &Flags, seed: u64) -> Ordering {
+    // GNU folds a `-f` key before any comparison: `1e3` reads as `1E3` (1 exa) under -fh.
+    if flags.fold && matches!(flags.order, Order::Human | Order::Version) {
+        let (a, b) = (a.to_ascii_uppercase(), b.to_ascii_uppercase());
+        return compare_keys(
+            &a,
+            &b,
+            &Flags {
+                fold: false,
+                ..*flags
+            },
+            seed,
+        );
+    }
     match flags.order {
         Order::Numeric => numeric(a, b),
         Order::General => general(a, b),

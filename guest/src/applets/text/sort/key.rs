@@ -38,6 +38,9 @@ pub struct Flags {
     pub blanks_start: bool,
     /// `-b` on the end position.
     pub blanks_end: bool,
+    /// Every comparison asked for (`n`, `g`, `h`, `M`, `V`, `R` as bits in that order):
+    /// `order` keeps only the last, GNU refuses some pairs.
+    pub asked: u8,
 }
 
 impl Flags {
@@ -61,17 +64,56 @@ impl Flags {
             'f' => self.fold = true,
             'i' => self.printable = true,
             'r' => self.reverse = true,
-            'n' => self.order = Order::Numeric,
-            'g' => self.order = Order::General,
-            'h' => self.order = Order::Human,
-            'M' => self.order = Order::Month,
-            'V' => self.order = Order::Version,
-            'R' => self.order = Order::Random,
-            _ => return false,
+            _ => {
+                let Some(bit) = ASKED.iter().position(|&(c, _)| c == letter) else {
+                    return false;
+                };
+                self.order = ASKED[bit].1;
+                self.asked |= 1 << bit;
+            }
         }
         true
     }
+
+    /// GNU's refusal of a key that mixes comparisons (`-n` with `-g`, `-V` with `-d`, `-R`
+    /// with `-M`...): its message names the key's options in GNU's order.
+    pub fn incompatible(&self) -> Option<String> {
+        let asked = |c: char| {
+            ASKED
+                .iter()
+                .position(|&(l, _)| l == c)
+                .is_some_and(|b| self.asked & (1 << b) != 0)
+        };
+        let numeric = ['n', 'g', 'h', 'M'].iter().filter(|&&c| asked(c)).count();
+        let other = asked('V') || asked('R') || self.dictionary || self.printable;
+        if numeric + usize::from(other) < 2 {
+            return None;
+        }
+        let letters = [
+            ('d', self.dictionary),
+            ('f', self.fold),
+            ('g', asked('g')),
+            ('h', asked('h')),
+            ('i', self.printable),
+            ('M', asked('M')),
+            ('n', asked('n')),
+            ('R', asked('R')),
+            ('V', asked('V')),
+        ];
+        let letters: String = letters.iter().filter(|l| l.1).map(|l| l.0).collect();
+        Some(format!("options '-{letters}' are incompatible"))
+    }
 }
+
+/// The comparison letters, in the bit order of [`Flags::asked`].
+const ASKED: [(char, Order); 6] = [
+    ('n', Order::Numeric),
+    ('g', Order::General),
+    ('h', Order::Human),
+    ('M', Order::Month),
+    ('V', Order::Version),
+    ('R', Order::Random),
+];
 
 /// A `-k` key: 0-based start field and character, end field and character (0 = the whole
 /// end field), and its flags.

@@ -320,6 +320,9 @@ fn options(opts: &[crate::applets::common::Opt], seed: u64) -> Result<Options, O
     if keys.is_empty() && !global.is_default() {
         keys.push(Key::whole(global));
     }
+    if let Some(message) = keys.iter().find_map(|k| k.flags.incompatible()) {
+        return Err((message, false));
+    }
     Ok(Options {
         order: Order {
             keys,

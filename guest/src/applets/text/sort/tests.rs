@@ -5,6 +5,9 @@ const TABLE: Table = Table {
     name: "sort",
     files: &[("f", "c\na\nb\n"), ("g", "2\n1\n"), ("nonl", "z\ny")],
     ok: &[
+        (&["-fh"], "1e3\n1.9\n", "1.9\n1e3\n"),
+        (&["-h"], "1.9\n1e3\n", "1e3\n1.9\n"),
+        (&["-n", "-g", "-k2,2n"], "a 10\nb 9\n", "b 9\na 10\n"),
         (
             &["-t", ":", "-k2.2,2.3"],
             "a:xbc\nb:yab\nc:zaa\n",
@@ -201,6 +204,27 @@ const TABLE: Table = Table {
             "b\na\n",
             "",
             "sort: options '-co' are incompatible\n",
+            2,
+        ),
+        (
+            &["-n", "-g"],
+            "",
+            "",
+            "sort: options '-gn' are incompatible\n",
+            2,
+        ),
+        (
+            &["-k1,1Vin", "-n"],
+            "",
+            "",
+            "sort: options '-inV' are incompatible\n",
+            2,
+        ),
+        (
+            &["-k2,2nR"],
+            "",
+            "",
+            "sort: options '-nR' are incompatible\n",
             2,
         ),
         (
