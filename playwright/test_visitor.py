@@ -12,12 +12,12 @@ import contextlib
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Route
+from playwright.sync_api import Browser, Route, ViewportSize
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from conftest import READY_TIMEOUT_MS, Demo, OutsideRequests, new_demo, screenshot
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
