@@ -96,9 +96,15 @@ def test_wide_characters_are_edited_in_place(phone: Demo) -> None:
 
 
 def test_clear_and_reset_clear_the_terminal(phone: Demo) -> None:
+    cleared = """() => {  // the terminal draws the new prompt asynchronously
+        const rows = window.corralDemo.screen.filter((row) => row);
+        return rows.length === 1 && rows[0] === "corral$ ";
+    }"""
     for command in ("clear", "reset"):
         phone.run("echo before")
         assert phone.run(command) == ""
+        with contextlib.suppress(PlaywrightTimeoutError):
+            phone.page.wait_for_function(cleared, timeout=5000)
         rows = [row for row in screen(phone) if row]
         assert rows == ["corral$ "], rows
     assert "command not found" not in phone.transcript
